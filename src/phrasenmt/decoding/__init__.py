@@ -1,0 +1,1 @@
+"""decoding stage of phrasenmt."""

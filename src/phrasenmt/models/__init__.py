@@ -1,0 +1,1 @@
+"""models stage of phrasenmt."""

@@ -1,0 +1,1 @@
+"""text stage of phrasenmt."""
