@@ -1,0 +1,132 @@
+"""BLEU by source sentence length, as in the papers' length analyses.
+
+Sentences are grouped by the number of whitespace-separated words in the
+tokenized source (default groups: <=15, 16-25, 26-35, 36-45, >45) and each
+group gets tokenized BLEU (sacreBLEU ``tokenize='none'``). The output is a
+tidy TSV: model, testset, group, lower, upper, sentences, bleu. An empty group
+keeps its row with sentences 0 and bleu NaN; the last group's upper is NaN.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from bisect import bisect_left
+from collections.abc import Sequence
+from itertools import pairwise
+from pathlib import Path
+
+import pandas as pd
+
+from phrasenmt.evaluate.bleu import tok_bleu
+from phrasenmt.io import InputError, atomic_open, read_lines, read_parallel, run_cli
+
+DEFAULT_BOUNDS = (15, 25, 35, 45)
+COLUMNS = ["model", "testset", "group", "lower", "upper", "sentences", "bleu"]
+
+
+def parse_bounds(text: str) -> list[int]:
+    """Parse comma-separated, strictly increasing, positive group upper bounds."""
+    try:
+        bounds = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of integers: {text!r}") from None
+    if any(b < 1 for b in bounds) or any(a >= b for a, b in pairwise(bounds)):
+        raise argparse.ArgumentTypeError(
+            f"bounds must be positive and strictly increasing: {text!r}")
+    return bounds
+
+
+def named_path(text: str) -> tuple[str, Path]:
+    """argparse type for NAME=FILE."""
+    name, sep, path = text.partition("=")
+    if not sep or not name or not path:
+        raise argparse.ArgumentTypeError(f"expected NAME=FILE, got {text!r}")
+    return name, Path(path)
+
+
+def length_groups(bounds: Sequence[int]) -> list[tuple[str, int, int | None]]:
+    """(label, lower, upper) of each group; upper None means unbounded."""
+    groups: list[tuple[str, int, int | None]] = [(f"≤{bounds[0]}", 0, bounds[0])]
+    for lo, hi in pairwise(bounds):
+        groups.append((f"{lo + 1}–{hi}", lo + 1, hi))
+    groups.append((f">{bounds[-1]}", bounds[-1] + 1, None))
+    return groups
+
+
+def assign_group(length: int, bounds: Sequence[int]) -> int:
+    """Index of the group a sentence of `length` words falls into."""
+    return bisect_left(bounds, length)
+
+
+def group_bleu(hyps: Sequence[str], refs: Sequence[str]) -> float:
+    """Tokenized corpus BLEU of a group; NaN for an empty group."""
+    if not hyps:
+        return math.nan
+    return tok_bleu().corpus_score(list(hyps), [list(refs)]).score
+
+
+def bleu_by_length(src: Sequence[str], ref: Sequence[str],
+                   hyps: dict[str, Sequence[str]], testset: str,
+                   bounds: Sequence[int] = DEFAULT_BOUNDS) -> pd.DataFrame:
+    """Tidy table of tokenized BLEU per (model, source length group)."""
+    index = [assign_group(len(line.split()), bounds) for line in src]
+    rows = []
+    for model, lines in hyps.items():
+        for g, (label, lower, upper) in enumerate(length_groups(bounds)):
+            members = [i for i, gi in enumerate(index) if gi == g]
+            score = group_bleu([lines[i] for i in members], [ref[i] for i in members])
+            rows.append([model, testset, label, lower, upper, len(members), score])
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    return df.astype({"lower": "Int64", "upper": "Int64", "sentences": "Int64"})
+
+
+def read_hypotheses(named: Sequence[tuple[str, Path]], n_lines: int, ref: Path
+                    ) -> dict[str, list[str]]:
+    """Read each model's hypotheses; names must be unique, counts must match."""
+    hyps: dict[str, list[str]] = {}
+    for name, path in named:
+        if name in hyps:
+            raise InputError(f"model {name!r} given twice in --hyp", path)
+        lines = read_lines(path)
+        if len(lines) != n_lines:
+            raise InputError(f"has {len(lines)} lines but the reference {ref} has "
+                             f"{n_lines}; they must match", path)
+        hyps[name] = lines
+    return hyps
+
+
+def write_tsv(df: pd.DataFrame, path: Path) -> None:
+    """Write a tidy table as TSV atomically; missing values as NaN."""
+    with atomic_open(path) as fh:
+        df.to_csv(fh, sep="\t", index=False, na_rep="NaN", lineterminator="\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line interface of the BLEU-by-length analysis."""
+    p = argparse.ArgumentParser(prog="python -m phrasenmt.evaluate.length",
+                                description=__doc__.splitlines()[0])
+    p.add_argument("--src", type=Path, required=True,
+                   help="tokenized source of the test set")
+    p.add_argument("--ref", type=Path, required=True, help="tokenized reference")
+    p.add_argument("--hyp", type=named_path, nargs="+", required=True,
+                   metavar="NAME=FILE", help="tokenized hypotheses of each model")
+    p.add_argument("--bins", type=parse_bounds, default=list(DEFAULT_BOUNDS),
+                   help="upper bounds of the length groups in source words "
+                        "(default: 15,25,35,45)")
+    p.add_argument("--testset", required=True, help="name of the test set")
+    p.add_argument("--out", type=Path, required=True, help="output TSV")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Compute BLEU by source length group for each model and write a TSV."""
+    args = build_parser().parse_args(argv)
+    src, ref = read_parallel(args.src, args.ref)
+    hyps = read_hypotheses(args.hyp, len(ref), args.ref)
+    write_tsv(bleu_by_length(src, ref, hyps, args.testset, args.bins), args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)
