@@ -1,0 +1,212 @@
+"""Tokenize (Moses), lowercase and filter parallel text, with sidecars in lockstep."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from multiprocessing import Pool
+from pathlib import Path
+
+from sacremoses import MosesDetokenizer, MosesTokenizer
+
+from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
+
+REASONS = ("empty", "too_long", "ratio")
+
+
+@functools.cache
+def _tokenizer(lang: str) -> MosesTokenizer:
+    """One cached Moses tokenizer per language."""
+    return MosesTokenizer(lang=lang)
+
+
+@functools.cache
+def _detokenizer(lang: str) -> MosesDetokenizer:
+    """One cached Moses detokenizer per language."""
+    return MosesDetokenizer(lang=lang)
+
+
+def tokenize(line: str, lang: str) -> str:
+    """Moses-tokenize one raw line (no escaping, no aggressive dash splits)."""
+    return _tokenizer(lang).tokenize(line.strip(), escape=False,
+                                     aggressive_dash_splits=False, return_str=True)
+
+
+def _tokenize_pair(args: tuple[str, str]) -> str:
+    """Pool helper: tokenize (line, lang)."""
+    return tokenize(*args)
+
+
+def tokenize_lines(lines: list[str], lang: str, workers: int = 1) -> list[str]:
+    """Tokenize many lines, optionally in a process pool."""
+    if workers <= 1 or len(lines) < 5000:
+        return [tokenize(line, lang) for line in lines]
+    with Pool(workers) as pool:
+        return pool.map(_tokenize_pair, ((line, lang) for line in lines),
+                        chunksize=2000)
+
+
+def detokenize(lines: list[str], lang: str) -> list[str]:
+    """Moses-detokenize whitespace-tokenized lines (for sacreBLEU)."""
+    detok = _detokenizer(lang)
+    return [detok.detokenize(line.split(), return_str=True, unescape=True)
+            for line in lines]
+
+
+def drop_reason(src: str, tgt: str, max_len: int, max_ratio: float) -> str | None:
+    """Why a tokenized training pair is dropped, or None to keep it."""
+    ns, nt = len(src.split()), len(tgt.split())
+    if ns == 0 or nt == 0:
+        return "empty"
+    if ns > max_len or nt > max_len:
+        return "too_long"
+    if max(ns, nt) / min(ns, nt) > max_ratio:
+        return "ratio"
+    return None
+
+
+@dataclass
+class Options:
+    """How to turn raw lines into model text."""
+
+    src_lang: str
+    tgt_lang: str
+    tokenize: bool = True  # False: input is already tokenized, only re-split
+    lowercase: bool = False
+    filter: bool = False  # training data: drop and count bad pairs
+    max_len: int = 100
+    max_ratio: float = 2.5
+    workers: int = 1
+
+
+def process_side(lines: list[str], lang: str, opts: Options) -> list[str]:
+    """Tokenize (or re-split pre-tokenized) lines and optionally lowercase them."""
+    if opts.tokenize:
+        out = tokenize_lines(lines, lang, opts.workers)
+    else:
+        out = [" ".join(line.split()) for line in lines]
+    return [line.lower() for line in out] if opts.lowercase else out
+
+
+def references(raw: list[str], tokens: list[str], opts: Options) -> list[str]:
+    """Target lines as sacreBLEU should see them: raw, or detokenized tokens."""
+    if opts.tokenize:
+        refs = [line.strip() for line in raw]
+        return [line.lower() for line in refs] if opts.lowercase else refs
+    return detokenize(tokens, opts.tgt_lang)
+
+
+def select(src: list[str], tgt: list[str], opts: Options) -> tuple[list[int], Counter]:
+    """Indices of kept pairs and drop counts by reason (nothing dropped unfiltered)."""
+    counts: Counter = Counter({reason: 0 for reason in REASONS})
+    if not opts.filter:
+        return list(range(len(src))), counts
+    keep = []
+    for i, (a, b) in enumerate(zip(src, tgt, strict=True)):
+        reason = drop_reason(a, b, opts.max_len, opts.max_ratio)
+        if reason is None:
+            keep.append(i)
+        else:
+            counts[reason] += 1
+    return keep, counts
+
+
+def stats_rows(counts: Counter, kept: int, total: int) -> list[str]:
+    """TSV lines of the cleaning statistics."""
+    rows = ["reason\tcount"] + [f"{r}\t{counts[r]}" for r in REASONS]
+    return rows + [f"kept\t{kept}", f"total\t{total}"]
+
+
+def read_inputs(args: argparse.Namespace, opts: Options):
+    """Read source, target and sidecars; check UTF-8, emptiness and line counts."""
+    src = read_lines(args.src_in, allow_empty=opts.filter)
+    tgt = read_lines(args.tgt_in, allow_empty=opts.filter)
+    if len(src) != len(tgt):
+        raise InputError(f"has {len(src)} lines but {args.tgt_in} has {len(tgt)}; "
+                         "parallel files must match", args.src_in)
+    sidecars = []
+    for path, out in args.sidecar or []:
+        lines = read_lines(path)
+        if len(lines) != len(src):
+            raise InputError(f"sidecar has {len(lines)} lines but source "
+                             f"{args.src_in} has {len(src)}", path)
+        sidecars.append((lines, Path(out)))
+    return src, tgt, sidecars
+
+
+def write_all(outputs: list[tuple[Path, list[str]]]) -> None:
+    """Write every output atomically: all files appear only if all were written."""
+    with contextlib.ExitStack() as stack:
+        for path, lines in outputs:
+            fh = stack.enter_context(atomic_open(path))
+            fh.writelines(line + "\n" for line in lines)
+
+
+def clean(args: argparse.Namespace, opts: Options) -> tuple[int, int]:
+    """Run the whole cleaning step; returns (kept, total)."""
+    src_raw, tgt_raw, sidecars = read_inputs(args, opts)
+    src = process_side(src_raw, opts.src_lang, opts)
+    tgt = process_side(tgt_raw, opts.tgt_lang, opts)
+    keep, counts = select(src, tgt, opts)
+
+    def pick(lines: list[str]) -> list[str]:
+        return [lines[i] for i in keep]
+
+    outputs = [(args.src_out, pick(src)), (args.tgt_out, pick(tgt))]
+    outputs += [(out, pick(lines)) for lines, out in sidecars]
+    if args.ref_out:
+        outputs.append((args.ref_out, pick(references(tgt_raw, tgt, opts))))
+    outputs.append((args.stats, stats_rows(counts, len(keep), len(src))))
+    write_all(outputs)
+    return len(keep), len(src)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Command-line interface of the cleaning step."""
+    p = argparse.ArgumentParser(prog="python -m phrasenmt.data.clean",
+                                description=__doc__)
+    for side in ("src", "tgt"):
+        p.add_argument(f"--{side}-in", required=True, type=Path)
+        p.add_argument(f"--{side}-out", required=True, type=Path)
+        p.add_argument(f"--{side}-lang", required=True)
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--tokenize", dest="tokenize", action="store_true",
+                      default=True, help="input is raw text: Moses-tokenize (default)")
+    mode.add_argument("--pretokenized", dest="tokenize", action="store_false",
+                      help="input is already tokenized: only normalise spaces")
+    p.add_argument("--lowercase", action="store_true")
+    p.add_argument("--filter", action="store_true",
+                   help="training data: drop empty, too long, badly ratioed pairs")
+    p.add_argument("--max-len", type=int, default=100, help="tokens per side")
+    p.add_argument("--max-ratio", type=float, default=2.5,
+                   help="longest/shortest side token ratio")
+    p.add_argument("--sidecar", nargs=2, action="append", metavar=("IN", "OUT"),
+                   help="per-line file filtered in lockstep; repeatable")
+    p.add_argument("--ref-out", type=Path, help="target as sacreBLEU's reference")
+    p.add_argument("--stats", required=True, type=Path, help="TSV of drop counts")
+    p.add_argument("--workers", type=int, default=1, help="tokenizer processes")
+    return p
+
+
+def options_from(args: argparse.Namespace) -> Options:
+    """Build Options from parsed arguments, checking their ranges."""
+    if args.max_len < 1 or args.max_ratio < 1:
+        raise InputError("--max-len and --max-ratio must be at least 1")
+    return Options(args.src_lang, args.tgt_lang, args.tokenize, args.lowercase,
+                   args.filter, args.max_len, args.max_ratio, args.workers)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Clean one parallel split."""
+    args = build_parser().parse_args(argv)
+    kept, total = clean(args, options_from(args))
+    print(f"kept {kept} of {total} pairs", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)
