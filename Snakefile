@@ -1,0 +1,23 @@
+# phrasenmt: one DAG from dataset to report. Rules live in rules/*.smk; every
+# rule calls `python -m phrasenmt.<stage>`; helpers are in phrasenmt.workflow.
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+include: "rules/common.smk"
+include: "rules/data.smk"
+include: "rules/bpe.smk"
+include: "rules/train.smk"
+include: "rules/translate.smk"
+include: "rules/evaluate.smk"
+include: "rules/report.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        wf.final_targets(config),

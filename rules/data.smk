@@ -1,0 +1,159 @@
+# Datasets: built-in synthetic generator, registered downloads (with mirror and
+# checksums), or the user's own files; then cleaning/tokenization per split.
+
+
+rule synthetic:
+    output:
+        expand(
+            "results/{{dataset}}/raw/{split}.{ext}",
+            split=wf.SYNTHETIC_SPLITS,
+            ext=["en", "de", *wf.SIDECARS],
+        ),
+        lingeval="results/{dataset}/raw/test.lingeval.json",
+        stats="results/{dataset}/raw/stats.json",
+    wildcard_constraints:
+        dataset=SYNTHETIC,
+    params:
+        args=synthetic_args,
+    log:
+        "results/logs/synthetic/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.data.synthetic --outdir results/{wildcards.dataset}/raw "
+        "{params.args} > {log} 2>&1"
+
+
+rule download:
+    output:
+        manifest="results/{dataset}/download/MANIFEST.sha256",
+    wildcard_constraints:
+        dataset=DOWNLOADED,
+    params:
+        name=download_name,
+        mirror=mirror_arg,
+    log:
+        "results/logs/download/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.data.download --dataset {params.name} "
+        "--outdir results/{wildcards.dataset}/download {params.mirror} "
+        "--manifest {output.manifest} > {log} 2>&1"
+
+
+rule prepare:
+    input:
+        manifest="results/{dataset}/download/MANIFEST.sha256",
+    output:
+        "results/{dataset}/raw/{split}.{lang}",
+    wildcard_constraints:
+        dataset=DOWNLOADED,
+    params:
+        name=download_name,
+    log:
+        "results/logs/prepare/{dataset}.{split}.{lang}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.data.prepare --dataset {params.name} "
+        "--download-dir results/{wildcards.dataset}/download "
+        "--split {wildcards.split} --lang {wildcards.lang} --out {output} > {log} 2>&1"
+
+
+rule prepare_local:
+    input:
+        local_file,
+    output:
+        "results/{dataset}/raw/{split}.{lang}",
+    wildcard_constraints:
+        dataset=LOCAL,
+    log:
+        "results/logs/prepare_local/{dataset}.{split}.{lang}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.data.prepare local --in {input} --out {output} > {log} 2>&1"
+
+
+# Cleaning turns a pair of files into a pair of files, so its outputs name both
+# languages; they differ per dataset, hence one rule per dataset.
+for _ds in config["datasets"]:
+    _src, _tgt = wf.langs(config, _ds)
+    _side = {f"side_{k}": f"results/{{dataset}}/data/{{split}}.{k}" for k in wf.sidecars(config, _ds)}
+
+    rule:
+        name:
+            f"clean_train_{_ds}"
+        input:
+            unpack(raw_split),
+            raw_sidecars,
+        output:
+            src=f"results/{{dataset}}/data/{{split}}.{_src}",
+            tgt=f"results/{{dataset}}/data/{{split}}.{_tgt}",
+            stats=f"results/{{dataset}}/data/{{split}}.clean.tsv",
+            **_side,
+        wildcard_constraints:
+            dataset=_ds,
+            split="train",
+        params:
+            args=clean_args,
+            sidecars=sidecar_args,
+            src=_src,
+            tgt=_tgt,
+        log:
+            "results/logs/clean/{dataset}.{split}.log",
+        conda:
+            "../envs/phrasenmt.yaml"
+        shell:
+            "python -m phrasenmt.data.clean --src-in {input.src} --tgt-in {input.tgt} "
+            "--src-out {output.src} --tgt-out {output.tgt} --src-lang {params.src} "
+            "--tgt-lang {params.tgt} {params.args} {params.sidecars} "
+            "--stats {output.stats} > {log} 2>&1"
+
+    rule:
+        name:
+            f"clean_eval_{_ds}"
+        input:
+            unpack(raw_split),
+            raw_sidecars,
+        output:
+            src=f"results/{{dataset}}/data/{{split}}.{_src}",
+            tgt=f"results/{{dataset}}/data/{{split}}.{_tgt}",
+            ref=f"results/{{dataset}}/data/{{split}}.ref.{_tgt}",
+            stats=f"results/{{dataset}}/data/{{split}}.clean.tsv",
+            **_side,
+        wildcard_constraints:
+            dataset=_ds,
+            split=r"(?!train\b)[A-Za-z0-9_]+",
+        params:
+            args=clean_args,
+            sidecars=sidecar_args,
+            src=_src,
+            tgt=_tgt,
+        log:
+            "results/logs/clean/{dataset}.{split}.log",
+        conda:
+            "../envs/phrasenmt.yaml"
+        shell:
+            "python -m phrasenmt.data.clean --src-in {input.src} --tgt-in {input.tgt} "
+            "--src-out {output.src} --tgt-out {output.tgt} --src-lang {params.src} "
+            "--tgt-lang {params.tgt} {params.args} {params.sidecars} "
+            "--ref-out {output.ref} --stats {output.stats} > {log} 2>&1"
+
+
+rule data_stats:
+    input:
+        stats_inputs,
+    output:
+        "results/{dataset}/analysis/data_stats.tsv",
+    params:
+        args=stats_args,
+        pair=lang_pair,
+    log:
+        "results/logs/data_stats/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.data.stats --lang-pair {params.pair} {params.args} "
+        "--out {output} > {log} 2>&1"

@@ -1,0 +1,54 @@
+# Tables and figures, each a report() output with a caption, so that
+# `snakemake --report report.html` collects them into one HTML report.
+
+
+rule results_table:
+    input:
+        evals=eval_jsons,
+        summaries=summaries,
+    output:
+        md=report(
+            "results/{dataset}/report/results.md",
+            caption="../report/results_table.rst",
+            category="Results",
+            labels={"dataset": "{dataset}", "table": "main results"},
+        ),
+        tex="results/{dataset}/report/results.tex",
+        csv="results/{dataset}/report/results.csv",
+    params:
+        summaries=summary_args,
+        baseline=config["baseline"],
+        order=model_order,
+        alpha=config["evaluate"]["alpha"],
+    log:
+        "results/logs/results_table/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.tables main --eval {input.evals} "
+        "--summary {params.summaries} --baseline {params.baseline} "
+        "--order {params.order} --alpha {params.alpha} --out-md {output.md} "
+        "--out-tex {output.tex} --out-csv {output.csv} > {log} 2>&1"
+
+
+rule length_figure:
+    input:
+        "results/{dataset}/analysis/length_{testset}.tsv",
+    output:
+        png=report(
+            "results/{dataset}/report/length_{testset}.png",
+            caption="../report/length_figure.rst",
+            category="Figures",
+            labels={"dataset": "{dataset}", "figure": "BLEU by length ({testset})"},
+        ),
+        svg="results/{dataset}/report/length_{testset}.svg",
+    params:
+        order=model_order,
+    log:
+        "results/logs/length_figure/{dataset}.{testset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.figures length --tsv {input} --order {params.order} "
+        "--testset {wildcards.testset} --out-png {output.png} --out-svg {output.svg} "
+        "> {log} 2>&1"

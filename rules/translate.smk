@@ -1,0 +1,47 @@
+# Beam search on every test set with the averaged model, then detokenization.
+
+
+rule translate:
+    input:
+        model="results/{dataset}/models/{model}/averaged.pt",
+        src=expand_bpe("{testset}", "src"),
+    output:
+        "results/{dataset}/translations/{model}/{testset}.tok",
+    params:
+        beam=config["decode"]["beam"],
+        lenpen=config["decode"]["lenpen"],
+        max_len_a=config["decode"]["max_len_a"],
+        max_len_b=config["decode"]["max_len_b"],
+        batch_size=config["decode"]["batch_size"],
+    threads: 1
+    resources:
+        gpu=model_gpus,
+        mem_mb=8000,
+        runtime=4 * 60,
+    log:
+        "results/logs/translate/{dataset}.{model}.{testset}.log",
+    benchmark:
+        "results/benchmarks/translate/{dataset}.{model}.{testset}.tsv"
+    conda:
+        "../envs/torch.yaml"
+    shell:
+        "python -m phrasenmt.translate --checkpoint {input.model} --input {input.src} "
+        "--output {output} --beam {params.beam} --lenpen {params.lenpen} "
+        "--max-len-a {params.max_len_a} --max-len-b {params.max_len_b} "
+        "--batch-size {params.batch_size} --threads {threads} > {log} 2>&1"
+
+
+rule detokenize:
+    input:
+        "results/{dataset}/translations/{model}/{testset}.tok",
+    output:
+        "results/{dataset}/translations/{model}/{testset}.txt",
+    params:
+        lang=tgt_lang,
+    log:
+        "results/logs/detokenize/{dataset}.{model}.{testset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.data.detokenize --lang {params.lang} --in {input} "
+        "--out {output} > {log} 2>&1"

@@ -1,0 +1,110 @@
+"""Experiment configuration: JSON-Schema validation with defaults and one-line errors."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from phrasenmt.io import InputError
+
+SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
+
+
+def _with_defaults(validator_class: type) -> type:
+    """Extend a jsonschema validator so that `properties` defaults are filled in."""
+    validate_properties = validator_class.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, schema):
+        if isinstance(instance, dict):
+            for key, sub in properties.items():
+                if "default" in sub and key not in instance:
+                    instance[key] = _copy(sub["default"])
+        yield from validate_properties(validator, properties, instance, schema)
+
+    return jsonschema.validators.extend(validator_class, {"properties": set_defaults})
+
+
+def _copy(value: Any) -> Any:
+    """Deep-copy plain YAML data so defaults are never shared between entries."""
+    return yaml.safe_load(yaml.safe_dump(value))
+
+
+def _key_path(error: jsonschema.ValidationError) -> str:
+    """Dotted config key an error is about, e.g. datasets.synthetic_en_de.bpe.merges."""
+    parts = [str(p) for p in error.absolute_path]
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = set(error.schema.get("properties", {}))
+        extra = sorted(k for k in error.instance if k not in allowed)
+        if extra:
+            parts.append(extra[0])
+            known = ", ".join(sorted(allowed))
+            return f"{'.'.join(parts)}: unknown key (known keys: {known})"
+    return ".".join(parts) or "<top level>"
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    """One line naming the key and what is wrong with it."""
+    where = _key_path(error)
+    if ": unknown key" in where:
+        return where
+    if error.validator == "enum":
+        choices = ", ".join(map(str, error.validator_value))
+        return f"{where}: {error.instance!r} is not one of {choices}"
+    return f"{where}: {error.message}"
+
+
+def load_schema(path: str | os.PathLike = SCHEMA) -> dict:
+    """Load the YAML JSON-Schema."""
+    with open(path, encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def validate_config(config: dict, source: str = "config",
+                    schema: dict | None = None) -> dict:
+    """Validate `config` in place, filling defaults; raise InputError naming the key."""
+    schema = schema or load_schema()
+    validator_class = _with_defaults(jsonschema.Draft202012Validator)
+    errors = sorted(validator_class(schema).iter_errors(config),
+                    key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
+    if errors:
+        raise InputError(_message(errors[0]), source)
+    _check_cross_references(config, source)
+    return config
+
+
+def _check_cross_references(config: dict, source: str) -> None:
+    """Checks JSON Schema cannot express: names that must refer to other entries."""
+    models, datasets = config["models"], config["datasets"]
+    if config["baseline"] not in models:
+        raise InputError(f"baseline: {config['baseline']!r} is not one of the models "
+                         f"({', '.join(models)})", source)
+    for name, model in models.items():
+        for ds in model.get("datasets", []):
+            if ds not in datasets:
+                raise InputError(f"models.{name}.datasets: unknown dataset {ds!r} "
+                                 f"(known: {', '.join(datasets)})", source)
+    for name, ds in datasets.items():
+        if ds["source"] == "download" and "name" not in ds:
+            raise InputError(f"datasets.{name}.name: required when source is download",
+                             source)
+        if ds["source"] == "local" and "local" not in ds:
+            raise InputError(f"datasets.{name}.local: required when source is local",
+                             source)
+
+
+def load_config(path: str | os.PathLike) -> dict:
+    """Read and validate a YAML config file."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            config = yaml.safe_load(fh) or {}
+    except FileNotFoundError:
+        raise InputError("config file not found", path) from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        raise InputError(f"invalid YAML: {getattr(err, 'problem', err)}", path,
+                         mark.line + 1 if mark else None) from None
+    return validate_config(config, str(path))

@@ -1,0 +1,145 @@
+"""Helpers the Snakefile needs (dataset/model lists, targets, params), kept testable."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+from phrasenmt.io import InputError
+
+SYNTHETIC_SPLITS = ("train", "dev", "test")
+SIDECARS = ("docs", "trees", "align")
+
+
+def datasets(config: dict) -> list[str]:
+    """Datasets `rule all` builds: `run_datasets` if given, else every entry."""
+    names = config.get("run_datasets") or list(config["datasets"])
+    for name in names:
+        if name not in config["datasets"]:
+            raise InputError(f"run_datasets: unknown dataset {name!r}", "config")
+    return names
+
+
+def source(config: dict, dataset: str) -> str:
+    """How a dataset is obtained: synthetic, download or local."""
+    return config["datasets"][dataset]["source"]
+
+
+def langs(config: dict, dataset: str) -> tuple[str, str]:
+    """(source language, target language) of a dataset."""
+    ds = config["datasets"][dataset]
+    return ds["src"], ds["tgt"]
+
+
+def all_splits(config: dict, dataset: str) -> list[str]:
+    """Every split of a dataset: train, dev and the test sets."""
+    return ["train", "dev", *all_testsets(config, dataset)]
+
+
+def all_testsets(config: dict, dataset: str) -> list[str]:
+    """Every evaluation split the dataset provides (besides dev)."""
+    ds = config["datasets"][dataset]
+    if ds["source"] == "synthetic":
+        return ["test"]
+    if ds["source"] == "local":
+        return list(ds["local"]["test"])
+    from phrasenmt.data.datasets import eval_splits
+
+    return [s for s in eval_splits(ds["name"]) if s not in ("train", "dev")]
+
+
+def testsets(config: dict, dataset: str) -> list[str]:
+    """Test sets to translate and score: the configured subset or all."""
+    available = all_testsets(config, dataset)
+    chosen = config["datasets"][dataset].get("testsets") or available
+    for name in chosen:
+        if name not in available:
+            raise InputError(f"datasets.{dataset}.testsets: unknown test set {name!r} "
+                             f"(available: {', '.join(available)})", "config")
+    return chosen
+
+
+def models(config: dict, dataset: str) -> list[str]:
+    """Models trained on `dataset`, in config order (the fixed order of every table)."""
+    return [name for name, m in config["models"].items()
+            if dataset in m.get("datasets", config["datasets"])]
+
+
+def model_spec(config: dict, model: str) -> str:
+    """The JSON spec `phrasenmt.train --spec` reads for a model."""
+    m = config["models"][model]
+    spec = {"arch": m["arch"], "preset": m["preset"],
+            "model": m.get("model", {}), "train": m.get("train", {})}
+    return json.dumps(spec, sort_keys=True)
+
+
+def synthetic_args(config: dict, dataset: str) -> str:
+    """Command-line options of `phrasenmt.data.synthetic` for a dataset."""
+    ds = config["datasets"][dataset]
+    syn = ds["synthetic"]
+    args = ["--seed", config["seed"], "--direction", f"{ds['src']}-{ds['tgt']}",
+            "--train-size", syn["train_size"], "--dev-size", syn["dev_size"],
+            "--test-size", syn["test_size"],
+            "--min-doc-sentences", syn["min_doc_sentences"],
+            "--max-doc-sentences", syn["max_doc_sentences"]]
+    for name, rate in sorted(syn.get("rates", {}).items()):
+        args += [f"--rate-{name.replace('_', '-')}", rate]
+    return shlex.join(map(str, args))
+
+
+def local_args(config: dict, dataset: str) -> str:
+    """Command-line options of `phrasenmt.data.prepare` for a local dataset."""
+    loc = config["datasets"][dataset]["local"]
+    args = ["--train-src", loc["train"]["src"], "--train-tgt", loc["train"]["tgt"],
+            "--dev-src", loc["dev"]["src"], "--dev-tgt", loc["dev"]["tgt"]]
+    for name, pair in loc["test"].items():
+        args += ["--test", f"{name}={pair['src']},{pair['tgt']}"]
+    return shlex.join(args)
+
+
+def clean_args(config: dict, dataset: str, split: str) -> str:
+    """Options of `phrasenmt.data.clean`: tokenization, and filtering on train only."""
+    ds = config["datasets"][dataset]
+    args = ["--tokenize" if ds["tokenize"] else "--pretokenized"]
+    if ds["lowercase"]:
+        args.append("--lowercase")
+    if split == "train":
+        args += ["--filter", "--max-len", str(ds["clean"]["max_len"]),
+                 "--max-ratio", str(ds["clean"]["max_ratio"])]
+    return shlex.join(args)
+
+
+def sidecars(config: dict, dataset: str) -> list[str]:
+    """Per-line files that travel with the text through cleaning (synthetic only)."""
+    return list(SIDECARS) if source(config, dataset) == "synthetic" else []
+
+
+def final_targets(config: dict) -> list[str]:
+    """Everything `rule all` asks for."""
+    targets = []
+    for ds in datasets(config):
+        root = f"results/{ds}"
+        targets.append(f"{root}/analysis/data_stats.tsv")
+        targets += [f"{root}/report/results.{ext}" for ext in ("md", "tex", "csv")]
+        for testset in testsets(config, ds):
+            targets += [f"{root}/report/length_{testset}.{ext}" for ext in ("png", "svg")]
+    return targets
+
+
+def name_regex(names: list[str]) -> str:
+    """A wildcard constraint matching exactly `names` (or nothing when empty)."""
+    return "|".join(names) if names else "(?!x)x"
+
+
+def datasets_from(config: dict, kind: str) -> list[str]:
+    """Configured datasets obtained in one way (synthetic, download or local)."""
+    return [name for name in config["datasets"] if source(config, name) == kind]
+
+
+def local_file(config: dict, dataset: str, split: str, lang: str) -> str:
+    """The user's file of one split and language of a local dataset."""
+    ds = config["datasets"][dataset]
+    loc = ds["local"]
+    side = "src" if lang == ds["src"] else "tgt"
+    pair = loc[split] if split in ("train", "dev") else loc["test"][split]
+    return pair[side]
