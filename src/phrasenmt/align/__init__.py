@@ -1,0 +1,1 @@
+"""Word alignment: aligners (eflomal, fast_align), Pharaoh files, symmetrization."""
