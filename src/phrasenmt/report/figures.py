@@ -1,0 +1,142 @@
+"""Report figures drawn from tidy TSVs (matplotlib, Agg backend, reproducible SVG).
+
+Figures are drawn on an explicit Agg canvas (no pyplot, no global state).
+Each subcommand reads one analysis TSV and draws it with the shared helpers
+here, in the fixed model order and style of ``phrasenmt.report.style``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib as mpl
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from phrasenmt.io import InputError, atomic_path, run_cli
+from phrasenmt.report.style import (
+    PNG_METADATA,
+    RC_PARAMS,
+    SVG_METADATA,
+    model_style,
+    parse_order,
+)
+
+LENGTH_COLUMNS = ("model", "testset", "group", "lower", "bleu")
+
+
+def read_tsv(path: Path, columns: Sequence[str]) -> pd.DataFrame:
+    """Read a tidy TSV; a missing file, bad table or missing column raises."""
+    if not Path(path).is_file():
+        raise InputError("file not found", path)
+    try:
+        df = pd.read_csv(path, sep="\t")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError
+            ) as err:
+        raise InputError(f"not a readable TSV ({err})", path) from None
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise InputError(f"missing column(s) {', '.join(missing)}", path)
+    return df
+
+
+def save_figure(fig: Figure, out_png: Path, out_svg: Path) -> None:
+    """Write a figure as PNG and SVG, atomically and without run-dependent metadata."""
+    for out, fmt, meta in ((out_png, "png", PNG_METADATA),
+                           (out_svg, "svg", SVG_METADATA)):
+        with atomic_path(out) as tmp:
+            fig.savefig(tmp, format=fmt, metadata=meta, bbox_inches="tight")
+
+
+def new_axes() -> tuple[Figure, Axes]:
+    """A figure on an Agg canvas with one axes, using the shared rcParams."""
+    fig = Figure()
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots()
+
+
+def _categories(df: pd.DataFrame, x: str) -> list:
+    """The x categories in order of first appearance."""
+    return list(dict.fromkeys(df[x].tolist()))
+
+
+def line_plot(df: pd.DataFrame, x: str, y: str, hue: str, order: list[str],
+              xlabel: str, ylabel: str, out_png: Path, out_svg: Path,
+              title: str | None = None) -> None:
+    """One line per `hue` value over categorical `x`, in model `order`; NaN = gap."""
+    unknown = sorted(set(df[hue]) - set(order))
+    if unknown:
+        raise ValueError(f"{hue} value(s) {', '.join(map(str, unknown))} "
+                         "not in the model order")
+    if df.duplicated([hue, x]).any():
+        raise ValueError(f"more than one {y} per ({hue}, {x})")
+    cats = _categories(df, x)
+    with mpl.rc_context(RC_PARAMS):
+        fig, ax = new_axes()
+        for model in [m for m in order if m in set(df[hue])]:
+            rows = df[df[hue] == model].set_index(x)[y]
+            values = [rows.get(c, float("nan")) for c in cats]
+            st = model_style(model, order)
+            ax.plot(range(len(cats)), values, label=model, color=st.colour,
+                    marker=st.marker, linestyle=st.linestyle)
+        ax.set_xticks(range(len(cats)), [str(c) for c in cats])
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if title:
+            ax.set_title(title)
+        # Outside the axes so it never hides a line, whatever the data.
+        ax.legend(title=hue, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        save_figure(fig, out_png, out_svg)
+
+
+def length_figure(args: argparse.Namespace) -> None:
+    """Draw BLEU by source length group for one test set."""
+    df = read_tsv(args.tsv, LENGTH_COLUMNS)
+    df = df[df["testset"] == args.testset]
+    if df.empty:
+        raise InputError(f"no rows for testset {args.testset!r}", args.tsv)
+    unknown = sorted(set(df["model"]) - set(args.order))
+    if unknown:
+        raise InputError(f"model(s) {', '.join(unknown)} not in --order", args.tsv)
+    df = df.sort_values("lower", kind="stable")
+    line_plot(df, "group", "bleu", "model", args.order,
+              xlabel="source sentence length (words)",
+              ylabel="BLEU (tokenized, points)", out_png=args.out_png,
+              out_svg=args.out_svg, title=f"BLEU by source length: {args.testset}")
+
+
+def _add_outputs(p: argparse.ArgumentParser) -> None:
+    """Options shared by every figure subcommand."""
+    p.add_argument("--order", type=parse_order, required=True,
+                   help="comma-separated model order (fixes legend and style)")
+    p.add_argument("--out-png", type=Path, required=True, help="output PNG")
+    p.add_argument("--out-svg", type=Path, required=True, help="output SVG")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line interface of the report figures."""
+    p = argparse.ArgumentParser(prog="python -m phrasenmt.report.figures",
+                                description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="figure", required=True)
+    length = sub.add_parser("length", help="BLEU by source sentence length")
+    length.add_argument("--tsv", type=Path, required=True,
+                        help="tidy TSV from phrasenmt.evaluate.length")
+    length.add_argument("--testset", required=True, help="test set to draw")
+    _add_outputs(length)
+    length.set_defaults(draw=length_figure)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Draw one report figure."""
+    args = build_parser().parse_args(argv)
+    args.draw(args)
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,191 @@
+"""Tests for phrasenmt.report: main results table and the BLEU-by-length figure."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from phrasenmt.io import InputError
+from phrasenmt.report import figures, style, tables
+
+ORDER = "transformer,pr,npmt"
+
+
+def _eval(tmp: Path, system: str, testset: str, bleu: float, p: float | None,
+          base_bleu: float = 30.0, baseline: str = "transformer") -> Path:
+    """Write an evaluation JSON shaped like phrasenmt.evaluate.bleu's."""
+    sig = None if p is None else {
+        "baseline": baseline, "baseline_score": base_bleu, "system_score": bleu,
+        "p_value": p}
+    data = {"system": system, "testset": testset, "lines": 10,
+            "bleu": {"score": bleu, "signature": "s"},
+            "bleu_tok": {"score": bleu + 1, "signature": "s"},
+            "chrf": {"score": bleu + 20, "signature": "s"}, "significance": sig}
+    path = tmp / f"{system}.{testset}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _summary(tmp: Path, name: str, params: int, seconds: float) -> str:
+    path = tmp / f"{name}.summary.json"
+    path.write_text(json.dumps({"params": params, "train_seconds": seconds}),
+                    encoding="utf-8")
+    return f"{name}={path}"
+
+
+@pytest.fixture()
+def table_inputs(tmp_path: Path) -> dict[str, list[str]]:
+    """Two test sets; pr is significantly better on t1 only, npmt is worse."""
+    evals = [
+        _eval(tmp_path, "npmt", "t1", 29.0, 0.001),       # worse: no mark
+        _eval(tmp_path, "pr", "t1", 31.5, 0.004),         # better, p < .01: mark
+        _eval(tmp_path, "transformer", "t1", 30.0, None),
+        _eval(tmp_path, "pr", "t2", 30.2, 0.30),          # better, p large: no mark
+        _eval(tmp_path, "transformer", "t2", 30.0, None),
+    ]
+    summaries = [_summary(tmp_path, "transformer", 61_200_000, 3723),
+                 _summary(tmp_path, "pr", 63_000_000, 4000),
+                 _summary(tmp_path, "npmt", 25_000_000, 59)]
+    return {"eval": [str(e) for e in evals], "summary": summaries}
+
+
+def _run_table(tmp: Path, inputs: dict[str, list[str]], alpha: str = "0.01"
+               ) -> dict[str, Path]:
+    out = {k: tmp / f"main.{k}" for k in ("md", "tex", "csv")}
+    argv = ["main", "--eval", *inputs["eval"], "--summary", *inputs["summary"],
+            "--baseline", "transformer", "--order", ORDER, "--alpha", alpha,
+            "--out-md", str(out["md"]), "--out-tex", str(out["tex"]),
+            "--out-csv", str(out["csv"])]
+    assert tables.main(argv) == 0
+    return out
+
+
+def test_csv_has_values_in_fixed_order(tmp_path, table_inputs):
+    df = pd.read_csv(_run_table(tmp_path, table_inputs)["csv"])
+    assert list(df.columns) == tables.MAIN_COLUMNS
+    assert list(zip(df.testset, df.model)) == [
+        ("t1", "transformer"), ("t1", "pr"), ("t1", "npmt"),
+        ("t2", "transformer"), ("t2", "pr")]
+    pr = df[(df.model == "pr") & (df.testset == "t1")].iloc[0]
+    assert (pr.bleu, pr.bleu_tok, pr.chrf) == (31.5, 32.5, 51.5)
+    assert pr.params_m == pytest.approx(63.0) and pr.train_seconds == 4000
+    assert pr.p_value == 0.004
+    assert math.isnan(df.p_value[0])
+    assert list(df.significant) == [False, True, False, False, False]
+
+
+def test_dagger_exactly_where_better_and_significant(tmp_path, table_inputs):
+    out = _run_table(tmp_path, table_inputs)
+    md = out["md"].read_text(encoding="utf-8").splitlines()
+    marked = [line for line in md if line.startswith("|") and "†" in line]
+    assert marked == ["| pr | 31.50† | 32.50 | 51.50 | 63.00 | 1:06:40 |"]
+    assert "| transformer (baseline) | 30.00 | 31.00 | 50.00 | 61.20 | 1:02:03 |" in md
+    assert md[-1].startswith("† ") and "p < 0.01" in md[-1]
+    tex = out["tex"].read_text(encoding="utf-8")
+    assert tex.count(r"$^\dagger$") == 2  # the marked cell and the note
+    assert r"pr & 31.50$^\dagger$ & 32.50" in tex
+    assert r"\toprule" in tex and r"\bottomrule" in tex
+
+
+def test_alpha_moves_the_mark(tmp_path, table_inputs):
+    df = pd.read_csv(_run_table(tmp_path, table_inputs, alpha="0.5")["csv"])
+    assert list(df.significant) == [False, True, False, False, True]
+
+
+def test_missing_key_names_file_and_key(tmp_path, table_inputs):
+    bad = Path(table_inputs["eval"][0])
+    data = json.loads(bad.read_text(encoding="utf-8"))
+    del data["chrf"]["score"]
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(InputError, match="missing key 'chrf.score'") as err:
+        _run_table(tmp_path, table_inputs)
+    assert str(bad) in str(err.value)
+    assert not (tmp_path / "main.md").exists()
+
+
+def test_missing_summary_field_and_file(tmp_path, table_inputs):
+    Path(table_inputs["summary"][2].split("=", 1)[1]).write_text(
+        json.dumps({"params": 5}), encoding="utf-8")
+    with pytest.raises(InputError, match="missing key 'train_seconds'"):
+        _run_table(tmp_path, table_inputs)
+    table_inputs["summary"] = table_inputs["summary"][:2]
+    with pytest.raises(InputError, match="no --summary given for model 'npmt'"):
+        _run_table(tmp_path, table_inputs)
+
+
+def test_wrong_baseline_in_eval_is_an_error(tmp_path, table_inputs):
+    table_inputs["eval"].append(str(_eval(tmp_path, "npmt", "t2", 1.0, 0.5,
+                                          baseline="pr")))
+    with pytest.raises(InputError, match="significance.baseline"):
+        _run_table(tmp_path, table_inputs)
+
+
+def _length_tsv(tmp: Path) -> Path:
+    """A BLEU-by-length TSV with models out of order and one empty group."""
+    rows = []
+    for model, base in (("npmt", 20), ("transformer", 25), ("pr", 27)):
+        for i, (group, lower) in enumerate((("≤15", 0), ("16–25", 16), (">25", 26))):
+            bleu = math.nan if group == ">25" and model == "npmt" else base - i
+            rows.append([model, "t1", group, lower, 0, 5, bleu])
+    df = pd.DataFrame(rows, columns=["model", "testset", "group", "lower", "upper",
+                                     "sentences", "bleu"])
+    path = tmp / "length.tsv"
+    df.to_csv(path, sep="\t", index=False, na_rep="NaN")
+    return path
+
+
+def _draw(tmp: Path, tsv: Path, name: str) -> tuple[Path, Path]:
+    png, svg = tmp / f"{name}.png", tmp / f"{name}.svg"
+    assert figures.main(["length", "--tsv", str(tsv), "--order", ORDER,
+                         "--testset", "t1", "--out-png", str(png),
+                         "--out-svg", str(svg)]) == 0
+    return png, svg
+
+
+def test_length_figure_files_and_determinism(tmp_path):
+    tsv = _length_tsv(tmp_path)
+    png, svg = _draw(tmp_path, tsv, "a")
+    assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n") and png.stat().st_size
+    _, svg2 = _draw(tmp_path, tsv, "b")
+    assert svg.read_bytes() == svg2.read_bytes()
+    assert b"<svg" in svg.read_bytes()
+
+
+def test_line_plot_respects_model_order(tmp_path, monkeypatch):
+    seen = {}
+
+    def keep(fig, out_png, out_svg):
+        ax = fig.axes[0]
+        seen["legend"] = [t.get_text() for t in ax.get_legend().get_texts()]
+        seen["xticks"] = [t.get_text() for t in ax.get_xticklabels()]
+        seen["styles"] = [(line.get_marker(), line.get_color())
+                          for line in ax.get_lines()]
+        seen["xlabel"], seen["ylabel"] = ax.get_xlabel(), ax.get_ylabel()
+
+    monkeypatch.setattr(figures, "save_figure", keep)
+    _draw(tmp_path, _length_tsv(tmp_path), "c")
+    assert seen["legend"] == ["transformer", "pr", "npmt"]
+    assert seen["xticks"] == ["≤15", "16–25", ">25"]
+    order = ORDER.split(",")
+    assert seen["styles"] == [(style.model_style(m, order).marker,
+                               style.model_style(m, order).colour) for m in order]
+    assert "(words)" in seen["xlabel"] and "BLEU" in seen["ylabel"]
+
+
+def test_markers_and_linestyles_are_distinct():
+    order = [f"m{i}" for i in range(8)]
+    styles = [style.model_style(m, order) for m in order]
+    assert len({s.marker for s in styles}) == 8
+    assert len({str(s.linestyle) for s in styles}) == 8
+
+
+def test_figure_rejects_model_missing_from_order(tmp_path):
+    with pytest.raises(InputError, match="not in --order"):
+        figures.main(["length", "--tsv", str(_length_tsv(tmp_path)), "--order",
+                      "transformer,pr", "--testset", "t1", "--out-png",
+                      str(tmp_path / "x.png"), "--out-svg", str(tmp_path / "x.svg")])
+    assert not (tmp_path / "x.png").exists()
