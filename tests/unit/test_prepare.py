@@ -1,0 +1,184 @@
+"""Tests for raw split preparation (multi30k, iwslt14, wmt14, local) and stats."""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from phrasenmt.data import prepare, stats
+from phrasenmt.io import InputError, read_lines
+
+MIRROR = Path("/work/shared/data/multi30k")
+
+
+def _quiet(_msg: str) -> None:
+    pass
+
+
+def _tgz(path: Path, members: dict[str, str]) -> None:
+    """Write a .tgz with text members."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in members.items():
+            data = text.encode("utf-8")
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+@pytest.mark.skipif(not MIRROR.is_dir(), reason="shared multi30k mirror absent")
+def test_multi30k_from_mirror(tmp_path):
+    assert prepare.main(["--dataset", "multi30k", "--download-dir", str(MIRROR),
+                         "--outdir", str(tmp_path), "--src", "en",
+                         "--tgt", "de"]) == 0
+    expected = {"train": 29000, "dev": 1014, "test_2016_flickr": 1000,
+                "test_2017_flickr": 1000, "test_2017_mscoco": 461,
+                "test_2018_flickr": 1071}
+    for split, n in expected.items():
+        for lang in ("en", "de"):
+            assert len(read_lines(tmp_path / f"{split}.{lang}")) == n
+    assert not list(tmp_path.glob("*.fr"))
+    first = read_lines(tmp_path / "train.en")[0]
+    assert first.startswith("Two young, White males")  # raw, untokenized
+
+
+def test_direction_must_be_offered(tmp_path):
+    with pytest.raises(InputError, match="no en-vi direction"):
+        prepare.main(["--dataset", "multi30k", "--download-dir", str(tmp_path),
+                      "--outdir", str(tmp_path / "o"), "--src", "en",
+                      "--tgt", "vi"])
+
+
+def _iwslt_train(lang: str, n: int) -> str:
+    """A train.tags file: talk headers and n sentences (sentence 5 empty)."""
+    head = ["<url>http://www.ted.com/talks/x.html</url>",
+            "<keywords>talks, science</keywords>", "<talkid>1</talkid>",
+            f"<title>Title {lang}</title>",
+            f"<description>About {lang}</description>"]
+    body = ["" if i == 5 else f"{lang} sentence {i}" for i in range(1, n + 1)]
+    return "\n".join(head + body) + "\n"
+
+
+def _iwslt_xml(name: str, lang: str) -> str:
+    return ('<refset>\n<doc docid="1">\n<seg id="1"> ' + f"{name} {lang} it’s one"
+            + ' </seg>\n<seg id="2">' + f"{name} {lang} two" + "</seg>\n</doc>\n")
+
+
+def test_iwslt14_follows_fairseq_rules(tmp_path):
+    members = {f"de-en/train.tags.de-en.{lang}": _iwslt_train(lang, 60)
+               for lang in ("de", "en")}
+    for name in prepare.IWSLT14_TEST + ("IWSLT14.TED.dev2011",):
+        for lang in ("de", "en"):
+            members[f"de-en/{name}.de-en.{lang}.xml"] = _iwslt_xml(name, lang)
+    _tgz(tmp_path / "dl" / "de-en.tgz", members)
+    counts = prepare.prepare_dataset("iwslt14", tmp_path / "dl", tmp_path / "raw",
+                                     "de", "en", log=_quiet)
+    # 2 title/description lines + 60 sentences - 1 empty = 61 pairs
+    assert counts == {"train": 61 - 2, "dev": 2, "test": 10}
+    train = read_lines(tmp_path / "raw/train.de")
+    assert train[:2] == ["Title de", "About de"]
+    assert not any("<" in line for line in train)
+    kept = ["Title de", "About de"] + [f"de sentence {i}" for i in range(1, 61)
+                                       if i != 5]
+    assert read_lines(tmp_path / "raw/dev.de") == [kept[22], kept[45]]
+    assert read_lines(tmp_path / "raw/dev.en") == [
+        s.replace("de ", "en ", 1) for s in (kept[22], kept[45])]
+    test = read_lines(tmp_path / "raw/test.en")
+    assert test[0] == "IWSLT14.TED.dev2010 en it's one"
+    assert [t.split()[0] for t in test[::2]] == list(prepare.IWSLT14_TEST)
+
+
+def _sgm(lines: list[str]) -> str:
+    segs = [f'<seg id="{i}">{s}</seg>' for i, s in enumerate(lines, 1)]
+    return '<srcset setid="x">\n<doc docid="d">\n' + "\n".join(segs) + "\n</doc>\n"
+
+
+def test_wmt14_concatenates_corpora_and_sgm(tmp_path):
+    dl = tmp_path / "dl"
+    for rel, corpus in prepare.WMT14_TRAIN.items():
+        folder = "" if corpus.startswith("commoncrawl") else "training/"
+        _tgz(dl / rel, {f"{folder}{corpus}.{lang}": f"{corpus} {lang} 1\n"
+                        f"{corpus} {lang} 2\n" for lang in ("en", "de")})
+    _tgz(dl / prepare.WMT14_DEV_ARCHIVE, {
+        f"dev/{name}-{kind}.{lang}.sgm": _sgm([f"{name} {lang}"])
+        for name in ("newstest2012", "newstest2013") for kind in ("src", "ref")
+        for lang in ("en", "de")})
+    _tgz(dl / prepare.WMT14_TEST_ARCHIVE, {
+        f"test-full/newstest2014-deen-{kind}.{lang}.sgm": _sgm(["a", "b", "c"])
+        for kind in ("src", "ref") for lang in ("en", "de")})
+    counts = prepare.prepare_dataset("wmt14_en_de", dl, tmp_path / "raw", "en",
+                                     "de", log=_quiet)
+    assert counts == {"train": 6, "dev": 2, "newstest2014": 3}
+    assert read_lines(tmp_path / "raw/dev.de") == ["newstest2012 de",
+                                                   "newstest2013 de"]
+    assert read_lines(tmp_path / "raw/train.en")[2] == "commoncrawl.de-en en 1"
+
+
+def test_missing_download_says_how_to_get_it(tmp_path):
+    with pytest.raises(InputError, match="phrasenmt.data.download") as err:
+        prepare.prepare_dataset("iwslt15_en_vi", tmp_path, tmp_path / "o", "en",
+                                "vi", log=_quiet)
+    assert "train.en" in str(err.value)
+
+
+def test_lingeval97_expands_contrastive_variants(tmp_path):
+    entries = [{"source": "A b .", "reference": "R1", "origin": "x.1",
+                "errors": [{"type": "t", "contrastive": "C1"},
+                           {"type": "u", "contrastive": "C2"}]},
+               {"source": "S2", "reference": "R2", "errors": []}]
+    (tmp_path / "lingeval97.json").write_text(json.dumps(entries))
+    prepare.prepare_dataset("lingeval97", tmp_path, tmp_path / "o", "en", "de",
+                            log=_quiet)
+    assert read_lines(tmp_path / "o/lingeval97.de") == ["R1", "C1", "C2", "R2"]
+    assert read_lines(tmp_path / "o/lingeval97.en") == ["A b ."] * 3 + ["S2"]
+    assert (tmp_path / "o/lingeval97.json").is_file()
+
+
+def _local_args(tmp_path: Path, test_tgt: Path) -> list[str]:
+    files = {}
+    for name in ("train", "dev", "test"):
+        for lang in ("xx", "yy"):
+            files[name, lang] = tmp_path / f"in.{name}.{lang}"
+            files[name, lang].write_text(f"{name} {lang} 1\n{name} {lang} 2\n")
+    return ["--dataset", "local", "--outdir", str(tmp_path / "out"),
+            "--src", "xx", "--tgt", "yy",
+            "--train-src", str(files["train", "xx"]),
+            "--train-tgt", str(files["train", "yy"]),
+            "--dev-src", str(files["dev", "xx"]), "--dev-tgt", str(files["dev", "yy"]),
+            "--test", f"mytest={files['test', 'xx']},{test_tgt}"]
+
+
+def test_local_files_are_copied(tmp_path):
+    args = _local_args(tmp_path, tmp_path / "in.test.yy")
+    assert prepare.main(args) == 0
+    assert read_lines(tmp_path / "out/mytest.yy") == ["test yy 1", "test yy 2"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "dev.xx", "dev.yy", "mytest.xx", "mytest.yy", "train.xx", "train.yy"]
+
+
+def test_local_mismatch_and_bad_utf8_name_the_file(tmp_path):
+    short = tmp_path / "short.yy"
+    short.write_text("only one line\n")
+    with pytest.raises(InputError, match="parallel files must match"):
+        prepare.main(_local_args(tmp_path, short))
+    bad = tmp_path / "bad.yy"
+    bad.write_bytes(b"fine\n\xff\xfe broken\n")
+    with pytest.raises(InputError) as err:
+        prepare.main(_local_args(tmp_path, bad))
+    assert f"{bad}:2:" in str(err.value) and "UTF-8" in str(err.value)
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+
+
+def test_stats_counts_tokens_and_types(tmp_path):
+    (tmp_path / "a.en").write_text("a b c\na a\n")
+    (tmp_path / "a.de").write_text("x@@ y\nz\n")
+    stats.main(["--lang-pair", "en-de", "--split", "train", str(tmp_path / "a.en"),
+                str(tmp_path / "a.de"), "--out", str(tmp_path / "s.tsv")])
+    rows = [line.split("\t") for line in read_lines(tmp_path / "s.tsv")]
+    assert rows[0] == list(stats.COLUMNS)
+    assert rows[1] == ["train", "src", "en", "2", "5", "3", "2.5", "3"]
+    assert rows[2] == ["train", "tgt", "de", "2", "3", "3", "1.5", "2"]
