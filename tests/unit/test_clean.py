@@ -1,0 +1,129 @@
+"""Tests for tokenization, filtering, sidecars and references of the clean step."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from phrasenmt.data import clean
+from phrasenmt.io import InputError, read_lines
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _args(tmp_path: Path, *extra: str) -> list[str]:
+    return ["--src-in", str(tmp_path / "in.en"), "--tgt-in", str(tmp_path / "in.de"),
+            "--src-out", str(tmp_path / "out/x.en"),
+            "--tgt-out", str(tmp_path / "out/x.de"),
+            "--src-lang", "en", "--tgt-lang", "de",
+            "--stats", str(tmp_path / "out/x.tsv"), *extra]
+
+
+SRC = ["Hello, world!", "", "one two three four five six seven", "a",
+       "Good morning.", "Fine"]
+TGT = ["Hallo, Welt!", "leer", "eins zwei", "a b c d", "Guten Morgen.", ""]
+DOCS = ["d1", "d2", "d3", "d4", "d5", "d6"]
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    _write(tmp_path / "in.en", SRC)
+    _write(tmp_path / "in.de", TGT)
+    _write(tmp_path / "in.docs", DOCS)
+    return tmp_path
+
+
+def _stats(path: Path) -> dict[str, int]:
+    rows = [line.split("\t") for line in read_lines(path)]
+    assert rows[0] == ["reason", "count"]
+    return {reason: int(count) for reason, count in rows[1:]}
+
+
+def test_tokenize_and_detokenize():
+    assert clean.tokenize("Hello, world!", "en") == "Hello , world !"
+    assert clean.tokenize("saftig-grünes Gras", "de") == "saftig-grünes Gras"
+    assert clean.tokenize("It's <b> & co", "en") == "It 's < b > & co"
+    assert clean.detokenize(["Hello , world !"], "en") == ["Hello, world!"]
+
+
+def test_filter_drops_and_counts_each_reason(corpus):
+    args = _args(corpus, "--filter", "--max-len", "6", "--max-ratio", "3",
+                 "--lowercase", "--sidecar", str(corpus / "in.docs"),
+                 str(corpus / "out/x.docs"))
+    assert clean.main(args) == 0
+    assert read_lines(corpus / "out/x.en") == ["hello , world !", "good morning ."]
+    assert read_lines(corpus / "out/x.de") == ["hallo , welt !", "guten morgen ."]
+    assert read_lines(corpus / "out/x.docs") == ["d1", "d5"]
+    assert _stats(corpus / "out/x.tsv") == {
+        "empty": 2, "too_long": 1, "ratio": 1, "kept": 2, "total": 6}
+
+
+def test_evaluation_split_keeps_every_line(corpus):
+    _write(corpus / "in.en", [s or "x" for s in SRC])
+    _write(corpus / "in.de", [t or "y" for t in TGT])
+    assert clean.main(_args(corpus, "--max-len", "1", "--max-ratio", "1")) == 0
+    assert len(read_lines(corpus / "out/x.en")) == len(SRC)
+    assert _stats(corpus / "out/x.tsv")["kept"] == len(SRC)
+
+
+def test_evaluation_empty_line_is_an_error(corpus):
+    with pytest.raises(InputError) as err:
+        clean.main(_args(corpus))
+    assert f"{corpus / 'in.en'}:2: empty line" == str(err.value)
+    assert not (corpus / "out").exists() or not list((corpus / "out").iterdir())
+
+
+def test_reference_raw_or_detokenized(corpus):
+    _write(corpus / "in.en", ["a b", "c"])
+    _write(corpus / "in.de", ["Hallo,  Welt!", "Es geht's ."])
+    clean.main(_args(corpus, "--ref-out", str(corpus / "out/ref.de")))
+    assert read_lines(corpus / "out/ref.de") == ["Hallo,  Welt!", "Es geht's ."]
+    _write(corpus / "in.de", ["Hallo , Welt !", "Es geht &quot; gut &quot; ."])
+    clean.main(_args(corpus, "--pretokenized", "--ref-out",
+                     str(corpus / "out/ref.de")))
+    assert read_lines(corpus / "out/ref.de") == ["Hallo, Welt!", 'Es geht "gut".']
+    assert read_lines(corpus / "out/x.de")[0] == "Hallo , Welt !"
+
+
+def _no_outputs(folder: Path) -> bool:
+    return not folder.exists() or not list(folder.iterdir())
+
+
+def test_mismatched_line_counts(corpus):
+    _write(corpus / "in.de", TGT[:-1])
+    with pytest.raises(InputError, match="has 6 lines but .*in.de has 5"):
+        clean.main(_args(corpus, "--filter"))
+    assert _no_outputs(corpus / "out")
+
+
+def test_sidecar_mismatch(corpus):
+    _write(corpus / "in.docs", DOCS[:3])
+    with pytest.raises(InputError, match="sidecar has 3 lines") as err:
+        clean.main(_args(corpus, "--filter", "--sidecar", str(corpus / "in.docs"),
+                         str(corpus / "out/x.docs")))
+    assert str(corpus / "in.docs") in str(err.value)
+    assert _no_outputs(corpus / "out")
+
+
+def test_bad_utf8_names_file_and_line(corpus):
+    (corpus / "in.de").write_bytes(b"ok\nok\nok\n\xc3\x28 bad\nok\nok\n")
+    with pytest.raises(InputError) as err:
+        clean.main(_args(corpus, "--filter"))
+    assert str(err.value).startswith(f"{corpus / 'in.de'}:4: invalid UTF-8")
+    assert _no_outputs(corpus / "out")
+
+
+def test_cli_reports_one_line_and_exit_1(corpus):
+    cmd = [sys.executable, "-m", "phrasenmt.data.clean", *_args(corpus, "--filter")]
+    cmd[cmd.index("--src-in") + 1] = str(corpus / "missing.en")
+    proc = subprocess.run(cmd, check=False, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == f"error: {corpus / 'missing.en'}: file not found"
+    assert _no_outputs(corpus / "out")
