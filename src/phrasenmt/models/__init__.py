@@ -1,1 +1,18 @@
-"""models stage of phrasenmt."""
+"""Translation models, registered by name (see `registry`).
+
+Each model family is imported here explicitly so that importing
+`phrasenmt.models` registers it; a new family adds one import line.
+"""
+
+from phrasenmt.models import transformer  # noqa: F401  (registers "transformer")
+from phrasenmt.models.registry import (
+    MODELS,
+    PRESETS,
+    build_model,
+    get_model_class,
+    register_model,
+    register_preset,
+)
+
+__all__ = ["MODELS", "PRESETS", "build_model", "get_model_class", "register_model",
+           "register_preset"]

@@ -1,0 +1,207 @@
+"""The Transformer of Vaswani et al. (2017), as Xu et al. (2020) use it.
+
+Read top to bottom: config, encoder, decoder, the model (the API every model in
+the registry follows), then the named presets. Shapes: B batch, S source length,
+T target length, C d_model, V vocabulary size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+from phrasenmt.models.layers import DecoderLayer, Embeddings, EncoderLayer
+from phrasenmt.models.registry import register_model, register_preset
+from phrasenmt.text.vocab import PAD
+
+State = dict[str, Tensor]
+DecoderCache = dict[int, dict[str, Tensor]]
+
+
+@dataclass
+class TransformerConfig:
+    """Hyperparameters of the Transformer; stored in every checkpoint."""
+
+    src_vocab_size: int = 0  # source vocabulary size (set from the data)
+    tgt_vocab_size: int = 0  # target vocabulary size (set from the data)
+    d_model: int = 128  # width of embeddings and hidden states
+    d_ff: int = 512  # inner width of the feed-forward blocks
+    n_heads: int = 4  # attention heads (d_model must divide by it)
+    encoder_layers: int = 2  # encoder stack depth
+    decoder_layers: int = 2  # decoder stack depth
+    dropout: float = 0.1  # dropout on embeddings and residual branches
+    attention_dropout: float = 0.0  # dropout on attention weights
+    activation_dropout: float = 0.0  # dropout after the feed-forward ReLU
+    pre_norm: bool = False  # layer norm before sublayers (the paper: after)
+    share_decoder_embeddings: bool = False  # tie decoder input and output embeddings
+    max_positions: int = 1024  # longest sequence the position table covers
+
+
+class TransformerEncoder(nn.Module):
+    """Embeddings + a stack of self-attention layers."""
+
+    def __init__(self, cfg: TransformerConfig):
+        super().__init__()
+        self.embed = Embeddings(cfg.src_vocab_size, cfg.d_model, cfg.max_positions,
+                                cfg.dropout)
+        self.layers = nn.ModuleList(
+            EncoderLayer(cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.dropout,
+                         cfg.attention_dropout, cfg.activation_dropout, cfg.pre_norm)
+            for _ in range(cfg.encoder_layers))
+        self.norm = nn.LayerNorm(cfg.d_model) if cfg.pre_norm else nn.Identity()
+
+    def forward(self, src: Tensor) -> State:
+        """src (B, S) ids -> {"memory": (B, S, C), "src_mask": (B, 1, 1, S)}."""
+        mask = src.ne(PAD)[:, None, None, :]  # (B, 1, 1, S) True = real token
+        x = self.embed(src)  # (B, S, C)
+        for layer in self.layers:
+            x = layer(x, mask)
+        return {"memory": self.norm(x), "src_mask": mask}
+
+
+class TransformerDecoder(nn.Module):
+    """Embeddings + a stack of causal decoder layers + the output projection."""
+
+    def __init__(self, cfg: TransformerConfig):
+        super().__init__()
+        self.embed = Embeddings(cfg.tgt_vocab_size, cfg.d_model, cfg.max_positions,
+                                cfg.dropout)
+        self.layers = nn.ModuleList(
+            DecoderLayer(cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.dropout,
+                         cfg.attention_dropout, cfg.activation_dropout, cfg.pre_norm)
+            for _ in range(cfg.decoder_layers))
+        self.norm = nn.LayerNorm(cfg.d_model) if cfg.pre_norm else nn.Identity()
+        self.output = nn.Linear(cfg.d_model, cfg.tgt_vocab_size, bias=False)
+        if cfg.share_decoder_embeddings:
+            self.output.weight = self.embed.tokens.weight
+        else:
+            nn.init.normal_(self.output.weight, mean=0.0, std=cfg.d_model**-0.5)
+
+    def forward(self, tgt: Tensor, state: State, cache: DecoderCache | None = None,
+                offset: int = 0) -> Tensor:
+        """tgt (B, T) ids starting at position `offset` -> logits (B, T, V)."""
+        x = self.embed(tgt, offset)  # (B, T, C)
+        for i, layer in enumerate(self.layers):
+            layer_cache = None if cache is None else cache.setdefault(i, {})
+            x = layer(x, state["memory"], state["src_mask"], layer_cache)
+        return self.output(self.norm(x))  # (B, T, V)
+
+
+@register_model("transformer")
+class Transformer(nn.Module):
+    """Encoder-decoder Transformer with incremental decoding for search."""
+
+    config_class = TransformerConfig
+
+    def __init__(self, cfg: TransformerConfig):
+        super().__init__()
+        if cfg.src_vocab_size <= 0 or cfg.tgt_vocab_size <= 0:
+            raise ValueError("src_vocab_size and tgt_vocab_size must be set")
+        self.cfg = cfg
+        self.encoder = TransformerEncoder(cfg)
+        self.decoder = TransformerDecoder(cfg)
+        self._init_linear_layers()
+
+    def _init_linear_layers(self) -> None:
+        """Xavier-uniform weights and zero biases for every projection."""
+        for name, module in self.named_modules():
+            if isinstance(module, nn.Linear) and not name.endswith("output"):
+                nn.init.xavier_uniform_(module.weight)
+                if module.bias is not None:
+                    nn.init.zeros_(module.bias)
+
+    def forward(self, src: Tensor, tgt_in: Tensor) -> Tensor:
+        """Teacher forcing: src (B, S), tgt_in (B, T) -> logits (B, T, V)."""
+        return self.decoder(tgt_in, self.encode(src))
+
+    def encode(self, src: Tensor) -> State:
+        """src (B, S) -> decoder state (encoder memory and its padding mask)."""
+        return self.encoder(src)
+
+    def decode_step(self, state: State, tgt_prefix: Tensor,
+                    cache: DecoderCache) -> Tensor:
+        """Prefix (B, t) -> log-probs (B, V) of the next token; fills `cache`."""
+        t = tgt_prefix.size(1)
+        logits = self.decoder(tgt_prefix[:, -1:], state, cache, offset=t - 1)
+        return torch.log_softmax(logits[:, -1].float(), dim=-1)  # (B, V)
+
+    @staticmethod
+    def reorder_state(state: State, cache: DecoderCache,
+                      order: Tensor) -> tuple[State, DecoderCache]:
+        """Select/reorder batch rows (for beam search) of state and cache."""
+        state = {k: v.index_select(0, order) for k, v in state.items()}
+        cache = {i: {k: v.index_select(0, order) for k, v in layer.items()}
+                 for i, layer in cache.items()}
+        return state, cache
+
+    def num_parameters(self) -> int:
+        """Trainable parameters (tied weights counted once)."""
+        return sum(p.numel() for p in self.parameters() if p.requires_grad)
+
+
+# ---------------------------------------------------------------------------
+# Presets: each sets defaults on (model config, training config) and nothing else.
+# Learning rates for base/big follow Vaswani et al.: d^-0.5 * warmup^-0.5.
+
+
+@register_preset("transformer", "tiny")
+def tiny(m: TransformerConfig, t: Any) -> None:
+    """CPU-sized: trains on ~40k short synthetic pairs in minutes on one thread."""
+    m.d_model, m.d_ff, m.n_heads = 128, 512, 4
+    m.encoder_layers = m.decoder_layers = 2
+    m.dropout = 0.1
+    t.lr, t.warmup_steps = 1e-3, 400
+    t.max_tokens = t.update_tokens = 2048
+    t.max_steps, t.valid_interval, t.save_interval = 2000, 250, 250
+    t.keep_last = t.average_last = 5
+
+
+@register_preset("transformer", "small")
+def small(m: TransformerConfig, t: Any) -> None:
+    """Multi30k-sized: 3+3 layers, d_model 256, ff 1024, 4 heads."""
+    m.d_model, m.d_ff, m.n_heads = 256, 1024, 4
+    m.encoder_layers = m.decoder_layers = 3
+    m.dropout = 0.3
+    t.lr, t.warmup_steps = 5e-4, 2000
+    t.max_tokens = t.update_tokens = 4096
+    t.max_steps, t.valid_interval, t.save_interval = 10000, 500, 500
+    t.keep_last = t.average_last = 5
+
+
+@register_preset("transformer", "iwslt")
+def iwslt(m: TransformerConfig, t: Any) -> None:
+    """fairseq's transformer_iwslt_de_en: 512/1024/4 heads/6+6."""
+    m.d_model, m.d_ff, m.n_heads = 512, 1024, 4
+    m.encoder_layers = m.decoder_layers = 6
+    m.dropout, m.share_decoder_embeddings = 0.3, True
+    t.lr, t.warmup_steps = 5e-4, 4000
+    t.max_tokens = t.update_tokens = 4096
+    t.max_steps, t.valid_interval, t.save_interval = 50000, 1000, 1000
+    t.keep_last = t.average_last = 5
+
+
+@register_preset("transformer", "base")
+def base(m: TransformerConfig, t: Any) -> None:
+    """Transformer Base as in Xu et al. 2020: 512/2048/8/6+6, 100k steps."""
+    m.d_model, m.d_ff, m.n_heads = 512, 2048, 8
+    m.encoder_layers = m.decoder_layers = 6
+    m.dropout, m.share_decoder_embeddings = 0.1, True
+    t.lr, t.warmup_steps = 512**-0.5 * 8000**-0.5, 8000
+    t.max_tokens, t.update_tokens = 8192, 25000
+    t.max_steps, t.valid_interval, t.save_interval = 100000, 1500, 1500
+    t.keep_last = t.average_last = 5
+
+
+@register_preset("transformer", "big")
+def big(m: TransformerConfig, t: Any) -> None:
+    """Transformer Big as in Xu et al. 2020: 1024/4096/16/6+6, 300k steps."""
+    m.d_model, m.d_ff, m.n_heads = 1024, 4096, 16
+    m.encoder_layers = m.decoder_layers = 6
+    m.dropout, m.share_decoder_embeddings = 0.3, True
+    t.lr, t.warmup_steps = 1024**-0.5 * 8000**-0.5, 8000
+    t.max_tokens, t.update_tokens = 4096, 25000
+    t.max_steps, t.valid_interval, t.save_interval = 300000, 1500, 1500
+    t.keep_last = t.average_last = 20

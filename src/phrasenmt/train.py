@@ -1,0 +1,58 @@
+"""Train a registered model: `python -m phrasenmt.train --spec SPEC ...`.
+
+SPEC is inline JSON or a JSON/YAML file:
+  {"arch": "transformer", "preset": "tiny", "model": {...}, "train": {...}}
+Re-running the same command resumes from DIR/checkpoints/latest. Writes
+DIR/metrics.tsv, DIR/checkpoints/, DIR/config.yaml and, last, DIR/summary.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import torch
+
+from phrasenmt.io import run_cli
+from phrasenmt.training.data import DataPaths
+from phrasenmt.training.spec import load_spec, resolve_spec
+from phrasenmt.training.trainer import Trainer
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Command-line options."""
+    p = argparse.ArgumentParser(prog="python -m phrasenmt.train",
+                                description=__doc__.split("\n")[0])
+    p.add_argument("--spec", required=True,
+                   help="inline JSON or a JSON/YAML file: arch, preset, model, train")
+    p.add_argument("--train-src", required=True, type=Path, help="BPE'd train source")
+    p.add_argument("--train-tgt", required=True, type=Path, help="BPE'd train target")
+    p.add_argument("--dev-src", required=True, type=Path, help="BPE'd dev source")
+    p.add_argument("--dev-tgt", required=True, type=Path, help="BPE'd dev target")
+    p.add_argument("--outdir", required=True, type=Path, help="run folder")
+    p.add_argument("--seed", required=True, type=int, help="seeds init and batching")
+    p.add_argument("--threads", type=int, default=None, help="CPU threads for torch")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="auto: CUDA (bf16 autocast) when present, else CPU")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point."""
+    args = parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    spec = resolve_spec(*load_spec(args.spec))
+    paths = DataPaths(args.train_src, args.train_tgt, args.dev_src, args.dev_tgt)
+    trainer = Trainer(spec, paths, args.outdir, args.seed, args.device,
+                      progress_bar=not args.no_progress)
+    summary = trainer.run()
+    print(json.dumps(summary), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,108 @@
+"""Token-based batching with length bucketing, deterministic given a seed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from phrasenmt.text.vocab import BOS, EOS, PAD
+
+
+@dataclass
+class Batch:
+    """One padded batch of sentence pairs, ready for teacher forcing."""
+
+    src: Tensor  # (B, S) source ids + </s>, right-padded with <pad>
+    tgt_in: Tensor  # (B, T) <s> + target ids, right-padded
+    tgt_out: Tensor  # (B, T) target ids + </s>, right-padded
+    ntokens: int  # real target tokens, </s> included
+
+    def to(self, device: torch.device | str) -> Batch:
+        """The same batch on `device`."""
+        return Batch(self.src.to(device), self.tgt_in.to(device),
+                     self.tgt_out.to(device), self.ntokens)
+
+
+def pad_sequences(seqs: Sequence[Sequence[int]]) -> Tensor:
+    """Right-pad id lists with <pad> into a (B, L) long tensor."""
+    out = torch.full((len(seqs), max(len(s) for s in seqs)), PAD, dtype=torch.long)
+    for row, seq in enumerate(seqs):
+        out[row, : len(seq)] = torch.as_tensor(seq, dtype=torch.long)
+    return out
+
+
+def collate(src: Sequence[Sequence[int]], tgt: Sequence[Sequence[int]]) -> Batch:
+    """Build a Batch from parallel id lists (no specials in the inputs)."""
+    src_ids = pad_sequences([[*s, EOS] for s in src])
+    tgt_in = pad_sequences([[BOS, *t] for t in tgt])
+    tgt_out = pad_sequences([[*t, EOS] for t in tgt])
+    return Batch(src_ids, tgt_in, tgt_out, sum(len(t) + 1 for t in tgt))
+
+
+def make_batches(src_lens: Sequence[int], tgt_lens: Sequence[int],
+                 max_tokens: int, seed: int) -> list[list[int]]:
+    """Group sentence indices into batches of similar length.
+
+    Sentences are sorted by (target, source) length, ties broken by a seeded
+    shuffle, and cut so that batch size x longest side (with the added
+    </s> or <s>) stays within `max_tokens`; a sentence longer than that alone
+    forms a batch of one.
+    """
+    src_len = np.asarray(src_lens, dtype=np.int64) + 1
+    tgt_len = np.asarray(tgt_lens, dtype=np.int64) + 1
+    order = np.random.default_rng(seed).permutation(len(src_len))
+    order = order[np.lexsort((src_len[order], tgt_len[order]))]
+    batches: list[list[int]] = []
+    current: list[int] = []
+    longest = 0
+    for i in order.tolist():
+        size = max(int(src_len[i]), int(tgt_len[i]))
+        if current and max(longest, size) * (len(current) + 1) > max_tokens:
+            batches.append(current)
+            current, longest = [], 0
+        current.append(i)
+        longest = max(longest, size)
+    if current:
+        batches.append(current)
+    return batches
+
+
+class BatchIterator:
+    """Endless iterator over batches, reshuffled each epoch; resumable by state."""
+
+    def __init__(self, batches: list[list[int]], seed: int):
+        if not batches:
+            raise ValueError("no batches to iterate over")
+        self.batches, self.seed = batches, seed
+        self.epoch, self.position = 1, 0
+        self._order = self._epoch_order(self.epoch)
+
+    def _epoch_order(self, epoch: int) -> list[int]:
+        """The batch order of `epoch`: a permutation fixed by (seed, epoch)."""
+        rng = np.random.default_rng([self.seed, epoch])
+        return rng.permutation(len(self.batches)).tolist()
+
+    def __iter__(self) -> BatchIterator:
+        return self
+
+    def __next__(self) -> list[int]:
+        if self.position >= len(self.batches):
+            self.epoch, self.position = self.epoch + 1, 0
+            self._order = self._epoch_order(self.epoch)
+        batch = self.batches[self._order[self.position]]
+        self.position += 1
+        return batch
+
+    def state_dict(self) -> dict[str, Any]:
+        """Epoch and position within the epoch's shuffled order."""
+        return {"epoch": self.epoch, "position": self.position}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Continue from a `state_dict`."""
+        self.epoch, self.position = int(state["epoch"]), int(state["position"])
+        self._order = self._epoch_order(self.epoch)

@@ -1,0 +1,111 @@
+"""Self-contained checkpoints: model args + vocabularies + weights (+ train state).
+
+Files are `checkpoint_{step}.pt` in a checkpoint folder, written atomically, with
+a `latest` file naming the newest one. Any checkpoint (or averaged model) can
+rebuild its model from the file alone with `load_model`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pickle
+import re
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from phrasenmt.io import InputError, atomic_open, atomic_path
+from phrasenmt.models.registry import build_model, config_from_dict, get_model_class
+from phrasenmt.text.vocab import Vocabulary
+
+FORMAT = "phrasenmt-checkpoint-v1"
+_NAME = re.compile(r"^checkpoint_(\d+)\.pt$")
+
+
+def model_payload(arch: str, model: nn.Module, src_vocab: Vocabulary,
+                  tgt_vocab: Vocabulary, spec: dict[str, Any]) -> dict[str, Any]:
+    """What any loadable model file holds: arch, args, vocabularies, weights, spec."""
+    return {"format": FORMAT, "arch": arch,
+            "model_args": dataclasses.asdict(model.cfg),
+            "src_vocab": src_vocab.to_list(), "tgt_vocab": tgt_vocab.to_list(),
+            "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+            "spec": spec}
+
+
+def save_file(payload: dict[str, Any], path: str | os.PathLike) -> None:
+    """torch.save `payload` to `path` atomically (temp file + rename)."""
+    with atomic_path(path) as tmp:
+        torch.save(payload, tmp)
+
+
+def load_file(path: str | os.PathLike) -> dict[str, Any]:
+    """Load a checkpoint file; missing/corrupt/foreign files raise InputError."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("checkpoint not found", path)
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except (RuntimeError, EOFError, OSError, pickle.UnpicklingError,
+            zipfile.BadZipFile, ValueError) as err:
+        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise InputError(f"corrupt or truncated checkpoint ({reason[:200]})",
+                         path) from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise InputError(f"not a phrasenmt checkpoint (expected format {FORMAT})",
+                         path)
+    return payload
+
+
+def list_checkpoints(ckpt_dir: str | os.PathLike) -> list[tuple[int, Path]]:
+    """(step, path) of every checkpoint_{step}.pt in the folder, by step."""
+    ckpt_dir = Path(ckpt_dir)
+    if not ckpt_dir.is_dir():
+        return []
+    found = [(int(m.group(1)), p) for p in ckpt_dir.iterdir()
+             if (m := _NAME.match(p.name))]
+    return sorted(found)
+
+
+def latest_checkpoint(ckpt_dir: str | os.PathLike) -> Path | None:
+    """The checkpoint named by `latest` (else the highest step), or None."""
+    ckpt_dir = Path(ckpt_dir)
+    pointer = ckpt_dir / "latest"
+    if pointer.is_file():
+        name = pointer.read_text(encoding="utf-8").strip()
+        if (ckpt_dir / name).is_file():
+            return ckpt_dir / name
+    found = list_checkpoints(ckpt_dir)
+    return found[-1][1] if found else None
+
+
+def save_checkpoint(payload: dict[str, Any], ckpt_dir: str | os.PathLike,
+                    step: int, keep_last: int) -> Path:
+    """Write checkpoint_{step}.pt, point `latest` at it, keep the last K files."""
+    ckpt_dir = Path(ckpt_dir)
+    path = ckpt_dir / f"checkpoint_{step}.pt"
+    save_file(payload, path)
+    with atomic_open(ckpt_dir / "latest") as fh:
+        fh.write(path.name + "\n")
+    for _, old in list_checkpoints(ckpt_dir)[:-keep_last]:
+        old.unlink(missing_ok=True)
+    return path
+
+
+def load_model(path: str | os.PathLike, device: str | torch.device = "cpu"
+               ) -> tuple[nn.Module, Vocabulary, Vocabulary, dict[str, Any]]:
+    """Rebuild (model in eval mode, src vocab, tgt vocab, payload) from a file."""
+    payload = load_file(path)
+    try:
+        cls = get_model_class(payload["arch"], "arch")
+        cfg = config_from_dict(cls.config_class, payload["model_args"])
+        model = build_model(payload["arch"], cfg)
+        model.load_state_dict(payload["model"])
+        vocabs = (Vocabulary.from_list(payload["src_vocab"]),
+                  Vocabulary.from_list(payload["tgt_vocab"]))
+    except (KeyError, RuntimeError, ValueError, InputError) as err:
+        raise InputError(f"checkpoint cannot be loaded: {err}", path) from None
+    return model.to(device).eval(), *vocabs, payload

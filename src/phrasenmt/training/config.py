@@ -1,0 +1,34 @@
+"""Training hyperparameters; presets set their defaults, the spec overrides them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class TrainConfig:
+    """Optimisation, batching, validation and checkpointing settings."""
+
+    lr: float = 5e-4  # peak learning rate, reached at the end of warm-up
+    warmup_steps: int = 4000  # linear warm-up, then inverse square root decay
+    adam_beta1: float = 0.9  # Adam beta1 (Vaswani et al.)
+    adam_beta2: float = 0.98  # Adam beta2 (Vaswani et al.)
+    adam_eps: float = 1e-9  # Adam epsilon (Vaswani et al.)
+    weight_decay: float = 0.0  # L2 penalty added to gradients by Adam (0 = off)
+    clip_norm: float = 0.0  # gradient norm clipping threshold (0 = off)
+    label_smoothing: float = 0.1  # epsilon of label-smoothed cross entropy
+    max_tokens: int = 4096  # padded tokens per forward batch (longer side)
+    update_tokens: int = 4096  # target tokens per update (gradient accumulation)
+    max_len: int = 256  # training pairs longer than this (subwords) are skipped
+    max_steps: int = 100000  # number of updates to train for
+    max_minutes: float = 0.0  # wall-clock limit on training time (0 = none)
+    valid_interval: int = 1000  # updates between dev-loss evaluations
+    save_interval: int = 1000  # updates between checkpoints
+    keep_last: int = 5  # checkpoints kept on disk (older ones are deleted)
+    average_last: int = 5  # checkpoints to average for the final model
+    log_interval: int = 100  # updates between rows of metrics.tsv
+
+
+# Fields that may change between a run and its resumption without changing
+# what the finished model is (they only say when to stop or how much to keep).
+RESUMABLE_FIELDS = ("max_steps", "max_minutes", "keep_last", "log_interval")

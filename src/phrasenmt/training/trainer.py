@@ -1,0 +1,300 @@
+"""The training loop: resumable, deterministic on CPU, bf16 autocast on CUDA.
+
+A run lives in one folder: `checkpoints/` (checkpoint_{step}.pt + `latest`),
+`metrics.tsv`, and at the end `config.yaml` and, last, `summary.json`.
+Restarting the same command continues from the latest checkpoint; on CPU the
+result equals an uninterrupted run bit for bit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+import yaml
+from tqdm import tqdm
+
+from phrasenmt.io import InputError, atomic_open
+from phrasenmt.models.registry import build_model
+from phrasenmt.text.vocab import Vocabulary
+from phrasenmt.training import checkpoint as ckpt
+from phrasenmt.training.batching import Batch, BatchIterator, collate, make_batches
+from phrasenmt.training.config import RESUMABLE_FIELDS
+from phrasenmt.training.data import Corpus, DataPaths, fingerprint, load_data
+from phrasenmt.training.loss import sequence_loss
+from phrasenmt.training.schedule import InverseSqrtSchedule
+from phrasenmt.training.spec import RunSpec, spec_differences
+
+METRICS_HEADER = "step\tloss\tnll\tlr\ttokens_per_s\tdev_loss\n"
+
+
+@dataclass
+class Progress:
+    """Counters saved in every checkpoint."""
+
+    step: int = 0  # updates done
+    train_seconds: float = 0.0  # time spent in updates and validation
+    target_tokens: int = 0  # target tokens (</s> included) trained on
+    best_dev_loss: float | None = None  # lowest dev NLL per target token
+
+
+def resolve_device(name: str) -> torch.device:
+    """auto -> cuda when present, else cpu; asking for an absent GPU raises."""
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise InputError("no CUDA device is available", "--device cuda")
+    return torch.device(name)
+
+
+def rng_state() -> dict[str, Any]:
+    """Python, torch and CUDA random states."""
+    cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []
+    return {"python": random.getstate(), "torch": torch.get_rng_state(), "cuda": cuda}
+
+
+def set_rng_state(state: dict[str, Any]) -> None:
+    """Restore what `rng_state` returned."""
+    random.setstate(state["python"])
+    torch.set_rng_state(state["torch"])
+    if state["cuda"] and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+class Trainer:
+    """Trains one model described by a RunSpec on one data set into `outdir`."""
+
+    def __init__(self, spec: RunSpec, paths: DataPaths, outdir: str | Path,
+                 seed: int, device: str = "auto", progress_bar: bool = True):
+        self.spec, self.cfg, self.seed = spec, spec.train, seed
+        self.outdir, self.ckpt_dir = Path(outdir), Path(outdir) / "checkpoints"
+        self.device = resolve_device(device)
+        self.progress_bar = progress_bar
+        self.run_spec = {**spec.to_dict(), "seed": seed, "data": fingerprint(paths)}
+        resume = self._load_resume_checkpoint()
+        vocabs = None
+        if resume is not None:
+            vocabs = (Vocabulary.from_list(resume["src_vocab"]),
+                      Vocabulary.from_list(resume["tgt_vocab"]))
+        self.src_vocab, self.tgt_vocab, self.train_data, self.dev_data = load_data(
+            paths, self.cfg.max_len, vocabs)
+        self._build()
+        self.state = Progress()
+        if resume is not None:
+            self._restore(resume)
+
+    # -- setup ---------------------------------------------------------------
+
+    def _load_resume_checkpoint(self) -> dict[str, Any] | None:
+        """The latest checkpoint if any; a different spec raises InputError."""
+        path = ckpt.latest_checkpoint(self.ckpt_dir)
+        if path is None:
+            return None
+        payload = ckpt.load_file(path)
+        diffs = spec_differences(payload.get("run_spec", {}), self.run_spec,
+                                 ignore=RESUMABLE_FIELDS)
+        if diffs:
+            raise InputError(
+                f"checkpoints here were made with a different spec ({'; '.join(diffs)})"
+                f"; delete {self.ckpt_dir} to start afresh, or use another --outdir",
+                self.ckpt_dir)
+        return payload
+
+    def _build(self) -> None:
+        """Seeded model init, optimizer, schedule, and the batch iterator."""
+        random.seed(self.seed)
+        torch.manual_seed(self.seed)
+        self.spec.model.src_vocab_size = len(self.src_vocab)
+        self.spec.model.tgt_vocab_size = len(self.tgt_vocab)
+        self.model = build_model(self.spec.arch, self.spec.model).to(self.device)
+        cfg = self.cfg
+        self.optimizer = torch.optim.Adam(
+            self.model.parameters(), lr=cfg.lr, betas=(cfg.adam_beta1, cfg.adam_beta2),
+            eps=cfg.adam_eps, weight_decay=cfg.weight_decay)
+        self.scheduler = InverseSqrtSchedule(self.optimizer, cfg.lr, cfg.warmup_steps)
+        batches = make_batches([len(s) for s in self.train_data.src],
+                               [len(t) for t in self.train_data.tgt],
+                               cfg.max_tokens, self.seed)
+        self.iterator = BatchIterator(batches, self.seed)
+
+    def _restore(self, payload: dict[str, Any]) -> None:
+        """Continue exactly where the checkpoint stopped."""
+        self.model.load_state_dict(payload["model"])
+        self.optimizer.load_state_dict(payload["optimizer"])
+        self.scheduler.load_state_dict(payload["scheduler"])
+        self.iterator.load_state_dict(payload["data_state"])
+        self.state = Progress(**payload["progress"])
+        set_rng_state(payload["rng"])
+        print(f"resuming from {ckpt.latest_checkpoint(self.ckpt_dir)} "
+              f"(step {self.state.step})", file=sys.stderr)
+
+    # -- one update ------------------------------------------------------------
+
+    def _autocast(self) -> contextlib.AbstractContextManager:
+        """bf16 autocast on CUDA, nothing on CPU."""
+        if self.device.type == "cuda":
+            return torch.autocast("cuda", dtype=torch.bfloat16)
+        return contextlib.nullcontext()
+
+    def _batch(self, corpus: Corpus, indices: list[int]) -> Batch:
+        return collate([corpus.src[i] for i in indices],
+                       [corpus.tgt[i] for i in indices]).to(self.device)
+
+    def _next_update(self) -> list[Batch]:
+        """Batches until they hold at least `update_tokens` target tokens."""
+        batches, ntokens = [], 0
+        while ntokens < self.cfg.update_tokens:
+            batches.append(self._batch(self.train_data, next(self.iterator)))
+            ntokens += batches[-1].ntokens
+        return batches
+
+    def train_step(self) -> tuple[float, float, int, float]:
+        """One update -> (loss sum, NLL sum, target tokens, lr)."""
+        self.model.train()
+        batches = self._next_update()
+        total = sum(b.ntokens for b in batches)
+        lr = self.scheduler.step()
+        loss_sum = nll_sum = 0.0
+        for batch in batches:
+            with self._autocast():
+                logits = self.model(batch.src, batch.tgt_in)  # (B, T, V)
+            loss, nll = sequence_loss(logits, batch.tgt_out, self.cfg.label_smoothing)
+            (loss / total).backward()
+            loss_sum, nll_sum = loss_sum + loss.item(), nll_sum + nll.item()
+        if self.cfg.clip_norm > 0:
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.cfg.clip_norm)
+        self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        return loss_sum, nll_sum, total, lr
+
+    @torch.no_grad()
+    def validate(self) -> float:
+        """Dev NLL per target token."""
+        self.model.eval()
+        batches = make_batches([len(s) for s in self.dev_data.src],
+                               [len(t) for t in self.dev_data.tgt],
+                               self.cfg.max_tokens, seed=0)
+        nll_sum, ntokens = 0.0, 0
+        for indices in batches:
+            batch = self._batch(self.dev_data, indices)
+            with self._autocast():
+                logits = self.model(batch.src, batch.tgt_in)
+            nll_sum += sequence_loss(logits, batch.tgt_out, 0.0)[1].item()
+            ntokens += batch.ntokens
+        return nll_sum / ntokens
+
+    # -- checkpoints and logs ----------------------------------------------------
+
+    def save(self) -> Path:
+        """Write a full training checkpoint for the current step."""
+        payload = ckpt.model_payload(self.spec.arch, self.model, self.src_vocab,
+                                     self.tgt_vocab, self.spec.to_dict())
+        payload.update(
+            run_spec=self.run_spec, optimizer=self.optimizer.state_dict(),
+            scheduler=self.scheduler.state_dict(),
+            data_state=self.iterator.state_dict(),
+            progress=vars(self.state).copy(), rng=rng_state())
+        return ckpt.save_checkpoint(payload, self.ckpt_dir, self.state.step,
+                                    self.cfg.keep_last)
+
+    def _open_metrics(self) -> Any:
+        """metrics.tsv for appending, without rows past the resumed step."""
+        path = self.outdir / "metrics.tsv"
+        rows = []
+        if self.state.step and path.is_file():
+            lines = path.read_text(encoding="utf-8").splitlines()[1:]
+            rows = [r for r in lines if r and int(r.split("\t")[0]) <= self.state.step]
+        with atomic_open(path) as fh:
+            fh.write(METRICS_HEADER + "".join(r + "\n" for r in rows))
+        return open(path, "a", encoding="utf-8")
+
+    # -- the loop ----------------------------------------------------------------
+
+    def _time_is_up(self) -> bool:
+        minutes = self.cfg.max_minutes
+        return minutes > 0 and self.state.train_seconds >= 60 * minutes
+
+    def _finished(self) -> bool:
+        return self.state.step >= self.cfg.max_steps or self._time_is_up()
+
+    def _update_and_log(self, metrics: Any,
+                        window: dict[str, float]) -> tuple[str | None, bool]:
+        """One update with its periodic validation, metrics row and checkpoint.
+
+        Returns the metrics row written (if any) and whether training is done.
+        """
+        start = time.perf_counter()
+        loss, nll, ntokens, lr = self.train_step()
+        s, cfg = self.state, self.cfg
+        s.step, s.target_tokens = s.step + 1, s.target_tokens + ntokens
+        last = self._stop_after(start)
+        for key, value in (("loss", loss), ("nll", nll), ("tokens", ntokens)):
+            window[key] += value
+        dev = ""
+        if s.step % cfg.valid_interval == 0 or last:
+            dev_loss = self.validate()
+            if s.best_dev_loss is None or dev_loss < s.best_dev_loss:
+                s.best_dev_loss = dev_loss
+            dev = f"{dev_loss:.4f}"
+        s.train_seconds += time.perf_counter() - start
+        window["seconds"] += time.perf_counter() - start
+        row = None
+        if dev or s.step % cfg.log_interval == 0:
+            w = window
+            row = (f"{s.step}\t{w['loss'] / w['tokens']:.4f}\t"
+                   f"{w['nll'] / w['tokens']:.4f}\t{lr:.3e}\t"
+                   f"{w['tokens'] / max(w['seconds'], 1e-9):.0f}\t{dev}")
+            metrics.write(row + "\n")
+            metrics.flush()
+            window.update(loss=0.0, nll=0.0, tokens=0.0, seconds=0.0)
+        if s.step % cfg.save_interval == 0 or last:
+            self.save()
+        return row, last
+
+    def _stop_after(self, start: float) -> bool:
+        """Whether the update that began at `start` is the last one."""
+        if self.state.step >= self.cfg.max_steps:
+            return True
+        elapsed = self.state.train_seconds + time.perf_counter() - start
+        return self.cfg.max_minutes > 0 and elapsed >= 60 * self.cfg.max_minutes
+
+    def run(self) -> dict[str, Any]:
+        """Train to max_steps (or max_minutes); write config.yaml, summary.json."""
+        (self.outdir / "summary.json").unlink(missing_ok=True)
+        window = {"loss": 0.0, "nll": 0.0, "tokens": 0.0, "seconds": 0.0}
+        bar = tqdm(total=self.cfg.max_steps, initial=self.state.step, file=sys.stderr,
+                   disable=not self.progress_bar, mininterval=2.0, unit="upd")
+        with self._open_metrics() as metrics, bar:
+            done = self._finished()
+            while not done:
+                row, done = self._update_and_log(metrics, window)
+                bar.update(1)
+                if row is not None:
+                    bar.set_postfix_str(row.replace("\t", " "))
+        return self._write_outputs()
+
+    def _write_outputs(self) -> dict[str, Any]:
+        """config.yaml (the resolved spec) then, last, summary.json."""
+        with atomic_open(self.outdir / "config.yaml") as fh:
+            fh.write(f"# resolved spec of this run (seed {self.seed})\n")
+            yaml.safe_dump(self.spec.to_dict(), fh, sort_keys=False)
+        s = self.state
+        summary = {
+            "arch": self.spec.arch, "preset": self.spec.preset,
+            "params": sum(p.numel() for p in self.model.parameters()
+                          if p.requires_grad),
+            "steps": s.step, "train_seconds": round(s.train_seconds, 3),
+            "target_tokens": s.target_tokens,
+            "tokens_per_second": round(s.target_tokens / max(s.train_seconds, 1e-9), 1),
+            "best_dev_loss": s.best_dev_loss, "average_last": self.cfg.average_last}
+        with atomic_open(self.outdir / "summary.json") as fh:
+            json.dump(summary, fh, indent=2)
+            fh.write("\n")
+        return summary
