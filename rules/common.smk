@@ -9,7 +9,7 @@ from phrasenmt.config import validate_config
 from phrasenmt.io import InputError
 
 try:
-    validate_config(config, "config")
+    validate_config(config, None)
     DATASETS = wf.datasets(config)
 except InputError as err:
     raise WorkflowError(f"invalid configuration: {err}") from None

@@ -63,7 +63,7 @@ def load_schema(path: str | os.PathLike = SCHEMA) -> dict:
         return yaml.safe_load(fh)
 
 
-def validate_config(config: dict, source: str = "config",
+def validate_config(config: dict, source: str | None = "config",
                     schema: dict | None = None) -> dict:
     """Validate `config` in place, filling defaults; raise InputError naming the key."""
     schema = schema or load_schema()
@@ -76,7 +76,7 @@ def validate_config(config: dict, source: str = "config",
     return config
 
 
-def _check_cross_references(config: dict, source: str) -> None:
+def _check_cross_references(config: dict, source: str | None) -> None:
     """Checks JSON Schema cannot express: names that must refer to other entries."""
     models, datasets = config["models"], config["datasets"]
     if config["baseline"] not in models:

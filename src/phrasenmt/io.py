@@ -10,6 +10,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
 
 class InputError(Exception):
     """A user-facing error about bad input, naming the file and (optionally) line."""
@@ -68,6 +71,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
+    os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; give files the usual mode
     try:
         yield Path(tmp)
         os.replace(tmp, path)

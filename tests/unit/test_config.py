@@ -1,0 +1,88 @@
+"""Config validation: defaults filled in, one clear line naming the bad key."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from phrasenmt.config import load_config, validate_config
+from phrasenmt.io import InputError
+from tests.conftest import REPO
+
+
+@pytest.fixture
+def config() -> dict:
+    with open(REPO / "config.yaml", encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def test_defaults_are_filled(config):
+    del config["decode"]
+    validate_config(config)
+    assert config["decode"]["beam"] == 4
+    assert config["datasets"]["synthetic_en_de"]["lowercase"] is False
+    assert config["models"]["transformer"]["train"] == {}
+
+
+def test_defaults_are_not_shared_between_entries(config):
+    config["models"]["other"] = {"arch": "transformer", "preset": "tiny"}
+    validate_config(config)
+    config["models"]["other"]["train"]["lr"] = 1
+    assert config["models"]["transformer"]["train"] == {}
+
+
+@pytest.mark.parametrize("mutate, expected", [
+    (lambda c: c["datasets"]["synthetic_en_de"]["bpe"].update(merges="many"),
+     "datasets.synthetic_en_de.bpe.merges: 'many' is not of type 'integer'"),
+    (lambda c: c["datasets"]["synthetic_en_de"]["bpe"].update(mergez=3),
+     "datasets.synthetic_en_de.bpe.mergez: unknown key"),
+    (lambda c: c["models"]["transformer"].update(arch="lstmx"),
+     "models.transformer.arch: 'lstmx' is not one of"),
+    (lambda c: c["datasets"]["synthetic_en_de"].update(source="ftp"),
+     "datasets.synthetic_en_de.source: 'ftp' is not one of synthetic, download, local"),
+    (lambda c: c.update(baseline="nope"), "baseline: 'nope' is not one of the models"),
+    (lambda c: c["models"]["transformer"].update(datasets=["wmt99"]),
+     "models.transformer.datasets: unknown dataset 'wmt99'"),
+])
+def test_errors_name_the_key(config, mutate, expected):
+    bad = copy.deepcopy(config)
+    mutate(bad)
+    with pytest.raises(InputError) as err:
+        validate_config(bad, "config.yaml")
+    assert str(err.value).startswith("config.yaml: ")
+    assert expected in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_download_dataset_needs_a_name(config):
+    config["datasets"]["x"] = {"source": "download", "src": "en", "tgt": "de"}
+    with pytest.raises(InputError, match=r"datasets\.x\.name: required"):
+        validate_config(config)
+
+
+def test_yaml_syntax_error_names_file_and_line(tmp_path):
+    bad = tmp_path / "c.yaml"
+    bad.write_text("seed: 1\ndatasets: [\n")
+    with pytest.raises(InputError, match=r"c\.yaml:\d+: invalid YAML"):
+        load_config(bad)
+
+
+def test_every_shipped_config_validates():
+    load_config(REPO / "config.yaml")
+    for path in (REPO / "configs").glob("*.yaml"):
+        with open(REPO / "config.yaml", encoding="utf-8") as fh:
+            base = yaml.safe_load(fh)
+        with open(path, encoding="utf-8") as fh:
+            _deep_update(base, yaml.safe_load(fh))
+        validate_config(base, str(path))
+
+
+def _deep_update(base: dict, override: dict) -> None:
+    """Merge as Snakemake merges --configfile overrides."""
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            _deep_update(base[key], value)
+        else:
+            base[key] = value
