@@ -1,0 +1,92 @@
+"""Tests for joint BPE learning/applying and BPE removal."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from phrasenmt import bpe
+from phrasenmt.io import InputError, read_lines
+
+STEMS = ["haus", "garten", "tür", "fenster", "baum", "weg", "spiel"]
+
+
+def _corpus(seed: int, n: int = 300) -> tuple[list[str], list[str]]:
+    """Compound-rich toy lines so merges are shared across words and sides."""
+    rng = random.Random(seed)
+
+    def word() -> str:
+        return "".join(rng.sample(STEMS, rng.randint(1, 3)))
+
+    src = [" ".join(word() for _ in range(rng.randint(1, 8))) for _ in range(n)]
+    tgt = [" ".join(word() + "s" for _ in range(rng.randint(1, 8))) for _ in range(n)]
+    return src, tgt
+
+
+@pytest.fixture
+def learned(tmp_path):
+    src, tgt = _corpus(0)
+    (tmp_path / "tr.src").write_text("\n".join(src) + "\n")
+    (tmp_path / "tr.tgt").write_text("\n".join(tgt) + "\n")
+    assert bpe.main(["learn", "--src", str(tmp_path / "tr.src"), "--tgt",
+                     str(tmp_path / "tr.tgt"), "--merges", "20", "--codes",
+                     str(tmp_path / "codes"), "--vocab-src", str(tmp_path / "v.src"),
+                     "--vocab-tgt", str(tmp_path / "v.tgt")]) == 0
+    return tmp_path
+
+
+def test_remove_bpe():
+    assert bpe.remove_bpe("ha@@ us gar@@ t@@ en .") == "haus garten ."
+    assert bpe.remove_bpe("ein hau@@") == "ein hau"
+    assert bpe.remove_bpe("plain words") == "plain words"
+
+
+def test_learn_writes_codes_and_vocabularies(learned):
+    codes = read_lines(learned / "codes")
+    assert codes[0].startswith("#version")
+    assert len(codes) == 21 and all(len(c.split()) == 2 for c in codes[1:])
+    vocab = [line.split() for line in read_lines(learned / "v.tgt")]
+    counts = [int(c) for _, c in vocab]
+    assert counts == sorted(counts, reverse=True)
+    assert any(w.endswith("@@") for w, _ in vocab)
+
+
+def _apply(folder: Path, inp: Path, out: Path, *extra: str) -> list[str]:
+    bpe.main(["apply", "--codes", str(folder / "codes"), "--in", str(inp),
+              "--out", str(out), *extra])
+    return read_lines(out)
+
+
+def test_apply_round_trips(learned):
+    src, _ = _corpus(1, 50)  # unseen lines from the same distribution
+    (learned / "dev.src").write_text("\n".join(src) + "\n")
+    seg = _apply(learned, learned / "dev.src", learned / "dev.bpe",
+                 "--vocab", str(learned / "v.src"), "--threshold", "1")
+    assert [bpe.remove_bpe(line) for line in seg] == src
+    assert sum("@@" in line for line in seg) > 10  # something was segmented
+    assert len(" ".join(seg).split()) > len(" ".join(src).split())
+
+
+def test_vocabulary_threshold_splits_rare_subwords(learned):
+    (learned / "x").write_text("haus\n")
+    plain = _apply(learned, learned / "x", learned / "a")[0].split()
+    assert len(plain) < 4  # merged beyond characters
+    # every character is frequent, the merged subwords are rare (count 1)
+    vocab = [f"{p} 1" for p in plain] + [f"{c}@@ 5" for c in "haus"] + ["s 5"]
+    (learned / "v").write_text("\n".join(vocab) + "\n")
+    strict = _apply(learned, learned / "x", learned / "b", "--vocab",
+                    str(learned / "v"), "--threshold", "2")
+    assert strict == ["h@@ a@@ u@@ s"]
+    loose = _apply(learned, learned / "x", learned / "c", "--vocab",
+                   str(learned / "v"), "--threshold", "1")
+    assert loose[0].split() == plain
+
+
+def test_bad_codes_file_names_line(learned):
+    (learned / "bad").write_text("#version: 0.2\na b\nc d e\n")
+    with pytest.raises(InputError) as err:
+        bpe.main(["apply", "--codes", str(learned / "bad"), "--in",
+                  str(learned / "tr.src"), "--out", str(learned / "o")])
+    assert str(err.value).startswith(f"{learned / 'bad'}:3:")
