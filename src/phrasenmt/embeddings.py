@@ -1,0 +1,154 @@
+"""Phrase-concatenated target text and fastText word+phrase embedding tables.
+
+    concat --text F [--extra-mono F] --phrases F.tsv --out F
+        Rewrite target text so that, scanning left to right, the longest phrase
+        of the list starting at each position becomes one token joined with `_`
+        (`quality of life` -> `quality_of_life`); words after a match continue
+        the scan (greedy longest match, as in Park & Tsvetkov 2019, 2.2). Lines
+        of --extra-mono (more target-language monolingual text) are appended.
+        Input words that already contain `_` are kept as they are.
+    train --text F --phrases F.tsv --dim 100 --epoch 5 --min-count 1 --minn 3
+          --maxn 6 --threads N --seed N --out-dir DIR
+        fastText skipgram with subword n-grams on the concatenated text; writes
+        DIR/model.bin, DIR/words.vec (every vocabulary token that is not a
+        phrase token, `</s>` included, in word2vec text format: a "count dim"
+        header, then "token v1 ... vdim") and DIR/phrases.vec (every phrase of
+        the list as its `_`-joined token, same format and dimension; fastText
+        builds a vector from subword n-grams even for phrases it never saw).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from phrasenmt.io import InputError, atomic_open, atomic_path, read_lines, run_cli
+from phrasenmt.phrases import Phrase, read_phrase_list
+
+JOINER = "_"
+
+
+class PhraseIndex:
+    """Phrases indexed by first word, for greedy longest-match rewriting."""
+
+    def __init__(self, phrases: Iterable[Phrase]):
+        self.by_first: dict[str, set[Phrase]] = {}
+        self.lengths: dict[str, list[int]] = {}
+        for p in phrases:
+            self.by_first.setdefault(p[0], set()).add(tuple(p))
+        for first, group in self.by_first.items():
+            self.lengths[first] = sorted({len(p) for p in group}, reverse=True)
+
+    def rewrite(self, words: list[str]) -> list[str]:
+        """Join the longest listed phrase at each position, left to right."""
+        out, k = [], 0
+        while k < len(words):
+            n = self._match(words, k)
+            out.append(JOINER.join(words[k:k + n]) if n > 1 else words[k])
+            k += n
+        return out
+
+    def _match(self, words: list[str], k: int) -> int:
+        """Length of the longest phrase starting at position k (1 if none)."""
+        group = self.by_first.get(words[k])
+        if group is not None:
+            for n in self.lengths[words[k]]:
+                if tuple(words[k:k + n]) in group:
+                    return n
+        return 1
+
+
+def concat_lines(paths: list[str], index: PhraseIndex) -> Iterable[str]:
+    """Rewritten lines of every input file, in order."""
+    for path in paths:
+        for line in read_lines(path):
+            yield " ".join(index.rewrite(line.split()))
+
+
+def run_concat(args: argparse.Namespace) -> None:
+    """The `concat` subcommand."""
+    index = PhraseIndex(read_phrase_list(args.phrases))
+    paths = [args.text] + ([args.extra_mono] if args.extra_mono else [])
+    with atomic_open(args.out) as fh:
+        for line in concat_lines(paths, index):
+            fh.write(line + "\n")
+
+
+def train_fasttext(text: str, args: argparse.Namespace):
+    """Train a fastText skipgram model with an explicit seed."""
+    from fasttext import FastText as ft
+
+    # train_unsupervised() does not accept `seed`, so build its args ourselves
+    params = dict(ft.unsupervised_default, input=str(text), model="skipgram",
+                  dim=args.dim, epoch=args.epoch, minCount=args.min_count,
+                  minn=args.minn, maxn=args.maxn, thread=args.threads,
+                  seed=args.seed, bucket=args.bucket, verbose=0)
+    fargs = ft._build_args(params, set(params))
+    model = ft._FastText(args=fargs)
+    ft.fasttext.train(model.f, fargs)
+    model.set_args(model.f.getArgs())
+    return model
+
+
+def write_vec(path: str | os.PathLike, tokens: list[str], vector_of) -> None:
+    """Write vectors in word2vec text format with a "count dim" header."""
+    rows = [(t, vector_of(t)) for t in tokens]
+    dim = len(rows[0][1]) if rows else 0
+    with atomic_open(path) as fh:
+        fh.write(f"{len(rows)} {dim}\n")
+        for token, vec in rows:
+            fh.write(token + " " + " ".join(f"{x:.6g}" for x in vec) + "\n")
+
+
+def run_train(args: argparse.Namespace) -> None:
+    """The `train` subcommand."""
+    phrases = [JOINER.join(p) for p in read_phrase_list(args.phrases)]
+    if not any(line.strip() for line in read_lines(args.text)):
+        raise InputError("no text to train on", args.text)
+    model = train_fasttext(args.text, args)
+    out = Path(args.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_path(out / "model.bin") as tmp:
+        model.save_model(str(tmp))
+    phrase_set = set(phrases)
+    words = [w for w in model.get_words() if w not in phrase_set]
+    write_vec(out / "words.vec", words, model.get_word_vector)
+    write_vec(out / "phrases.vec", phrases, model.get_word_vector)
+    print(f"{len(words)} words, {len(phrases)} phrases, dim {args.dim}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Argument parser with the `concat` and `train` subcommands."""
+    parser = argparse.ArgumentParser(prog="python -m phrasenmt.embeddings",
+                                     description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    con = sub.add_parser("concat", help="join listed phrases into single tokens")
+    con.add_argument("--text", required=True, help="tokenized target text")
+    con.add_argument("--extra-mono", help="more target-language text to append")
+    con.add_argument("--phrases", required=True, help="phrase list TSV")
+    con.add_argument("--out", required=True)
+    tr = sub.add_parser("train", help="fastText word and phrase tables")
+    tr.add_argument("--text", required=True, help="phrase-concatenated text")
+    tr.add_argument("--phrases", required=True, help="phrase list TSV")
+    tr.add_argument("--out-dir", required=True)
+    for name, default in (("dim", 100), ("epoch", 5), ("min-count", 1),
+                          ("minn", 3), ("maxn", 6), ("threads", 1), ("seed", 1),
+                          ("bucket", 200_000)):
+        tr.add_argument(f"--{name}", type=int, default=default)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `python -m phrasenmt.embeddings`."""
+    args = build_parser().parse_args(argv)
+    if args.command == "concat":
+        run_concat(args)
+    else:
+        run_train(args)
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)
