@@ -31,6 +31,8 @@ class Dataset:
     description: str = ""
     # per-split notes (e.g. which upstream file a split comes from)
     notes: dict[str, str] = field(default_factory=dict)
+    # clean-stage settings of the published recipe (clean.py option -> value)
+    clean_defaults: dict[str, object] = field(default_factory=dict)
 
     def url(self, path: str) -> str:
         """Return the download URL of one relative file path."""
@@ -109,6 +111,7 @@ IWSLT14 = Dataset(
     description="IWSLT 2014 TED de-en, split as fairseq's prepare-iwslt14.sh",
     notes={"dev": "every 23rd line of train.tags",
            "test": "dev2010 + TEDX.dev2012 + tst2010 + tst2011 + tst2012"},
+    clean_defaults={"lowercase": True, "max_len": 175, "max_ratio": 1.5},
 )
 
 # fairseq prepare-wmt14en2de.sh (default, not --icml17): host-prefixed paths
@@ -133,6 +136,7 @@ WMT14_EN_DE = Dataset(
     description="WMT14 en-de: europarl v7 + commoncrawl + news-commentary v12",
     notes={"dev": "newstest2012 + newstest2013 (sgm)",
            "newstest2014": "test-full newstest2014-deen sgm, 3003 lines"},
+    clean_defaults={"lowercase": False, "max_len": 250, "max_ratio": 1.5},
 )
 
 IWSLT15_EN_VI = Dataset(
