@@ -1,0 +1,84 @@
+"""Average the weights of the last N checkpoints (Vaswani et al. 2017).
+
+`python -m phrasenmt.average --checkpoint-dir DIR/checkpoints --last N --out F`
+writes a loadable model file (arch, model args, vocabularies, averaged weights).
+Sums are taken in float64, so averaging identical checkpoints is exact.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from phrasenmt.io import InputError, run_cli
+from phrasenmt.training.checkpoint import list_checkpoints, load_file, save_file
+
+MODEL_KEYS = ("format", "arch", "model_args", "src_vocab", "tgt_vocab", "spec")
+
+
+def average_state_dicts(states: list[dict[str, torch.Tensor]]
+                        ) -> dict[str, torch.Tensor]:
+    """Element-wise mean of state dicts with the same keys and shapes."""
+    out = {}
+    for key, first in states[0].items():
+        if not first.is_floating_point():
+            out[key] = first.clone()
+            continue
+        total = torch.zeros_like(first, dtype=torch.float64)
+        for state in states:
+            total += state[key].to(torch.float64)
+        out[key] = (total / len(states)).to(first.dtype)
+    return out
+
+
+def average_checkpoints(paths: list[Path]) -> dict[str, Any]:
+    """A model payload whose weights are the mean of the given checkpoints."""
+    payloads = [load_file(p) for p in paths]
+    first = payloads[0]
+    for path, payload in zip(paths[1:], payloads[1:], strict=True):
+        for key in ("arch", "model_args", "src_vocab", "tgt_vocab"):
+            if payload.get(key) != first.get(key):
+                raise InputError(f"{key} differs from {paths[0].name}; cannot average",
+                                 path)
+    averaged = {key: first[key] for key in MODEL_KEYS if key in first}
+    averaged["model"] = average_state_dicts([p["model"] for p in payloads])
+    averaged["averaged_from"] = [p.name for p in paths]
+    return averaged
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Command-line options."""
+    p = argparse.ArgumentParser(prog="python -m phrasenmt.average",
+                                description=__doc__.split("\n")[0])
+    p.add_argument("--checkpoint-dir", required=True, type=Path,
+                   help="folder with checkpoint_{step}.pt files")
+    p.add_argument("--last", required=True, type=int,
+                   help="average the N checkpoints with the highest steps")
+    p.add_argument("--out", required=True, type=Path, help="averaged model file")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point."""
+    args = parse_args(argv)
+    if args.last < 1:
+        raise InputError("must be at least 1", "--last")
+    found = list_checkpoints(args.checkpoint_dir)
+    if not found:
+        raise InputError("no checkpoint_{step}.pt files", args.checkpoint_dir)
+    chosen = [path for _, path in found[-args.last:]]
+    if len(chosen) < args.last:
+        print(f"note: only {len(chosen)} checkpoints in {args.checkpoint_dir}, "
+              f"averaging all of them instead of {args.last}", file=sys.stderr)
+    save_file(average_checkpoints(chosen), args.out)
+    print(f"averaged {', '.join(p.name for p in chosen)} -> {args.out}",
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,166 @@
+"""Greedy and batched beam search over any model with the registry's decode API.
+
+Models provide `encode(src)`, `decode_step(state, prefix, cache)` -> log-probs and
+`reorder_state(state, cache, order)`. Scores are sums of token log-probs with
+</s> included, so with the length penalty off a hypothesis' score equals its
+forced-decoding log-probability. Length penalty: GNMT's ((5 + n) / 6) ** alpha
+(Wu et al. 2016, used by Vaswani et al. with alpha 0.6), n = tokens incl. </s>;
+alpha 0 turns it off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+
+from phrasenmt.text.vocab import BOS, EOS, PAD
+
+
+@dataclass
+class Hypothesis:
+    """A finished translation."""
+
+    tokens: list[int]  # generated target ids, </s> excluded
+    score: float  # sum of token log-probs, </s> included
+    normalized: float  # score divided by the length penalty
+
+
+def length_penalty(length: int, alpha: float) -> float:
+    """GNMT length penalty ((5 + length) / 6) ** alpha."""
+    return ((5.0 + length) / 6.0) ** alpha
+
+
+def max_lengths(src: Tensor, a: float, b: float, model: nn.Module | None = None
+                ) -> Tensor:
+    """Per-sentence output limits a * src_len + b (src has a trailing </s>).
+
+    Capped so that <s> + output fit the model's position table, if it has one.
+    """
+    src_len = src.ne(PAD).sum(dim=1) - 1  # (B,)
+    limits = (a * src_len.float() + b).floor().long().clamp(min=1)
+    cap = getattr(getattr(model, "cfg", None), "max_positions", None)
+    return limits if cap is None else limits.clamp(max=cap - 1)
+
+
+def mask_log_probs(log_probs: Tensor, limits: Tensor, step: int) -> Tensor:
+    """Forbid <pad>/<s>; rows whose length limit is reached may only emit </s>."""
+    log_probs = log_probs.clone()
+    log_probs[:, PAD] = log_probs[:, BOS] = float("-inf")
+    at_limit = limits <= step  # (N,)
+    if at_limit.any():
+        eos = log_probs[:, EOS].clone()
+        log_probs[at_limit] = float("-inf")
+        log_probs[at_limit, EOS] = eos[at_limit]
+    return log_probs
+
+
+@torch.no_grad()
+def greedy_search(model: nn.Module, src: Tensor, max_len_a: float = 1.5,
+                  max_len_b: float = 10) -> list[Hypothesis]:
+    """Pick the most probable token at every step; src (B, S) -> B hypotheses."""
+    B = src.size(0)
+    state, cache = model.encode(src), {}
+    limits = max_lengths(src, max_len_a, max_len_b, model)  # (B,)
+    tokens = torch.full((B, 1), BOS, dtype=torch.long, device=src.device)
+    scores = torch.zeros(B, device=src.device)
+    done = torch.zeros(B, dtype=torch.bool, device=src.device)
+    for step in range(1, int(limits.max()) + 1):
+        log_probs = mask_log_probs(model.decode_step(state, tokens, cache), limits, step)
+        best_lp, best = log_probs.max(dim=-1)  # (B,), (B,)
+        scores += torch.where(done, 0.0, best_lp)
+        tokens = torch.cat([tokens, torch.where(done, PAD, best)[:, None]], dim=1)
+        done |= best.eq(EOS)
+        if done.all():
+            break
+    return [_hypothesis(row[1:].tolist(), float(s), 0.0)
+            for row, s in zip(tokens, scores, strict=True)]
+
+
+def _hypothesis(ids: list[int], score: float, alpha: float) -> Hypothesis:
+    """Cut ids at </s>; length for the penalty counts </s>."""
+    ids = [i for i in ids if i != PAD]
+    if EOS in ids:
+        ids = ids[: ids.index(EOS)]
+    return Hypothesis(ids, score, score / length_penalty(len(ids) + 1, alpha))
+
+
+@dataclass
+class _Beams:
+    """Search state for the n sentences still decoding, k beams each."""
+
+    tokens: Tensor  # (n*k, t) prefixes starting with <s>
+    scores: Tensor  # (n*k,) cumulative log-probs
+    limits: Tensor  # (n*k,) output length limits
+    alive: Tensor  # (n,) original sentence index of each row group
+
+
+def _top_candidates(beams: _Beams, log_probs: Tensor,
+                    k: int) -> tuple[Tensor, Tensor, Tensor]:
+    """The 2k best extensions per sentence -> (scores, beam ids, tokens), (n, 2k)."""
+    n, V = beams.alive.numel(), log_probs.size(-1)
+    total = (beams.scores[:, None] + log_probs).view(n, k * V)  # (n, k*V)
+    cand_scores, flat = total.topk(min(2 * k, k * V), dim=1)  # (n, 2k)
+    return cand_scores, flat // V, flat % V
+
+
+def _finalize(beams: _Beams, cand: tuple[Tensor, Tensor, Tensor], k: int,
+              alpha: float, finished: list[list[Hypothesis]]) -> None:
+    """Turn </s> candidates among each sentence's k best into hypotheses."""
+    scores, beam_ids, tokens = cand
+    is_final = tokens[:, :k].eq(EOS) & scores[:, :k].isfinite()  # (n, k)
+    for row, pos in is_final.nonzero().tolist():
+        sentence = finished[int(beams.alive[row])]
+        if len(sentence) < k:
+            prefix = beams.tokens[row * k + int(beam_ids[row, pos]), 1:].tolist()
+            sentence.append(_hypothesis(prefix, float(scores[row, pos]), alpha))
+
+
+def _advance(beams: _Beams, cand: tuple[Tensor, Tensor, Tensor], k: int,
+             keep: Tensor) -> tuple[_Beams, Tensor]:
+    """Continue the k best non-</s> candidates of the sentences in `keep`.
+
+    Returns the new beams and the row order to reorder model state/cache by.
+    """
+    scores, beam_ids, tokens = cand
+    width = scores.size(1)
+    rank = tokens.eq(EOS).long() * width + torch.arange(width, device=scores.device)
+    pick = rank.topk(k, dim=1, largest=False).indices[keep]  # (m, k)
+    rows = keep[:, None] * k + beam_ids[keep].gather(1, pick)  # (m, k)
+    order = rows.view(-1)  # (m*k,)
+    new_tokens = tokens[keep].gather(1, pick).view(-1, 1)  # (m*k, 1)
+    return _Beams(tokens=torch.cat([beams.tokens[order], new_tokens], dim=1),
+                  scores=scores[keep].gather(1, pick).view(-1),
+                  limits=beams.limits[order], alive=beams.alive[keep]), order
+
+
+@torch.no_grad()
+def beam_search(model: nn.Module, src: Tensor, beam: int = 4, lenpen: float = 0.6,
+                max_len_a: float = 1.5, max_len_b: float = 10
+                ) -> list[list[Hypothesis]]:
+    """src (B, S) -> per sentence up to `beam` hypotheses, best first."""
+    B, k, device = src.size(0), beam, src.device
+    state, cache = model.reorder_state(
+        model.encode(src), {}, torch.arange(B, device=device).repeat_interleave(k))
+    start_scores = torch.full((B, k), float("-inf"), device=device)
+    start_scores[:, 0] = 0.0  # all beams start equal: keep one to avoid duplicates
+    limits = max_lengths(src, max_len_a, max_len_b, model)  # (B,)
+    beams = _Beams(tokens=torch.full((B * k, 1), BOS, dtype=torch.long, device=device),
+                   scores=start_scores.view(-1), limits=limits.repeat_interleave(k),
+                   alive=torch.arange(B, device=device))
+    finished: list[list[Hypothesis]] = [[] for _ in range(B)]
+    for step in range(1, int(beams.limits.max()) + 1):
+        log_probs = model.decode_step(state, beams.tokens, cache)  # (n*k, V)
+        log_probs = mask_log_probs(log_probs, beams.limits, step)
+        cand = _top_candidates(beams, log_probs, k)
+        _finalize(beams, cand, k, lenpen, finished)
+        n_done = torch.tensor([len(finished[i]) for i in beams.alive.tolist()],
+                              device=device)
+        at_limit = beams.limits.view(-1, k)[:, 0] <= step
+        keep = (n_done.lt(k) & ~at_limit).nonzero().squeeze(1)  # (m,)
+        if keep.numel() == 0:
+            break
+        beams, order = _advance(beams, cand, k, keep)
+        state, cache = model.reorder_state(state, cache, order)
+    return [sorted(h, key=lambda h: -h.normalized) for h in finished]

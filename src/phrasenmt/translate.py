@@ -1,0 +1,152 @@
+"""Translate or score with a checkpoint: `python -m phrasenmt.translate ...`.
+
+  translate: --checkpoint F --input F(BPE'd) --output F [--beam 4] [--lenpen 0.6]
+             writes one tokenized hypothesis per line, BPE removed.
+  score:     python -m phrasenmt.translate score --checkpoint F --src F --tgt F
+             --output F writes log P(tgt | src) per line (forced decoding, sum
+             of token log-probs including </s>).
+Beam search ranks finished hypotheses by score / ((5 + len) / 6) ** lenpen
+(GNMT); --lenpen 0 ranks by the raw log-probability. Output length is capped
+at max_len_a * source_len + max_len_b tokens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from phrasenmt.decoding.postprocess import remove_bpe
+from phrasenmt.decoding.scoring import forced_log_probs
+from phrasenmt.decoding.search import beam_search, greedy_search
+from phrasenmt.io import read_lines, read_parallel, run_cli, write_lines
+from phrasenmt.text.vocab import BOS, EOS, Vocabulary
+from phrasenmt.training.batching import pad_sequences
+from phrasenmt.training.checkpoint import load_model
+from phrasenmt.training.trainer import resolve_device
+
+
+def length_sorted_chunks(lengths: list[int], size: int) -> Iterator[list[int]]:
+    """Indices in chunks of `size`, sorted by length (longest first)."""
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    for start in range(0, len(order), size):
+        yield order[start: start + size]
+
+
+def translate_lines(model: nn.Module, src_vocab: Vocabulary, tgt_vocab: Vocabulary,
+                    lines: list[str], beam: int = 4, lenpen: float = 0.6,
+                    max_len_a: float = 1.5, max_len_b: float = 10,
+                    batch_size: int = 64) -> list[str]:
+    """Translate BPE'd lines -> tokenized hypotheses (BPE removed), in order."""
+    device = next(model.parameters()).device
+    encoded = [src_vocab.encode(line) for line in lines]
+    out = [""] * len(lines)
+    for chunk in length_sorted_chunks([len(e) for e in encoded], batch_size):
+        src = pad_sequences([[*encoded[i], EOS] for i in chunk]).to(device)
+        if beam == 1:
+            best = greedy_search(model, src, max_len_a, max_len_b)
+        else:
+            best = [h[0] for h in beam_search(model, src, beam, lenpen,
+                                              max_len_a, max_len_b)]
+        for i, hyp in zip(chunk, best, strict=True):
+            out[i] = remove_bpe(" ".join(tgt_vocab.decode(hyp.tokens)))
+    return out
+
+
+def score_lines(model: nn.Module, src_vocab: Vocabulary, tgt_vocab: Vocabulary,
+                src: list[str], tgt: list[str], batch_size: int = 64) -> list[float]:
+    """log P(tgt | src) per pair (sum over tokens, </s> included)."""
+    device = next(model.parameters()).device
+    src_ids = [src_vocab.encode(s) for s in src]
+    tgt_ids = [tgt_vocab.encode(t) for t in tgt]
+    out = [0.0] * len(src)
+    for chunk in length_sorted_chunks([len(t) for t in tgt_ids], batch_size):
+        scores = forced_log_probs(
+            model, pad_sequences([[*src_ids[i], EOS] for i in chunk]).to(device),
+            pad_sequences([[BOS, *tgt_ids[i]] for i in chunk]).to(device),
+            pad_sequences([[*tgt_ids[i], EOS] for i in chunk]).to(device))
+        for i, s in zip(chunk, scores.tolist(), strict=True):
+            out[i] = s
+    return out
+
+
+def _common_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--checkpoint", required=True, type=Path,
+                   help="training checkpoint or averaged model")
+    p.add_argument("--output", required=True, type=Path, help="file to write")
+    p.add_argument("--batch-size", type=int, default=64, help="sentences per batch")
+    p.add_argument("--threads", type=int, default=None, help="CPU threads for torch")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+
+
+def translate_parser() -> argparse.ArgumentParser:
+    """Options of the translate command."""
+    p = argparse.ArgumentParser(prog="python -m phrasenmt.translate",
+                                description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common_args(p)
+    p.add_argument("--input", required=True, type=Path, help="BPE'd source text")
+    p.add_argument("--beam", type=int, default=4, help="beam size (1 = greedy)")
+    p.add_argument("--lenpen", type=float, default=0.6,
+                   help="GNMT length penalty alpha (0 = off)")
+    p.add_argument("--max-len-a", type=float, default=1.5)
+    p.add_argument("--max-len-b", type=float, default=10)
+    return p
+
+
+def score_parser() -> argparse.ArgumentParser:
+    """Options of the score command."""
+    p = argparse.ArgumentParser(prog="python -m phrasenmt.translate score",
+                                description="Forced-decoding log P(tgt | src), "
+                                "one float per line.")
+    _common_args(p)
+    p.add_argument("--src", required=True, type=Path, help="BPE'd source text")
+    p.add_argument("--tgt", required=True, type=Path, help="BPE'd target text")
+    return p
+
+
+def _load(args: argparse.Namespace) -> tuple[nn.Module, Vocabulary, Vocabulary]:
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    model, src_vocab, tgt_vocab, _ = load_model(args.checkpoint,
+                                                resolve_device(args.device))
+    return model, src_vocab, tgt_vocab
+
+
+def _max_tokens(model: nn.Module) -> int | None:
+    """Longest input the model's position table allows, if it has one."""
+    positions = getattr(getattr(model, "cfg", None), "max_positions", None)
+    return None if positions is None else positions - 1
+
+
+def score_main(argv: list[str]) -> int:
+    """The `score` command."""
+    args = score_parser().parse_args(argv)
+    model, src_vocab, tgt_vocab = _load(args)
+    src, tgt = read_parallel(args.src, args.tgt, allow_empty=False,
+                             max_tokens=_max_tokens(model))
+    scores = score_lines(model, src_vocab, tgt_vocab, src, tgt, args.batch_size)
+    write_lines(args.output, [f"{s:.6f}" for s in scores])
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: translate (default) or `score`."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "score":
+        return score_main(argv[1:])
+    args = translate_parser().parse_args(argv)
+    model, src_vocab, tgt_vocab = _load(args)
+    lines = read_lines(args.input, allow_empty=False, max_tokens=_max_tokens(model))
+    hyps = translate_lines(model, src_vocab, tgt_vocab, lines, args.beam, args.lenpen,
+                           args.max_len_a, args.max_len_b, args.batch_size)
+    write_lines(args.output, hyps)
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)
