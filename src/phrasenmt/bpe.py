@@ -97,12 +97,22 @@ def learn(args: argparse.Namespace) -> None:
     codes = learn_codes(word_counts(src) + word_counts(tgt), args.merges,
                         args.min_frequency)
     seg = Segmenter(codes)
-    vocab_src = word_counts(seg.line(line) for line in src)
-    vocab_tgt = word_counts(seg.line(line) for line in tgt)
     with atomic_open(args.codes) as fh:
         fh.write(codes)
-    write_lines(args.vocab_src, vocabulary_lines(vocab_src))
-    write_lines(args.vocab_tgt, vocabulary_lines(vocab_tgt))
+    for lines, out in ((src, args.vocab_src), (tgt, args.vocab_tgt)):
+        if out is not None:
+            write_lines(out, subword_vocabulary(seg, lines))
+
+
+def subword_vocabulary(seg: Segmenter, lines: list[str]) -> list[str]:
+    """Vocabulary file lines of the segmented text (as learn-joint-bpe writes)."""
+    return vocabulary_lines(word_counts(seg.line(line) for line in lines))
+
+
+def vocab(args: argparse.Namespace) -> None:
+    """Write the BPE vocabulary of one tokenized file under given codes."""
+    seg = Segmenter(read_codes(args.codes))
+    write_lines(args.out, subword_vocabulary(seg, read_lines(getattr(args, "in"))))
 
 
 def apply(args: argparse.Namespace) -> None:
@@ -114,7 +124,7 @@ def apply(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Command-line interface: `learn` and `apply` subcommands."""
+    """Command-line interface: `learn`, `vocab` and `apply` subcommands."""
     p = argparse.ArgumentParser(prog="python -m phrasenmt.bpe", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
     lp = sub.add_parser("learn", help="learn joint BPE codes and vocabularies")
@@ -124,8 +134,12 @@ def build_parser() -> argparse.ArgumentParser:
     lp.add_argument("--min-frequency", type=int, default=2,
                     help="stop when the best pair is rarer than this")
     lp.add_argument("--codes", required=True, type=Path)
-    lp.add_argument("--vocab-src", required=True, type=Path)
-    lp.add_argument("--vocab-tgt", required=True, type=Path)
+    lp.add_argument("--vocab-src", type=Path, help="BPE vocabulary of the source")
+    lp.add_argument("--vocab-tgt", type=Path, help="BPE vocabulary of the target")
+    vp = sub.add_parser("vocab", help="BPE vocabulary of one file under codes")
+    vp.add_argument("--codes", required=True, type=Path)
+    vp.add_argument("--in", required=True, type=Path, metavar="IN")
+    vp.add_argument("--out", required=True, type=Path)
     ap = sub.add_parser("apply", help="segment a tokenized file")
     ap.add_argument("--codes", required=True, type=Path)
     ap.add_argument("--vocab", type=Path, help="vocabulary of this side (optional)")
@@ -139,10 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Learn or apply BPE."""
     args = build_parser().parse_args(argv)
-    if args.command == "learn":
-        learn(args)
-    else:
-        apply(args)
+    {"learn": learn, "vocab": vocab, "apply": apply}[args.command](args)
     print(f"bpe {args.command}: done", file=sys.stderr)
     return 0
 

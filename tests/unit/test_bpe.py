@@ -90,3 +90,9 @@ def test_bad_codes_file_names_line(learned):
         bpe.main(["apply", "--codes", str(learned / "bad"), "--in",
                   str(learned / "tr.src"), "--out", str(learned / "o")])
     assert str(err.value).startswith(f"{learned / 'bad'}:3:")
+
+
+def test_vocab_subcommand_matches_learn(learned):
+    bpe.main(["vocab", "--codes", str(learned / "codes"), "--in",
+              str(learned / "tr.tgt"), "--out", str(learned / "v2.tgt")])
+    assert read_lines(learned / "v2.tgt") == read_lines(learned / "v.tgt")

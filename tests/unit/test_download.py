@@ -131,10 +131,13 @@ def test_mirror_checksum_mismatch_leaves_nothing(tmp_path):
     assert not [p for p in (tmp_path / "out").rglob("*") if p.is_file()]
 
 
-def test_http_download_and_skip_when_present(site, tmp_path):
+def test_http_download_and_skip_when_present(site, tmp_path, monkeypatch):
     base, handler, _ = site
-    download.fetch_dataset(_fake(base), tmp_path / "out", log=_quiet)
+    monkeypatch.setitem(datasets.DATASETS, "fake", _fake(base))
+    download.main(["--dataset", "fake", "--outdir", str(tmp_path / "out"),
+                   "--manifest", str(tmp_path / "MANIFEST")])
     assert (tmp_path / "out/files/blob.bin").read_bytes() == PAYLOAD
+    assert (tmp_path / "MANIFEST").read_text() == f"{DIGEST}  files/blob.bin\n"
     logs = []
     download.fetch_dataset(_fake(base), tmp_path / "out", log=logs.append)
     assert len(handler.seen) == 1 and "present" in logs[0]

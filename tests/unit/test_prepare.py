@@ -182,3 +182,26 @@ def test_stats_counts_tokens_and_types(tmp_path):
     assert rows[0] == list(stats.COLUMNS)
     assert rows[1] == ["train", "src", "en", "2", "5", "3", "2.5", "3"]
     assert rows[2] == ["train", "tgt", "de", "2", "3", "3", "1.5", "2"]
+
+
+@pytest.mark.skipif(not MIRROR.is_dir(), reason="shared multi30k mirror absent")
+def test_single_split_mode(tmp_path):
+    out = tmp_path / "dev.fr"
+    assert prepare.main(["--dataset", "multi30k", "--download-dir", str(MIRROR),
+                         "--split", "dev", "--lang", "fr", "--out", str(out)]) == 0
+    assert len(read_lines(out)) == 1014
+    with pytest.raises(InputError, match="no split 'nope'"):
+        prepare.main(["--dataset", "multi30k", "--download-dir", str(MIRROR),
+                      "--split", "nope", "--lang", "fr", "--out", str(out)])
+
+
+def test_local_single_file_copy(tmp_path):
+    (tmp_path / "a.txt").write_text("one\ntwo  \n")
+    prepare.main(["local", "--in", str(tmp_path / "a.txt"), "--out",
+                  str(tmp_path / "o/a.txt")])
+    assert read_lines(tmp_path / "o/a.txt") == ["one", "two"]
+    (tmp_path / "b.txt").write_bytes(b"ok\n\xff\n")
+    with pytest.raises(InputError, match=r"b.txt:2: invalid UTF-8"):
+        prepare.main(["local", "--in", str(tmp_path / "b.txt"), "--out",
+                      str(tmp_path / "o/b.txt")])
+    assert not (tmp_path / "o/b.txt").exists()

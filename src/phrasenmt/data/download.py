@@ -13,7 +13,7 @@ import urllib.request
 from pathlib import Path
 
 from phrasenmt.data.datasets import Dataset, dataset_names, get_dataset
-from phrasenmt.io import InputError, atomic_path, run_cli
+from phrasenmt.io import InputError, atomic_path, run_cli, write_lines
 
 CHUNK = 1 << 20
 MIRROR_HINT = ("on an offline machine put the files in a folder laid out like the "
@@ -147,7 +147,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=60, help="seconds per request")
     p.add_argument("--retries", type=int, default=3,
                    help="extra attempts per file after a network failure")
+    p.add_argument("--manifest", type=Path,
+                   help="also write 'SHA256  PATH' lines of every file here")
     return p
+
+
+def write_manifest(path: Path, outdir: Path, files: list[Path]) -> None:
+    """Write a sha256sum-style manifest (paths relative to outdir), atomically."""
+    write_lines(path, [f"{sha256_of(f)}  {f.relative_to(outdir)}" for f in files])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
 
     files = fetch_dataset(ds, args.outdir, args.mirror, args.timeout, args.retries,
                           log)
+    if args.manifest is not None:
+        write_manifest(args.manifest, args.outdir, files)
     log(f"{ds.name}: {len(files)} files in {args.outdir}")
     return 0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import itertools
 import json
@@ -60,17 +61,22 @@ def iter_text(fh, where: str) -> Iterator[str]:
         yield one_line(_decode(raw, where, n))
 
 
-def write_pair(out_src: Path, out_tgt: Path, pair: Pair) -> int:
-    """Write two line iterables atomically; unequal lengths raise, writing nothing."""
-    with atomic_open(out_src) as fs, atomic_open(out_tgt) as ft:
+def write_pair(out_src: Path, out_tgt: Path | None, pair: Pair) -> int:
+    """Write two line iterables atomically (tgt may be None: only counted).
+
+    Unequal lengths raise and leave nothing written.
+    """
+    tgt_ctx = atomic_open(out_tgt) if out_tgt else contextlib.nullcontext(None)
+    with atomic_open(out_src) as fs, tgt_ctx as ft:
         n = 0
         for n, (a, b) in enumerate(itertools.zip_longest(*pair), start=1):
             if a is None or b is None:
-                short = out_src if a is None else out_tgt
+                short = out_src if a is None else out_tgt or "the other side"
                 raise InputError(f"ends before line {n} while its parallel side "
                                  "goes on; line counts must be equal", short)
             fs.write(a + "\n")
-            ft.write(b + "\n")
+            if ft is not None:
+                ft.write(b + "\n")
     return n
 
 
@@ -259,6 +265,30 @@ def prepare_dataset(name: str, ddir: Path, outdir: Path, src: str, tgt: str,
     return counts
 
 
+def prepare_one(name: str, ddir: Path, split: str, lang: str, out: Path) -> int:
+    """Write one split of one language (line count checked against its partner)."""
+    ds = get_dataset(name)
+    pairs = [d for d in ds.directions if lang in d]
+    if not pairs:
+        raise InputError(f"dataset {name!r} has no language {lang!r}; it has "
+                         f"{', '.join(ds.languages)}")
+    src, tgt = pairs[0]
+    for found, pair in PREPARERS[ds.preparer](ddir, src, tgt):
+        if found == split:
+            side = pair if lang == src else (pair[1], pair[0])
+            return write_pair(out, None, side)
+    raise InputError(f"dataset {name!r} has no split {split!r}; it has "
+                     f"{', '.join([*ds.train_splits, *ds.eval_splits])}")
+
+
+def copy_checked(src: Path, out: Path) -> int:
+    """Copy one user file after checking it exists and is valid UTF-8."""
+    lines = [one_line(line) for line in read_lines(src)]
+    with atomic_open(out) as fh:
+        fh.writelines(line + "\n" for line in lines)
+    return len(lines)
+
+
 # --- the user's own parallel files -----------------------------------------
 
 def parse_test(spec: str) -> tuple[str, Path, Path]:
@@ -306,37 +336,68 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dataset", required=True,
                    help=f"one of {dataset_names()} or 'local'")
     p.add_argument("--download-dir", type=Path, help="where download put the files")
-    p.add_argument("--outdir", required=True, type=Path,
-                   help="writes OUTDIR/{split}.{lang}")
-    p.add_argument("--src", required=True, help="source language code")
-    p.add_argument("--tgt", required=True, help="target language code")
+    p.add_argument("--outdir", type=Path, help="writes OUTDIR/{split}.{lang}")
+    p.add_argument("--src", help="source language code")
+    p.add_argument("--tgt", help="target language code")
     for split in ("train", "dev"):
         for side in ("src", "tgt"):
             p.add_argument(f"--{split}-{side}", type=Path,
                            help=f"(local) {split} {side} file")
     p.add_argument("--test", action="append", metavar="NAME=SRC,TGT",
                    help="(local) a test set; repeat for several")
+    p.add_argument("--split", help="write only this split of --lang to --out")
+    p.add_argument("--lang", help="(with --split) the language to write")
+    p.add_argument("--out", type=Path, help="(with --split) the file to write")
+    return p
+
+
+def copy_parser() -> argparse.ArgumentParser:
+    """Interface of `prepare local --in F --out F`: check and copy one file."""
+    p = argparse.ArgumentParser(prog="python -m phrasenmt.data.prepare local",
+                                description="Check (UTF-8) and copy one file.")
+    p.add_argument("--in", required=True, type=Path, metavar="IN")
+    p.add_argument("--out", required=True, type=Path)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     """Prepare raw splits of a registered dataset or of local files."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["local"]:
+        args = copy_parser().parse_args(argv[1:])
+        copy_checked(getattr(args, "in"), args.out)
+        return 0
     args = build_parser().parse_args(argv)
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr)
 
-    if args.src == args.tgt:
-        raise InputError("--src and --tgt must differ")
     if args.dataset == "local":
+        _check_langs(args)
         prepare_local(_local_splits(args), args.outdir, args.src, args.tgt, log)
         return 0
     get_dataset(args.dataset)
     if args.download_dir is None:
         raise InputError(f"--download-dir is required for --dataset {args.dataset}")
+    if args.split is not None:
+        if args.lang is None or args.out is None:
+            raise InputError("--split needs --lang and --out")
+        n = prepare_one(args.dataset, args.download_dir, args.split, args.lang,
+                        args.out)
+        log(f"{args.split}.{args.lang}: {n} lines")
+        return 0
+    _check_langs(args)
     prepare_dataset(args.dataset, args.download_dir, args.outdir, args.src,
                     args.tgt, log)
     return 0
+
+
+def _check_langs(args: argparse.Namespace) -> None:
+    """Whole-dataset mode needs --outdir, --src and --tgt, with src != tgt."""
+    if None in (args.outdir, args.src, args.tgt):
+        raise InputError("--outdir, --src and --tgt are required (or use --split)")
+    if args.src == args.tgt:
+        raise InputError("--src and --tgt must differ")
 
 
 if __name__ == "__main__":
