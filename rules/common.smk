@@ -202,3 +202,13 @@ def expand_data(split, side):
 
     return inner
 
+
+
+def extra_mono_arg(wildcards):
+    extra = config["embeddings"].get("extra_mono")
+    return f"--extra-mono {extra}" if extra else ""
+
+
+def output_dir(wildcards, output):
+    """The folder of a rule's first output (for CLIs that take an --out-dir)."""
+    return str(Path(output[0]).parent)

@@ -120,6 +120,10 @@ def final_targets(config: dict) -> list[str]:
     for ds in datasets(config):
         root = f"results/{ds}"
         targets.append(f"{root}/analysis/data_stats.tsv")
+        targets += [f"{root}/phrases/filters.tsv", f"{root}/embeddings/words.vec",
+                    f"{root}/embeddings/phrases.vec"]
+        if source(config, ds) == "synthetic":
+            targets.append(f"{root}/analysis/aer.json")
         targets += [f"{root}/report/results.{ext}" for ext in ("md", "tex", "csv")]
         for testset in testsets(config, ds):
             targets += [f"{root}/report/length_{testset}.{ext}" for ext in ("png", "svg")]

@@ -1,0 +1,49 @@
+# fastText skipgram word+phrase embeddings of the target language: the training
+# text with every listed phrase joined into one token, then the two tables.
+
+
+rule concat_phrases:
+    input:
+        text=expand_data("train", "tgt"),
+        phrases="results/{dataset}/phrases/phrases.tsv",
+    output:
+        temp("results/{dataset}/embeddings/train.concat"),
+    params:
+        extra=extra_mono_arg,
+    log:
+        "results/logs/concat_phrases/{dataset}.log",
+    conda:
+        "../envs/align.yaml"
+    shell:
+        "python -m phrasenmt.embeddings concat --text {input.text} {params.extra} "
+        "--phrases {input.phrases} --out {output} > {log} 2>&1"
+
+
+rule fasttext:
+    input:
+        text="results/{dataset}/embeddings/train.concat",
+        phrases="results/{dataset}/phrases/phrases.tsv",
+    output:
+        words="results/{dataset}/embeddings/words.vec",
+        phrases="results/{dataset}/embeddings/phrases.vec",
+        model="results/{dataset}/embeddings/model.bin",
+    params:
+        outdir=output_dir,
+        dim=config["embeddings"]["dim"],
+        epoch=config["embeddings"]["epoch"],
+        min_count=config["embeddings"]["min_count"],
+        minn=config["embeddings"]["minn"],
+        maxn=config["embeddings"]["maxn"],
+        seed=config["seed"],
+    threads: 2
+    log:
+        "results/logs/fasttext/{dataset}.log",
+    benchmark:
+        "results/benchmarks/fasttext/{dataset}.tsv"
+    conda:
+        "../envs/align.yaml"
+    shell:
+        "python -m phrasenmt.embeddings train --text {input.text} "
+        "--phrases {input.phrases} --out-dir {params.outdir} --dim {params.dim} "
+        "--epoch {params.epoch} --min-count {params.min_count} --minn {params.minn} "
+        "--maxn {params.maxn} --threads {threads} --seed {params.seed} > {log} 2>&1"
