@@ -27,6 +27,7 @@ link), reverse the target->source model (every source word has at most one).
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import shutil
@@ -53,7 +54,7 @@ def align_eflomal(src: Sentences, tgt: Sentences, threads: int = 1,
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
     with tempfile.TemporaryDirectory(prefix="phrasenmt-eflomal-") as tmp:
         fwd_path, rev_path = Path(tmp, "fwd"), Path(tmp, "rev")
-        aligner = eflomal.Aligner(n_samplers=max(threads, 1))
+        aligner = eflomal.Aligner(n_samplers=3)  # eflomal's default
         aligner.align([" ".join(s) for s in src], [" ".join(t) for t in tgt],
                       links_filename_fwd=str(fwd_path),
                       links_filename_rev=str(rev_path), quiet=True)
@@ -93,16 +94,17 @@ def read_fast_align_table(path: str | os.PathLike) -> tuple[dict, dict]:
     return vocab, table
 
 
+@functools.lru_cache(maxsize=4096)
 def diagonal_weights(n_gen: int, n_given: int, tension: float,
-                     p_null: float) -> list[list[float]]:
+                     p_null: float) -> tuple[tuple[float, ...], ...]:
     """fast_align's alignment prior p(i | j, m, n) favouring the diagonal."""
     weights = []
     for j in range(1, n_gen + 1):
         row = [math.exp(-tension * abs(j / n_gen - i / n_given))
                for i in range(1, n_given + 1)]
         z = sum(row)
-        weights.append([(1.0 - p_null) * w / z for w in row])
-    return weights
+        weights.append(tuple((1.0 - p_null) * w / z for w in row))
+    return tuple(weights)
 
 
 def viterbi(given: Sentences, generated: Sentences, vocab: dict, table: dict,
