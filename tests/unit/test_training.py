@@ -1,0 +1,129 @@
+"""Training: label smoothing, lr schedule, learning a toy task, CLI errors."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import pytest
+import torch
+
+from phrasenmt.io import InputError
+from phrasenmt.train import main as train_main
+from phrasenmt.training.data import DataPaths
+from phrasenmt.training.loss import label_smoothed_nll_loss
+from phrasenmt.training.schedule import inverse_sqrt_lr
+from phrasenmt.training.spec import resolve_spec
+from phrasenmt.training.trainer import Trainer
+from phrasenmt.translate import translate_lines
+
+TINY = {"d_model": 32, "d_ff": 64, "n_heads": 2, "dropout": 0.0}
+
+
+def reverse_task(folder: Path, n_train: int = 1000, n_dev: int = 20) -> DataPaths:
+    """Source: random letters; target: the same letters reversed, upper-cased."""
+    rng = random.Random(0)
+    for name, n in (("train", n_train), ("dev", n_dev)):
+        pairs = [[rng.choice("abcdefgh") for _ in range(rng.randint(2, 6))]
+                 for _ in range(n)]
+        (folder / f"{name}.src").write_text("".join(" ".join(p) + "\n" for p in pairs))
+        (folder / f"{name}.tgt").write_text(
+            "".join(" ".join(reversed(p)).upper() + "\n" for p in pairs))
+    return DataPaths(*(folder / f for f in ("train.src", "train.tgt", "dev.src",
+                                            "dev.tgt")))
+
+
+def test_label_smoothing_equals_smoothed_cross_entropy():
+    torch.manual_seed(0)
+    lp = torch.log_softmax(torch.randn(5, 7), dim=-1)
+    target = torch.tensor([4, 5, 0, 6, 1])  # 0 is <pad>: ignored
+    eps = 0.1
+    loss, nll = label_smoothed_nll_loss(lp, target, eps)
+    q = torch.full((5, 7), eps / 6)
+    q[torch.arange(5), target] = 1 - eps
+    keep = target.ne(0)
+    assert torch.allclose(loss, -(q * lp).sum(-1)[keep].sum(), atol=1e-5)
+    assert torch.allclose(nll, -lp[torch.arange(5), target][keep].sum())
+    assert torch.allclose(label_smoothed_nll_loss(lp, target, 0.0)[0], nll)
+
+
+def test_inverse_sqrt_schedule():
+    assert inverse_sqrt_lr(1, 1e-3, 100) == pytest.approx(1e-5)
+    assert inverse_sqrt_lr(100, 1e-3, 100) == pytest.approx(1e-3)
+    assert inverse_sqrt_lr(400, 1e-3, 100) == pytest.approx(5e-4)
+    lrs = [inverse_sqrt_lr(s, 1.0, 10) for s in range(1, 30)]
+    assert lrs.index(max(lrs)) == 9
+
+
+def test_loss_falls_and_model_learns_to_reverse(tmp_path):
+    torch.set_num_threads(1)
+    paths = reverse_task(tmp_path)
+    spec = resolve_spec({"model": TINY, "train": {
+        "max_steps": 300, "lr": 3e-3, "warmup_steps": 50, "max_tokens": 400,
+        "update_tokens": 200, "valid_interval": 50, "save_interval": 300,
+        "log_interval": 50, "label_smoothing": 0.0}})
+    trainer = Trainer(spec, paths, tmp_path / "run", seed=0, progress_bar=False)
+    summary = trainer.run()
+    rows = (tmp_path / "run" / "metrics.tsv").read_text().splitlines()
+    dev = [float(r.split("\t")[5]) for r in rows[1:]]
+    assert dev[0] > 1.0 and dev[-1] < 0.25 * dev[0]
+    assert summary["best_dev_loss"] == pytest.approx(min(dev), abs=1e-4)
+    src = paths.dev_src.read_text().splitlines()
+    hyps = translate_lines(trainer.model.eval(), trainer.src_vocab, trainer.tgt_vocab,
+                           src, beam=4)
+    refs = paths.dev_tgt.read_text().splitlines()
+    assert sum(h == r for h, r in zip(hyps, refs, strict=True)) >= 16
+
+
+def cli_args(paths: DataPaths, outdir: Path, spec: dict) -> list[str]:
+    return ["--spec", json.dumps(spec), "--train-src", str(paths.train_src),
+            "--train-tgt", str(paths.train_tgt), "--dev-src", str(paths.dev_src),
+            "--dev-tgt", str(paths.dev_tgt), "--outdir", str(outdir), "--seed", "1",
+            "--no-progress", "--device", "cpu"]
+
+
+def test_cli_writes_outputs(tmp_path):
+    paths = reverse_task(tmp_path, 60, 5)
+    spec = {"arch": "transformer", "preset": "tiny", "model": TINY,
+            "train": {"max_steps": 3, "max_tokens": 200, "update_tokens": 100,
+                      "save_interval": 2, "valid_interval": 2, "log_interval": 1}}
+    assert train_main(cli_args(paths, tmp_path / "run", spec)) == 0
+    run = tmp_path / "run"
+    summary = json.loads((run / "summary.json").read_text())
+    assert set(summary) == {"arch", "preset", "params", "steps", "train_seconds",
+                            "target_tokens", "tokens_per_second", "best_dev_loss",
+                            "average_last"}
+    assert summary["steps"] == 3 and summary["params"] > 0
+    assert math.isfinite(summary["best_dev_loss"])
+    assert (run / "config.yaml").read_text().count("d_model: 32") == 1
+    header, *rows = (run / "metrics.tsv").read_text().splitlines()
+    assert header.split("\t")[:2] == ["step", "loss"] and len(rows) == 3
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == [
+        "checkpoint_2.pt", "checkpoint_3.pt", "latest"]
+
+
+@pytest.mark.parametrize("breakage, expected", [
+    ("mismatch", "train.src: has 60 lines but"),
+    ("empty", "dev.tgt:3: empty line"),
+    ("preset", "unknown preset 'huge'"),
+    ("key", "train.max_stepz: unknown key"),
+])
+def test_cli_bad_input_gives_one_clear_error(tmp_path, breakage, expected):
+    paths = reverse_task(tmp_path, 60, 5)
+    spec = {"preset": "tiny", "model": TINY, "train": {"max_steps": 1}}
+    if breakage == "mismatch":
+        paths.train_tgt.write_text("".join(paths.train_tgt.read_text().splitlines(
+            keepends=True)[:-1]))
+    elif breakage == "empty":
+        lines = paths.dev_tgt.read_text().splitlines()
+        lines[2] = ""
+        paths.dev_tgt.write_text("\n".join(lines) + "\n")
+    elif breakage == "preset":
+        spec["preset"] = "huge"
+    else:
+        spec["train"] = {"max_stepz": 1}
+    with pytest.raises(InputError, match=expected):
+        train_main(cli_args(paths, tmp_path / "run", spec))
+    assert not (tmp_path / "run" / "summary.json").exists()
