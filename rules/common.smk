@@ -1,8 +1,13 @@
 # Config validation, wildcard constraints and the input/param functions the rules
 # use. The logic lives in phrasenmt.workflow (unit-tested); these are thin adapters.
+import os
 import sys
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
+# Rules call `python -m phrasenmt...`: make that the interpreter running Snakemake
+# (the project's .venv), also when snakemake is started without activating it.
+# With --use-conda the activated environment's python comes first instead.
+os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
 
 from phrasenmt import workflow as wf
 from phrasenmt.config import validate_config
