@@ -1,0 +1,216 @@
+"""Built-in synthetic English-German corpus from a seeded synchronous grammar.
+
+Writes, per split, tokenized ``.en``/``.de`` text, ``.docs`` (document ids),
+``.trees`` (gold PTB trees of the English side), ``.align`` (gold Pharaoh
+alignments, source-target of --direction), plus ``test.lingeval.json`` and
+``stats.json``. The same seed gives byte-identical files.
+
+    python -m phrasenmt.data.synthetic --outdir DIR --seed 1 \\
+        --train-size 40000 --dev-size 1000 --test-size 1000 --direction en-de
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+from dataclasses import fields
+from pathlib import Path
+
+from phrasenmt.data import lexicon
+from phrasenmt.data.synthetic_clause import GrammarConfig, Pools
+from phrasenmt.data.synthetic_docs import Limits, document
+from phrasenmt.data.synthetic_lingeval import bin_counts, split_items, targeted_items
+from phrasenmt.data.synthetic_tree import Sentence
+from phrasenmt.io import InputError, atomic_open, run_cli, write_lines
+
+SPLITS = ("train", "dev", "test")
+Entries = list[tuple[str, Sentence]]
+
+
+def derive_seed(seed: int, name: str) -> int:
+    """A sub-seed for one split or purpose, independent of PYTHONHASHSEED."""
+    digest = hashlib.sha256(f"{seed}:{name}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def doc_length(rng: random.Random, remaining: int, lo: int, hi: int) -> int:
+    """Sentences in the next document, so that the split ends on a whole document."""
+    if remaining <= hi:
+        return remaining
+    n = rng.randint(lo, hi)
+    if 0 < remaining - n < lo:
+        n = remaining - lo if remaining - lo >= lo else n
+    return n
+
+
+def generate_split(name: str, size: int, seed: int, cfg: GrammarConfig,
+                   pools: Pools, limits: Limits, doc_range: tuple[int, int],
+                   avoid: set[str] | None = None) -> Entries:
+    """(document id, sentence) pairs of one split."""
+    rng = random.Random(derive_seed(seed, name))
+    entries: Entries = []
+    k = 0
+    while len(entries) < size:
+        n = doc_length(rng, size - len(entries), *doc_range)
+        doc_id = f"{name}-{k:06d}"
+        entries += [(doc_id, s) for s in document(rng, cfg, pools, n, limits, avoid)]
+        k += 1
+    return entries
+
+
+def align_line(sent: Sentence, direction: str) -> str:
+    """Pharaoh 'i-j' pairs, i indexing the source side of `direction`."""
+    pairs = sent.links if direction == "en-de" else sorted((j, i) for i, j in sent.links)
+    return " ".join(f"{i}-{j}" for i, j in pairs)
+
+
+def write_split(outdir: Path, name: str, entries: Entries, direction: str) -> None:
+    """Write {split}.en/.de/.docs/.trees/.align atomically."""
+    write_lines(outdir / f"{name}.en", [" ".join(s.en) for _, s in entries])
+    write_lines(outdir / f"{name}.de", [" ".join(s.de) for _, s in entries])
+    write_lines(outdir / f"{name}.docs", [d for d, _ in entries])
+    write_lines(outdir / f"{name}.trees", [s.tree for _, s in entries])
+    write_lines(outdir / f"{name}.align", [align_line(s, direction) for _, s in entries])
+
+
+def write_json(path: Path, data: object) -> None:
+    """Atomically write JSON with sorted keys (stable bytes)."""
+    with atomic_open(path) as fh:
+        json.dump(data, fh, ensure_ascii=False, indent=1, sort_keys=True)
+        fh.write("\n")
+
+
+def length_bins(lengths: list[int]) -> dict[str, int]:
+    """Sentences per source-length bin of the length analysis."""
+    edges = ((15, "<=15"), (25, "16-25"), (35, "26-35"), (45, "36-45"))
+    out = {label: 0 for _, label in edges} | {">45": 0}
+    for n in lengths:
+        out[next((lab for top, lab in edges if n <= top), ">45")] += 1
+    return out
+
+
+def split_stats(entries: Entries) -> dict:
+    """Counts for one split."""
+    en = [len(s.en) for _, s in entries]
+    de = [len(s.de) for _, s in entries]
+    return {"sentences": len(entries), "documents": len({d for d, _ in entries}),
+            "tokens_en": sum(en), "tokens_de": sum(de),
+            "mean_len_en": round(sum(en) / len(en), 2), "max_len_en": max(en),
+            "mean_len_de": round(sum(de) / len(de), 2), "max_len_de": max(de),
+            "length_bins_en": length_bins(en)}
+
+
+def stats(splits: dict[str, Entries], items: list[dict], n_targeted: int) -> dict:
+    """Corpus statistics written to stats.json."""
+    mwus = sorted({m for entries in splits.values() for _, s in entries for m in s.mwus})
+    lex = lexicon.load()
+    pronouns = sum(e["type"] == "pronoun_gender" for it in items for e in it["errors"])
+    return {"splits": {name: split_stats(e) for name, e in splits.items()},
+            "distinct_multiword_units": len(mwus),
+            "agreement_items_per_distance": bin_counts(items),
+            "pronoun_gender_errors": pronouns, "lingeval_items": len(items),
+            "lingeval_targeted_items": n_targeted,
+            "lexicon": {"nouns": len(lex.all_nouns), "compounds": len(lex.compounds),
+                        "verbs": len(lex.verbs),
+                        "separable_verbs": sum(bool(v.particle) for v in lex.verbs),
+                        "adjectives": len(lex.adjectives),
+                        "expressions": len(lex.expressions)}}
+
+
+def build_corpus(outdir: Path, seed: int, sizes: dict[str, int], direction: str,
+                 cfg: GrammarConfig, limits: Limits, doc_range: tuple[int, int],
+                 per_bin: int = 20) -> dict:
+    """Generate and write all splits, the Lingeval items and stats; return stats."""
+    pools = Pools(lexicon.load())
+    splits: dict[str, Entries] = {}
+    seen: set[str] = set()
+    for name in SPLITS:
+        if sizes.get(name, 0) <= 0:
+            continue
+        avoid = seen if name != "train" else None
+        splits[name] = generate_split(name, sizes[name], seed, cfg, pools, limits,
+                                      doc_range, avoid)
+        if name == "train":
+            seen = {" ".join(s.en) for _, s in splits[name]}
+        write_split(outdir, name, splits[name], direction)
+    items: list[dict] = []
+    n_targeted = 0
+    if "test" in splits:
+        items = split_items(splits["test"])
+        avoid = seen | {" ".join(s.en) for _, s in splits["test"]}
+        rng = random.Random(derive_seed(seed, "agreement"))
+        extra = targeted_items(rng, cfg, pools, bin_counts(items), per_bin, avoid)
+        n_targeted = len(extra)
+        items += extra
+        write_json(outdir / "test.lingeval.json", items)
+    result = stats(splits, items, n_targeted)
+    write_json(outdir / "stats.json", result)
+    return result
+
+
+def _rate(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"rate must be in [0, 1], got {text}")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    """Command-line interface."""
+    p = argparse.ArgumentParser(prog="python -m phrasenmt.data.synthetic",
+                                description=__doc__.split("\n\n")[0])
+    p.add_argument("--outdir", required=True, help="output folder (created)")
+    p.add_argument("--seed", type=int, default=1, help="main seed; splits derive theirs")
+    p.add_argument("--train-size", type=int, default=40000, help="train sentence pairs")
+    p.add_argument("--dev-size", type=int, default=1000, help="dev sentence pairs")
+    p.add_argument("--test-size", type=int, default=1000, help="test sentence pairs")
+    p.add_argument("--direction", choices=("en-de", "de-en"), default="en-de",
+                   help="source-target order of the .align files (i = source)")
+    p.add_argument("--min-doc-sentences", type=int, default=3, help="shortest document")
+    p.add_argument("--max-doc-sentences", type=int, default=8, help="longest document")
+    p.add_argument("--max-sentence-tokens", type=int, default=50,
+                   help="resample English sentences longer than this (tokens)")
+    p.add_argument("--max-distance-words", type=int, default=30,
+                   help="resample when German subject and verb are further apart")
+    p.add_argument("--agreement-items-per-bin", type=int, default=20,
+                   help="top up agreement distance bins 1..15 and >15 to this many")
+    for f in fields(GrammarConfig):
+        p.add_argument("--" + f.name.replace("_", "-"), type=_rate, default=f.default,
+                       help=f"probability (default {f.default}); see GrammarConfig")
+    return p
+
+
+def validate(args: argparse.Namespace) -> None:
+    """Reject sizes and limits that cannot produce a corpus."""
+    for name in ("train_size", "dev_size", "test_size", "min_doc_sentences",
+                 "max_sentence_tokens", "max_distance_words"):
+        if getattr(args, name) <= 0:
+            raise InputError(f"--{name.replace('_', '-')} must be > 0, "
+                             f"got {getattr(args, name)}")
+    if args.max_doc_sentences < args.min_doc_sentences:
+        raise InputError("--max-doc-sentences must be >= --min-doc-sentences")
+    if args.max_sentence_tokens < 8:
+        raise InputError("--max-sentence-tokens must be at least 8")
+    if args.agreement_items_per_bin < 0:
+        raise InputError("--agreement-items-per-bin must be >= 0")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Generate the corpus."""
+    args = parser().parse_args(argv)
+    validate(args)
+    cfg = GrammarConfig(**{f.name: getattr(args, f.name) for f in fields(GrammarConfig)})
+    limits = Limits(args.max_sentence_tokens, args.max_distance_words)
+    sizes = {"train": args.train_size, "dev": args.dev_size, "test": args.test_size}
+    result = build_corpus(Path(args.outdir), args.seed, sizes, args.direction, cfg,
+                          limits, (args.min_doc_sentences, args.max_doc_sentences),
+                          args.agreement_items_per_bin)
+    print(json.dumps({k: v for k, v in result.items() if k != "lexicon"},
+                     ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)
