@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from phrasenmt.data import synthetic_german as german
 from phrasenmt.data.lexicon import CLASSES, Lexicon, Noun, Verb, Word
-from phrasenmt.data.synthetic_phrases import Mention, Phrase, noun_phrase, prep_phrase
+from phrasenmt.data.synthetic_phrases import Mention, Phrase, noun_phrase
 from phrasenmt.data.synthetic_tree import Agreement, De, Leaf, Node, PronounUse
 
 COPULA = Verb((("be", "VB"),), "ist", "sind", "", "cop", False, None, CLASSES, "-")
@@ -215,7 +215,8 @@ def realize(s: Builder, c: Clause, kind: str, lead: list[De] | None = None,
             front: list[De] | None = None) -> list[De]:
     """German tokens of a clause: kind 'main' (V2) or 'sub'/'rel' (verb-final)."""
     joined = kind != "main"
-    verb = De(c.verb.de_form(c.plural, joined), c.keys["verb"])
+    keys = c.keys["verb"] + (c.keys["particle"] if joined and c.verb.particle else [])
+    verb = De(c.verb.de_form(c.plural, joined), sorted(set(keys)))
     refl = [De("sich", c.keys["refl"])] if c.verb.reflexive else []
     ordered = sorted(c.items, key=lambda item: item[0])
     clitics = refl + [t for rank, toks in ordered if rank <= PRON_DAT for t in toks]

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from phrasenmt.data.synthetic_args import adverbial
 from phrasenmt.data.synthetic_clause import (
+    ADV,
     Builder,
     Clause,
     GrammarConfig,
@@ -57,7 +58,8 @@ def _front(s: Builder, c: Clause) -> tuple[list, list[De] | None]:
     """What opens the sentence before the subject, if anything."""
     if c.verb.frame != "clause" and s.rng.random() < s.cfg.rate_subordinate:
         return _subordinate(s, c)
-    if s.rng.random() < s.cfg.rate_front:
+    has_adverb = any(rank == ADV for rank, _ in c.items)
+    if not has_adverb and s.rng.random() < s.cfg.rate_front:
         word = s.rng.choice(s.pools.time_adverbs + s.pools.front_expressions)
         en, de = adverbial(s, word)
         return [en], de

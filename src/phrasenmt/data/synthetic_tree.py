@@ -14,7 +14,7 @@ PUNCT = frozenset({".", ",", ";", ":", "!", "?"})
 class Leaf:
     """An English word with its Penn Treebank tag and alignment key."""
 
-    __slots__ = ("tag", "word", "key")
+    __slots__ = ("key", "tag", "word")
 
     def __init__(self, tag: str, word: str, key: int):
         self.tag, self.word, self.key = tag, word, key
@@ -23,7 +23,7 @@ class Leaf:
 class Node:
     """An English constituent: a label over leaves and nodes."""
 
-    __slots__ = ("label", "kids")
+    __slots__ = ("kids", "label")
 
     def __init__(self, label: str, kids: list):
         self.label, self.kids = label, kids
@@ -32,7 +32,7 @@ class Node:
 class De:
     """A German token with the keys of the English leaves it is aligned to."""
 
-    __slots__ = ("word", "keys")
+    __slots__ = ("keys", "word")
 
     def __init__(self, word: str, keys: tuple[int, ...] | list[int] = ()):
         self.word, self.keys = word, tuple(keys)
