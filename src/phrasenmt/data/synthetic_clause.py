@@ -7,7 +7,7 @@ end), verb-final in subordinate and relative clauses (particle joined: anruft).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from phrasenmt.data import synthetic_german as german
 from phrasenmt.data.lexicon import CLASSES, Lexicon, Noun, Verb, Word
@@ -37,6 +37,12 @@ class GrammarConfig:
     rate_adverb: float = 0.3  # clause has an adverb or fixed expression
     rate_front: float = 0.15  # adverbial opens the sentence (German inversion)
     rate_copula: float = 0.12  # main verb is "be" with an adjective or place
+    rate_long_sentence: float = 0.04  # sentence drawn with boosted rates (long tail)
+
+    def boosted(self) -> GrammarConfig:
+        """Rates for long sentences: more clauses, PPs and modifiers."""
+        return replace(self, rate_relative_clause=0.6, rate_pp=0.7,
+                       rate_subordinate=0.5, rate_adjective=0.5, rate_adverb=0.5)
 
 
 class Pools:

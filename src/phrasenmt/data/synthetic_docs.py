@@ -116,8 +116,10 @@ def document(rng: random.Random, cfg: GrammarConfig, pools: Pools, n: int,
         mention = None
         if doc and rng.random() < cfg.rate_pronoun:
             mention = pick_antecedent(rng, doc[-1].mentions)
+        long = rng.random() < cfg.rate_long_sentence
         for _ in range(10):
-            sent = make_sentence(rng, cfg, pools, mention, limits)
+            sent = make_sentence(rng, cfg.boosted() if long else cfg, pools, mention,
+                                 limits)
             if avoid is None or " ".join(sent.en) not in avoid:
                 break
         doc.append(sent)

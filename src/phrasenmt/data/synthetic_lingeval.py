@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
 from phrasenmt.data.synthetic_clause import GrammarConfig, Pools
 from phrasenmt.data.synthetic_docs import Limits, distance, make_sentence
@@ -74,8 +73,7 @@ def targeted_items(rng: random.Random, cfg: GrammarConfig, pools: Pools,
     """Extra sentences, sampled with long subjects, for bins 1..15 and >15 short of per_bin."""
     need = {distance_bin(d): per_bin - have.get(distance_bin(d), 0)
             for d in range(1, MAX_BIN + 2)}
-    boosted = replace(cfg, rate_relative_clause=0.6, rate_pp=0.7, rate_subordinate=0.5,
-                      rate_adjective=0.5, rate_adverb=0.5)
+    boosted = cfg.boosted()
     limits = Limits(max_tokens=60, max_distance=40, tries=1)
     items = []
     for _ in range(max_tries):
