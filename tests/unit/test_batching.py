@@ -11,6 +11,16 @@ from phrasenmt.text.vocab import BOS, EOS, PAD
 from phrasenmt.training.batching import BatchIterator, collate, make_batches
 
 
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """Tiny models run fastest on one thread (and leave shared cores free)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+
 def lengths(n: int = 300, seed: int = 0) -> tuple[list[int], list[int]]:
     rng = random.Random(seed)
     return ([rng.randint(1, 30) for _ in range(n)], [rng.randint(1, 30) for _ in range(n)])

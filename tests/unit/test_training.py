@@ -21,6 +21,15 @@ from phrasenmt.translate import translate_lines
 
 TINY = {"d_model": 32, "d_ff": 64, "n_heads": 2, "dropout": 0.0}
 
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """Tiny models run fastest on one thread (and leave shared cores free)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 
 def reverse_task(folder: Path, n_train: int = 1000, n_dev: int = 20) -> DataPaths:
     """Source: random letters; target: the same letters reversed, upper-cased."""
@@ -58,7 +67,6 @@ def test_inverse_sqrt_schedule():
 
 
 def test_loss_falls_and_model_learns_to_reverse(tmp_path):
-    torch.set_num_threads(1)
     paths = reverse_task(tmp_path)
     spec = resolve_spec({"model": TINY, "train": {
         "max_steps": 300, "lr": 3e-3, "warmup_steps": 50, "max_tokens": 400,

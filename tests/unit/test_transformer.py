@@ -14,6 +14,16 @@ from phrasenmt.training.config import TrainConfig
 from phrasenmt.training.spec import load_spec, resolve_spec
 
 
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """Tiny models run fastest on one thread (and leave shared cores free)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+
 def make_model(pre_norm: bool = False, share: bool = False, seed: int = 0):
     """A tiny seeded Transformer in eval mode."""
     torch.manual_seed(seed)

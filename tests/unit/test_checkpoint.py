@@ -1,0 +1,150 @@
+"""Checkpoints: kill-and-resume is bit-exact, spec changes and corruption fail."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from phrasenmt.io import InputError
+from phrasenmt.train import main as train_main
+from phrasenmt.training.checkpoint import latest_checkpoint, load_file, load_model
+from phrasenmt.training.data import DataPaths
+from phrasenmt.training.spec import resolve_spec
+from phrasenmt.training.trainer import Trainer
+
+TINY = {"d_model": 16, "d_ff": 32, "n_heads": 2, "dropout": 0.2,
+        "attention_dropout": 0.1}
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """Tiny models run fastest on one thread (and leave shared cores free)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+
+def data(folder: Path) -> DataPaths:
+    """A small random parallel corpus (enough for several epochs of batches)."""
+    g = torch.Generator().manual_seed(0)
+    words = [f"w{i}" for i in range(20)]
+    for name, n in (("train", 120), ("dev", 8)):
+        lines = [" ".join(words[int(i)] for i in torch.randint(0, 20, (int(k),),
+                                                               generator=g))
+                 for k in torch.randint(2, 9, (2 * n,), generator=g)]
+        (folder / f"{name}.src").write_text("\n".join(lines[:n]) + "\n")
+        (folder / f"{name}.tgt").write_text("\n".join(lines[n:]).upper() + "\n")
+    return DataPaths(*(folder / f for f in ("train.src", "train.tgt", "dev.src",
+                                            "dev.tgt")))
+
+
+def run(paths: DataPaths, outdir: Path, max_steps: int, **train) -> Trainer:
+    spec = resolve_spec({"model": TINY, "train": {
+        "max_steps": max_steps, "max_tokens": 120, "update_tokens": 100,
+        "save_interval": 2, "valid_interval": 3, "log_interval": 1, "keep_last": 5,
+        **train}})
+    trainer = Trainer(spec, paths, outdir, seed=7, device="cpu", progress_bar=False)
+    trainer.run()
+    return trainer
+
+
+def assert_same_state(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    for key, value in a.items():
+        assert torch.equal(value, b[key]), key
+
+
+def test_resume_equals_uninterrupted_bit_exact(tmp_path):
+    paths = data(tmp_path)
+    full = run(paths, tmp_path / "full", 13)
+    run(paths, tmp_path / "parts", 5)  # stops at step 5 (a final checkpoint)
+    resumed = run(paths, tmp_path / "parts", 13)
+    assert resumed.state.step == 13
+    assert_same_state(full.model.state_dict(), resumed.model.state_dict())
+    opt_a, opt_b = full.optimizer.state_dict(), resumed.optimizer.state_dict()
+    for pid in opt_a["state"]:
+        assert_same_state(opt_a["state"][pid], opt_b["state"][pid])
+    assert full.iterator.state_dict() == resumed.iterator.state_dict()
+    metrics = (tmp_path / "parts" / "metrics.tsv").read_text().splitlines()
+    assert [int(r.split("\t")[0]) for r in metrics[1:]] == list(range(1, 14))
+
+
+def test_killed_process_resumes_to_the_same_weights(tmp_path):
+    paths = data(tmp_path)
+    spec = json.dumps({"model": TINY, "train": {
+        "max_steps": 40, "max_tokens": 120, "update_tokens": 100, "save_interval": 1,
+        "valid_interval": 5, "log_interval": 1}})
+    args = ["--spec", spec, "--train-src", str(paths.train_src), "--train-tgt",
+            str(paths.train_tgt), "--dev-src", str(paths.dev_src), "--dev-tgt",
+            str(paths.dev_tgt), "--seed", "3", "--threads", "1", "--no-progress",
+            "--device", "cpu"]
+    cmd = [sys.executable, "-m", "phrasenmt.train", *args]
+    killed = tmp_path / "killed"
+    proc = subprocess.Popen([*cmd, "--outdir", str(killed)], stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while not (killed / "checkpoints" / "checkpoint_8.pt").exists():
+        assert time.time() < deadline and proc.poll() is None
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (killed / "summary.json").exists()
+    subprocess.run([*cmd, "--outdir", str(killed)], check=True,
+                   stderr=subprocess.DEVNULL)
+    threads = torch.get_num_threads()
+    try:
+        assert train_main([*args, "--outdir", str(tmp_path / "whole")]) == 0
+    finally:
+        torch.set_num_threads(threads)
+    a = load_file(killed / "checkpoints" / "checkpoint_40.pt")
+    b = load_file(tmp_path / "whole" / "checkpoints" / "checkpoint_40.pt")
+    assert_same_state(a["model"], b["model"])
+    assert json.loads((killed / "summary.json").read_text())["steps"] == 40
+
+
+def test_keep_last_and_latest_pointer(tmp_path):
+    paths = data(tmp_path)
+    run(paths, tmp_path / "r", 9, keep_last=2, average_last=2)
+    ckpts = tmp_path / "r" / "checkpoints"
+    assert sorted(p.name for p in ckpts.glob("*.pt")) == ["checkpoint_8.pt",
+                                                          "checkpoint_9.pt"]
+    assert latest_checkpoint(ckpts).name == "checkpoint_9.pt"
+
+
+def test_changed_spec_names_the_folder_to_delete(tmp_path):
+    paths = data(tmp_path)
+    run(paths, tmp_path / "r", 2)
+    with pytest.raises(InputError, match=r"train\.lr: .*delete .*checkpoints"):
+        run(paths, tmp_path / "r", 4, lr=1e-2)
+
+
+def test_corrupt_checkpoint_names_the_file(tmp_path):
+    paths = data(tmp_path)
+    run(paths, tmp_path / "r", 2)
+    path = tmp_path / "r" / "checkpoints" / "checkpoint_2.pt"
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    with pytest.raises(InputError, match="checkpoint_2.pt: corrupt or truncated"):
+        run(paths, tmp_path / "r", 4)
+    path.write_text("hello")
+    with pytest.raises(InputError, match="checkpoint_2.pt"):
+        load_model(path)
+    with pytest.raises(InputError, match="not found"):
+        load_model(tmp_path / "missing.pt")
+
+
+def test_checkpoint_is_self_contained(tmp_path):
+    paths = data(tmp_path)
+    trainer = run(paths, tmp_path / "r", 2)
+    model, src_vocab, tgt_vocab, payload = load_model(
+        tmp_path / "r" / "checkpoints" / "checkpoint_2.pt")
+    assert src_vocab == trainer.src_vocab and tgt_vocab == trainer.tgt_vocab
+    assert payload["spec"]["arch"] == "transformer"
+    assert_same_state(model.state_dict(), trainer.model.state_dict())

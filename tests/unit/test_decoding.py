@@ -1,0 +1,148 @@
+"""Decoding: greedy vs beam, scores vs forced decoding, limits, translate CLI."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from phrasenmt.decoding.postprocess import remove_bpe
+from phrasenmt.decoding.scoring import forced_log_probs
+from phrasenmt.decoding.search import beam_search, greedy_search, length_penalty
+from phrasenmt.io import InputError
+from phrasenmt.models import build_model
+from phrasenmt.models.transformer import TransformerConfig
+from phrasenmt.text.vocab import BOS, EOS, PAD, Vocabulary
+from phrasenmt.training.batching import pad_sequences
+from phrasenmt.training.checkpoint import model_payload, save_file
+from phrasenmt.translate import main as translate_main
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """Tiny models run fastest on one thread (and leave shared cores free)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+
+def make_model(seed: int = 0, vocab: int = 12):
+    """A tiny random model whose outputs vary (EOS made rarer by a bias)."""
+    torch.manual_seed(seed)
+    cfg = TransformerConfig(src_vocab_size=10, tgt_vocab_size=vocab, d_model=16,
+                            d_ff=32, n_heads=2, encoder_layers=1, decoder_layers=2)
+    model = build_model("transformer", cfg).eval()
+    with torch.no_grad():
+        model.decoder.output.weight.mul_(4.0)  # peakier distributions
+    return model
+
+
+def sources() -> torch.Tensor:
+    """Four sources of different lengths, with </s>, right-padded."""
+    return pad_sequences([[4, 5, 6, EOS], [7, EOS], [9, 8, 7, 6, 5, EOS], [4, EOS]])
+
+
+def forced(model, src: torch.Tensor, tokens: list[int], row: int) -> float:
+    """Forced-decoding log-prob of `tokens` (+ </s>) for source `row`."""
+    tgt_in = torch.tensor([[BOS, *tokens]])
+    tgt_out = torch.tensor([[*tokens, EOS]])
+    return float(forced_log_probs(model, src[row: row + 1], tgt_in, tgt_out)[0])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_beam_size_one_equals_greedy(seed):
+    model, src = make_model(seed), sources()
+    greedy = greedy_search(model, src, 1.5, 3)
+    beam = beam_search(model, src, beam=1, lenpen=0.0, max_len_a=1.5, max_len_b=3)
+    for g, b in zip(greedy, beam, strict=True):
+        assert len(b) == 1 and b[0].tokens == g.tokens
+        assert b[0].score == pytest.approx(g.score, abs=1e-5)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_beam_scores_equal_forced_decoding(seed):
+    model, src = make_model(seed), sources()
+    nbest = beam_search(model, src, beam=4, lenpen=0.0, max_len_a=1.0, max_len_b=4)
+    lengths = {len(h.tokens) for hyps in nbest for h in hyps}
+    assert len(lengths) > 1  # hypotheses of different lengths were found
+    for row, hyps in enumerate(nbest):
+        assert len(hyps) == 4
+        assert [h.score for h in hyps] == sorted((h.score for h in hyps), reverse=True)
+        for h in hyps:
+            assert h.score == pytest.approx(forced(model, src, h.tokens, row), abs=1e-4)
+
+
+def test_beam_search_is_batch_independent():
+    model, src = make_model(4), sources()
+    together = beam_search(model, src, beam=3, lenpen=0.6)
+    for row in range(src.size(0)):
+        alone_src = src[row: row + 1, : int(src[row].ne(PAD).sum())]
+        alone = beam_search(model, alone_src, beam=3, lenpen=0.6)[0]
+        assert [h.tokens for h in alone] == [h.tokens for h in together[row]]
+
+
+def test_length_limit_and_penalty():
+    model, src = make_model(5, vocab=6), sources()
+    for hyps in beam_search(model, src, beam=2, max_len_a=0.0, max_len_b=2):
+        assert all(len(h.tokens) + 1 <= 2 for h in hyps)
+    for hyp in greedy_search(model, src, 0.0, 1):
+        assert hyp.tokens == []
+    assert length_penalty(1, 0.0) == 1.0
+    assert length_penalty(7, 1.0) == pytest.approx(2.0)
+    hyp = beam_search(model, src, beam=2, lenpen=1.0)[0][0]
+    assert hyp.normalized == pytest.approx(hyp.score / ((5 + len(hyp.tokens) + 1) / 6))
+
+
+def test_remove_bpe():
+    assert remove_bpe("the new@@ er cat@@ s") == "the newer cats"
+    assert remove_bpe("a@@") == "a"
+
+
+@pytest.fixture
+def checkpoint(tmp_path):
+    """A loadable model file with small real vocabularies."""
+    src_vocab = Vocabulary.build(["a b c d e f"])
+    tgt_vocab = Vocabulary.build(["x y@@ z u v w v@@ u"])
+    torch.manual_seed(0)
+    cfg = TransformerConfig(src_vocab_size=len(src_vocab),
+                            tgt_vocab_size=len(tgt_vocab), d_model=16, d_ff=32,
+                            n_heads=2, encoder_layers=1, decoder_layers=1)
+    model = build_model("transformer", cfg)
+    path = tmp_path / "model.pt"
+    save_file(model_payload("transformer", model, src_vocab, tgt_vocab, {}), path)
+    return path
+
+
+def test_translate_and_score_cli(tmp_path, checkpoint):
+    (tmp_path / "in.txt").write_text("a b c\nd e\nf a b c d e\n")
+    (tmp_path / "ref.txt").write_text("x y@@ z\nu\nv w\n")
+    out = tmp_path / "out.txt"
+    assert translate_main(["--checkpoint", str(checkpoint), "--input",
+                           str(tmp_path / "in.txt"), "--output", str(out),
+                           "--batch-size", "2", "--device", "cpu"]) == 0
+    lines = out.read_text().splitlines()
+    assert len(lines) == 3 and not any("@@" in line for line in lines)
+    scores = tmp_path / "scores.txt"
+    assert translate_main(["score", "--checkpoint", str(checkpoint), "--src",
+                           str(tmp_path / "in.txt"), "--tgt", str(tmp_path / "ref.txt"),
+                           "--output", str(scores), "--device", "cpu"]) == 0
+    values = [float(v) for v in scores.read_text().split()]
+    assert len(values) == 3 and all(v < 0 for v in values)
+
+
+def test_translate_cli_errors(tmp_path, checkpoint):
+    (tmp_path / "in.txt").write_text("a b\n\nc\n")
+    with pytest.raises(InputError, match=r"in\.txt:2: empty line"):
+        translate_main(["--checkpoint", str(checkpoint), "--input",
+                        str(tmp_path / "in.txt"), "--output", str(tmp_path / "o")])
+    with pytest.raises(InputError, match=r"nothing\.pt: checkpoint not found"):
+        translate_main(["--checkpoint", str(tmp_path / "nothing.pt"), "--input",
+                        str(tmp_path / "in.txt"), "--output", str(tmp_path / "o")])
+    (tmp_path / "s.txt").write_text("a\nb\n")
+    (tmp_path / "t.txt").write_text("x\n")
+    with pytest.raises(InputError, match="has 2 lines but"):
+        translate_main(["score", "--checkpoint", str(checkpoint), "--src",
+                        str(tmp_path / "s.txt"), "--tgt", str(tmp_path / "t.txt"),
+                        "--output", str(tmp_path / "o")])
+    assert not (tmp_path / "o").exists()
