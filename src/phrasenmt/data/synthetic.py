@@ -19,7 +19,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from phrasenmt.data import lexicon
-from phrasenmt.data.synthetic_clause import GrammarConfig, Pools
+from phrasenmt.data.synthetic_clause import RATE_HELP, GrammarConfig, Pools
 from phrasenmt.data.synthetic_docs import Limits, document
 from phrasenmt.data.synthetic_lingeval import bin_counts, split_items, targeted_items
 from phrasenmt.data.synthetic_tree import Sentence
@@ -178,7 +178,7 @@ def parser() -> argparse.ArgumentParser:
                    help="top up agreement distance bins 1..15 and >15 to this many")
     for f in fields(GrammarConfig):
         p.add_argument("--" + f.name.replace("_", "-"), type=_rate, default=f.default,
-                       help=f"probability (default {f.default}); see GrammarConfig")
+                       help=f"probability: {RATE_HELP[f.name]} (default {f.default})")
     return p
 
 

@@ -45,6 +45,23 @@ class GrammarConfig:
                        rate_subordinate=0.5, rate_adjective=0.5, rate_adverb=0.5)
 
 
+# --help text of each rate, the field comments above.
+RATE_HELP = {
+    "rate_relative_clause": "top-level noun phrase gets a relative clause",
+    "rate_pp": "noun phrase gets a PP modifier (0.6x when nested)",
+    "rate_subordinate": "main clause gets a weil/wenn/... clause",
+    "rate_compound": "noun is a compound (train station / Bahnhof)",
+    "rate_phrasal": "verb is phrasal or prepositional (give up)",
+    "rate_pronoun": "later sentence refers back with a pronoun",
+    "rate_adjective": "noun phrase has an adjective (a quarter: two)",
+    "rate_plural": "noun is plural",
+    "rate_adverb": "clause has an adverb or fixed expression",
+    "rate_front": "adverbial opens the sentence (German inversion)",
+    "rate_copula": "main verb is 'be' with an adjective or place",
+    "rate_long_sentence": "sentence drawn with boosted rates (long tail)",
+}
+
+
 class Pools:
     """Lexicon entries grouped once for fast, deterministic sampling."""
 
