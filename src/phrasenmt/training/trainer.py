@@ -232,6 +232,7 @@ class Trainer:
         """
         start = time.perf_counter()
         loss, nll, ntokens, lr = self.train_step()
+        window["seconds"] += time.perf_counter() - start  # tokens/s of updates only
         s, cfg = self.state, self.cfg
         s.step, s.target_tokens = s.step + 1, s.target_tokens + ntokens
         last = self._stop_after(start)
@@ -244,7 +245,6 @@ class Trainer:
                 s.best_dev_loss = dev_loss
             dev = f"{dev_loss:.4f}"
         s.train_seconds += time.perf_counter() - start
-        window["seconds"] += time.perf_counter() - start
         row = None
         if dev or s.step % cfg.log_interval == 0:
             w = window
