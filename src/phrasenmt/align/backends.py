@@ -27,6 +27,7 @@ link), reverse the target->source model (every source word has at most one).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
@@ -34,6 +35,7 @@ import shutil
 import struct
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from phrasenmt.align.pharaoh import Link
@@ -46,13 +48,27 @@ DIAGONAL_TENSION = 4.0  # fast_align's default
 P_NULL = 0.08  # fast_align's default prob_align_null
 
 
+@contextlib.contextmanager
+def _omp_threads(threads: int) -> Iterator[None]:
+    """Set OMP_NUM_THREADS for the aligner only, restoring it afterwards."""
+    old = os.environ.get("OMP_NUM_THREADS")
+    os.environ["OMP_NUM_THREADS"] = str(max(threads, 1))
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["OMP_NUM_THREADS"]
+        else:
+            os.environ["OMP_NUM_THREADS"] = old
+
+
 def align_eflomal(src: Sentences, tgt: Sentences, threads: int = 1,
                   seed: int | None = None) -> tuple[Alignments, Alignments]:
     """Align with eflomal; `seed` is ignored because eflomal cannot be seeded."""
     import eflomal
 
-    os.environ.setdefault("OMP_NUM_THREADS", str(threads))
-    with tempfile.TemporaryDirectory(prefix="phrasenmt-eflomal-") as tmp:
+    with (_omp_threads(threads),
+          tempfile.TemporaryDirectory(prefix="phrasenmt-eflomal-") as tmp):
         fwd_path, rev_path = Path(tmp, "fwd"), Path(tmp, "rev")
         aligner = eflomal.Aligner(n_samplers=3)  # eflomal's default
         aligner.align([" ".join(s) for s in src], [" ".join(t) for t in tgt],
@@ -135,8 +151,8 @@ def align_fast_align(src: Sentences, tgt: Sentences, threads: int = 1,
     """Train fast_align (systran-align EM) and decode both directions."""
     import systran_align
 
-    os.environ.setdefault("OMP_NUM_THREADS", str(threads))
-    with tempfile.TemporaryDirectory(prefix="phrasenmt-fastalign-") as tmp:
+    with (_omp_threads(threads),
+          tempfile.TemporaryDirectory(prefix="phrasenmt-fastalign-") as tmp):
         corpus, fwd_p, rev_p = (str(Path(tmp, n)) for n in ("in", "fwd", "rev"))
         _write_joint(corpus, src, tgt)
         systran_align.generate_alignment_probabilities(
