@@ -124,6 +124,8 @@ def final_targets(config: dict) -> list[str]:
                     f"{root}/embeddings/phrases.vec"]
         if source(config, ds) == "synthetic":
             targets.append(f"{root}/analysis/aer.json")
+        if not models(config, ds):
+            continue
         targets += [f"{root}/report/results.{ext}" for ext in ("md", "tex", "csv")]
         for testset in testsets(config, ds):
             targets += [f"{root}/report/length_{testset}.{ext}" for ext in ("png", "svg")]
