@@ -29,10 +29,16 @@ def test_targets_cover_report_and_stats(config):
 
 def test_run_datasets_selects(config):
     config["datasets"]["other"] = dict(config["datasets"]["synthetic_en_de"])
-    assert wf.datasets(config) == ["synthetic_en_de", "other"]
+    assert wf.datasets(config) == ["synthetic_en_de", "synthetic_de_en", "other"]
     config["run_datasets"] = ["other"]
     assert wf.datasets(config) == ["other"]
     assert all("/other/" in t for t in wf.final_targets(config))
+
+
+def test_datasets_without_models_stop_at_embeddings(config):
+    targets = wf.final_targets(config)
+    assert "results/synthetic_de_en/embeddings/phrases.vec" in targets
+    assert not any(t.startswith("results/synthetic_de_en/report/") for t in targets)
 
 
 def test_model_spec_is_json_with_overrides(config):
