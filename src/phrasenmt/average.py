@@ -1,13 +1,14 @@
 """Average the weights of the last N checkpoints (Vaswani et al. 2017).
 
 `python -m phrasenmt.average --checkpoint-dir DIR/checkpoints --last N --out F`
-writes a loadable model file (arch, model args, vocabularies, averaged weights).
+(or `--summary DIR/summary.json` to take N from the run's preset) writes a loadable model file (arch, model args, vocabularies, averaged weights).
 Sums are taken in float64, so averaging identical checkpoints is exact.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -50,14 +51,31 @@ def average_checkpoints(paths: list[Path]) -> dict[str, Any]:
     return averaged
 
 
+def last_from_summary(path: Path) -> int:
+    """The `average_last` a finished training run recorded in summary.json."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))["average_last"]
+    except FileNotFoundError:
+        raise InputError("file not found", path) from None
+    except (json.JSONDecodeError, KeyError, TypeError):
+        raise InputError("not a training summary with an 'average_last' key",
+                         path) from None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InputError(f"average_last must be an integer, got {value!r}", path)
+    return value
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Command-line options."""
     p = argparse.ArgumentParser(prog="python -m phrasenmt.average",
                                 description=__doc__.split("\n")[0])
     p.add_argument("--checkpoint-dir", required=True, type=Path,
                    help="folder with checkpoint_{step}.pt files")
-    p.add_argument("--last", required=True, type=int,
-                   help="average the N checkpoints with the highest steps")
+    how_many = p.add_mutually_exclusive_group(required=True)
+    how_many.add_argument("--last", type=int,
+                          help="average the N checkpoints with the highest steps")
+    how_many.add_argument("--summary", type=Path,
+                          help="take N from this run's summary.json (average_last)")
     p.add_argument("--out", required=True, type=Path, help="averaged model file")
     return p.parse_args(argv)
 
@@ -65,6 +83,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Entry point."""
     args = parse_args(argv)
+    if args.summary is not None:
+        args.last = last_from_summary(args.summary)
     if args.last < 1:
         raise InputError("must be at least 1", "--last")
     found = list_checkpoints(args.checkpoint_dir)

@@ -63,6 +63,18 @@ def test_average_is_the_mean_of_the_last_n(tmp_path, capsys):
     assert "only 3 checkpoints" in capsys.readouterr().err
 
 
+def test_last_n_from_summary(tmp_path, capsys):
+    write_checkpoints(tmp_path / "c", [1, 2, 3])
+    (tmp_path / "summary.json").write_text('{"average_last": 2}')
+    average_main(["--checkpoint-dir", str(tmp_path / "c"), "--summary",
+                  str(tmp_path / "summary.json"), "--out", str(tmp_path / "a.pt")])
+    assert "checkpoint_2.pt, checkpoint_3.pt ->" in capsys.readouterr().err
+    (tmp_path / "summary.json").write_text("{}")
+    with pytest.raises(InputError, match="summary.json: not a training summary"):
+        average_main(["--checkpoint-dir", str(tmp_path / "c"), "--summary",
+                      str(tmp_path / "summary.json"), "--out", str(tmp_path / "a.pt")])
+
+
 def test_float64_accumulation_is_exact():
     x = {"w": torch.randn(100), "n": torch.tensor(3)}
     out = average_state_dicts([x, x, x])
