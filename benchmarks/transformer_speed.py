@@ -118,7 +118,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--presets", nargs="+", default=["tiny", "base"])
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--vocab", type=int, default=8000)
+    p.add_argument("--vocab", type=int, default=4000)
     p.add_argument("--steps", type=int, nargs="+", default=[20, 3],
                    help="timed updates per preset (after one warm-up update)")
     p.add_argument("--tokens", type=int, nargs="+", default=[2048, 1024],

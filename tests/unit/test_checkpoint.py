@@ -124,6 +124,7 @@ def test_changed_spec_names_the_folder_to_delete(tmp_path):
     run(paths, tmp_path / "r", 2)
     with pytest.raises(InputError, match=r"train\.lr: .*delete .*checkpoints"):
         run(paths, tmp_path / "r", 4, lr=1e-2)
+    assert run(paths, tmp_path / "r", 3, save_interval=1).state.step == 3  # allowed
 
 
 def test_corrupt_checkpoint_names_the_file(tmp_path):

@@ -154,9 +154,9 @@ def tiny(m: TransformerConfig, t: Any) -> None:
     m.encoder_layers = m.decoder_layers = 2
     m.dropout = 0.1
     t.lr, t.warmup_steps = 1e-3, 400
-    t.max_tokens = t.update_tokens = 2048
-    t.max_steps, t.valid_interval, t.save_interval = 2000, 250, 250
-    t.keep_last = t.average_last = 5
+    t.max_tokens, t.update_tokens = 2048, 1000  # one batch per update
+    t.max_steps, t.valid_interval, t.save_interval = 800, 100, 25
+    t.keep_last = t.average_last = 5  # averages the last 100 updates
 
 
 @register_preset("transformer", "small")

@@ -18,7 +18,7 @@ class TrainConfig:
     clip_norm: float = 0.0  # gradient norm clipping threshold (0 = off)
     label_smoothing: float = 0.1  # epsilon of label-smoothed cross entropy
     max_tokens: int = 4096  # padded tokens per forward batch (longer side)
-    update_tokens: int = 4096  # target tokens per update (gradient accumulation)
+    update_tokens: int = 4096  # at least this many target tokens per update (accum.)
     max_len: int = 256  # training pairs longer than this (subwords) are skipped
     max_steps: int = 100000  # number of updates to train for
     max_minutes: float = 0.0  # wall-clock limit on training time (0 = none)
@@ -29,6 +29,7 @@ class TrainConfig:
     log_interval: int = 100  # updates between rows of metrics.tsv
 
 
-# Fields that may change between a run and its resumption without changing
-# what the finished model is (they only say when to stop or how much to keep).
-RESUMABLE_FIELDS = ("max_steps", "max_minutes", "keep_last", "log_interval")
+# Fields that may change between a run and its resumption without changing the
+# weights' trajectory (they say when to stop, what to log, save and keep).
+RESUMABLE_FIELDS = ("max_steps", "max_minutes", "keep_last", "log_interval",
+                    "save_interval", "valid_interval", "average_last")
