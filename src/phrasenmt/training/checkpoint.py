@@ -48,8 +48,8 @@ def load_file(path: str | os.PathLike) -> dict[str, Any]:
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # noqa: BLE001  (torch raises many types here)
-        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
-        raise InputError(f"corrupt or truncated checkpoint ({reason[:200]})",
+        raise InputError("corrupt or truncated checkpoint (torch.load failed: "
+                         f"{type(err).__name__}); delete it or train again",
                          path) from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise InputError(f"not a phrasenmt checkpoint (expected format {FORMAT})",
