@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from phrasenmt.io import run_cli
+from phrasenmt.io import InputError, run_cli
 from phrasenmt.training.data import DataPaths
 from phrasenmt.training.spec import load_spec, resolve_spec
 from phrasenmt.training.trainer import Trainer
@@ -37,7 +37,24 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="auto: CUDA (bf16 autocast) when present, else CPU")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument("--side", action="append", default=[], metavar="NAME=TRAIN,DEV",
+                   help="a side input the model reads: integers per source token, "
+                   "line-aligned with --train-src and --dev-src (repeatable)")
     return p.parse_args(argv)
+
+
+def parse_side(values: list[str], parts: int) -> dict[str, tuple[Path, ...]]:
+    """NAME=FILE[,FILE] options -> {name: paths}; malformed ones raise."""
+    side: dict[str, tuple[Path, ...]] = {}
+    for value in values:
+        name, _, files = value.partition("=")
+        paths = tuple(Path(f) for f in files.split(",")) if files else ()
+        if not name or len(paths) != parts or name in side:
+            shape = "NAME=TRAIN,DEV" if parts == 2 else "NAME=FILE"
+            raise InputError(f"expected {shape} (each name once), got {value!r}",
+                             "--side")
+        side[name] = paths
+    return side
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     spec = resolve_spec(*load_spec(args.spec))
-    paths = DataPaths(args.train_src, args.train_tgt, args.dev_src, args.dev_tgt)
+    paths = DataPaths(args.train_src, args.train_tgt, args.dev_src, args.dev_tgt,
+                      parse_side(args.side, 2))
     trainer = Trainer(spec, paths, args.outdir, args.seed, args.device,
                       progress_bar=not args.no_progress)
     summary = trainer.run()

@@ -25,9 +25,20 @@ from phrasenmt.decoding.scoring import forced_log_probs
 from phrasenmt.decoding.search import beam_search, greedy_search
 from phrasenmt.io import read_lines, read_parallel, run_cli, write_lines
 from phrasenmt.text.vocab import BOS, EOS, Vocabulary
-from phrasenmt.training.batching import pad_sequences
+from phrasenmt.train import parse_side
+from phrasenmt.training.batching import pad_sequences, pad_side
 from phrasenmt.training.checkpoint import load_model
-from phrasenmt.training.trainer import resolve_device
+from phrasenmt.training.data import read_side
+from phrasenmt.training.trainer import check_side_inputs, resolve_device
+
+Side = dict[str, list[list[int]]]
+
+
+def side_batch(side: Side, chunk: list[int], length: int,
+               device: torch.device) -> dict[str, torch.Tensor]:
+    """The side inputs of the sentences in `chunk`, padded to `length`."""
+    rows = {name: [values[i] for i in chunk] for name, values in side.items()}
+    return {k: v.to(device) for k, v in pad_side(rows, length).items()}
 
 
 def length_sorted_chunks(lengths: list[int], size: int) -> Iterator[list[int]]:
@@ -40,35 +51,39 @@ def length_sorted_chunks(lengths: list[int], size: int) -> Iterator[list[int]]:
 def translate_lines(model: nn.Module, src_vocab: Vocabulary, tgt_vocab: Vocabulary,
                     lines: list[str], beam: int = 4, lenpen: float = 0.6,
                     max_len_a: float = 1.5, max_len_b: float = 10,
-                    batch_size: int = 64) -> list[str]:
+                    batch_size: int = 64, side: Side | None = None) -> list[str]:
     """Translate BPE'd lines -> tokenized hypotheses (BPE removed), in order."""
     device = next(model.parameters()).device
     encoded = [src_vocab.encode(line) for line in lines]
     out = [""] * len(lines)
     for chunk in length_sorted_chunks([len(e) for e in encoded], batch_size):
         src = pad_sequences([[*encoded[i], EOS] for i in chunk]).to(device)
+        extra = side_batch(side or {}, chunk, src.size(1), device)
         if beam == 1:
-            best = greedy_search(model, src, max_len_a, max_len_b)
+            best = greedy_search(model, src, max_len_a, max_len_b, extra)
         else:
             best = [h[0] for h in beam_search(model, src, beam, lenpen,
-                                              max_len_a, max_len_b)]
+                                              max_len_a, max_len_b, extra)]
         for i, hyp in zip(chunk, best, strict=True):
             out[i] = remove_bpe(" ".join(tgt_vocab.decode(hyp.tokens)))
     return out
 
 
 def score_lines(model: nn.Module, src_vocab: Vocabulary, tgt_vocab: Vocabulary,
-                src: list[str], tgt: list[str], batch_size: int = 64) -> list[float]:
+                src: list[str], tgt: list[str], batch_size: int = 64,
+                side: Side | None = None) -> list[float]:
     """log P(tgt | src) per pair (sum over tokens, </s> included)."""
     device = next(model.parameters()).device
     src_ids = [src_vocab.encode(s) for s in src]
     tgt_ids = [tgt_vocab.encode(t) for t in tgt]
     out = [0.0] * len(src)
     for chunk in length_sorted_chunks([len(t) for t in tgt_ids], batch_size):
+        src_batch = pad_sequences([[*src_ids[i], EOS] for i in chunk]).to(device)
         scores = forced_log_probs(
-            model, pad_sequences([[*src_ids[i], EOS] for i in chunk]).to(device),
+            model, src_batch,
             pad_sequences([[BOS, *tgt_ids[i]] for i in chunk]).to(device),
-            pad_sequences([[*tgt_ids[i], EOS] for i in chunk]).to(device))
+            pad_sequences([[*tgt_ids[i], EOS] for i in chunk]).to(device),
+            side_batch(side or {}, chunk, src_batch.size(1), device))
         for i, s in zip(chunk, scores.tolist(), strict=True):
             out[i] = s
     return out
@@ -81,6 +96,9 @@ def _common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch-size", type=int, default=64, help="sentences per batch")
     p.add_argument("--threads", type=int, default=None, help="CPU threads for torch")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--side", action="append", default=[], metavar="NAME=FILE",
+                   help="a side input the model reads, line-aligned with the "
+                   "source (repeatable)")
 
 
 def translate_parser() -> argparse.ArgumentParser:
@@ -123,13 +141,21 @@ def _max_tokens(model: nn.Module) -> int | None:
     return None if positions is None else positions - 1
 
 
+def load_side_inputs(model: nn.Module, options: list[str], src: list[str]) -> Side:
+    """Read --side NAME=FILE inputs, checked against the model and the source."""
+    paths = parse_side(options, 1)
+    check_side_inputs(model, set(paths), "--side")
+    return {name: read_side(files[0], src) for name, files in paths.items()}
+
+
 def score_main(argv: list[str]) -> int:
     """The `score` command."""
     args = score_parser().parse_args(argv)
     model, src_vocab, tgt_vocab = _load(args)
     src, tgt = read_parallel(args.src, args.tgt, allow_empty=False,
                              max_tokens=_max_tokens(model))
-    scores = score_lines(model, src_vocab, tgt_vocab, src, tgt, args.batch_size)
+    side = load_side_inputs(model, args.side, src)
+    scores = score_lines(model, src_vocab, tgt_vocab, src, tgt, args.batch_size, side)
     write_lines(args.output, [f"{s:.6f}" for s in scores])
     return 0
 
@@ -142,8 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     args = translate_parser().parse_args(argv)
     model, src_vocab, tgt_vocab = _load(args)
     lines = read_lines(args.input, allow_empty=False, max_tokens=_max_tokens(model))
+    side = load_side_inputs(model, args.side, lines)
     hyps = translate_lines(model, src_vocab, tgt_vocab, lines, args.beam, args.lenpen,
-                           args.max_len_a, args.max_len_b, args.batch_size)
+                           args.max_len_a, args.max_len_b, args.batch_size, side)
     write_lines(args.output, hyps)
     return 0
 

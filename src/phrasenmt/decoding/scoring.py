@@ -10,9 +10,9 @@ from phrasenmt.text.vocab import PAD
 
 @torch.no_grad()
 def forced_log_probs(model: nn.Module, src: Tensor, tgt_in: Tensor,
-                     tgt_out: Tensor) -> Tensor:
+                     tgt_out: Tensor, side: dict[str, Tensor] | None = None) -> Tensor:
     """Sum of target token log-probs (</s> included) per sentence -> (B,)."""
-    logits = model(src, tgt_in)  # (B, T, V)
+    logits = model(src, tgt_in, **(side or {}))  # (B, T, V)
     log_probs = torch.log_softmax(logits.float(), dim=-1)
     token_lp = log_probs.gather(-1, tgt_out.unsqueeze(-1)).squeeze(-1)  # (B, T)
     return torch.where(tgt_out.ne(PAD), token_lp, 0.0).sum(dim=1)

@@ -58,10 +58,11 @@ def mask_log_probs(log_probs: Tensor, limits: Tensor, step: int) -> Tensor:
 
 @torch.no_grad()
 def greedy_search(model: nn.Module, src: Tensor, max_len_a: float = 1.5,
-                  max_len_b: float = 10) -> list[Hypothesis]:
+                  max_len_b: float = 10, side: dict[str, Tensor] | None = None
+                  ) -> list[Hypothesis]:
     """Pick the most probable token at every step; src (B, S) -> B hypotheses."""
     B = src.size(0)
-    state, cache = model.encode(src), {}
+    state, cache = model.encode(src, **(side or {})), {}
     limits = max_lengths(src, max_len_a, max_len_b, model)  # (B,)
     tokens = torch.full((B, 1), BOS, dtype=torch.long, device=src.device)
     scores = torch.zeros(B, device=src.device)
@@ -137,12 +138,13 @@ def _advance(beams: _Beams, cand: tuple[Tensor, Tensor, Tensor], k: int,
 
 @torch.no_grad()
 def beam_search(model: nn.Module, src: Tensor, beam: int = 4, lenpen: float = 0.6,
-                max_len_a: float = 1.5, max_len_b: float = 10
-                ) -> list[list[Hypothesis]]:
+                max_len_a: float = 1.5, max_len_b: float = 10,
+                side: dict[str, Tensor] | None = None) -> list[list[Hypothesis]]:
     """src (B, S) -> per sentence up to `beam` hypotheses, best first."""
     B, k, device = src.size(0), beam, src.device
     state, cache = model.reorder_state(
-        model.encode(src), {}, torch.arange(B, device=device).repeat_interleave(k))
+        model.encode(src, **(side or {})), {},
+        torch.arange(B, device=device).repeat_interleave(k))
     start_scores = torch.full((B, k), float("-inf"), device=device)
     start_scores[:, 0] = 0.0  # all beams start equal: keep one to avoid duplicates
     limits = max_lengths(src, max_len_a, max_len_b, model)  # (B,)

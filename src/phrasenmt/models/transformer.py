@@ -13,6 +13,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from phrasenmt.models.base import Seq2Seq
 from phrasenmt.models.layers import DecoderLayer, Embeddings, EncoderLayer
 from phrasenmt.models.registry import register_model, register_preset
 from phrasenmt.text.vocab import PAD
@@ -91,7 +92,7 @@ class TransformerDecoder(nn.Module):
 
 
 @register_model("transformer")
-class Transformer(nn.Module):
+class Transformer(Seq2Seq):
     """Encoder-decoder Transformer with incremental decoding for search."""
 
     config_class = TransformerConfig
@@ -113,11 +114,11 @@ class Transformer(nn.Module):
                 if module.bias is not None:
                     nn.init.zeros_(module.bias)
 
-    def forward(self, src: Tensor, tgt_in: Tensor) -> Tensor:
+    def forward(self, src: Tensor, tgt_in: Tensor, **side: Tensor) -> Tensor:
         """Teacher forcing: src (B, S), tgt_in (B, T) -> logits (B, T, V)."""
-        return self.decoder(tgt_in, self.encode(src))
+        return self.decoder(tgt_in, self.encode(src, **side))
 
-    def encode(self, src: Tensor) -> State:
+    def encode(self, src: Tensor, **side: Tensor) -> State:
         """src (B, S) -> decoder state (encoder memory and its padding mask)."""
         return self.encoder(src)
 
@@ -136,10 +137,6 @@ class Transformer(nn.Module):
         cache = {i: {k: v.index_select(0, order) for k, v in layer.items()}
                  for i, layer in cache.items()}
         return state, cache
-
-    def num_parameters(self) -> int:
-        """Trainable parameters (tied weights counted once)."""
-        return sum(p.numel() for p in self.parameters() if p.requires_grad)
 
 
 # ---------------------------------------------------------------------------

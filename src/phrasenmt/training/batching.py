@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -11,6 +11,8 @@ import torch
 from torch import Tensor
 
 from phrasenmt.text.vocab import BOS, EOS, PAD
+
+SIDE_PAD = -1  # padding of side-input tensors (see phrasenmt.models.base)
 
 
 @dataclass
@@ -21,27 +23,39 @@ class Batch:
     tgt_in: Tensor  # (B, T) <s> + target ids, right-padded
     tgt_out: Tensor  # (B, T) target ids + </s>, right-padded
     ntokens: int  # real target tokens, </s> included
+    side: dict[str, Tensor] = field(default_factory=dict)  # name -> (B, S), pad -1
 
     def to(self, device: torch.device | str) -> Batch:
         """The same batch on `device`."""
         return Batch(self.src.to(device), self.tgt_in.to(device),
-                     self.tgt_out.to(device), self.ntokens)
+                     self.tgt_out.to(device), self.ntokens,
+                     {k: v.to(device) for k, v in self.side.items()})
 
 
-def pad_sequences(seqs: Sequence[Sequence[int]]) -> Tensor:
-    """Right-pad id lists with <pad> into a (B, L) long tensor."""
-    out = torch.full((len(seqs), max(len(s) for s in seqs)), PAD, dtype=torch.long)
+def pad_sequences(seqs: Sequence[Sequence[int]], value: int = PAD,
+                  length: int | None = None) -> Tensor:
+    """Right-pad int lists with `value` into a (B, L) long tensor."""
+    length = max(len(s) for s in seqs) if length is None else length
+    out = torch.full((len(seqs), length), value, dtype=torch.long)
     for row, seq in enumerate(seqs):
         out[row, : len(seq)] = torch.as_tensor(seq, dtype=torch.long)
     return out
 
 
-def collate(src: Sequence[Sequence[int]], tgt: Sequence[Sequence[int]]) -> Batch:
+def collate(src: Sequence[Sequence[int]], tgt: Sequence[Sequence[int]],
+            side: dict[str, Sequence[Sequence[int]]] | None = None) -> Batch:
     """Build a Batch from parallel id lists (no specials in the inputs)."""
     src_ids = pad_sequences([[*s, EOS] for s in src])
     tgt_in = pad_sequences([[BOS, *t] for t in tgt])
     tgt_out = pad_sequences([[*t, EOS] for t in tgt])
-    return Batch(src_ids, tgt_in, tgt_out, sum(len(t) + 1 for t in tgt))
+    return Batch(src_ids, tgt_in, tgt_out, sum(len(t) + 1 for t in tgt),
+                 pad_side(side or {}, src_ids.size(1)))
+
+
+def pad_side(side: dict[str, Sequence[Sequence[int]]], length: int
+             ) -> dict[str, Tensor]:
+    """Side inputs as (B, length) tensors padded with -1 (</s> included)."""
+    return {name: pad_sequences(rows, SIDE_PAD, length) for name, rows in side.items()}
 
 
 def make_batches(src_lens: Sequence[int], tgt_lens: Sequence[int],

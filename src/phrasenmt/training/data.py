@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from phrasenmt.io import InputError, read_parallel
+from phrasenmt.io import InputError, read_lines, read_parallel
 from phrasenmt.text.vocab import Vocabulary
 
 
@@ -20,6 +20,12 @@ class DataPaths:
     train_tgt: Path  # BPE'd training target, line-aligned with train_src
     dev_src: Path  # BPE'd development source
     dev_tgt: Path  # BPE'd development target
+    side: dict[str, tuple[Path, Path]] = field(default_factory=dict)  # name -> train, dev
+
+    def files(self) -> list[Path]:
+        """Every file of the run, side inputs in name order."""
+        sides = [p for name in sorted(self.side) for p in self.side[name]]
+        return [self.train_src, self.train_tgt, self.dev_src, self.dev_tgt, *sides]
 
 
 @dataclass
@@ -28,15 +34,16 @@ class Corpus:
 
     src: list[list[int]]
     tgt: list[list[int]]
+    side: dict[str, list[list[int]]] = field(default_factory=dict)  # per source token
 
     def __len__(self) -> int:
         return len(self.src)
 
 
 def fingerprint(paths: DataPaths) -> str:
-    """sha256 over the four files' bytes: a run's identity includes its data."""
+    """sha256 over the data files' bytes: a run's identity includes its data."""
     digest = hashlib.sha256()
-    for path in (paths.train_src, paths.train_tgt, paths.dev_src, paths.dev_tgt):
+    for path in paths.files():
         with open(path, "rb") as fh:
             for chunk in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(chunk)
@@ -44,15 +51,38 @@ def fingerprint(paths: DataPaths) -> str:
     return digest.hexdigest()
 
 
+def read_side(path: str | os.PathLike, src: list[str]) -> list[list[int]]:
+    """Integer sequences, one per source line and one value per source token."""
+    lines = read_lines(path)
+    if len(lines) != len(src):
+        raise InputError(f"has {len(lines)} lines but the source has {len(src)}", path)
+    rows = []
+    for n, (line, sentence) in enumerate(zip(lines, src, strict=True), start=1):
+        try:
+            row = [int(v) for v in line.split()]
+        except ValueError:
+            raise InputError("side input must be integers separated by spaces",
+                             path, n) from None
+        if len(row) != len(sentence.split()):
+            raise InputError(f"has {len(row)} values but the source line has "
+                             f"{len(sentence.split())} tokens", path, n)
+        rows.append(row)
+    return rows
+
+
 def encode_corpus(src: list[str], tgt: list[str], src_vocab: Vocabulary,
-                  tgt_vocab: Vocabulary, max_len: int | None = None) -> Corpus:
+                  tgt_vocab: Vocabulary, max_len: int | None = None,
+                  side: dict[str, list[list[int]]] | None = None) -> Corpus:
     """Encode line pairs, dropping pairs with a side longer than `max_len`."""
-    out = Corpus([], [])
-    for s, t in zip(src, tgt, strict=True):
+    side = side or {}
+    out = Corpus([], [], {name: [] for name in side})
+    for i, (s, t) in enumerate(zip(src, tgt, strict=True)):
         s_ids, t_ids = src_vocab.encode(s), tgt_vocab.encode(t)
         if max_len is None or max(len(s_ids), len(t_ids)) <= max_len:
             out.src.append(s_ids)
             out.tgt.append(t_ids)
+            for name, rows in side.items():
+                out.side[name].append(rows[i])
     return out
 
 
@@ -64,7 +94,9 @@ def load_data(paths: DataPaths, max_len: int, vocabs: tuple | None = None
     if vocabs is None:
         vocabs = (Vocabulary.build(train[0]), Vocabulary.build(train[1]))
     src_vocab, tgt_vocab = vocabs
-    train_corpus = encode_corpus(*train, src_vocab, tgt_vocab, max_len)
+    train_side = {n: read_side(f[0], train[0]) for n, f in sorted(paths.side.items())}
+    dev_side = {n: read_side(f[1], dev[0]) for n, f in sorted(paths.side.items())}
+    train_corpus = encode_corpus(*train, src_vocab, tgt_vocab, max_len, train_side)
     skipped = len(train[0]) - len(train_corpus)
     if skipped:
         print(f"note: skipped {skipped} training pairs longer than {max_len} tokens",
@@ -72,4 +104,5 @@ def load_data(paths: DataPaths, max_len: int, vocabs: tuple | None = None
     if not len(train_corpus):
         raise InputError(f"no training pairs of at most {max_len} tokens",
                          os.fspath(paths.train_src))
-    return src_vocab, tgt_vocab, train_corpus, encode_corpus(*dev, src_vocab, tgt_vocab)
+    dev_corpus = encode_corpus(*dev, src_vocab, tgt_vocab, side=dev_side)
+    return src_vocab, tgt_vocab, train_corpus, dev_corpus

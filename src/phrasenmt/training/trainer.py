@@ -28,7 +28,6 @@ from phrasenmt.training import checkpoint as ckpt
 from phrasenmt.training.batching import Batch, BatchIterator, collate, make_batches
 from phrasenmt.training.config import RESUMABLE_FIELDS
 from phrasenmt.training.data import Corpus, DataPaths, fingerprint, load_data
-from phrasenmt.training.loss import sequence_loss
 from phrasenmt.training.schedule import InverseSqrtSchedule
 from phrasenmt.training.spec import RunSpec, spec_differences
 
@@ -66,6 +65,17 @@ def set_rng_state(state: dict[str, Any]) -> None:
     torch.set_rng_state(state["torch"])
     if state["cuda"] and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def check_side_inputs(model: torch.nn.Module, given: set[str], where: str) -> None:
+    """The side inputs given must be exactly those the model reads."""
+    wanted = set(getattr(model, "side_inputs", ()))
+    if wanted - given:
+        raise InputError(f"the model needs side input(s) {', '.join(sorted(wanted - given))}"
+                         f" (give NAME=FILE...)", where)
+    if given - wanted:
+        raise InputError(f"the model does not read side input(s) "
+                         f"{', '.join(sorted(given - wanted))}", where)
 
 
 class Trainer:
@@ -114,6 +124,7 @@ class Trainer:
         self.spec.model.src_vocab_size = len(self.src_vocab)
         self.spec.model.tgt_vocab_size = len(self.tgt_vocab)
         self.model = build_model(self.spec.arch, self.spec.model).to(self.device)
+        check_side_inputs(self.model, set(self.train_data.side), "--side")
         cfg = self.cfg
         self.optimizer = torch.optim.Adam(
             self.model.parameters(), lr=cfg.lr, betas=(cfg.adam_beta1, cfg.adam_beta2),
@@ -144,8 +155,9 @@ class Trainer:
         return contextlib.nullcontext()
 
     def _batch(self, corpus: Corpus, indices: list[int]) -> Batch:
+        side = {name: [rows[i] for i in indices] for name, rows in corpus.side.items()}
         return collate([corpus.src[i] for i in indices],
-                       [corpus.tgt[i] for i in indices]).to(self.device)
+                       [corpus.tgt[i] for i in indices], side).to(self.device)
 
     def _next_update(self) -> list[Batch]:
         """Batches until they hold at least `update_tokens` target tokens."""
@@ -164,8 +176,7 @@ class Trainer:
         loss_sum = nll_sum = 0.0
         for batch in batches:
             with self._autocast():
-                logits = self.model(batch.src, batch.tgt_in)  # (B, T, V)
-            loss, nll = sequence_loss(logits, batch.tgt_out, self.cfg.label_smoothing)
+                loss, nll = self.model.loss(batch, self.cfg.label_smoothing)
             (loss / total).backward()
             loss_sum, nll_sum = loss_sum + loss.item(), nll_sum + nll.item()
         if self.cfg.clip_norm > 0:
@@ -185,8 +196,7 @@ class Trainer:
         for indices in batches:
             batch = self._batch(self.dev_data, indices)
             with self._autocast():
-                logits = self.model(batch.src, batch.tgt_in)
-            nll_sum += sequence_loss(logits, batch.tgt_out, 0.0)[1].item()
+                nll_sum += self.model.loss(batch, 0.0)[1].item()
             ntokens += batch.ntokens
         return nll_sum / ntokens
 
