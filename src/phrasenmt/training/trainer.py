@@ -125,6 +125,7 @@ class Trainer:
         self.spec.model.tgt_vocab_size = len(self.tgt_vocab)
         self.model = build_model(self.spec.arch, self.spec.model).to(self.device)
         check_side_inputs(self.model, set(self.train_data.side), "--side")
+        self.model.attach_vocabularies(self.src_vocab, self.tgt_vocab)
         cfg = self.cfg
         self.optimizer = torch.optim.Adam(
             self.model.parameters(), lr=cfg.lr, betas=(cfg.adam_beta1, cfg.adam_beta2),
