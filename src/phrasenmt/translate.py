@@ -59,14 +59,24 @@ def translate_lines(model: nn.Module, src_vocab: Vocabulary, tgt_vocab: Vocabula
     for chunk in length_sorted_chunks([len(e) for e in encoded], batch_size):
         src = pad_sequences([[*encoded[i], EOS] for i in chunk]).to(device)
         extra = side_batch(side or {}, chunk, src.size(1), device)
-        if beam == 1:
+        own_search = getattr(model, "generate", None)  # e.g. nearest-neighbour
+        if own_search is not None:
+            best = own_search(src, extra, max_len_a, max_len_b)
+        elif beam == 1:
             best = greedy_search(model, src, max_len_a, max_len_b, extra)
         else:
             best = [h[0] for h in beam_search(model, src, beam, lenpen,
                                               max_len_a, max_len_b, extra)]
         for i, hyp in zip(chunk, best, strict=True):
-            out[i] = remove_bpe(" ".join(tgt_vocab.decode(hyp.tokens)))
+            out[i] = remove_bpe(" ".join(output_tokens(model, tgt_vocab, hyp.tokens)))
     return out
+
+
+def output_tokens(model: nn.Module, tgt_vocab: Vocabulary, ids: list[int]
+                  ) -> list[str]:
+    """A hypothesis' tokens; a model may write out its own (phrases as words)."""
+    expand = getattr(model, "output_words", None)
+    return expand(ids, tgt_vocab) if expand is not None else tgt_vocab.decode(ids)
 
 
 def score_lines(model: nn.Module, src_vocab: Vocabulary, tgt_vocab: Vocabulary,
