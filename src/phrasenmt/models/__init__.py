@@ -4,7 +4,12 @@ Each model family is imported here explicitly so that importing
 `phrasenmt.models` registers it; a new family adds one import line.
 """
 
-from phrasenmt.models import transformer  # noqa: F401  (registers "transformer")
+from phrasenmt.models import (
+    attn_rnn,  # noqa: F401  (registers "attn_rnn")
+    continuous,  # noqa: F401  (conmt, pconmt_*)
+    phrase_transformer,  # noqa: F401  (registers pr_*)
+    transformer,  # noqa: F401  (registers "transformer")
+)
 from phrasenmt.models.registry import (
     MODELS,
     PRESETS,

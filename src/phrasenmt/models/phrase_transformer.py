@@ -1,0 +1,235 @@
+"""Transformer with source phrase representations (Xu et al. 2020).
+
+Every encoder layer pools its input into phrase vectors R^k (Eq. 2-5) and runs
+attentive combination over them (Eq. 7-8) -> self-attention -> feed-forward.
+Every decoder layer runs self-attention -> attentive combination over source
+phrases -> attention over source tokens -> feed-forward. Decoder layer j reads
+the phrases of the last encoder level, or with Transparent Attention (Eq. 6) a
+softmax-weighted sum over the d+1 levels (0 = embeddings, k = output of encoder
+layer k). The variants of the paper's Table 2 are registered as separate archs
+whose configs differ only in defaults. Shapes: B batch, S source length, P
+phrases, T target length, C d_model, J decoder layers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from torch import Tensor, nn
+
+from phrasenmt.io import InputError
+from phrasenmt.models.attention import Cache
+from phrasenmt.models.layers import DecoderLayer, EncoderLayer, _Residual
+from phrasenmt.models.phrase_repr import (
+    AttentiveCombination,
+    PhrasePooling,
+    Segments,
+    TransparentAttention,
+)
+from phrasenmt.models.registry import PRESETS, register_model, register_preset
+from phrasenmt.models.transformer import (
+    State,
+    Transformer,
+    TransformerConfig,
+    TransformerDecoder,
+    TransformerEncoder,
+)
+from phrasenmt.text.vocab import PAD
+
+SEGMENTATIONS = ("ngram", "parse")
+
+
+@dataclass
+class PhraseTransformerConfig(TransformerConfig):
+    """Transformer config plus the phrase-representation switches."""
+
+    glance: str = "max"  # F_glance of Eq. 2: "mean" or "max" (max-over-time)
+    attentive: bool = True  # Eq. 3-5: attentive pooling on top of the glance
+    transparent: bool = True  # Eq. 6: Transparent Attention over encoder levels
+    segmentation: str = "ngram"  # side-input file the workflow passes: ngram | parse
+    phrase_hidden: int = 0  # width of W1 in Eq. 3 (0 = d_model; not in the paper)
+    combine_hidden: int = 0  # width of W3 in Eq. 8 (0 = d_model; not in the paper)
+
+
+class PhraseEncoderLayer(EncoderLayer):
+    """Attentive combination over phrases -> self-attention -> feed-forward."""
+
+    def __init__(self, cfg: PhraseTransformerConfig):
+        super().__init__(cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.dropout,
+                         cfg.attention_dropout, cfg.activation_dropout, cfg.pre_norm)
+        self.combine = AttentiveCombination(cfg.d_model, cfg.n_heads,
+                                            cfg.attention_dropout,
+                                            cfg.combine_hidden or cfg.d_model)
+        self.res0 = _Residual(cfg.d_model, cfg.dropout, cfg.pre_norm)
+
+    def forward(self, x: Tensor, mask: Tensor | None, phrases: Tensor | None = None,
+                phrase_mask: Tensor | None = None) -> Tensor:
+        """x (B, S, C) with phrases (B, P, C) -> (B, S, C)."""
+        x = self.res0(x, lambda h: self.combine(h, phrases, phrase_mask))
+        return super().forward(x, mask)
+
+
+class PhraseDecoderLayer(DecoderLayer):
+    """Self-attention -> phrases -> source tokens -> feed-forward."""
+
+    def __init__(self, cfg: PhraseTransformerConfig):
+        super().__init__(cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.dropout,
+                         cfg.attention_dropout, cfg.activation_dropout, cfg.pre_norm)
+        self.combine = AttentiveCombination(cfg.d_model, cfg.n_heads,
+                                            cfg.attention_dropout,
+                                            cfg.combine_hidden or cfg.d_model)
+        self.res_phrase = _Residual(cfg.d_model, cfg.dropout, cfg.pre_norm)
+
+    def forward(self, x: Tensor, memory: Tensor, mem_mask: Tensor | None,
+                cache: Cache | None = None, phrases: Tensor | None = None,
+                phrase_mask: Tensor | None = None) -> Tensor:
+        """x (B, T, C), memory (B, S, C), phrases (B, P, C) -> (B, T, C)."""
+        x = self.res1(x, lambda h: self.self_attn(h, causal=True, cache=cache))
+        x = self.res_phrase(x, lambda h: self.combine(h, phrases, phrase_mask, cache))
+        x = self.res2(x, lambda h: self.cross_attn(h, memory, mem_mask, cache))
+        return self.res3(x, self.ff)
+
+
+class PhraseEncoder(TransformerEncoder):
+    """Token encoder that also returns the phrase vectors for the decoder."""
+
+    def __init__(self, cfg: PhraseTransformerConfig):
+        super().__init__(cfg)
+        self.layers = nn.ModuleList(PhraseEncoderLayer(cfg)
+                                    for _ in range(cfg.encoder_layers))
+        hidden = cfg.phrase_hidden or cfg.d_model
+        # One pooling per level: inputs of layers 1..d, then the encoder output.
+        self.pool = nn.ModuleList(PhrasePooling(cfg.d_model, cfg.glance,
+                                                cfg.attentive, hidden)
+                                  for _ in range(cfg.encoder_layers + 1))
+        self.ta = (TransparentAttention(cfg.encoder_layers + 1, cfg.decoder_layers)
+                   if cfg.transparent else None)
+
+    def forward(self, src: Tensor, phrases: Tensor) -> State:
+        """src (B, S), phrases (B, S) -> memory, masks and phrase memory."""
+        mask = src.ne(PAD)[:, None, None, :]  # (B, 1, 1, S)
+        seg = Segments.build(phrases)
+        phrase_mask = seg.phrase_mask()  # (B, 1, 1, P)
+        x = self.embed(src)  # (B, S, C)
+        levels = []
+        for pool, layer in zip(self.pool, self.layers, strict=False):
+            levels.append(pool(x, seg))  # R^k from this layer's input (B, P, C)
+            x = layer(x, mask, levels[-1], phrase_mask)
+        x = self.norm(x)
+        levels.append(self.pool[-1](x, seg))  # R^d from the encoder output
+        if self.ta is None:
+            phrase_memory = levels[-1][:, None]  # (B, 1, P, C) shared by all layers
+        else:
+            phrase_memory = self.ta(levels)  # (B, J, P, C)
+        return {"memory": x, "src_mask": mask, "phrase_memory": phrase_memory,
+                "phrase_mask": phrase_mask}
+
+
+class PhraseDecoder(TransformerDecoder):
+    """Decoder whose layers also attend to the source phrases."""
+
+    def __init__(self, cfg: PhraseTransformerConfig):
+        super().__init__(cfg)
+        self.layers = nn.ModuleList(PhraseDecoderLayer(cfg)
+                                    for _ in range(cfg.decoder_layers))
+
+    def forward(self, tgt: Tensor, state: State, cache=None, offset: int = 0) -> Tensor:
+        """tgt (B, T) ids starting at position `offset` -> logits (B, T, V)."""
+        x = self.embed(tgt, offset)  # (B, T, C)
+        phrases = state["phrase_memory"]  # (B, J or 1, P, C)
+        for j, layer in enumerate(self.layers):
+            layer_cache = None if cache is None else cache.setdefault(j, {})
+            x = layer(x, state["memory"], state["src_mask"], layer_cache,
+                      phrases[:, min(j, phrases.size(1) - 1)], state["phrase_mask"])
+        return self.output(self.norm(x))
+
+
+class PhraseTransformer(Transformer):
+    """Transformer + phrase representations; reads the side input `phrases`."""
+
+    config_class = PhraseTransformerConfig
+    side_inputs = ("phrases",)
+
+    def __init__(self, cfg: PhraseTransformerConfig):
+        if cfg.segmentation not in SEGMENTATIONS:
+            raise InputError(f"must be one of {', '.join(SEGMENTATIONS)}, got "
+                             f"{cfg.segmentation!r}", "model.segmentation")
+        if cfg.glance not in ("mean", "max"):
+            raise InputError(f"must be mean or max, got {cfg.glance!r}", "model.glance")
+        nn.Module.__init__(self)
+        if cfg.src_vocab_size <= 0 or cfg.tgt_vocab_size <= 0:
+            raise ValueError("src_vocab_size and tgt_vocab_size must be set")
+        self.cfg = cfg
+        self.encoder = PhraseEncoder(cfg)
+        self.decoder = PhraseDecoder(cfg)
+        self._init_linear_layers()
+
+    def encode(self, src: Tensor, phrases: Tensor | None = None, **side: Tensor
+               ) -> State:
+        """src (B, S), phrases (B, S) -> decoder state (memory + phrase memory)."""
+        if phrases is None:
+            raise InputError("this model needs the side input 'phrases' "
+                             "(--side phrases=FILE)", "--side")
+        return self.encoder(src, phrases)
+
+
+# ---------------------------------------------------------------------------
+# Table 2's rows: configs that only change defaults, one registered arch each.
+
+@dataclass
+class PRMeanConfig(PhraseTransformerConfig):
+    """+Mean: element-wise mean phrases, last encoder level only."""
+
+    glance: str = "mean"
+    attentive: bool = False
+    transparent: bool = False
+
+
+@dataclass
+class PRMaxConfig(PhraseTransformerConfig):
+    """+Max: max-over-time phrases, last encoder level only."""
+
+    attentive: bool = False
+    transparent: bool = False
+
+
+@dataclass
+class PRMaxAttnConfig(PhraseTransformerConfig):
+    """+Max+Attn: attentive pooling over the max glance, no TA."""
+
+    transparent: bool = False
+
+
+@dataclass
+class PRMaxAttnTAConfig(PhraseTransformerConfig):
+    """+Max+Attn+TA: the full model on n-gram phrases."""
+
+
+@dataclass
+class PRMaxAttnTAParseConfig(PhraseTransformerConfig):
+    """+Max+Attn+TA+Parsing Phrase: phrases from Algorithm 1."""
+
+    segmentation: str = "parse"
+
+
+VARIANTS: dict[str, type[PhraseTransformerConfig]] = {
+    "pr_mean": PRMeanConfig,
+    "pr_max": PRMaxConfig,
+    "pr_max_attn": PRMaxAttnConfig,
+    "pr_max_attn_ta": PRMaxAttnTAConfig,
+    "pr_max_attn_ta_parse": PRMaxAttnTAParseConfig,
+}
+
+
+def _register(arch: str, config: type[PhraseTransformerConfig]) -> type:
+    """Register one variant and give it every Transformer size preset."""
+    cls = type(f"PhraseTransformer_{arch}", (PhraseTransformer,),
+               {"config_class": config, "__doc__": config.__doc__})
+    register_model(arch)(cls)
+    for name, preset in PRESETS["transformer"].items():
+        register_preset(arch, name)(preset)
+    return cls
+
+
+for _arch, _config in VARIANTS.items():
+    _register(_arch, _config)
