@@ -11,7 +11,7 @@ rule align:
     params:
         backend=config["align"]["backend"],
         seed=config["seed"],
-    threads: 2
+    threads: HALF_CORES
     log:
         "results/logs/align/{dataset}.log",
     benchmark:

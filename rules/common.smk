@@ -20,6 +20,9 @@ except InputError as err:
     raise WorkflowError(f"invalid configuration: {err}") from None
 
 RESULTS = "results"
+# Multi-threaded helpers (aligner, fastText) take half the cores, so that they run
+# next to single-threaded training jobs instead of waiting for every core.
+HALF_CORES = max(1, int(workflow.cores or 2) // 2)
 
 
 wildcard_constraints:
@@ -108,6 +111,11 @@ def model_spec(wildcards):
 
 def model_gpus(wildcards):
     return config["models"][wildcards.model]["gpus"]
+
+
+def decode_gpus(wildcards):
+    """Beam search uses one GPU, however many the model trained on."""
+    return min(model_gpus(wildcards), 1)
 
 
 def testset_hyps(wildcards):

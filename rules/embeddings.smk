@@ -35,7 +35,7 @@ rule fasttext:
         minn=config["embeddings"]["minn"],
         maxn=config["embeddings"]["maxn"],
         seed=config["seed"],
-    threads: 2
+    threads: HALF_CORES
     log:
         "results/logs/fasttext/{dataset}.log",
     benchmark:
