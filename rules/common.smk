@@ -1,17 +1,14 @@
 # Config validation, wildcard constraints and the input/param functions the rules
 # use. The logic lives in phrasenmt.workflow (unit-tested); these are thin adapters.
-import os
 import sys
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
-# Rules call `python -m phrasenmt...`: make that the interpreter running Snakemake
-# (the project's .venv), also when snakemake is started without activating it.
-# With --use-conda the activated environment's python comes first instead.
-os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
 
 from phrasenmt import workflow as wf
 from phrasenmt.config import validate_config
 from phrasenmt.io import InputError
+
+wf.put_interpreter_on_path()
 
 try:
     validate_config(config, None)
@@ -135,9 +132,13 @@ def length_hyp_args(wildcards):
     )
 
 
+def baseline_name(wildcards):
+    return wf.baseline(config, wildcards.dataset)
+
+
 def baseline_hyp(wildcards):
     ds = f"{RESULTS}/{wildcards.dataset}/translations"
-    return f"{ds}/{config['baseline']}/{wildcards.testset}.txt"
+    return f"{ds}/{baseline_name(wildcards)}/{wildcards.testset}.txt"
 
 
 def eval_jsons(wildcards):
@@ -168,6 +169,9 @@ def model_order(wildcards):
 SYNTHETIC = wf.name_regex(wf.datasets_from(config, "synthetic"))
 DOWNLOADED = wf.name_regex(wf.datasets_from(config, "download"))
 LOCAL = wf.name_regex(wf.datasets_from(config, "local"))
+# Models built by rules/train.smk + translate.smk; families with their own rules
+# (rules/continuous.smk) are kept out of those rules by this constraint.
+DEFAULT_MODELS = wf.model_regex(config, "default")
 
 
 def local_file(wildcards):
@@ -225,3 +229,90 @@ def extra_mono_arg(wildcards):
 def output_dir(wildcards, output):
     """The folder of a rule's first output (for CLIs that take an --out-dir)."""
     return str(Path(output[0]).parent)
+
+
+# -- continuous-output family (rules/continuous.smk) ---------------------------
+
+CONTINUOUS_MODELS = wf.model_regex(config, "continuous")
+FERTILITY_MODELS = wf.name_regex(wf.arch_models(config, wf.FERTILITY_CLASSES))
+
+
+def continuous_spec(wildcards):
+    return wf.continuous_spec(config, wildcards.dataset, wildcards.model)
+
+
+def continuous_train_inputs(wildcards):
+    """Word-level source, the model's target text, and its embedding tables."""
+    ds, model = wildcards.dataset, wildcards.model
+    files = {
+        "src": expand_data("train", "src")(wildcards),
+        "dev_src": expand_data("dev", "src")(wildcards),
+        "tgt": wf.continuous_target(config, ds, model, "train"),
+        "dev_tgt": wf.continuous_target(config, ds, model, "dev"),
+    }
+    if config["models"][model]["arch"] != "attn_rnn":
+        emb = f"{RESULTS}/{ds}/embeddings"
+        files.update(words=f"{emb}/words.vec", phrases=f"{emb}/phrases.vec",
+                     fasttext=f"{emb}/model.bin")
+    return files
+
+
+def fertility_labels(split, kind):
+    """Input function: fertility labels of a split, as the model's classes need."""
+
+    def inner(wildcards):
+        n = wf.FERTILITY_CLASSES[config["models"][wildcards.model]["arch"]]
+        name = split.format(**wildcards)
+        return f"{RESULTS}/{wildcards.dataset}/phrases/{name}.{kind}fert{n}"
+
+    return inner
+
+
+def decode_model(wildcards):
+    """The model file to decode: with the trained fertility module if it has one."""
+    run = f"{RESULTS}/{wildcards.dataset}/models/{wildcards.model}"
+    arch = config["models"][wildcards.model]["arch"]
+    return f"{run}/fertility.pt" if arch in wf.FERTILITY_CLASSES else f"{run}/averaged.pt"
+
+
+def all_model_hyps(wildcards):
+    ds = f"{RESULTS}/{wildcards.dataset}/translations"
+    return {m: f"{ds}/{m}/{wildcards.testset}.tok" for m in wf.models(config, wildcards.dataset)}
+
+
+def all_model_hyp_args(wildcards):
+    return " ".join(f"{m}={path}" for m, path in all_model_hyps(wildcards).items())
+
+
+def fertility_tsvs(wildcards):
+    models = set(wf.arch_models(config, wf.FERTILITY_CLASSES))
+    return [
+        f"{RESULTS}/{wildcards.dataset}/analysis/fertility_{m}_{wildcards.testset}.tsv"
+        for m in wf.models(config, wildcards.dataset)
+        if m in models
+    ]
+
+
+def continuous_runs(wildcards):
+    models = wf.family_models(config, "continuous", wildcards.dataset)
+    return [f"{RESULTS}/{wildcards.dataset}/models/{m}/summary.json" for m in models]
+
+
+def efficiency_args(wildcards):
+    ds = wildcards.dataset
+    models = wf.family_models(config, "continuous", ds)
+    runs = " ".join(f"{m}={RESULTS}/{ds}/models/{m}" for m in models)
+    tgts = " ".join(f"{m}={wf.continuous_target(config, ds, m, 'train')}" for m in models)
+    return f"--run {runs} --train-tgt {tgts}"
+
+
+def efficiency_targets(wildcards):
+    ds = wildcards.dataset
+    return [
+        wf.continuous_target(config, ds, m, "train")
+        for m in wf.family_models(config, "continuous", ds)
+    ]
+
+
+def family_order(wildcards):
+    return ",".join(wf.family_models(config, "continuous", wildcards.dataset))

@@ -3,12 +3,28 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import sys
+from pathlib import Path
 
 from phrasenmt.io import InputError
 
 SYNTHETIC_SPLITS = ("train", "dev", "test")
 SIDECARS = ("docs", "trees", "align")
+
+
+def put_interpreter_on_path() -> None:
+    """Make `python` in rules the interpreter running Snakemake (the .venv).
+
+    Rules call `python -m phrasenmt...`; this holds also when snakemake is started
+    as .venv/bin/snakemake without activating the environment. With --use-conda
+    the activated environment's python comes first instead.
+    """
+    here = str(Path(sys.executable).parent)
+    path = os.environ.get("PATH", "")
+    if path.split(os.pathsep)[0] != here:
+        os.environ["PATH"] = os.pathsep.join([here, path])
 
 
 def datasets(config: dict) -> list[str]:
@@ -129,7 +145,14 @@ def final_targets(config: dict) -> list[str]:
         targets += [f"{root}/report/results.{ext}" for ext in ("md", "tex", "csv")]
         for testset in testsets(config, ds):
             targets += [f"{root}/report/length_{testset}.{ext}" for ext in ("png", "svg")]
+        targets += continuous_targets(config, ds)
     return targets
+
+
+def baseline(config: dict, dataset: str) -> str:
+    """The model others are compared against on `dataset` (config `baseline`)."""
+    base = config["baseline"]
+    return base if isinstance(base, str) else base[dataset]
 
 
 def name_regex(names: list[str]) -> str:
@@ -149,3 +172,73 @@ def local_file(config: dict, dataset: str, split: str, lang: str) -> str:
     side = "src" if lang == ds["src"] else "tgt"
     pair = loc[split] if split in ("train", "dev") else loc["test"][split]
     return pair[side]
+
+
+# -- model families: which rules train and decode a model ----------------------
+
+# Continuous-output family (Park & Tsvetkov 2019): word-level data, its own
+# train/fertility/translate rules (rules/continuous.smk).
+CONTINUOUS_ARCHS = ("attn_rnn", "conmt", "pconmt_nofert", "pconmt_fert2",
+                    "pconmt_fert4")
+PHRASE_OUTPUT_ARCHS = ("pconmt_nofert", "pconmt_fert2", "pconmt_fert4")
+FERTILITY_CLASSES = {"pconmt_fert2": 2, "pconmt_fert4": 4}
+FAMILIES = {"continuous": CONTINUOUS_ARCHS}  # family -> archs; others: "default"
+
+
+def model_family(config: dict, model: str) -> str:
+    """The family whose rules build `model` ("default": rules/train.smk)."""
+    arch = config["models"][model]["arch"]
+    return next((name for name, archs in FAMILIES.items() if arch in archs),
+                "default")
+
+
+def family_models(config: dict, family: str, dataset: str | None = None) -> list[str]:
+    """Models of one family (trained on `dataset` when given), in config order."""
+    names = models(config, dataset) if dataset else list(config["models"])
+    return [m for m in names if model_family(config, m) == family]
+
+
+def model_regex(config: dict, family: str) -> str:
+    """Wildcard constraint matching exactly the models of one family."""
+    return name_regex(family_models(config, family))
+
+
+def arch_models(config: dict, archs: tuple[str, ...] | dict) -> list[str]:
+    """Models whose arch is one of `archs`."""
+    return [m for m, spec in config["models"].items() if spec["arch"] in archs]
+
+
+def continuous_spec(config: dict, dataset: str, model: str) -> str:
+    """`phrasenmt.train --spec` of a continuous-family model: tables of `dataset`."""
+    spec = json.loads(model_spec(config, model))
+    arch = spec["arch"]
+    if arch != "attn_rnn":
+        emb = f"results/{dataset}/embeddings"
+        tables = {"embed_dim": config["embeddings"]["dim"],
+                  "word_table": f"{emb}/words.vec", "fasttext_model": f"{emb}/model.bin",
+                  "phrase_table": f"{emb}/phrases.vec"
+                  if arch in PHRASE_OUTPUT_ARCHS else ""}
+        spec["model"] = {**tables, **spec["model"]}
+    return json.dumps(spec, sort_keys=True)
+
+
+def continuous_target(config: dict, dataset: str, model: str, split: str) -> str:
+    """A continuous model's target text: phrases joined for PCoNMT, else words."""
+    if config["models"][model]["arch"] in PHRASE_OUTPUT_ARCHS:
+        return f"results/{dataset}/phrases/{split}.joined"
+    return f"results/{dataset}/data/{split}.{langs(config, dataset)[1]}"
+
+
+def continuous_targets(config: dict, dataset: str) -> list[str]:
+    """The family's report tables of a dataset (none without family models)."""
+    fam = family_models(config, "continuous", dataset)
+    if not fam:
+        return []
+    root, exts = f"results/{dataset}/report", ("md", "tex", "csv")
+    targets = [f"{root}/efficiency.{ext}" for ext in exts]
+    for testset in testsets(config, dataset):
+        targets += [f"{root}/multiword_{testset}.{ext}" for ext in exts]
+        if source(config, dataset) == "synthetic" and set(fam) & set(
+                arch_models(config, FERTILITY_CLASSES)):
+            targets += [f"{root}/fertility_{testset}.{ext}" for ext in exts]
+    return targets
