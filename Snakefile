@@ -17,6 +17,7 @@ include: "rules/train.smk"
 include: "rules/translate.smk"
 include: "rules/evaluate.smk"
 include: "rules/report.smk"
+include: "rules/continuous.smk"
 
 
 rule all:

@@ -12,7 +12,7 @@ rule bleu:
     output:
         "results/{dataset}/eval/{model}/{testset}.json",
     params:
-        baseline=config["baseline"],
+        baseline=baseline_name,
         bootstrap=config["evaluate"]["bootstrap"],
         seed=config["seed"],
     log:

@@ -17,7 +17,7 @@ rule results_table:
         csv="results/{dataset}/report/results.csv",
     params:
         summaries=summary_args,
-        baseline=config["baseline"],
+        baseline=baseline_name,
         order=model_order,
         alpha=config["evaluate"]["alpha"],
     log:

@@ -9,6 +9,8 @@ rule train:
         tgt=expand_bpe("train", "tgt"),
         dev_src=expand_bpe("dev", "src"),
         dev_tgt=expand_bpe("dev", "tgt"),
+    wildcard_constraints:
+        model=DEFAULT_MODELS,
     output:
         summary="results/{dataset}/models/{model}/summary.json",
     params:
@@ -35,6 +37,8 @@ rule train:
 rule average:
     input:
         summary="results/{dataset}/models/{model}/summary.json",
+    wildcard_constraints:
+        model=DEFAULT_MODELS,
     output:
         "results/{dataset}/models/{model}/averaged.pt",
     params:

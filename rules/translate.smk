@@ -5,6 +5,8 @@ rule translate:
     input:
         model="results/{dataset}/models/{model}/averaged.pt",
         src=expand_bpe("{testset}", "src"),
+    wildcard_constraints:
+        model=DEFAULT_MODELS,
     output:
         "results/{dataset}/translations/{model}/{testset}.tok",
     params:

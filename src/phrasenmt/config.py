@@ -79,9 +79,7 @@ def validate_config(config: dict, source: str | None = "config",
 def _check_cross_references(config: dict, source: str | None) -> None:
     """Checks JSON Schema cannot express: names that must refer to other entries."""
     models, datasets = config["models"], config["datasets"]
-    if config["baseline"] not in models:
-        raise InputError(f"baseline: {config['baseline']!r} is not one of the models "
-                         f"({', '.join(models)})", source)
+    _check_baseline(config, source)
     for name, model in models.items():
         for ds in model.get("datasets", []):
             if ds not in datasets:
@@ -94,6 +92,29 @@ def _check_cross_references(config: dict, source: str | None) -> None:
         if ds["source"] == "local" and "local" not in ds:
             raise InputError(f"datasets.{name}.local: required when source is local",
                              source)
+
+
+def _check_baseline(config: dict, source: str | None) -> None:
+    """`baseline` names a model; a mapping names one per dataset that trains models."""
+    models, base = config["models"], config["baseline"]
+    if isinstance(base, str):
+        base = {"": base}
+    for ds, name in base.items():
+        key = f"baseline.{ds}" if ds else "baseline"
+        if ds and ds not in config["datasets"]:
+            raise InputError(f"{key}: unknown dataset {ds!r}", source)
+        if name not in models:
+            raise InputError(f"{key}: {name!r} is not one of the models "
+                             f"({', '.join(models)})", source)
+        if ds and ds not in models[name].get("datasets", [ds]):
+            raise InputError(f"{key}: model {name!r} does not train on {ds!r}", source)
+    if "" in base:
+        return
+    for ds in config["datasets"]:
+        trained = [m for m, spec in models.items() if ds in spec.get("datasets", [ds])]
+        if trained and ds not in base:
+            raise InputError(f"baseline: no baseline for dataset {ds!r}, which trains "
+                             f"{', '.join(trained)}", source)
 
 
 def load_config(path: str | os.PathLike) -> dict:

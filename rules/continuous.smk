@@ -1,0 +1,259 @@
+# Continuous-output family (Park & Tsvetkov 2019): attn_rnn, conmt, pconmt_*.
+# Word-level data (no BPE); PCoNMT targets have the listed phrases joined; the
+# fertility module is trained after the translation network (frozen); greedy
+# decoding; then multi-word BLEU, fertility F1 and training efficiency tables.
+
+
+rule join_phrases:
+    input:
+        text=expand_data("{split}", "tgt"),
+        phrases="results/{dataset}/phrases/phrases.tsv",
+    output:
+        "results/{dataset}/phrases/{split}.joined",
+    log:
+        "results/logs/join_phrases/{dataset}.{split}.log",
+    conda:
+        "../envs/align.yaml"
+    shell:
+        "python -m phrasenmt.embeddings concat --text {input.text} "
+        "--phrases {input.phrases} --out {output} > {log} 2>&1"
+
+
+rule gold_fertility:
+    input:
+        src=expand_data("{split}", "src"),
+        tgt=expand_data("{split}", "tgt"),
+        alignment="results/{dataset}/data/{split}.align",
+        phrases="results/{dataset}/phrases/phrases.tsv",
+    output:
+        fert4="results/{dataset}/phrases/{split}.gold.fert4",
+        fert2="results/{dataset}/phrases/{split}.gold.fert2",
+    wildcard_constraints:
+        dataset=SYNTHETIC,
+    params:
+        max_length=config["phrases"]["max_length"],
+    log:
+        "results/logs/gold_fertility/{dataset}.{split}.log",
+    conda:
+        "../envs/align.yaml"
+    shell:
+        "python -m phrasenmt.fertility --src {input.src} --tgt {input.tgt} "
+        "--alignment {input.alignment} --phrases {input.phrases} "
+        "--max-length {params.max_length} --out-fert4 {output.fert4} "
+        "--out-fert2 {output.fert2} > {log} 2>&1"
+
+
+rule train_continuous:
+    input:
+        unpack(continuous_train_inputs),
+    output:
+        summary="results/{dataset}/models/{model}/summary.json",
+    wildcard_constraints:
+        model=CONTINUOUS_MODELS,
+    params:
+        spec=continuous_spec,
+        seed=config["seed"],
+        outdir="results/{dataset}/models/{model}",
+    threads: 1
+    resources:
+        gpu=model_gpus,
+        mem_mb=8000,
+        runtime=24 * 60,
+    log:
+        "results/logs/train/{dataset}.{model}.log",
+    benchmark:
+        "results/benchmarks/train/{dataset}.{model}.tsv"
+    conda:
+        "../envs/torch.yaml"
+    shell:
+        "python -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
+        "--train-tgt {input.tgt} --dev-src {input.dev_src} --dev-tgt {input.dev_tgt} "
+        "--outdir {params.outdir} --seed {params.seed} --threads {threads} "
+        "--no-progress > {log} 2>&1"
+
+
+rule average_continuous:
+    input:
+        summary="results/{dataset}/models/{model}/summary.json",
+    output:
+        "results/{dataset}/models/{model}/averaged.pt",
+    wildcard_constraints:
+        model=CONTINUOUS_MODELS,
+    params:
+        checkpoints="results/{dataset}/models/{model}/checkpoints",
+    log:
+        "results/logs/average/{dataset}.{model}.log",
+    conda:
+        "../envs/torch.yaml"
+    shell:
+        "python -m phrasenmt.average --checkpoint-dir {params.checkpoints} "
+        "--summary {input.summary} --out {output} > {log} 2>&1"
+
+
+rule train_fertility:
+    input:
+        model="results/{dataset}/models/{model}/averaged.pt",
+        src=expand_data("train", "src"),
+        dev_src=expand_data("dev", "src"),
+        labels=fertility_labels("train", ""),
+        dev_labels=fertility_labels("dev", "gold."),
+    output:
+        "results/{dataset}/models/{model}/fertility.pt",
+    wildcard_constraints:
+        model=FERTILITY_MODELS,
+    params:
+        seed=config["seed"],
+    threads: 1
+    log:
+        "results/logs/train_fertility/{dataset}.{model}.log",
+    benchmark:
+        "results/benchmarks/train_fertility/{dataset}.{model}.tsv"
+    conda:
+        "../envs/torch.yaml"
+    shell:
+        "python -m phrasenmt.train_fertility --checkpoint {input.model} "
+        "--train-src {input.src} --train-labels {input.labels} "
+        "--dev-src {input.dev_src} --dev-labels {input.dev_labels} --out {output} "
+        "--seed {params.seed} --threads {threads} > {log} 2>&1"
+
+
+rule translate_continuous:
+    input:
+        model=decode_model,
+        src=expand_data("{testset}", "src"),
+    output:
+        "results/{dataset}/translations/{model}/{testset}.tok",
+    wildcard_constraints:
+        model=CONTINUOUS_MODELS,
+    params:
+        max_len_a=config["decode"]["max_len_a"],
+        max_len_b=config["decode"]["max_len_b"],
+        batch_size=config["decode"]["batch_size"],
+    threads: 1
+    resources:
+        gpu=decode_gpus,
+        mem_mb=8000,
+        runtime=4 * 60,
+    log:
+        "results/logs/translate/{dataset}.{model}.{testset}.log",
+    benchmark:
+        "results/benchmarks/translate/{dataset}.{model}.{testset}.tsv"
+    conda:
+        "../envs/torch.yaml"
+    shell:
+        "python -m phrasenmt.translate --checkpoint {input.model} --input {input.src} "
+        "--output {output} --beam 1 --max-len-a {params.max_len_a} "
+        "--max-len-b {params.max_len_b} --batch-size {params.batch_size} "
+        "--threads {threads} > {log} 2>&1"
+
+
+rule multiword_bleu:
+    input:
+        unpack(all_model_hyps),
+        ref=expand_data("{testset}", "tgt"),
+        phrases="results/{dataset}/phrases/phrases.tsv",
+    output:
+        "results/{dataset}/analysis/multiword_{testset}.tsv",
+    params:
+        hyps=all_model_hyp_args,
+    log:
+        "results/logs/multiword_bleu/{dataset}.{testset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.evaluate.multiword --phrases {input.phrases} "
+        "--ref {input.ref} --hyp {params.hyps} --testset {wildcards.testset} "
+        "--out {output} > {log} 2>&1"
+
+
+rule fertility_scores:
+    input:
+        model=decode_model,
+        src=expand_data("{testset}", "src"),
+        gold=fertility_labels("{testset}", "gold."),
+    output:
+        "results/{dataset}/analysis/fertility_{model}_{testset}.tsv",
+    wildcard_constraints:
+        model=FERTILITY_MODELS,
+    log:
+        "results/logs/fertility_scores/{dataset}.{model}.{testset}.log",
+    conda:
+        "../envs/torch.yaml"
+    shell:
+        "python -m phrasenmt.evaluate.fertility --checkpoint {input.model} "
+        "--src {input.src} --gold {input.gold} --system {wildcards.model} "
+        "--out {output} --threads 1 > {log} 2>&1"
+
+
+rule multiword_table:
+    input:
+        "results/{dataset}/analysis/multiword_{testset}.tsv",
+    output:
+        md=report(
+            "results/{dataset}/report/multiword_{testset}.md",
+            caption="../report/multiword_table.rst",
+            category="Continuous-output NMT",
+            labels={"dataset": "{dataset}", "table": "multi-word BLEU ({testset})"},
+        ),
+        tex="results/{dataset}/report/multiword_{testset}.tex",
+        csv="results/{dataset}/report/multiword_{testset}.csv",
+    params:
+        order=model_order,
+    log:
+        "results/logs/multiword_table/{dataset}.{testset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.continuous multiword --tsv {input} "
+        "--order {params.order} --out-md {output.md} --out-tex {output.tex} "
+        "--out-csv {output.csv} > {log} 2>&1"
+
+
+rule fertility_table:
+    input:
+        fertility_tsvs,
+    output:
+        md=report(
+            "results/{dataset}/report/fertility_{testset}.md",
+            caption="../report/fertility_table.rst",
+            category="Continuous-output NMT",
+            labels={"dataset": "{dataset}", "table": "fertility F1 ({testset})"},
+        ),
+        tex="results/{dataset}/report/fertility_{testset}.tex",
+        csv="results/{dataset}/report/fertility_{testset}.csv",
+    params:
+        order=model_order,
+    log:
+        "results/logs/fertility_table/{dataset}.{testset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.continuous fertility --tsv {input} "
+        "--order {params.order} --out-md {output.md} --out-tex {output.tex} "
+        "--out-csv {output.csv} > {log} 2>&1"
+
+
+rule efficiency_table:
+    input:
+        summaries=continuous_runs,
+        targets=efficiency_targets,
+    output:
+        md=report(
+            "results/{dataset}/report/efficiency.md",
+            caption="../report/efficiency_table.rst",
+            category="Continuous-output NMT",
+            labels={"dataset": "{dataset}", "table": "training efficiency"},
+        ),
+        tex="results/{dataset}/report/efficiency.tex",
+        csv="results/{dataset}/report/efficiency.csv",
+    params:
+        runs=efficiency_args,
+        order=family_order,
+    log:
+        "results/logs/efficiency_table/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.continuous efficiency {params.runs} "
+        "--order {params.order} --out-md {output.md} --out-tex {output.tex} "
+        "--out-csv {output.csv} > {log} 2>&1"

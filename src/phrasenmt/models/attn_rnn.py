@@ -1,0 +1,187 @@
+"""Attention-based RNN encoder-decoder, the softmax baseline of Park & Tsvetkov (2019).
+
+A bidirectional LSTM encoder and an LSTM decoder with Luong's "general"
+attention (Luong et al. 2015): h̃_t = tanh(W_c [c_t; h_t]) is the attentional
+state every output layer reads. Deviations, kept for CPU speed: no input
+feeding (the decoder LSTM runs over the whole target prefix at once in
+training), and the decoder's initial hidden state is tanh(W_b mean_s h_s)
+(a bridge) with a zero cell. `RNNSeq2Seq` is the shared network; the softmax
+model `AttnRNN` adds a linear output layer over the target vocabulary, the
+continuous-output models (phrasenmt.models.continuous) replace it.
+Shapes: B batch, S source length, T target length, E embedding width,
+H hidden width, V target vocabulary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from phrasenmt.models.base import Seq2Seq
+from phrasenmt.models.registry import register_model, register_preset
+from phrasenmt.text.vocab import PAD
+
+State = dict[str, Tensor]
+Cache = dict[str, Tensor]
+
+
+@dataclass
+class RNNConfig:
+    """Hyperparameters of the attention RNN; stored in every checkpoint."""
+
+    src_vocab_size: int = 0  # source vocabulary size (set from the data)
+    tgt_vocab_size: int = 0  # target vocabulary size (set from the data)
+    embed_size: int = 256  # source and target input embedding width
+    hidden_size: int = 512  # decoder width; the encoder has hidden/2 per direction
+    layers: int = 1  # LSTM layers in the encoder and in the decoder
+    dropout: float = 0.2  # dropout on embeddings and attentional states
+
+
+class RNNEncoder(nn.Module):
+    """Embeddings + a bidirectional LSTM."""
+
+    def __init__(self, cfg: RNNConfig):
+        super().__init__()
+        if cfg.hidden_size % 2:
+            raise ValueError("hidden_size must be even (two directions)")
+        self.embed = nn.Embedding(cfg.src_vocab_size, cfg.embed_size, padding_idx=PAD)
+        self.rnn = nn.LSTM(cfg.embed_size, cfg.hidden_size // 2, cfg.layers,
+                           batch_first=True, bidirectional=True,
+                           dropout=cfg.dropout if cfg.layers > 1 else 0.0)
+        self.dropout = nn.Dropout(cfg.dropout)
+
+    def forward(self, src: Tensor) -> State:
+        """src (B, S) -> memory (B, S, H), src_mask (B, S), src_embed (B, S, E)."""
+        mask = src.ne(PAD)  # (B, S) True = real token
+        embedded = self.embed(src)  # (B, S, E)
+        lengths = mask.sum(dim=1).clamp(min=1).cpu()
+        packed = pack_padded_sequence(self.dropout(embedded), lengths,
+                                      batch_first=True, enforce_sorted=False)
+        out, _ = self.rnn(packed)
+        memory, _ = pad_packed_sequence(out, batch_first=True,
+                                        total_length=src.size(1))  # (B, S, H)
+        return {"memory": memory, "src_mask": mask, "src_embed": embedded}
+
+
+class AttnDecoder(nn.Module):
+    """Target embeddings + LSTM + general attention -> attentional states."""
+
+    def __init__(self, cfg: RNNConfig):
+        super().__init__()
+        H = cfg.hidden_size
+        self.layers = cfg.layers
+        self.embed = nn.Embedding(cfg.tgt_vocab_size, cfg.embed_size, padding_idx=PAD)
+        self.rnn = nn.LSTM(cfg.embed_size, H, cfg.layers, batch_first=True,
+                           dropout=cfg.dropout if cfg.layers > 1 else 0.0)
+        self.bridge = nn.Linear(H, H)
+        self.attn = nn.Linear(H, H, bias=False)
+        self.combine = nn.Linear(2 * H, H, bias=False)
+        self.dropout = nn.Dropout(cfg.dropout)
+
+    def initial_hidden(self, state: State) -> tuple[Tensor, Tensor]:
+        """(h0, c0), each (L, B, H): tanh(bridge(mean of memory)) and zeros."""
+        mask = state["src_mask"].unsqueeze(-1).float()  # (B, S, 1)
+        mean = (state["memory"] * mask).sum(1) / mask.sum(1).clamp(min=1)  # (B, H)
+        h0 = torch.tanh(self.bridge(mean)).unsqueeze(0).repeat(self.layers, 1, 1)
+        return h0, torch.zeros_like(h0)
+
+    def forward(self, tgt: Tensor, state: State,
+                hidden: tuple[Tensor, Tensor] | None = None
+                ) -> tuple[Tensor, Tensor, tuple[Tensor, Tensor]]:
+        """tgt (B, T) -> attentional states (B, T, H), attention (B, T, S), hidden."""
+        if hidden is None:
+            hidden = self.initial_hidden(state)
+        out, hidden = self.rnn(self.dropout(self.embed(tgt)), hidden)  # (B, T, H)
+        memory = state["memory"]  # (B, S, H)
+        scores = self.attn(out) @ memory.transpose(1, 2)  # (B, T, S)
+        scores = scores.masked_fill(~state["src_mask"][:, None, :], float("-inf"))
+        attn = torch.softmax(scores.float(), dim=-1).to(out.dtype)  # (B, T, S)
+        context = attn @ memory  # (B, T, H)
+        h_tilde = torch.tanh(self.combine(torch.cat([context, out], dim=-1)))
+        return self.dropout(h_tilde), attn, hidden
+
+
+class RNNSeq2Seq(Seq2Seq):
+    """The shared network: encoder, decoder and the incremental decoding API."""
+
+    config_class = RNNConfig
+
+    def __init__(self, cfg: RNNConfig):
+        super().__init__()
+        if cfg.src_vocab_size <= 0 or cfg.tgt_vocab_size <= 0:
+            raise ValueError("src_vocab_size and tgt_vocab_size must be set")
+        self.cfg = cfg
+        self.encoder = RNNEncoder(cfg)
+        self.decoder = AttnDecoder(cfg)
+
+    def encode(self, src: Tensor, **side: Tensor) -> State:
+        """src (B, S) -> encoder state (memory, mask, source embeddings)."""
+        return self.encoder(src)
+
+    def attentional(self, src: Tensor, tgt_in: Tensor) -> Tensor:
+        """Teacher forcing: src (B, S), tgt_in (B, T) -> h̃ (B, T, H)."""
+        return self.decoder(tgt_in, self.encode(src))[0]
+
+    def step(self, state: State, tgt_prefix: Tensor, cache: Cache
+             ) -> tuple[Tensor, Tensor]:
+        """Last token of the prefix -> (h̃ (B, H), attention (B, S)); fills `cache`."""
+        hidden = (cache["h"], cache["c"]) if cache else None
+        h_tilde, attn, (h, c) = self.decoder(tgt_prefix[:, -1:], state, hidden)
+        cache["h"], cache["c"] = h, c  # (L, B, H) each
+        return h_tilde[:, -1], attn[:, -1]
+
+    @staticmethod
+    def reorder_state(state: State, cache: Cache, order: Tensor
+                      ) -> tuple[State, Cache]:
+        """Select/reorder batch rows (for beam search) of state and cache."""
+        state = {k: v.index_select(0, order) for k, v in state.items()}
+        cache = {k: v.index_select(1, order) for k, v in cache.items()}
+        return state, cache
+
+
+@register_model("attn_rnn")
+class AttnRNN(RNNSeq2Seq):
+    """The softmax model: h̃ -> logits over the target vocabulary."""
+
+    def __init__(self, cfg: RNNConfig):
+        super().__init__(cfg)
+        self.output = nn.Linear(cfg.hidden_size, cfg.tgt_vocab_size)
+
+    def forward(self, src: Tensor, tgt_in: Tensor, **side: Tensor) -> Tensor:
+        """src (B, S), tgt_in (B, T) -> logits (B, T, V)."""
+        return self.output(self.attentional(src, tgt_in))
+
+    def decode_step(self, state: State, tgt_prefix: Tensor, cache: Cache) -> Tensor:
+        """Prefix (B, t) -> log-probs (B, V) of the next token; fills `cache`."""
+        h_tilde, _ = self.step(state, tgt_prefix, cache)
+        return torch.log_softmax(self.output(h_tilde).float(), dim=-1)
+
+
+# ---------------------------------------------------------------------------
+# Presets (shared by every model of the family: same network, same schedule).
+
+
+def tiny_rnn(m: RNNConfig, t: Any) -> None:
+    """CPU-sized: about 1-2 minutes on one thread on the 40k-pair synthetic corpus."""
+    m.embed_size, m.hidden_size, m.layers, m.dropout = 64, 128, 1, 0.1
+    t.lr, t.warmup_steps, t.clip_norm = 3e-3, 50, 5.0
+    t.max_tokens = t.update_tokens = 2048
+    t.max_steps, t.valid_interval, t.save_interval, t.log_interval = 600, 50, 50, 25
+    t.keep_last, t.average_last = 3, 1  # the paper decodes the last model
+
+
+def base_rnn(m: RNNConfig, t: Any) -> None:
+    """Kumar & Tsvetkov's De-En setting: 1-layer LSTMs of 1024, embeddings 512."""
+    m.embed_size, m.hidden_size, m.layers, m.dropout = 512, 1024, 1, 0.2
+    t.lr, t.warmup_steps, t.clip_norm = 5e-4, 1000, 5.0
+    t.max_tokens = t.update_tokens = 4096
+    t.max_steps, t.valid_interval, t.save_interval, t.log_interval = 60000, 1000, 1000, 100
+    t.keep_last, t.average_last = 3, 1
+
+
+register_preset("attn_rnn", "tiny")(tiny_rnn)
+register_preset("attn_rnn", "base")(base_rnn)

@@ -1,0 +1,95 @@
+"""The frozen output embedding table of continuous-output models.
+
+Row i is the unit-normalized fastText vector of target-vocabulary token i, read
+from word2vec text files (phrasenmt.embeddings writes words.vec and
+phrases.vec). Tokens found in the phrase file are flagged as phrases (their
+`_`-joined words are written out at decode time). <pad> and <s> get zero
+rows (they are never predicted); a token in neither file gets its vector from
+the fastText model (subword n-grams) when one is given, else a fixed
+pseudo-random unit vector, so that every id has a distinct direction.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from phrasenmt.io import InputError, read_lines
+from phrasenmt.text.vocab import BOS, PAD, Vocabulary
+
+JOINER = "_"  # joins the words of a phrase token (as phrasenmt.embeddings does)
+
+
+def read_vec(path: str | os.PathLike, dim: int) -> dict[str, np.ndarray]:
+    """word2vec text format -> {token: vector}; a wrong dimension raises."""
+    lines = read_lines(path)
+    if not lines:
+        raise InputError("empty embedding file", path)
+    header = lines[0].split()
+    if len(header) != 2 or int(header[1]) != dim:
+        raise InputError(f"expected a 'count {dim}' header (embed_dim is {dim})",
+                         path, 1)
+    table = {}
+    for n, line in enumerate(lines[1:], start=2):
+        fields = line.rstrip().split(" ")
+        if len(fields) != dim + 1:
+            raise InputError(f"expected a token and {dim} numbers", path, n)
+        try:
+            table[fields[0]] = np.asarray(fields[1:], dtype=np.float32)
+        except ValueError:
+            raise InputError("not a number in the vector", path, n) from None
+    return table
+
+
+def _fallback_vectors(tokens: list[str], dim: int, fasttext_model: str
+                      ) -> list[np.ndarray]:
+    """Vectors for tokens in neither file: fastText subwords, else seeded random."""
+    if fasttext_model:
+        import fasttext
+
+        if not os.path.isfile(fasttext_model):
+            raise InputError("fastText model not found", fasttext_model)
+        model = fasttext.load_model(fasttext_model)
+        return [np.asarray(model.get_word_vector(t), dtype=np.float32) for t in tokens]
+    rng = np.random.default_rng(0)
+    return [rng.standard_normal(dim).astype(np.float32) for _ in tokens]
+
+
+def build_output_table(vocab: Vocabulary, dim: int, word_vec: str,
+                       phrase_vec: str = "", fasttext_model: str = ""
+                       ) -> tuple[Tensor, Tensor]:
+    """(table (V, dim) unit rows, is_phrase (V,) bool) aligned with `vocab` ids."""
+    words = read_vec(word_vec, dim)
+    phrases = read_vec(phrase_vec, dim) if phrase_vec else {}
+    rows = np.zeros((len(vocab), dim), dtype=np.float32)
+    is_phrase = np.zeros(len(vocab), dtype=bool)
+    missing = []
+    for i, token in enumerate(vocab.itos):
+        if i in (PAD, BOS):
+            continue
+        if token in phrases:
+            rows[i], is_phrase[i] = phrases[token], True
+        elif token in words:
+            rows[i] = words[token]
+        else:
+            missing.append(i)
+    fallback = _fallback_vectors([vocab.itos[i] for i in missing], dim, fasttext_model)
+    for i, vec in zip(missing, fallback, strict=True):
+        rows[i] = vec
+    if missing:
+        print(f"note: {len(missing)} target tokens have no table vector "
+              f"(e.g. {vocab.itos[missing[0]]!r}); "
+              f"{'fastText subwords' if fasttext_model else 'random'} used",
+              file=sys.stderr)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    rows = np.where(norms > 0, rows / np.maximum(norms, 1e-12), 0.0)
+    return torch.from_numpy(rows.astype(np.float32)), torch.from_numpy(is_phrase)
+
+
+def phrase_words(token: str) -> list[str]:
+    """The words of a `_`-joined phrase token."""
+    return token.split(JOINER)

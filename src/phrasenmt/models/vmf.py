@@ -1,0 +1,98 @@
+"""The von Mises-Fisher loss of Kumar & Tsvetkov (2019) for continuous outputs.
+
+    NLLvMF(ê; e(w)) = -log C_m(‖ê‖) - ê·e(w)
+    C_m(κ) = κ^(m/2-1) / ((2π)^(m/2) I_(m/2-1)(κ))
+
+with ê the predicted vector and e(w) the unit-norm target embedding. The
+regularized variants add λ1‖ê‖, or weight the cosine term by λ2:
+-log C_m(‖ê‖) - λ2 ê·e(w). `log C_m` is computed exactly in float64 from the
+exponentially scaled Bessel function (log I_v(κ) = log ive(v, κ) + κ) with the
+exact gradient d/dκ log C_m(κ) = -I_(m/2)(κ) / I_(m/2-1)(κ), or with the
+closed-form approximation Kumar & Tsvetkov give, which has the gradient
+-κ / (m/2 - 1 + sqrt((m/2 + 1)^2 + κ^2)) and differs from the exact value by a
+κ-independent constant (irrelevant to training; the loss values then differ).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from scipy.special import gammaln, ive
+from torch import Tensor
+
+KAPPA_MIN = 1e-6  # ‖ê‖ is clamped here: log C_m is unbounded at κ = 0
+
+
+def _log_bessel_iv(v: float, kappa: np.ndarray) -> np.ndarray:
+    """log I_v(κ) in float64; the small-κ series' first term where ive underflows."""
+    scaled = ive(v, kappa)
+    out = np.empty_like(kappa)
+    ok = scaled > 0
+    out[ok] = np.log(scaled[ok]) + kappa[ok]
+    # I_v(κ) ~ (κ/2)^v / Γ(v+1) as κ -> 0: exact to float64 where ive underflows
+    out[~ok] = v * np.log(kappa[~ok] / 2) - gammaln(v + 1)
+    return out
+
+
+def bessel_ratio(v: float, kappa: np.ndarray) -> np.ndarray:
+    """I_(v+1)(κ) / I_v(κ) in float64 (κ / (2(v+1)) where ive underflows)."""
+    num, den = ive(v + 1, kappa), ive(v, kappa)
+    ok = den > 0
+    out = kappa / (2 * (v + 1))
+    out[ok] = num[ok] / den[ok]
+    return out
+
+
+def log_cmk_numpy(m: int, kappa: np.ndarray) -> np.ndarray:
+    """Exact log C_m(κ) in float64 (reference implementation, no autograd)."""
+    v = m / 2 - 1
+    return v * np.log(kappa) - (m / 2) * math.log(2 * math.pi) - _log_bessel_iv(v, kappa)
+
+
+class LogCmk(torch.autograd.Function):
+    """Exact log C_m(κ) with its exact gradient -I_(m/2)(κ) / I_(m/2-1)(κ)."""
+
+    @staticmethod
+    def forward(ctx, kappa: Tensor, m: int) -> Tensor:
+        k = kappa.detach().double().cpu().numpy()
+        ctx.m = m
+        ctx.save_for_backward(kappa)
+        return torch.from_numpy(log_cmk_numpy(m, k)).to(kappa.device, kappa.dtype)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple[Tensor, None]:
+        (kappa,) = ctx.saved_tensors
+        k = kappa.detach().double().cpu().numpy()
+        ratio = torch.from_numpy(bessel_ratio(ctx.m / 2 - 1, k))
+        return -grad * ratio.to(kappa.device, grad.dtype), None
+
+
+def log_cmk_approx(m: int, kappa: Tensor) -> Tensor:
+    """Kumar & Tsvetkov's closed form: log C_m(κ) up to a constant in κ."""
+    v = m / 2
+    root = torch.sqrt((v + 1) ** 2 + kappa**2)
+    return -root + (v - 1) * torch.log(v - 1 + root)
+
+
+def log_cmk(m: int, kappa: Tensor, approximate: bool = False) -> Tensor:
+    """log C_m(κ) elementwise (exact, or the closed-form approximation)."""
+    kappa = kappa.clamp(min=KAPPA_MIN)
+    return log_cmk_approx(m, kappa) if approximate else LogCmk.apply(kappa, m)
+
+
+def vmf_loss(pred: Tensor, target: Tensor, lambda1: float = 0.0, lambda2: float = 1.0,
+             approximate: bool = False) -> tuple[Tensor, Tensor]:
+    """pred (N, m), unit-norm target (N, m) -> (regularized loss, NLLvMF), each (N,).
+
+    The regularized loss is -log C_m(‖ê‖) - λ2 ê·e(w) + λ1‖ê‖; with λ1 = 0 and
+    λ2 = 1 it equals the plain NLLvMF.
+    """
+    pred = pred.float()
+    kappa = pred.norm(dim=-1)  # (N,)
+    log_c = log_cmk(pred.size(-1), kappa, approximate)  # (N,)
+    dot = (pred * target).sum(dim=-1)  # (N,)
+    nll = -log_c - dot
+    loss = -log_c - lambda2 * dot + lambda1 * kappa
+    return loss, nll

@@ -1,0 +1,186 @@
+"""Report tables of the continuous-output family (Park & Tsvetkov 2019, Tables 1-5).
+
+    multiword  --tsv F... --order A,B --out-md/--out-tex/--out-csv
+        BLEU on the test set and on its multi-word subset per model.
+    fertility  --tsv F... --order A,B --out-...
+        fertility precision / recall / F1 per class (Fertility 2 and 4).
+    efficiency --run NAME=DIR... --train-tgt NAME=FILE... --order A,B --out-...
+        samples per second, epochs until the dev loss stopped improving, and
+        total training time, from each run's summary.json and metrics.tsv.
+
+Samples per second = target tokens trained on / training seconds x sentences
+per epoch / target tokens (</s> included) per epoch of that model's training
+target, i.e. sentences per second averaged over the run (validation time
+included, as in the trainer's summary). Epochs to the best dev loss = its
+update step x epochs per update of the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from phrasenmt.evaluate.length import named_path
+from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
+from phrasenmt.report.style import parse_order
+from phrasenmt.report.tables import format_time, latex_escape, load_json, write_text
+
+TITLES = {"multiword": "BLEU on the test set and its multi-word subset",
+          "fertility": "Fertility prediction on the test set (gold labels)",
+          "efficiency": "Training efficiency (same machine, same batch size)"}
+
+
+def read_tsv(path: Path, columns: Sequence[str]) -> pd.DataFrame:
+    """A TSV with at least `columns`; anything else raises naming the file."""
+    if not Path(path).is_file():
+        raise InputError("file not found", path)
+    df = pd.read_csv(path, sep="\t")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise InputError(f"missing column(s) {', '.join(missing)}", path)
+    return df
+
+
+def by_order(df: pd.DataFrame, column: str, order: list[str]) -> pd.DataFrame:
+    """Rows sorted by the model order (stable); unknown models raise."""
+    unknown = sorted(set(df[column]) - set(order))
+    if unknown:
+        raise InputError(f"model(s) {', '.join(unknown)} not in --order", "--tsv")
+    key = df[column].map(order.index)
+    return df.assign(_k=key).sort_values("_k", kind="stable").drop(columns="_k")
+
+
+def multiword_table(paths: Sequence[Path], order: list[str]) -> pd.DataFrame:
+    """One row per (model, test set): BLEU all, BLEU multi-word, subset size."""
+    cols = ["model", "testset", "subset", "sentences", "bleu"]
+    df = pd.concat([read_tsv(p, cols) for p in paths], ignore_index=True)
+    wide = df.pivot_table(index=["model", "testset"], columns="subset",
+                          values=["bleu", "sentences"], aggfunc="first")
+    out = pd.DataFrame({"model": [m for m, _ in wide.index],
+                        "testset": [t for _, t in wide.index],
+                        "BLEU": wide["bleu"]["all"].to_numpy(),
+                        "BLEU multi-word": wide["bleu"]["multiword"].to_numpy(),
+                        "multi-word sentences": wide["sentences"]["multiword"]
+                        .astype(int).to_numpy()})
+    return by_order(out, "model", order).reset_index(drop=True)
+
+
+def fertility_table(paths: Sequence[Path], order: list[str]) -> pd.DataFrame:
+    """Rows (model, classes, class, precision, recall, F1, support)."""
+    cols = ["system", "classes", "class", "precision", "recall", "f1", "support"]
+    df = pd.concat([read_tsv(p, cols) for p in paths], ignore_index=True)
+    df = df.rename(columns={"system": "model"})
+    return by_order(df, "model", order).reset_index(drop=True)
+
+
+def epoch_tokens(path: Path) -> tuple[int, int]:
+    """(sentences, target tokens with </s>) of one epoch of a training target."""
+    lines = read_lines(path)
+    return len(lines), sum(len(line.split()) + 1 for line in lines)
+
+
+def best_dev_step(path: Path) -> int:
+    """The update step of the lowest dev loss in a metrics.tsv."""
+    df = read_tsv(path, ["step", "dev_loss"]).dropna(subset=["dev_loss"])
+    if df.empty:
+        raise InputError("no dev_loss values", path)
+    return int(df.loc[df["dev_loss"].idxmin(), "step"])
+
+
+def efficiency_row(name: str, run: Path, tgt: Path) -> dict:
+    """Samples/s, epochs to the best dev loss, total time of one run."""
+    summary = load_json(run / "summary.json")
+    sentences, tokens = epoch_tokens(tgt)
+    epochs = summary["target_tokens"] / tokens
+    seconds = float(summary["train_seconds"])
+    best = best_dev_step(run / "metrics.tsv")
+    return {"model": name, "samples/s": epochs * sentences / max(seconds, 1e-9),
+            "epochs to best dev": best * epochs / max(summary["steps"], 1),
+            "epochs trained": epochs, "training time": format_time(seconds)}
+
+
+def efficiency_table(runs: Sequence[tuple[str, Path]], tgts: Sequence[tuple[str, Path]],
+                     order: list[str]) -> pd.DataFrame:
+    """One row per run, in model order."""
+    targets = dict(tgts)
+    missing = [n for n, _ in runs if n not in targets]
+    if missing:
+        raise InputError(f"no --train-tgt for {', '.join(missing)}", "--train-tgt")
+    df = pd.DataFrame([efficiency_row(n, d, targets[n]) for n, d in runs])
+    return by_order(df, "model", order).reset_index(drop=True)
+
+
+def cell(value: object) -> str:
+    """Numbers with two decimals (integers as they are), text unchanged."""
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return str(value)
+
+
+def to_markdown(df: pd.DataFrame, title: str) -> str:
+    """A Markdown pipe table under a heading."""
+    head = "| " + " | ".join(df.columns) + " |"
+    rule = "| :--- |" + " ---: |" * (len(df.columns) - 1)
+    rows = ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(
+        index=False)]
+    return "\n".join([f"# {title}", "", head, rule, *rows, ""])
+
+
+def to_latex(df: pd.DataFrame) -> str:
+    """A LaTeX booktabs tabular."""
+    n = len(df.columns)
+    out = [rf"\begin{{tabular}}{{l{'r' * (n - 1)}}}", r"\toprule",
+           " & ".join(latex_escape(str(c)) for c in df.columns) + r" \\", r"\midrule"]
+    out += [" & ".join(latex_escape(cell(v)) for v in row) + r" \\"
+            for row in df.itertuples(index=False)]
+    return "\n".join([*out, r"\bottomrule", r"\end{tabular}", ""])
+
+
+def write_all(df: pd.DataFrame, args: argparse.Namespace) -> None:
+    """Markdown, LaTeX and CSV outputs."""
+    write_text(args.out_md, to_markdown(df, TITLES[args.table]))
+    write_text(args.out_tex, to_latex(df))
+    with atomic_open(args.out_csv) as fh:
+        df.to_csv(fh, index=False, lineterminator="\n", float_format="%.4f")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Command-line options of the three tables."""
+    p = argparse.ArgumentParser(prog="python -m phrasenmt.report.continuous",
+                                description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="table", required=True)
+    for name, title in TITLES.items():
+        t = sub.add_parser(name, help=title)
+        if name == "efficiency":
+            t.add_argument("--run", type=named_path, nargs="+", required=True,
+                           metavar="NAME=DIR", help="training run folders")
+            t.add_argument("--train-tgt", type=named_path, nargs="+", required=True,
+                           metavar="NAME=FILE", help="each run's training target")
+        else:
+            t.add_argument("--tsv", type=Path, nargs="+", required=True,
+                           help="tidy TSVs from phrasenmt.evaluate")
+        t.add_argument("--order", type=parse_order, required=True,
+                       help="comma-separated model order of the rows")
+        for ext in ("md", "tex", "csv"):
+            t.add_argument(f"--out-{ext}", type=Path, required=True)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build one table."""
+    args = build_parser().parse_args(argv)
+    if args.table == "multiword":
+        df = multiword_table(args.tsv, args.order)
+    elif args.table == "fertility":
+        df = fertility_table(args.tsv, args.order)
+    else:
+        df = efficiency_table(args.run, args.train_tgt, args.order)
+    write_all(df, args)
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)

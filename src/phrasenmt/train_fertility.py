@@ -1,0 +1,144 @@
+"""Train PCoNMT's fertility module with the translation network frozen.
+
+    python -m phrasenmt.train_fertility --checkpoint averaged.pt
+        --train-src train.de --train-labels train.fert2
+        --dev-src dev.de --dev-labels dev.fert2 --out fertility.pt [--epochs 2]
+
+Park & Tsvetkov (2019), 2.3: after the translation model is trained its
+parameters are frozen and the fertility FFNN over [x_e; h_e] is trained on the
+gold fertility labels (one integer per source token, line-aligned with the
+source; 0..3 for Fertility 4, 0/1 for Fertility 2) with cross-entropy. The
+weights after the epoch with the lowest dev loss are written as a complete
+model file (the translation weights unchanged), which `phrasenmt.translate`
+decodes with fertility guidance.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from phrasenmt.io import InputError, read_lines, run_cli
+from phrasenmt.training.batching import SIDE_PAD, collate, make_batches
+from phrasenmt.training.checkpoint import load_model, model_payload, save_file
+from phrasenmt.training.data import read_side
+
+Data = tuple[list[list[int]], list[list[int]]]  # source ids, labels
+
+
+def load_split(src_path: Path, labels_path: Path, vocab, classes: int) -> Data:
+    """Encoded source sentences and their labels; labels >= classes raise."""
+    src = read_lines(src_path, allow_empty=False)
+    labels = read_side(labels_path, src)
+    for n, row in enumerate(labels, start=1):
+        if any(not 0 <= x < classes for x in row):
+            raise InputError(f"labels must be in 0..{classes - 1} for a model with "
+                             f"{classes} fertility classes", labels_path, n)
+    return [vocab.encode(s) for s in src], labels
+
+
+def batch_loss(model, src: list[list[int]], labels: list[list[int]]
+               ) -> tuple[torch.Tensor, int]:
+    """Summed cross-entropy of the fertility module and the number of tokens."""
+    batch = collate(src, [[] for _ in src], {"fertility": labels})
+    with torch.no_grad():
+        state = model.encode(batch.src)  # frozen: features only
+    logits = model.fertility(torch.cat([state["src_embed"], state["memory"]], -1))
+    gold = batch.side["fertility"]  # (B, S), -1 at </s> and padding
+    loss = F.cross_entropy(logits.flatten(0, 1).float(), gold.flatten(),
+                           ignore_index=SIDE_PAD, reduction="sum")
+    return loss, int(gold.ne(SIDE_PAD).sum())
+
+
+def run_epoch(model, data: Data, batches: list[list[int]],
+              optimizer: torch.optim.Optimizer | None) -> float:
+    """One pass (training when an optimizer is given) -> loss per token."""
+    total, count = 0.0, 0
+    for idx in batches:
+        with torch.set_grad_enabled(optimizer is not None):
+            loss, n = batch_loss(model, [data[0][i] for i in idx],
+                                 [data[1][i] for i in idx])
+        if optimizer is not None:
+            optimizer.zero_grad(set_to_none=True)
+            (loss / max(n, 1)).backward()
+            optimizer.step()
+        total, count = total + loss.item(), count + n
+    return total / max(count, 1)
+
+
+def train(model, train_data: Data, dev_data: Data, epochs: int, lr: float,
+          max_tokens: int, seed: int) -> list[dict]:
+    """Train the fertility FFNN only; keep the weights of the best dev epoch."""
+    torch.manual_seed(seed)
+    model.requires_grad_(False).eval()
+    model.fertility.requires_grad_(True)
+    optimizer = torch.optim.Adam(model.fertility.parameters(), lr=lr)
+    lens = [len(s) for s in train_data[0]]
+    batches = make_batches(lens, lens, max_tokens, seed)
+    dev_lens = [len(s) for s in dev_data[0]]
+    dev_batches = make_batches(dev_lens, dev_lens, max_tokens, 0)
+    log, best = [], (float("inf"), None)
+    for epoch in range(1, epochs + 1):
+        order = np.random.default_rng([seed, epoch]).permutation(len(batches))
+        train_loss = run_epoch(model, train_data, [batches[i] for i in order],
+                               optimizer)
+        dev_loss = run_epoch(model, dev_data, dev_batches, None)
+        log.append({"epoch": epoch, "train_loss": train_loss, "dev_loss": dev_loss})
+        print(f"epoch {epoch}: train {train_loss:.4f} dev {dev_loss:.4f}",
+              file=sys.stderr)
+        if dev_loss < best[0]:
+            best = (dev_loss, {k: v.clone() for k, v in
+                               model.fertility.state_dict().items()})
+    model.fertility.load_state_dict(best[1])
+    return log
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Command-line options."""
+    p = argparse.ArgumentParser(prog="python -m phrasenmt.train_fertility",
+                                description=__doc__.splitlines()[0])
+    p.add_argument("--checkpoint", required=True, type=Path,
+                   help="trained PCoNMT model (with a fertility module)")
+    for split in ("train", "dev"):
+        p.add_argument(f"--{split}-src", required=True, type=Path,
+                       help=f"{split} source text (as the model was trained on)")
+        p.add_argument(f"--{split}-labels", required=True, type=Path,
+                       help=f"{split} fertility labels, one per source token")
+    p.add_argument("--out", required=True, type=Path, help="model file to write")
+    p.add_argument("--epochs", type=int, default=2, help="passes over the data")
+    p.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate")
+    p.add_argument("--max-tokens", type=int, default=4096, help="tokens per batch")
+    p.add_argument("--seed", type=int, default=1, help="seeds init and batch order")
+    p.add_argument("--threads", type=int, default=None, help="CPU threads for torch")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point."""
+    args = build_parser().parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    if args.epochs < 1:
+        raise InputError("must be at least 1", "--epochs")
+    model, src_vocab, tgt_vocab, payload = load_model(args.checkpoint)
+    if getattr(model, "fertility", None) is None:
+        raise InputError("the model has no fertility module (fertility_classes 0)",
+                         args.checkpoint)
+    classes = model.cfg.fertility_classes
+    train_data = load_split(args.train_src, args.train_labels, src_vocab, classes)
+    dev_data = load_split(args.dev_src, args.dev_labels, src_vocab, classes)
+    log = train(model, train_data, dev_data, args.epochs, args.lr, args.max_tokens,
+                args.seed)
+    out = model_payload(payload["arch"], model, src_vocab, tgt_vocab, payload["spec"])
+    out["fertility_training"] = log
+    save_file(out, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)
