@@ -145,6 +145,10 @@ def test_incremental_decoding_equals_full_forward(arch, pre_norm):
     for t in range(1, tgt.size(1) + 1):
         step = model.decode_step(state, tgt[order, :t], cache)
         assert torch.allclose(step, full[order, t - 1], atol=1e-5), t
+        perm = torch.tensor([2, 0, 1])  # beam search reorders after every step
+        state, cache = model.reorder_state(state, cache, perm)
+        order = order[perm]
+    assert "phrase_memory" not in state  # dropped once the phrases are cached
 
 
 def test_missing_phrases_is_a_clear_error():

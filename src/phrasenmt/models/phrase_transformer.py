@@ -136,11 +136,12 @@ class PhraseDecoder(TransformerDecoder):
     def forward(self, tgt: Tensor, state: State, cache=None, offset: int = 0) -> Tensor:
         """tgt (B, T) ids starting at position `offset` -> logits (B, T, V)."""
         x = self.embed(tgt, offset)  # (B, T, C)
-        phrases = state["phrase_memory"]  # (B, J or 1, P, C)
+        phrases = state.get("phrase_memory")  # (B, J or 1, P, C); None once cached
         for j, layer in enumerate(self.layers):
             layer_cache = None if cache is None else cache.setdefault(j, {})
-            x = layer(x, state["memory"], state["src_mask"], layer_cache,
-                      phrases[:, min(j, phrases.size(1) - 1)], state["phrase_mask"])
+            mine = None if phrases is None else phrases[:, min(j, phrases.size(1) - 1)]
+            x = layer(x, state["memory"], state["src_mask"], layer_cache, mine,
+                      state["phrase_mask"])
         return self.output(self.norm(x))
 
 
@@ -171,6 +172,14 @@ class PhraseTransformer(Transformer):
             raise InputError("this model needs the side input 'phrases' "
                              "(--side phrases=FILE)", "--side")
         return self.encoder(src, phrases)
+
+    @staticmethod
+    def reorder_state(state: State, cache, order: Tensor):
+        """As the Transformer's, but once every layer has cached the phrases'
+        keys and values the phrase memory is dropped instead of copied."""
+        if cache and all("phr_k" in layer for layer in cache.values()):
+            state = {k: v for k, v in state.items() if k != "phrase_memory"}
+        return Transformer.reorder_state(state, cache, order)
 
 
 # ---------------------------------------------------------------------------
