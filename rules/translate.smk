@@ -17,7 +17,7 @@ rule translate:
         batch_size=config["decode"]["batch_size"],
     threads: 1
     resources:
-        gpu=model_gpus,
+        gpu=decode_gpus,
         mem_mb=8000,
         runtime=4 * 60,
     log:
