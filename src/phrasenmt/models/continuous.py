@@ -49,8 +49,9 @@ class ContinuousConfig(RNNConfig):
     word_table: str = ""  # word2vec text file of word vectors (read once, at start)
     phrase_table: str = ""  # word2vec text file of phrase vectors ("" = words only)
     fasttext_model: str = ""  # fastText .bin for tokens in neither file ("" = random)
+    center_table: bool = False  # subtract the mean vector before unit-normalizing
     lambda1: float = 0.02  # weight of the ‖ê‖ penalty (NLLvMF reg. 1; 0 = off)
-    lambda2: float = 0.1  # weight of the cosine term (NLLvMF reg. 2; 1 = off)
+    lambda2: float = 1.0  # weight of the cosine term (NLLvMF reg. 2 uses 0.1; 1 = off)
     approximate_logc: bool = False  # closed-form log C_m instead of the exact one
     fertility_classes: int = 0  # 0 (no fertility module), 2 or 4
     fertility_hidden: int = 64  # hidden width of the fertility FFNN
@@ -81,7 +82,8 @@ class ContinuousOutputNMT(RNNSeq2Seq):
         if not cfg.word_table:
             raise InputError("the model needs model.word_table (a .vec file)", "spec")
         table, is_phrase = build_output_table(tgt_vocab, cfg.embed_dim, cfg.word_table,
-                                              cfg.phrase_table, cfg.fasttext_model)
+                                              cfg.phrase_table, cfg.fasttext_model,
+                                              cfg.center_table)
         self.table.copy_(table)
         self.is_phrase.copy_(is_phrase)
 

@@ -60,9 +60,12 @@ def _fallback_vectors(tokens: list[str], dim: int, fasttext_model: str
 
 
 def build_output_table(vocab: Vocabulary, dim: int, word_vec: str,
-                       phrase_vec: str = "", fasttext_model: str = ""
-                       ) -> tuple[Tensor, Tensor]:
-    """(table (V, dim) unit rows, is_phrase (V,) bool) aligned with `vocab` ids."""
+                       phrase_vec: str = "", fasttext_model: str = "",
+                       center: bool = False) -> tuple[Tensor, Tensor]:
+    """(table (V, dim) unit rows, is_phrase (V,) bool) aligned with `vocab` ids.
+
+    With `center` the mean row is subtracted before normalizing.
+    """
     words = read_vec(word_vec, dim)
     phrases = read_vec(phrase_vec, dim) if phrase_vec else {}
     rows = np.zeros((len(vocab), dim), dtype=np.float32)
@@ -85,6 +88,10 @@ def build_output_table(vocab: Vocabulary, dim: int, word_vec: str,
               f"(e.g. {vocab.itos[missing[0]]!r}); "
               f"{'fastText subwords' if fasttext_model else 'random'} used",
               file=sys.stderr)
+    if center:
+        real = np.ones(len(vocab), dtype=bool)
+        real[[PAD, BOS]] = False
+        rows[real] -= rows[real].mean(axis=0)
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     rows = np.where(norms > 0, rows / np.maximum(norms, 1e-12), 0.0)
     return torch.from_numpy(rows.astype(np.float32)), torch.from_numpy(is_phrase)

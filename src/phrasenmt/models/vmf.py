@@ -25,23 +25,34 @@ from torch import Tensor
 KAPPA_MIN = 1e-6  # ‖ê‖ is clamped here: log C_m is unbounded at κ = 0
 
 
+def _series(v: float, kappa: np.ndarray, terms: int = 40) -> np.ndarray:
+    """Σ_k (κ²/4)^k / (k! (v+1)_k): I_v(κ) = (κ/2)^v / Γ(v+1) times this sum."""
+    term, total = np.ones_like(kappa), np.ones_like(kappa)
+    for k in range(1, terms + 1):
+        term = term * (kappa**2 / 4) / (k * (v + k))
+        total = total + term
+    return total
+
+
 def _log_bessel_iv(v: float, kappa: np.ndarray) -> np.ndarray:
-    """log I_v(κ) in float64; the small-κ series' first term where ive underflows."""
+    """log I_v(κ) in float64; the power series where ive underflows (κ << v)."""
     scaled = ive(v, kappa)
     out = np.empty_like(kappa)
     ok = scaled > 0
     out[ok] = np.log(scaled[ok]) + kappa[ok]
-    # I_v(κ) ~ (κ/2)^v / Γ(v+1) as κ -> 0: exact to float64 where ive underflows
-    out[~ok] = v * np.log(kappa[~ok] / 2) - gammaln(v + 1)
+    small = kappa[~ok]
+    out[~ok] = v * np.log(small / 2) - gammaln(v + 1) + np.log(_series(v, small))
     return out
 
 
 def bessel_ratio(v: float, kappa: np.ndarray) -> np.ndarray:
-    """I_(v+1)(κ) / I_v(κ) in float64 (κ / (2(v+1)) where ive underflows)."""
+    """I_(v+1)(κ) / I_v(κ) in float64 (from the power series where ive underflows)."""
     num, den = ive(v + 1, kappa), ive(v, kappa)
     ok = den > 0
-    out = kappa / (2 * (v + 1))
+    out = np.empty_like(kappa)
     out[ok] = num[ok] / den[ok]
+    small = kappa[~ok]
+    out[~ok] = small / (2 * (v + 1)) * _series(v + 1, small) / _series(v, small)
     return out
 
 

@@ -1,0 +1,110 @@
+"""Gold fertility labels, fertility scores, multi-word BLEU, family tables, config."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from phrasenmt import workflow as wf
+from phrasenmt.config import validate_config
+from phrasenmt.evaluate.fertility import class_scores
+from phrasenmt.evaluate.multiword import multiword_subset
+from phrasenmt.fertility import binary, gold_labels
+from phrasenmt.io import InputError
+from phrasenmt.report import continuous as tables
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_gold_fertility_labels_on_a_hand_example():
+    # Lebensqualität ist gut -> quality of life is good
+    src = [["Lebensqualität", "ist", "gut"]]
+    tgt = [["quality", "of", "life", "is", "good"]]
+    links = [{(0, 0), (0, 2), (1, 3), (2, 4)}]  # "of" unaligned: absorbed
+    listed = gold_labels(src, tgt, links, {("quality", "of", "life")}, 6)
+    assert listed == [[3, 1, 1]]
+    assert gold_labels(src, tgt, links, set(), 6) == [[1, 1, 1]]  # not listed
+    unaligned = [{(1, 3), (2, 4)}]  # the compound aligned to nothing
+    assert gold_labels(src, tgt, unaligned, set(), 6) == [[0, 1, 1]]
+    assert binary([0, 1, 2, 3]) == [0, 0, 1, 1]
+
+
+def test_class_scores_precision_recall_f1():
+    gold = [0, 0, 1, 1, 1, 2]
+    pred = [0, 1, 1, 1, 0, 0]
+    rows = {c: (p, r, f, n) for c, p, r, f, n in class_scores(gold, pred, 3)}
+    assert rows[0][:2] == pytest.approx((1 / 3, 1 / 2))
+    assert rows[0][2] == pytest.approx(2 * (1 / 3) * (1 / 2) / (1 / 3 + 1 / 2))
+    assert rows[1][:3] == pytest.approx((2 / 3, 2 / 3, 2 / 3))
+    assert rows[2] == (0.0, 0.0, 0.0, 1)
+
+
+def test_multiword_subset_needs_a_contiguous_listed_phrase():
+    refs = ["the quality of life is good", "quality and life", "a bus driver"]
+    phrases = [("quality", "of", "life"), ("bus", "driver")]
+    assert multiword_subset(refs, phrases) == [0, 2]
+
+
+def test_efficiency_row_from_a_run(tmp_path: Path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "summary.json").write_text(json.dumps(
+        {"target_tokens": 400, "train_seconds": 10.0, "steps": 40}))
+    (run / "metrics.tsv").write_text(
+        "step\tloss\tnll\tlr\ttokens_per_s\tdev_loss\n10\t1\t1\t1\t1\t5.0\n"
+        "20\t1\t1\t1\t1\t4.0\n30\t1\t1\t1\t1\t\n40\t1\t1\t1\t1\t4.5\n")
+    tgt = tmp_path / "train.en"
+    tgt.write_text("a b c\nd e f g\nh\n")  # 3 sentences, 3 + 4 + 1 + 3 = 11 tokens
+    row = tables.efficiency_row("m", run, tgt)
+    epochs = 400 / 11
+    assert row["samples/s"] == pytest.approx(epochs * 3 / 10)
+    assert row["epochs to best dev"] == pytest.approx(20 * epochs / 40)
+
+
+def test_family_tables_follow_the_model_order(tmp_path: Path):
+    tsv = tmp_path / "m.tsv"
+    tsv.write_text("model\ttestset\tsubset\tsentences\tbleu\n"
+                   "b\ttest\tall\t10\t20.0\nb\ttest\tmultiword\t4\t15.0\n"
+                   "a\ttest\tall\t10\t30.0\na\ttest\tmultiword\t4\t25.0\n")
+    df = tables.multiword_table([tsv], ["a", "b"])
+    assert df["model"].tolist() == ["a", "b"]
+    assert df["BLEU multi-word"].tolist() == [25.0, 15.0]
+    with pytest.raises(InputError, match="not in --order"):
+        tables.multiword_table([tsv], ["a"])
+
+
+def default_config() -> dict:
+    return yaml.safe_load((REPO / "config.yaml").read_text())
+
+
+def test_default_config_routes_the_family_to_its_own_rules():
+    config = validate_config(default_config())
+    family = wf.family_models(config, "continuous", "synthetic_de_en")
+    assert family == ["attn_rnn", "conmt", "pconmt_nofert", "pconmt_fert2",
+                      "pconmt_fert4"]
+    assert "attn_rnn" not in wf.model_regex(config, "default").split("|")
+    assert wf.baseline(config, "synthetic_de_en") == "attn_rnn"
+    spec = json.loads(wf.continuous_spec(config, "synthetic_de_en", "pconmt_fert2"))
+    assert spec["model"]["phrase_table"].endswith("embeddings/phrases.vec")
+    assert wf.continuous_target(config, "synthetic_de_en", "pconmt_fert2",
+                                "train").endswith("phrases/train.joined")
+    assert wf.continuous_target(config, "synthetic_de_en", "conmt",
+                                "dev").endswith("data/dev.en")
+    targets = wf.final_targets(config)
+    assert "results/synthetic_de_en/report/fertility_test.md" in targets
+
+
+def test_baseline_mapping_is_checked():
+    config = default_config()
+    bad = copy.deepcopy(config)
+    del bad["baseline"]["synthetic_de_en"]
+    with pytest.raises(InputError, match="no baseline for dataset 'synthetic_de_en'"):
+        validate_config(bad)
+    wrong = copy.deepcopy(config)
+    wrong["baseline"]["synthetic_de_en"] = "transformer"
+    with pytest.raises(InputError, match="does not train on"):
+        validate_config(wrong)
