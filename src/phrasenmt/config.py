@@ -79,12 +79,12 @@ def validate_config(config: dict, source: str | None = "config",
 def _check_cross_references(config: dict, source: str | None) -> None:
     """Checks JSON Schema cannot express: names that must refer to other entries."""
     models, datasets = config["models"], config["datasets"]
-    _check_baseline(config, source)
     for name, model in models.items():
         for ds in model.get("datasets", []):
             if ds not in datasets:
                 raise InputError(f"models.{name}.datasets: unknown dataset {ds!r} "
                                  f"(known: {', '.join(datasets)})", source)
+    _check_baseline(config, source)
     for name, ds in datasets.items():
         if ds["source"] == "download" and "name" not in ds:
             raise InputError(f"datasets.{name}.name: required when source is download",
@@ -97,6 +97,7 @@ def _check_cross_references(config: dict, source: str | None) -> None:
 def _check_baseline(config: dict, source: str | None) -> None:
     """`baseline` names a model; a mapping names one per dataset that trains models."""
     models, base = config["models"], config["baseline"]
+    built = config.get("run_datasets") or list(config["datasets"])  # others are idle
     if isinstance(base, str):
         base = {"": base}
     for ds, name in base.items():
@@ -106,7 +107,7 @@ def _check_baseline(config: dict, source: str | None) -> None:
         if name not in models:
             raise InputError(f"{key}: {name!r} is not one of the models "
                              f"({', '.join(models)})", source)
-        if ds and ds not in models[name].get("datasets", [ds]):
+        if ds in built and ds not in models[name].get("datasets", [ds]):
             raise InputError(f"{key}: model {name!r} does not train on {ds!r}", source)
     if "" in base:
         return
