@@ -12,6 +12,7 @@ wf.put_interpreter_on_path()
 
 try:
     validate_config(config, None)
+    wf.check_phrase_models(config)
     DATASETS = wf.datasets(config)
 except InputError as err:
     raise WorkflowError(f"invalid configuration: {err}") from None
@@ -316,3 +317,99 @@ def efficiency_targets(wildcards):
 
 def family_order(wildcards):
     return ",".join(wf.family_models(config, "continuous", wildcards.dataset))
+
+
+# --- source phrase representations: parse/segment side inputs, Lingeval97,
+# Table 2 (rules/parse.smk, rules/lingeval.smk, rules/report.smk) ---
+
+
+def stanza_dir_arg(wildcards):
+    return f"--stanza-dir {config['stanza_dir']}" if config.get("stanza_dir") else ""
+
+
+def segment_inputs(wildcards):
+    """The BPE'd source, plus its trees for parse-based phrases."""
+    src = wf.langs(config, wildcards.dataset)[0]
+    inputs = {"bpe": f"{RESULTS}/{wildcards.dataset}/bpe/{wildcards.split}.bpe.{src}"}
+    if wildcards.segmentation == "parse":
+        inputs["trees"] = f"{RESULTS}/{wildcards.dataset}/parse/{wildcards.split}.trees"
+    return inputs
+
+
+def segment_trees_arg(wildcards, input):
+    return f"--trees {input.trees}" if "trees" in input.keys() else ""
+
+
+def train_side_files(wildcards):
+    files = wf.side_inputs(config, wildcards.dataset, wildcards.model, ["train", "dev"])
+    return [f for paths in files.values() for f in paths]
+
+
+def train_side_args(wildcards):
+    return wf.side_args(config, wildcards.dataset, wildcards.model, ["train", "dev"])
+
+
+def test_side_files(wildcards):
+    files = wf.side_inputs(config, wildcards.dataset, wildcards.model, [wildcards.testset])
+    return [f for paths in files.values() for f in paths]
+
+
+def test_side_args(wildcards):
+    return wf.side_args(config, wildcards.dataset, wildcards.model, [wildcards.testset])
+
+
+def lingeval_json_input(wildcards):
+    return wf.lingeval_json(config, wildcards.dataset)
+
+
+def lingeval_prepare_args(wildcards):
+    ds = config["datasets"][wildcards.dataset]
+    return " ".join(flag for flag, on in (("--tokenize", ds["tokenize"]),
+                                          ("--lowercase", ds["lowercase"])) if on)
+
+
+def lingeval_segment_inputs(wildcards):
+    root = f"{RESULTS}/{wildcards.dataset}/lingeval"
+    inputs = {"bpe": f"{root}/pairs.bpe.en"}
+    if wildcards.segmentation == "parse":
+        inputs["trees"] = f"{root}/pairs.trees"
+    return inputs
+
+
+def lingeval_side_files(wildcards):
+    seg = wf.segmentation(config, wildcards.model)
+    return [f"{RESULTS}/{wildcards.dataset}/lingeval/pairs.{seg}.phrases"] if seg else []
+
+
+def lingeval_side_args(wildcards, input):
+    return f"--side phrases={input.side[0]}" if input.side else ""
+
+
+def lingeval_scores(wildcards):
+    root = f"{RESULTS}/{wildcards.dataset}/lingeval/scores"
+    return [f"{root}/{m}.txt" for m in wf.lingeval_models(config, wildcards.dataset)]
+
+
+def lingeval_score_args(wildcards, input):
+    return " ".join(f"{Path(f).stem}={f}" for f in input.scores)
+
+
+def ablation_inputs(wildcards):
+    files = wf.ablation_files(config, wildcards.dataset)
+    return {kind: list(files[kind].values()) for kind in ("eval", "summary", "hyp")}
+
+
+def ablation_args(wildcards):
+    files = wf.ablation_files(config, wildcards.dataset)
+    return " ".join(
+        f"--{kind} " + " ".join(f"{m}={path}" for m, path in files[kind].items())
+        for kind in ("eval", "summary", "hyp", "benchmark")
+    )
+
+
+def ablation_order(wildcards):
+    return ",".join(wf.ablation_models(config, wildcards.dataset))
+
+
+def first_testset(wildcards):
+    return wf.testsets(config, wildcards.dataset)[0]

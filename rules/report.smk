@@ -52,3 +52,58 @@ rule length_figure:
         "python -m phrasenmt.report.figures length --tsv {input} --order {params.order} "
         "--testset {wildcards.testset} --out-png {output.png} --out-svg {output.svg} "
         "> {log} 2>&1"
+
+
+# Source phrase representations (Xu et al. 2020): Table 2 and Figure 4.
+
+
+rule ablation_table:
+    input:
+        unpack(ablation_inputs),
+    output:
+        md=report(
+            "results/{dataset}/report/ablation.md",
+            caption="../report/ablation_table.rst",
+            category="Results",
+            labels={"dataset": "{dataset}", "table": "ablation (Table 2)"},
+        ),
+        tex="results/{dataset}/report/ablation.tex",
+        csv="results/{dataset}/report/ablation.csv",
+    params:
+        files=ablation_args,
+        order=ablation_order,
+        baseline=baseline_name,
+        testset=first_testset,
+        alpha=config["evaluate"]["alpha"],
+    log:
+        "results/logs/ablation_table/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.tables ablation {params.files} "
+        "--baseline {params.baseline} --order {params.order} --testset {params.testset} "
+        "--alpha {params.alpha} --out-md {output.md} --out-tex {output.tex} "
+        "--out-csv {output.csv} > {log} 2>&1"
+
+
+rule agreement_figure:
+    input:
+        "results/{dataset}/analysis/agreement.tsv",
+    output:
+        png=report(
+            "results/{dataset}/report/agreement.png",
+            caption="../report/agreement_figure.rst",
+            category="Figures",
+            labels={"dataset": "{dataset}", "figure": "agreement by distance"},
+        ),
+        svg="results/{dataset}/report/agreement.svg",
+    params:
+        order=ablation_order,
+    log:
+        "results/logs/agreement_figure/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.figures agreement --tsv {input} "
+        "--order {params.order} --out-png {output.png} --out-svg {output.svg} "
+        "> {log} 2>&1"

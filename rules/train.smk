@@ -9,11 +9,13 @@ rule train:
         tgt=expand_bpe("train", "tgt"),
         dev_src=expand_bpe("dev", "src"),
         dev_tgt=expand_bpe("dev", "tgt"),
+        side=train_side_files,
     wildcard_constraints:
         model=DEFAULT_MODELS,
     output:
         summary="results/{dataset}/models/{model}/summary.json",
     params:
+        side=train_side_args,
         spec=model_spec,
         seed=config["seed"],
         outdir="results/{dataset}/models/{model}",
@@ -31,7 +33,8 @@ rule train:
     shell:
         "python -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
         "--train-tgt {input.tgt} --dev-src {input.dev_src} --dev-tgt {input.dev_tgt} "
-        "--outdir {params.outdir} --seed {params.seed} --threads {threads} > {log} 2>&1"
+        "--outdir {params.outdir} --seed {params.seed} --threads {threads} "
+        "{params.side} > {log} 2>&1"
 
 
 rule average:

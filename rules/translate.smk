@@ -5,11 +5,13 @@ rule translate:
     input:
         model="results/{dataset}/models/{model}/averaged.pt",
         src=expand_bpe("{testset}", "src"),
+        side=test_side_files,
     wildcard_constraints:
         model=DEFAULT_MODELS,
     output:
         "results/{dataset}/translations/{model}/{testset}.tok",
     params:
+        side=test_side_args,
         beam=config["decode"]["beam"],
         lenpen=config["decode"]["lenpen"],
         max_len_a=config["decode"]["max_len_a"],
@@ -30,7 +32,8 @@ rule translate:
         "python -m phrasenmt.translate --checkpoint {input.model} --input {input.src} "
         "--output {output} --beam {params.beam} --lenpen {params.lenpen} "
         "--max-len-a {params.max_len_a} --max-len-b {params.max_len_b} "
-        "--batch-size {params.batch_size} --threads {threads} > {log} 2>&1"
+        "--batch-size {params.batch_size} --threads {threads} {params.side} "
+        "> {log} 2>&1"
 
 
 rule detokenize:

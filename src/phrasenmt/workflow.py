@@ -146,6 +146,7 @@ def final_targets(config: dict) -> list[str]:
         for testset in testsets(config, ds):
             targets += [f"{root}/report/length_{testset}.{ext}" for ext in ("png", "svg")]
         targets += continuous_targets(config, ds)
+        targets += phrase_targets(config, ds)
     return targets
 
 
@@ -242,3 +243,95 @@ def continuous_targets(config: dict, dataset: str) -> list[str]:
                 arch_models(config, FERTILITY_CLASSES)):
             targets += [f"{root}/fertility_{testset}.{ext}" for ext in exts]
     return targets
+
+
+# --- source phrase representations (Xu et al. 2020) -----------------------------
+# arch -> default segmentation; mirrors the registered configs (tested) so that
+# building the DAG does not import torch.
+PHRASE_REPR_ARCHS = {"pr_mean": "ngram", "pr_max": "ngram", "pr_max_attn": "ngram",
+                     "pr_max_attn_ta": "ngram", "pr_max_attn_ta_parse": "parse"}
+
+
+def segmentation(config: dict, model: str) -> str | None:
+    """The phrase segmentation a model reads (ngram/parse), None for other archs."""
+    m = config["models"][model]
+    if m["arch"] not in PHRASE_REPR_ARCHS:
+        return None
+    return m.get("model", {}).get("segmentation", PHRASE_REPR_ARCHS[m["arch"]])
+
+
+def side_inputs(config: dict, dataset: str, model: str,
+                splits: list[str]) -> dict[str, list[str]]:
+    """Side-input files a model reads, per name, one per split (train, dev / test)."""
+    seg = segmentation(config, model)
+    if seg is None:
+        return {}
+    return {"phrases": [f"results/{dataset}/parse/{s}.{seg}.phrases" for s in splits]}
+
+
+def side_args(config: dict, dataset: str, model: str, splits: list[str]) -> str:
+    """`--side NAME=FILE[,FILE]` options of train / translate for a model."""
+    return " ".join(f"--side {name}={','.join(files)}" for name, files in
+                    side_inputs(config, dataset, model, splits).items())
+
+
+def check_phrase_models(config: dict) -> None:
+    """Parse-based phrases need an English source (stanza's English parser)."""
+    for model in config["models"]:
+        if segmentation(config, model) != "parse":
+            continue
+        for ds in models_datasets(config, model):
+            if langs(config, ds)[0] != "en":
+                raise InputError(f"models.{model}: parse-based phrases need an "
+                                 f"English source, but dataset {ds} translates from "
+                                 f"{langs(config, ds)[0]!r}", "config")
+
+
+def models_datasets(config: dict, model: str) -> list[str]:
+    """Datasets a model trains on."""
+    return list(config["models"][model].get("datasets", config["datasets"]))
+
+
+def lingeval_json(config: dict, dataset: str) -> str | None:
+    """The Lingeval97-format items of an en->de dataset (None for other pairs)."""
+    if langs(config, dataset) != ("en", "de"):
+        return None
+    if source(config, dataset) == "synthetic":
+        return f"results/{dataset}/raw/test.lingeval.json"
+    return "results/_lingeval97/lingeval97.json"
+
+
+def lingeval_models(config: dict, dataset: str) -> list[str]:
+    """Models scored on the agreement items (models of the default family)."""
+    if lingeval_json(config, dataset) is None:
+        return []
+    return [m for m in models(config, dataset) if model_family(config, m) == "default"]
+
+
+def phrase_targets(config: dict, dataset: str) -> list[str]:
+    """Ablation table and agreement analysis of a dataset with models."""
+    root = f"results/{dataset}"
+    targets = []
+    if any(segmentation(config, m) for m in models(config, dataset)):
+        targets += [f"{root}/report/ablation.{ext}" for ext in ("md", "tex", "csv")]
+    if lingeval_models(config, dataset):
+        targets += [f"{root}/report/agreement.{ext}" for ext in ("png", "svg")]
+    return targets
+
+
+def ablation_models(config: dict, dataset: str) -> list[str]:
+    """Rows of the ablation table: the default-family models, in config order."""
+    return [m for m in models(config, dataset) if model_family(config, m) == "default"]
+
+
+def ablation_files(config: dict, dataset: str) -> dict[str, dict[str, str]]:
+    """Per kind (eval, summary, hyp, benchmark), per model: the table's input files
+    on the dataset's first test set. Benchmarks exist once the hypotheses do."""
+    testset = testsets(config, dataset)[0]
+    root = f"results/{dataset}"
+    kinds = {"eval": f"{root}/eval/{{m}}/{testset}.json",
+             "summary": f"{root}/models/{{m}}/summary.json",
+             "hyp": f"{root}/translations/{{m}}/{testset}.tok",
+             "benchmark": f"results/benchmarks/translate/{dataset}.{{m}}.{testset}.tsv"}
+    return {kind: {m: path.format(m=m) for m in ablation_models(config, dataset)}
+            for kind, path in kinds.items()}

@@ -72,10 +72,39 @@ def test_testsets_validate_the_choice(config):
 def test_models_restricted_to_datasets(config):
     config["models"]["other"] = {"arch": "transformer", "preset": "tiny",
                                  "datasets": ["elsewhere"]}
-    assert wf.models(config, "synthetic_en_de") == ["transformer"]
+    assert wf.models(config, "synthetic_en_de") == ["transformer", *wf.PHRASE_REPR_ARCHS]
 
 
 def test_name_regex():
     assert re.fullmatch(wf.name_regex(["a", "b"]), "b")
     assert not re.fullmatch(wf.name_regex([]), "")
     assert not re.fullmatch(wf.name_regex([]), "x")
+
+
+def test_phrase_archs_mirror_the_registered_configs():
+    from phrasenmt.models.phrase_transformer import VARIANTS
+
+    assert {a: c().segmentation for a, c in VARIANTS.items()} == wf.PHRASE_REPR_ARCHS
+
+
+def test_phrase_models_get_their_segmentation_side_inputs(config):
+    ds = "synthetic_en_de"
+    assert wf.side_args(config, ds, "transformer", ["train", "dev"]) == ""
+    assert wf.side_args(config, ds, "pr_max_attn_ta", ["train", "dev"]) == (
+        f"--side phrases=results/{ds}/parse/train.ngram.phrases,"
+        f"results/{ds}/parse/dev.ngram.phrases")
+    assert wf.side_inputs(config, ds, "pr_max_attn_ta_parse", ["test"]) == {
+        "phrases": [f"results/{ds}/parse/test.parse.phrases"]}
+
+
+def test_parse_phrases_on_a_non_english_source_is_a_config_error(config):
+    config["models"]["pr_max_attn_ta_parse"]["datasets"] = ["synthetic_de_en"]
+    with pytest.raises(Exception, match="English source"):
+        wf.check_phrase_models(config)
+
+
+def test_default_config_asks_for_ablation_and_agreement(config):
+    targets = wf.final_targets(config)
+    assert "results/synthetic_en_de/report/ablation.md" in targets
+    assert "results/synthetic_en_de/report/agreement.png" in targets
+    assert "results/synthetic_de_en/report/ablation.md" not in targets

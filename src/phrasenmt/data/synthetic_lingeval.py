@@ -41,9 +41,10 @@ def pronoun_errors(sent: Sentence) -> list[dict]:
 
 def item(sent: Sentence, errors: list[dict], doc: str | None,
          line: int | None) -> dict:
-    """A Lingeval item; doc/line locate it in test.* (null for targeted items)."""
+    """A Lingeval item; doc/line locate it in test.* (null for targeted items);
+    source_tree is the gold English tree (for parse-based source phrases)."""
     return {"source": " ".join(sent.en), "reference": " ".join(sent.de),
-            "errors": errors, "doc": doc, "line": line}
+            "errors": errors, "doc": doc, "line": line, "source_tree": sent.tree}
 
 
 def split_items(entries: list[tuple[str, Sentence]]) -> list[dict]:

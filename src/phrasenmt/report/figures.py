@@ -109,6 +109,27 @@ def length_figure(args: argparse.Namespace) -> None:
               out_svg=args.out_svg, title=f"BLEU by source length: {args.testset}")
 
 
+AGREEMENT_COLUMNS = ["model", "category", "bin", "pairs", "correct", "accuracy"]
+
+
+def agreement_figure(args: argparse.Namespace) -> None:
+    """Draw agreement accuracy by distance bin (Xu et al. 2020, Figure 4)."""
+    df = read_tsv(args.tsv, AGREEMENT_COLUMNS)
+    df = df[(df["category"] == args.category) & (df["bin"].astype(str) != "all")]
+    if df.empty:
+        raise InputError(f"no distance rows for category {args.category!r}", args.tsv)
+    unknown = sorted(set(df["model"]) - set(args.order))
+    if unknown:
+        raise InputError(f"model(s) {', '.join(unknown)} not in --order", args.tsv)
+    df = df.assign(bin=df["bin"].astype(str))
+    df = df.assign(_k=df["bin"].map(lambda b: 99 if b.startswith(">") else int(b)))
+    df = df.assign(accuracy=100 * df["accuracy"]).sort_values("_k", kind="stable")
+    line_plot(df, "bin", "accuracy", "model", args.order,
+              xlabel="distance between subject and verb (tokens)",
+              ylabel="accuracy (%)", out_png=args.out_png, out_svg=args.out_svg,
+              title="Subject-verb agreement by distance")
+
+
 def _add_outputs(p: argparse.ArgumentParser) -> None:
     """Options shared by every figure subcommand."""
     p.add_argument("--order", type=parse_order, required=True,
@@ -128,6 +149,12 @@ def build_parser() -> argparse.ArgumentParser:
     length.add_argument("--testset", required=True, help="test set to draw")
     _add_outputs(length)
     length.set_defaults(draw=length_figure)
+    agree = sub.add_parser("agreement", help="agreement accuracy by distance")
+    agree.add_argument("--tsv", type=Path, required=True,
+                       help="tidy TSV from phrasenmt.evaluate.lingeval")
+    agree.add_argument("--category", default="subj_verb_agreement")
+    _add_outputs(agree)
+    agree.set_defaults(draw=agreement_figure)
     return p
 
 
