@@ -2,8 +2,12 @@
 
 SPEC is inline JSON or a JSON/YAML file:
   {"arch": "transformer", "preset": "tiny", "model": {...}, "train": {...}}
-Re-running the same command resumes from DIR/checkpoints/latest. Writes
-DIR/metrics.tsv, DIR/checkpoints/, DIR/config.yaml and, last, DIR/summary.json.
+Re-running the same command resumes from DIR/checkpoints/latest (or the newest
+checkpoint that passes its checksum). Writes DIR/metrics.tsv, DIR/checkpoints/,
+DIR/config.yaml and, last, DIR/summary.json. SIGTERM or SIGUSR1 (preemption,
+time limit) saves a checkpoint and exits with status 75; a NaN/inf loss exits 1
+with one line giving the step. For N GPUs run it under
+`torchrun --standalone --nproc-per-node N -m phrasenmt.train ...`.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import torch
 from phrasenmt.io import InputError, run_cli
 from phrasenmt.training.data import DataPaths
 from phrasenmt.training.spec import load_spec, resolve_spec
+from phrasenmt.training.stopping import PREEMPTED_EXIT, Preempted
 from phrasenmt.training.trainer import Trainer
 
 
@@ -67,8 +72,15 @@ def main(argv: list[str] | None = None) -> int:
                       parse_side(args.side, 2))
     trainer = Trainer(spec, paths, args.outdir, args.seed, args.device,
                       progress_bar=not args.no_progress)
-    summary = trainer.run()
-    print(json.dumps(summary), file=sys.stderr)
+    try:
+        summary = trainer.run()
+    except Preempted as stop:
+        print(f"stopped: {stop}", file=sys.stderr)
+        return PREEMPTED_EXIT
+    finally:
+        trainer.dist.close()
+    if trainer.dist.is_main:
+        print(json.dumps(summary), file=sys.stderr)
     return 0
 
 

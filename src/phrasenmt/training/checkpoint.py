@@ -2,14 +2,19 @@
 
 Files are `checkpoint_{step}.pt` in a checkpoint folder, written atomically, with
 a `latest` file naming the newest one. Any checkpoint (or averaged model) can
-rebuild its model from the file alone with `load_model`.
+rebuild its model from the file alone with `load_model`. Every file written by
+`save_file` gets a `<name>.sha256` next to it, written before the file itself
+appears; loading checks it, so a truncated or altered file is caught even where
+torch.load would accept it. `load_latest_good` falls back to older checkpoints.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +39,37 @@ def model_payload(arch: str, model: nn.Module, src_vocab: Vocabulary,
             "spec": spec}
 
 
+def sha256(path: str | os.PathLike) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def checksum_path(path: str | os.PathLike) -> Path:
+    """Where the SHA-256 of a checkpoint file is kept."""
+    return Path(f"{path}.sha256")
+
+
 def save_file(payload: dict[str, Any], path: str | os.PathLike) -> None:
-    """torch.save `payload` to `path` atomically (temp file + rename)."""
+    """torch.save `payload` to `path` atomically, its checksum written first."""
     with atomic_path(path) as tmp:
         torch.save(payload, tmp)
+        with atomic_open(checksum_path(path)) as fh:
+            fh.write(f"{sha256(tmp)}  {Path(path).name}\n")
+
+
+def verify_checksum(path: Path) -> None:
+    """A file whose bytes differ from its recorded SHA-256 raises InputError."""
+    recorded = checksum_path(path)
+    if not recorded.is_file():
+        return  # files from before checksums, or copied without theirs
+    expected = recorded.read_text(encoding="utf-8").split()[:1]
+    if expected != [sha256(path)]:
+        raise InputError(f"corrupt or truncated checkpoint (SHA-256 differs from "
+                         f"{recorded.name}); delete it or train again", path)
 
 
 def load_file(path: str | os.PathLike) -> dict[str, Any]:
@@ -45,6 +77,7 @@ def load_file(path: str | os.PathLike) -> dict[str, Any]:
     path = Path(path)
     if not path.is_file():
         raise InputError("checkpoint not found", path)
+    verify_checksum(path)
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # noqa: BLE001  (torch raises many types here)
@@ -79,6 +112,19 @@ def latest_checkpoint(ckpt_dir: str | os.PathLike) -> Path | None:
     return found[-1][1] if found else None
 
 
+def load_latest_good(ckpt_dir: str | os.PathLike
+                     ) -> tuple[Path, dict[str, Any]] | None:
+    """The newest checkpoint that loads; bad ones are skipped with a warning."""
+    newest = latest_checkpoint(ckpt_dir)
+    older = [p for _, p in reversed(list_checkpoints(ckpt_dir)) if p != newest]
+    for path in ([newest] if newest else []) + older:
+        try:
+            return path, load_file(path)
+        except InputError as err:
+            print(f"warning: {err}; using the previous checkpoint", file=sys.stderr)
+    return None
+
+
 def save_checkpoint(payload: dict[str, Any], ckpt_dir: str | os.PathLike,
                     step: int, keep_last: int) -> Path:
     """Write checkpoint_{step}.pt, point `latest` at it, keep the last K files."""
@@ -89,6 +135,7 @@ def save_checkpoint(payload: dict[str, Any], ckpt_dir: str | os.PathLike,
         fh.write(path.name + "\n")
     for _, old in list_checkpoints(ckpt_dir)[:-keep_last]:
         old.unlink(missing_ok=True)
+        checksum_path(old).unlink(missing_ok=True)
     return path
 
 

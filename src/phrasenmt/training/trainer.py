@@ -2,14 +2,19 @@
 
 A run lives in one folder: `checkpoints/` (checkpoint_{step}.pt + `latest`),
 `metrics.tsv`, and at the end `config.yaml` and, last, `summary.json`.
-Restarting the same command continues from the latest checkpoint; on CPU the
-result equals an uninterrupted run bit for bit.
+Restarting the same command continues from the latest good checkpoint; on CPU
+the result equals an uninterrupted run bit for bit. SIGTERM/SIGUSR1 save a
+checkpoint and stop (`stopping.Preempted`); a NaN/inf loss stops before that
+update touches the weights. Under torchrun the ranks share each update's
+batches (`distributed`); only rank 0 writes files.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
+import os
 import random
 import sys
 import time
@@ -28,8 +33,10 @@ from phrasenmt.training import checkpoint as ckpt
 from phrasenmt.training.batching import Batch, BatchIterator, collate, make_batches
 from phrasenmt.training.config import RESUMABLE_FIELDS
 from phrasenmt.training.data import Corpus, DataPaths, fingerprint, load_data
+from phrasenmt.training.distributed import Distributed
 from phrasenmt.training.schedule import InverseSqrtSchedule
 from phrasenmt.training.spec import RunSpec, spec_differences
+from phrasenmt.training.stopping import NonFiniteLoss, Preempted, SignalFlag
 
 METRICS_HEADER = "step\tloss\tnll\tlr\ttokens_per_s\tdev_loss\n"
 
@@ -85,7 +92,8 @@ class Trainer:
                  seed: int, device: str = "auto", progress_bar: bool = True):
         self.spec, self.cfg, self.seed = spec, spec.train, seed
         self.outdir, self.ckpt_dir = Path(outdir), Path(outdir) / "checkpoints"
-        self.device = resolve_device(device)
+        self.dist = Distributed()
+        self.device = self.dist.device(resolve_device(device))
         self.progress_bar = progress_bar
         self.run_spec = {**spec.to_dict(), "seed": seed, "data": fingerprint(paths)}
         resume = self._load_resume_checkpoint()
@@ -96,6 +104,7 @@ class Trainer:
         self.src_vocab, self.tgt_vocab, self.train_data, self.dev_data = load_data(
             paths, self.cfg.max_len, vocabs)
         self._build()
+        self.loss_module = self.dist.wrap(self.model)
         self.state = Progress()
         if resume is not None:
             self._restore(resume)
@@ -103,11 +112,11 @@ class Trainer:
     # -- setup ---------------------------------------------------------------
 
     def _load_resume_checkpoint(self) -> dict[str, Any] | None:
-        """The latest checkpoint if any; a different spec raises InputError."""
-        path = ckpt.latest_checkpoint(self.ckpt_dir)
-        if path is None:
+        """The latest good checkpoint if any; a different spec raises InputError."""
+        found = ckpt.load_latest_good(self.ckpt_dir)
+        if found is None:
             return None
-        payload = ckpt.load_file(path)
+        self.resumed_from, payload = found
         diffs = spec_differences(payload.get("run_spec", {}), self.run_spec,
                                  ignore=RESUMABLE_FIELDS)
         if diffs:
@@ -144,8 +153,8 @@ class Trainer:
         self.iterator.load_state_dict(payload["data_state"])
         self.state = Progress(**payload["progress"])
         set_rng_state(payload["rng"])
-        print(f"resuming from {ckpt.latest_checkpoint(self.ckpt_dir)} "
-              f"(step {self.state.step})", file=sys.stderr)
+        print(f"resuming from {self.resumed_from} (step {self.state.step})",
+              file=sys.stderr)
 
     # -- one update ------------------------------------------------------------
 
@@ -168,18 +177,38 @@ class Trainer:
             ntokens += batches[-1].ntokens
         return batches
 
+    def _backward(self, batches: list[Batch], total: int) -> tuple[float, float]:
+        """This rank's share of an update's batches -> its (loss sum, NLL sum)."""
+        mine = self.dist.share(len(batches))
+        # A rank without a batch still joins DDP's gradient sum, with weight 0.
+        work = [(batches[i], 1.0) for i in mine] or [(batches[0], 0.0)]
+        world = self.dist.world  # DDP averages gradients over ranks: undo that
+        loss_sum = nll_sum = 0.0
+        for k, (batch, weight) in enumerate(work):
+            sync = (contextlib.nullcontext() if k == len(work) - 1
+                    or self.dist.world == 1 else self.loss_module.no_sync())
+            with sync:
+                with self._autocast():
+                    loss, nll = self.loss_module(batch, self.cfg.label_smoothing)
+                (loss * weight * world / total).backward()
+            loss_sum += weight * loss.item()
+            nll_sum += weight * nll.item()
+        return loss_sum, nll_sum
+
     def train_step(self) -> tuple[float, float, int, float]:
         """One update -> (loss sum, NLL sum, target tokens, lr)."""
         self.model.train()
         batches = self._next_update()
         total = sum(b.ntokens for b in batches)
         lr = self.scheduler.step()
-        loss_sum = nll_sum = 0.0
-        for batch in batches:
-            with self._autocast():
-                loss, nll = self.model.loss(batch, self.cfg.label_smoothing)
-            (loss / total).backward()
-            loss_sum, nll_sum = loss_sum + loss.item(), nll_sum + nll.item()
+        loss_sum, nll_sum = self.dist.sum(self._backward(batches, total))
+        if not math.isfinite(loss_sum):
+            self.optimizer.zero_grad(set_to_none=True)
+            last = ckpt.latest_checkpoint(self.ckpt_dir)
+            raise NonFiniteLoss(
+                f"loss is {loss_sum / total} at step {self.state.step + 1}; stopped "
+                f"before updating the weights; last good checkpoint: "
+                f"{last.name if last else 'none'}", self.ckpt_dir)
         if self.cfg.clip_norm > 0:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.cfg.clip_norm)
         self.optimizer.step()
@@ -204,7 +233,10 @@ class Trainer:
     # -- checkpoints and logs ----------------------------------------------------
 
     def save(self) -> Path:
-        """Write a full training checkpoint for the current step."""
+        """Write a full training checkpoint for the current step (rank 0 only)."""
+        path = self.ckpt_dir / f"checkpoint_{self.state.step}.pt"
+        if not self.dist.is_main:
+            return path
         payload = ckpt.model_payload(self.spec.arch, self.model, self.src_vocab,
                                      self.tgt_vocab, self.spec.to_dict())
         payload.update(
@@ -217,6 +249,8 @@ class Trainer:
 
     def _open_metrics(self) -> Any:
         """metrics.tsv for appending, without rows past the resumed step."""
+        if not self.dist.is_main:
+            return open(os.devnull, "a", encoding="utf-8")
         path = self.outdir / "metrics.tsv"
         rows = []
         if self.state.step and path.is_file():
@@ -278,18 +312,29 @@ class Trainer:
 
     def run(self) -> dict[str, Any]:
         """Train to max_steps (or max_minutes); write config.yaml, summary.json."""
-        (self.outdir / "summary.json").unlink(missing_ok=True)
+        if self.dist.is_main:
+            (self.outdir / "summary.json").unlink(missing_ok=True)
         window = {"loss": 0.0, "nll": 0.0, "tokens": 0.0, "seconds": 0.0}
         bar = tqdm(total=self.cfg.max_steps, initial=self.state.step, file=sys.stderr,
-                   disable=not self.progress_bar, mininterval=2.0, unit="upd")
-        with self._open_metrics() as metrics, bar:
+                   disable=not self.progress_bar or not self.dist.is_main,
+                   mininterval=2.0, unit="upd")
+        with self._open_metrics() as metrics, bar, SignalFlag() as signals:
             done = self._finished()
             while not done:
                 row, done = self._update_and_log(metrics, window)
                 bar.update(1)
                 if row is not None:
                     bar.set_postfix_str(row.replace("\t", " "))
-        return self._write_outputs()
+                if not done and self.dist.any(signals.received is not None):
+                    self._stop_on_signal(signals.received or "a signal on another rank")
+        return self._write_outputs() if self.dist.is_main else {}
+
+    def _stop_on_signal(self, signame: str) -> None:
+        """Save a checkpoint of the finished update (unless just saved) and stop."""
+        path = self.ckpt_dir / f"checkpoint_{self.state.step}.pt"
+        if self.state.step % self.cfg.save_interval != 0:
+            path = self.save()
+        raise Preempted(signame, self.state.step, path)
 
     def _write_outputs(self) -> dict[str, Any]:
         """config.yaml (the resolved spec) then, last, summary.json."""

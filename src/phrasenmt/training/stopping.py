@@ -1,0 +1,52 @@
+"""Why training stops early: a signal from the scheduler, or a non-finite loss.
+
+SLURM sends SIGTERM when it preempts or cancels a job (and SIGUSR1 before the
+time limit when asked with `--signal=USR1@SECONDS`). `SignalFlag` records the
+signal; the trainer finishes the update in progress, saves a checkpoint and
+raises `Preempted`, which `phrasenmt.train` turns into exit status
+`PREEMPTED_EXIT` (75, EX_TEMPFAIL: try again). Rerunning resumes.
+"""
+
+from __future__ import annotations
+
+import signal
+from types import FrameType
+from typing import Self
+
+from phrasenmt.io import InputError
+
+PREEMPTED_EXIT = 75
+SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
+
+
+class Preempted(Exception):
+    """Training stopped on a signal after saving a checkpoint."""
+
+    def __init__(self, signame: str, step: int, path: object):
+        self.signame, self.step, self.path = signame, step, path
+        super().__init__(f"training stopped by {signame} at step {step}; checkpoint "
+                         f"{path} saved; rerun the same command to resume")
+
+
+class NonFiniteLoss(InputError):
+    """The loss became NaN or infinite; no checkpoint of that update is written."""
+
+
+class SignalFlag:
+    """Installs handlers for SIGTERM/SIGUSR1 that only record the signal."""
+
+    def __init__(self) -> None:
+        self.received: str | None = None
+        self._previous: dict[int, object] = {}
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.received = signal.Signals(signum).name
+
+    def __enter__(self) -> Self:
+        for sig in SIGNALS:
+            self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
