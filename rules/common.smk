@@ -116,6 +116,12 @@ def decode_gpus(wildcards):
     return min(model_gpus(wildcards), 1)
 
 
+def train_launcher(wildcards):
+    """`python`, or torchrun with one process per GPU (DDP) for gpus > 1."""
+    gpus = model_gpus(wildcards)
+    return f"torchrun --standalone --nproc-per-node {gpus}" if gpus > 1 else "python"
+
+
 def testset_hyps(wildcards):
     """Detokenized and tokenized hypotheses of every model on one test set."""
     ds = f"{RESULTS}/{wildcards.dataset}/translations"

@@ -15,6 +15,7 @@ rule train:
     output:
         summary="results/{dataset}/models/{model}/summary.json",
     params:
+        launcher=train_launcher,
         side=train_side_args,
         spec=model_spec,
         seed=config["seed"],
@@ -31,7 +32,7 @@ rule train:
     conda:
         "../envs/torch.yaml"
     shell:
-        "python -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
+        "{params.launcher} -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
         "--train-tgt {input.tgt} --dev-src {input.dev_src} --dev-tgt {input.dev_tgt} "
         "--outdir {params.outdir} --seed {params.seed} --threads {threads} "
         "{params.side} > {log} 2>&1"
