@@ -165,6 +165,21 @@ def read_tree_lines(path: str | os.PathLike) -> list:
     """One stanza tree per line; a malformed line raises InputError at that line."""
     from stanza.models.constituency.tree_reader import read_trees
 
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
+    try:  # one call for the whole file is much faster than one per line
+        trees = read_trees("\n".join(lines))
+        if len(trees) == len(lines):
+            return trees
+    except ValueError:
+        pass
+    return _read_tree_lines_one_by_one(path)
+
+
+def _read_tree_lines_one_by_one(path: str | os.PathLike) -> list:
+    """Slow path that finds the first bad line."""
+    from stanza.models.constituency.tree_reader import read_trees
+
     trees = []
     with open(path, encoding="utf-8") as fh:
         for n, line in enumerate(fh, start=1):
