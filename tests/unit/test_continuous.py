@@ -44,13 +44,14 @@ def tables(tmp: Path, dim: int = 8) -> tuple[Path, Path]:
     return words, phrases
 
 
-def pconmt(tmp: Path, classes: int = 2) -> tuple[ContinuousOutputNMT, Vocabulary]:
+def pconmt(tmp: Path, classes: int = 2, **loss: float
+           ) -> tuple[ContinuousOutputNMT, Vocabulary]:
     """A tiny PCoNMT whose target vocabulary has words and two phrases."""
     words, phrases = tables(tmp)
     vocab = Vocabulary.build(["the quality_of_life is_good quality of life is good"])
     cfg = ContinuousConfig(src_vocab_size=10, tgt_vocab_size=len(vocab), embed_dim=8,
                            word_table=str(words), phrase_table=str(phrases),
-                           fertility_classes=classes, **SIZES)
+                           fertility_classes=classes, **SIZES, **loss)
     torch.manual_seed(0)
     model = ContinuousOutputNMT(cfg)
     model.attach_vocabularies(Vocabulary.build(["a"]), vocab)
@@ -137,7 +138,7 @@ def test_loss_falls_on_a_tiny_task(tmp_path: Path, arch: str):
     if arch == "attn_rnn":
         model = AttnRNN(RNNConfig(src_vocab_size=10, tgt_vocab_size=10, **SIZES))
     else:
-        model = pconmt(tmp_path)[0]
+        model = pconmt(tmp_path, lambda1=0.0, lambda2=1.0)[0]  # plain NLLvMF
         table = torch.randn(model.table.shape)
         model.table.copy_(torch.nn.functional.normalize(table, dim=-1))
     model.train()

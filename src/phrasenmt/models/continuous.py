@@ -51,7 +51,7 @@ class ContinuousConfig(RNNConfig):
     fasttext_model: str = ""  # fastText .bin for tokens in neither file ("" = random)
     center_table: bool = False  # subtract the mean vector before unit-normalizing
     lambda1: float = 0.02  # weight of the ‖ê‖ penalty (NLLvMF reg. 1; 0 = off)
-    lambda2: float = 1.0  # weight of the cosine term (NLLvMF reg. 2 uses 0.1; 1 = off)
+    lambda2: float = 0.1  # weight of the cosine term (NLLvMF reg. 2; 1 = off)
     approximate_logc: bool = False  # closed-form log C_m instead of the exact one
     fertility_classes: int = 0  # 0 (no fertility module), 2 or 4
     fertility_hidden: int = 64  # hidden width of the fertility FFNN
