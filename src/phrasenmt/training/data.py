@@ -44,6 +44,8 @@ def fingerprint(paths: DataPaths) -> str:
     """sha256 over the data files' bytes: a run's identity includes its data."""
     digest = hashlib.sha256()
     for path in paths.files():
+        if not Path(path).is_file():
+            raise InputError("file not found", path)
         with open(path, "rb") as fh:
             for chunk in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(chunk)

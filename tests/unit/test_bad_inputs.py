@@ -1,0 +1,116 @@
+"""Every stage CLI meets each kind of bad input with one clear line and no output.
+
+Each case runs `python -m phrasenmt.<stage>` as a user would and checks: a
+non-zero exit, no traceback, one `error:` line naming the file and line (or the
+key), and that the output file was not created. The README's "Bad input" table
+quotes these messages.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from tests.unit.test_checkpoint import data, run
+
+FILES = {
+    "s3": b"a b\nc d\ne f\n",
+    "t2": b"A B\nC D\n",
+    "t3_empty": b"A B\n\nE F\n",
+    "s3_utf8": b"a b\n\xff\xfe c\ne f\n",
+    "long": b"w1 " * 2000 + b"\n",
+    "fwd": b"0-0 1-1\n0-9\n1-0\n",
+    "rev": b"0-0\n0-0\n0-0\n",
+    "trees": b"(ROOT (S (NP a) (VP b))\n(ROOT (S c d))\n(ROOT (S e f))\n",
+    "bad.pt": b"not a checkpoint",
+    "lingeval.json": json.dumps([{"source": "a b", "errors": []}]).encode(),
+}
+CLEAN = ["phrasenmt.data.clean", "--src-lang", "en", "--tgt-lang", "de",
+         "--pretokenized", "--src-out", "OUT", "--tgt-out", "OUT.de",
+         "--stats", "OUT.tsv"]
+TRAIN = ["phrasenmt.train", "--train-tgt", "s3", "--dev-src", "s3", "--dev-tgt", "s3",
+         "--outdir", "OUT", "--seed", "1", "--device", "cpu"]
+SPEC = '{"arch": "transformer", "preset": "tiny"}'
+
+# (case, argv with OUT for the output, expected message)
+CASES = [
+    ("mismatched line counts", [*CLEAN, "--src-in", "s3", "--tgt-in", "t2"],
+     "error: s3: has 3 lines but t2 has 2; parallel files must match"),
+    ("empty line", [*CLEAN, "--src-in", "s3", "--tgt-in", "t3_empty"],
+     "error: t3_empty:2: empty line"),
+    ("invalid UTF-8", [*CLEAN, "--src-in", "s3_utf8", "--tgt-in", "s3"],
+     "error: s3_utf8:2: invalid UTF-8 at byte 0"),
+    ("over-long line", ["phrasenmt.translate", "--checkpoint", "model.pt",
+                        "--input", "long", "--output", "OUT"],
+     "error: long:1: line has 2000 tokens, more than"),
+    ("unbalanced tree", ["phrasenmt.parse", "gold", "--text", "s3", "--gold", "trees",
+                         "--out", "OUT"],
+     "error: trees:1: malformed tree"),
+    ("alignment index out of range", ["phrasenmt.align", "symmetrize", "--fwd", "fwd",
+                                      "--rev", "rev", "--src", "s3", "--tgt", "s3",
+                                      "--out", "OUT"],
+     "error: fwd:2: link 0-9 out of range"),
+    ("unknown architecture", [*TRAIN, "--train-src", "s3", "--spec",
+                              '{"arch": "lstmx", "preset": "tiny"}'],
+     "error: spec: arch: unknown arch 'lstmx'"),
+    ("missing data file", [*TRAIN, "--train-src", "missing.en", "--spec", SPEC],
+     "error: missing.en: file not found"),
+    ("corrupt checkpoint (translate)", ["phrasenmt.translate", "--checkpoint", "bad.pt",
+                                        "--input", "s3", "--output", "OUT"],
+     "error: bad.pt: corrupt or truncated checkpoint"),
+    ("corrupt checkpoint (average)", ["phrasenmt.average", "--checkpoint-dir", "ckpts",
+                                      "--last", "1", "--out", "OUT"],
+     "error: ckpts/checkpoint_1.pt: corrupt or truncated checkpoint"),
+    ("Lingeval JSON missing a field", ["phrasenmt.evaluate.lingeval", "prepare",
+                                       "--json", "lingeval.json", "--out-src", "OUT",
+                                       "--out-tgt", "OUT.de"],
+     "error: lingeval.json: item 0: missing key 'reference'"),
+]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    """The bad files, a tiny trained model and a checkpoint folder with a bad file."""
+    root = tmp_path_factory.mktemp("bad")
+    for name, content in FILES.items():
+        (root / name).write_bytes(content)
+    run(data(root), root / "model", 1)
+    (root / "model.pt").write_bytes(
+        (root / "model" / "checkpoints" / "checkpoint_1.pt").read_bytes())
+    (root / "ckpts").mkdir()
+    (root / "ckpts" / "checkpoint_1.pt").write_bytes(b"truncated")
+    return root
+
+
+@pytest.mark.parametrize("argv, message", [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_bad_input_gives_one_clear_line(folder: Path, argv: list[str], message: str):
+    out = folder / f"out-{abs(hash(message))}"
+    argv = [str(out) if a == "OUT" else a.replace("OUT", str(out)) for a in argv]
+    result = subprocess.run([sys.executable, "-m", *argv], cwd=folder,
+                            capture_output=True, text=True, timeout=120, check=False)
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr, result.stderr
+    assert lines[-1].startswith(message), result.stderr
+    assert not [p for p in folder.iterdir() if p.name.startswith(out.name)]
+
+
+@pytest.mark.parametrize("override, message", [
+    ("models={'transformer': {'arch': 'lstmx', 'preset': 'tiny'}}",
+     "invalid configuration: models.transformer.arch: 'lstmx' is not one of"),
+    ("decode={'beam': 'wide'}",
+     "invalid configuration: decode.beam: 'wide' is not of type 'integer'"),
+])
+def test_bad_config_names_the_key(override: str, message: str):
+    cmd = [sys.executable, "-m", "snakemake", "-n", "--config", override]
+    result = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode != 0
+    assert message in result.stdout + result.stderr, result.stderr[-2000:]
+    assert "Traceback" not in result.stdout + result.stderr
