@@ -109,7 +109,8 @@ def test_cli_writes_outputs(tmp_path):
     header, *rows = (run / "metrics.tsv").read_text().splitlines()
     assert header.split("\t")[:2] == ["step", "loss"] and len(rows) == 3
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == [
-        "checkpoint_2.pt", "checkpoint_3.pt", "latest"]
+        "checkpoint_2.pt", "checkpoint_2.pt.sha256", "checkpoint_3.pt",
+        "checkpoint_3.pt.sha256", "latest"]
 
 
 @pytest.mark.parametrize("breakage, expected", [
