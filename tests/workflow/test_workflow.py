@@ -18,7 +18,7 @@ def test_lint_is_clean():
 
 
 def test_dry_run_default_config():
-    result = snakemake("-n", "--quiet", "rules")
+    result = snakemake("-n", "--forceall", "--quiet", "rules")
     assert result.returncode == 0, result.stderr
     for rule in ("synthetic", "learn_bpe", "train", "translate", "bleu",
                  "results_table", "length_figure"):
