@@ -185,3 +185,38 @@ def test_resume_equals_uninterrupted(tmp_path: Path):
     assert all(torch.equal(a[k], b[k]) for k in a)
     assert torch.equal(resumed.model.table, full.model.table)
     assert resumed.model.table.abs().sum() > 0
+
+
+def test_fertility_phase_trains_only_the_fertility_module(tmp_path: Path):
+    from phrasenmt.evaluate.fertility import main as score_main
+    from phrasenmt.train_fertility import main as fertility_main
+    from phrasenmt.training.checkpoint import load_file
+
+    paths, (words, _) = corpus(tmp_path), tables(tmp_path)
+    spec = resolve_spec({"arch": "pconmt_fert2", "preset": "tiny", "model": {
+        **SIZES, "embed_dim": 8, "word_table": str(words)}, "train": {
+        "max_steps": 2, "max_tokens": 60, "update_tokens": 50, "save_interval": 2,
+        "valid_interval": 2}})
+    Trainer(spec, paths, tmp_path / "run", seed=3, device="cpu",
+            progress_bar=False).run()
+    for split in ("train", "dev"):  # label: the source word is QUALITY or LIFE
+        lines = (tmp_path / f"{split}.src").read_text().splitlines()
+        (tmp_path / f"{split}.fert").write_text("".join(
+            " ".join(str(int(w in ("QUALITY", "LIFE"))) for w in line.split()) + "\n"
+            for line in lines))
+    before = tmp_path / "run/checkpoints/checkpoint_2.pt"
+    after = tmp_path / "fertility.pt"
+    fertility_main(["--checkpoint", str(before), "--out", str(after),
+                    "--epochs", "30", *(f"--{s}-{k}={tmp_path}/{s}.{e}"
+                                        for s in ("train", "dev")
+                                        for k, e in (("src", "src"),
+                                                     ("labels", "fert")))])
+    old, new = load_file(before)["model"], load_file(after)["model"]
+    changed = {k for k in old if not torch.equal(old[k], new[k])}
+    assert changed and all(k.startswith("fertility.") for k in changed)
+    out = tmp_path / "scores.tsv"
+    score_main(["--checkpoint", str(after), "--src", str(tmp_path / "dev.src"),
+                "--gold", str(tmp_path / "dev.fert"), "--system", "m",
+                "--out", str(out)])
+    f1 = [float(line.split("\t")[5]) for line in out.read_text().splitlines()[1:]]
+    assert min(f1) > 0.9
