@@ -39,13 +39,16 @@ def load_pipeline(lang: str, stanza_dir: Path | None):
 
 def parse_stanza(lines: list[str], lang: str, stanza_dir: Path | None,
                  batch: int = 256) -> list[str]:
-    """Parse pretokenized lines -> one tree string per line."""
+    """Parse pretokenized lines -> one tree string per line (repeats parsed once)."""
     nlp = load_pipeline(lang, stanza_dir)
-    trees = []
-    for start in range(0, len(lines), batch):
-        doc = nlp([line.split() for line in lines[start: start + batch]])
-        trees += [str(sentence.constituency) for sentence in doc.sentences]
-    return trees
+    unique = list(dict.fromkeys(lines))  # Lingeval pairs repeat their source
+    trees: dict[str, str] = {}
+    for start in range(0, len(unique), batch):
+        chunk = unique[start: start + batch]
+        doc = nlp([line.split() for line in chunk])
+        trees.update(zip(chunk, (str(s.constituency) for s in doc.sentences),
+                         strict=True))
+    return [trees[line] for line in lines]
 
 
 def check_gold(text: Path, gold: Path) -> list[str]:
