@@ -66,3 +66,14 @@ def test_pconmt_writes_words_not_phrase_tokens(run_dir: Path):
     assert len(hyps.splitlines()) == 60
     assert "_" not in hyps
     assert (run_dir / "results/tiny/models/pconmt_fert2/fertility.pt").is_file()
+
+
+def test_html_report_has_the_family_tables(run_dir: Path):
+    html = run_dir / "report.html"
+    result = snakemake("--snakefile", str(REPO / "Snakefile"), "--directory",
+                       str(run_dir), "--configfile", str(run_dir / "config.yaml"),
+                       "--report", str(html))
+    assert result.returncode == 0, result.stderr[-3000:]
+    text = html.read_text(encoding="utf-8")
+    for name in ("efficiency.md", "multiword_test.md", "fertility_test.md"):
+        assert name in text
