@@ -49,7 +49,10 @@ TINY = {
     "evaluate": {"bootstrap": 20},
     "embeddings": {"dim": 8, "epoch": 1},
 }
-GPU_RULES = {"train", "translate"}
+# Rules that run a model ask for a GPU (rules/*.smk `resources: gpu=`): training,
+# decoding and forced-decoding scores of the Lingeval items.
+GPU_RULES = {"train", "translate", "lingeval_score", "train_continuous",
+             "translate_continuous"}
 SUBMITTED = re.compile(r"submitted with SLURM jobid (\d+) \(log: \S*/rule_(\w+)/")
 
 
