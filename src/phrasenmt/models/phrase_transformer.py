@@ -51,15 +51,19 @@ class PhraseTransformerConfig(TransformerConfig):
     combine_hidden: int = 0  # width of W3 in Eq. 8 (0 = d_model; not in the paper)
 
 
+def _combination(cfg: PhraseTransformerConfig) -> AttentiveCombination:
+    """The attentive combination over phrases (Eq. 7-8) both layer kinds use."""
+    return AttentiveCombination(cfg.d_model, cfg.n_heads, cfg.attention_dropout,
+                                cfg.combine_hidden or cfg.d_model)
+
+
 class PhraseEncoderLayer(EncoderLayer):
     """Attentive combination over phrases -> self-attention -> feed-forward."""
 
     def __init__(self, cfg: PhraseTransformerConfig):
         super().__init__(cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.dropout,
                          cfg.attention_dropout, cfg.activation_dropout, cfg.pre_norm)
-        self.combine = AttentiveCombination(cfg.d_model, cfg.n_heads,
-                                            cfg.attention_dropout,
-                                            cfg.combine_hidden or cfg.d_model)
+        self.combine = _combination(cfg)
         self.res0 = _Residual(cfg.d_model, cfg.dropout, cfg.pre_norm)
 
     def forward(self, x: Tensor, mask: Tensor | None, phrases: Tensor | None = None,
@@ -75,9 +79,7 @@ class PhraseDecoderLayer(DecoderLayer):
     def __init__(self, cfg: PhraseTransformerConfig):
         super().__init__(cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.dropout,
                          cfg.attention_dropout, cfg.activation_dropout, cfg.pre_norm)
-        self.combine = AttentiveCombination(cfg.d_model, cfg.n_heads,
-                                            cfg.attention_dropout,
-                                            cfg.combine_hidden or cfg.d_model)
+        self.combine = _combination(cfg)
         self.res_phrase = _Residual(cfg.d_model, cfg.dropout, cfg.pre_norm)
 
     def forward(self, x: Tensor, memory: Tensor, mem_mask: Tensor | None,
