@@ -80,7 +80,7 @@ rule ablation_table:
     conda:
         "../envs/phrasenmt.yaml"
     shell:
-        "python -m phrasenmt.report.tables ablation {params.files} "
+        "python -m phrasenmt.report.ablation {params.files} "
         "--baseline {params.baseline} --order {params.order} --testset {params.testset} "
         "--alpha {params.alpha} --out-md {output.md} --out-tex {output.tex} "
         "--out-csv {output.csv} > {log} 2>&1"

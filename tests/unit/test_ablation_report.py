@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from phrasenmt.io import InputError
-from phrasenmt.report import figures, tables
+from phrasenmt.report import ablation, figures
 
 
 def _files(tmp: Path, model: str, bleu: float, p: float | None, seconds: float,
@@ -31,14 +31,14 @@ def _files(tmp: Path, model: str, bleu: float, p: float | None, seconds: float,
 
 
 def _run(tmp: Path, rows: list[dict[str, str]]) -> pd.DataFrame:
-    argv = ["ablation"]
+    argv = []
     for kind in ("eval", "summary", "benchmark", "hyp"):
         argv += [f"--{kind}", *[r[kind] for r in rows]]
     out = {k: tmp / f"ablation.{k}" for k in ("md", "tex", "csv")}
     argv += ["--baseline", "transformer", "--order", "transformer,pr_max_attn_ta",
              "--testset", "test", "--out-md", str(out["md"]),
              "--out-tex", str(out["tex"]), "--out-csv", str(out["csv"])]
-    assert tables.main(argv) == 0
+    assert ablation.main(argv) == 0
     assert "†" in out["md"].read_text() and r"$^\dagger$" in out["tex"].read_text()
     return pd.read_csv(out["csv"]).set_index("model")
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from phrasenmt.evaluate.length import named_path
-from phrasenmt.io import InputError, atomic_open, read_lines
+from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
 from phrasenmt.report import tables
 
 COLUMNS = ["model", "bleu_tok", "delta", "significant", "params_m",
@@ -133,9 +133,10 @@ def run_ablation(args: argparse.Namespace) -> None:
         df.to_csv(fh, index=False, lineterminator="\n")
 
 
-def add_parser(sub) -> None:
-    """The `ablation` subcommand of phrasenmt.report.tables."""
-    a = sub.add_parser("ablation", help="Table 2: BLEU, delta, size, relative times")
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line interface of the ablation table."""
+    a = argparse.ArgumentParser(prog="python -m phrasenmt.report.ablation",
+                                description=__doc__.splitlines()[0])
     for opt, what in (("--eval", "evaluation JSON"), ("--summary", "summary.json"),
                       ("--benchmark", "translate benchmark TSV"),
                       ("--hyp", "tokenized hypotheses")):
@@ -149,4 +150,14 @@ def add_parser(sub) -> None:
     a.add_argument("--out-md", type=Path, required=True)
     a.add_argument("--out-tex", type=Path, required=True)
     a.add_argument("--out-csv", type=Path, required=True)
-    a.set_defaults(build=run_ablation)
+    return a
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build the ablation table."""
+    run_ablation(build_parser().parse_args(argv))
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)

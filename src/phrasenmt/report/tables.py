@@ -224,9 +224,6 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--out-tex", type=Path, required=True, help="LaTeX output")
     m.add_argument("--out-csv", type=Path, required=True, help="CSV output")
     m.set_defaults(build=run_main)
-    from phrasenmt.report import ablation  # here: ablation imports this module
-
-    ablation.add_parser(sub)
     return p
 
 
