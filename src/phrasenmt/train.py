@@ -8,6 +8,12 @@ DIR/config.yaml and, last, DIR/summary.json. SIGTERM or SIGUSR1 (preemption,
 time limit) saves a checkpoint and exits with status 75; a NaN/inf loss exits 1
 with one line giving the step. For N GPUs run it under
 `torchrun --standalone --nproc-per-node N -m phrasenmt.train ...`.
+
+Document-level models (ctx_transformer...) read `--docs TRAIN.docs,DEV.docs`
+(one document id per text line). Two-step training: step 2 is
+`--init-from STEP1/averaged.pt`, which loads step 1's weights strictly (only
+document-level keys may be new), takes its vocabularies, and trains only the
+document-level parameters.
 """
 
 from __future__ import annotations
@@ -45,7 +51,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--side", action="append", default=[], metavar="NAME=TRAIN,DEV",
                    help="a side input the model reads: integers per source token, "
                    "line-aligned with --train-src and --dev-src (repeatable)")
+    p.add_argument("--docs", metavar="TRAIN.docs,DEV.docs", type=parse_docs,
+                   help="document id per line of train and dev (models that read "
+                   "document context)")
+    p.add_argument("--init-from", type=Path, metavar="STEP1.pt",
+                   help="two-step training: start from this (averaged) model and "
+                   "train only the document-level parameters")
     return p.parse_args(argv)
+
+
+def parse_docs(value: str) -> tuple[Path, Path]:
+    """TRAIN.docs,DEV.docs -> two paths."""
+    parts = value.split(",")
+    if len(parts) != 2 or not all(parts):
+        raise argparse.ArgumentTypeError(f"expected TRAIN.docs,DEV.docs, got {value!r}")
+    return Path(parts[0]), Path(parts[1])
 
 
 def parse_side(values: list[str], parts: int) -> dict[str, tuple[Path, ...]]:
@@ -69,9 +89,9 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(args.threads)
     spec = resolve_spec(*load_spec(args.spec))
     paths = DataPaths(args.train_src, args.train_tgt, args.dev_src, args.dev_tgt,
-                      parse_side(args.side, 2))
+                      parse_side(args.side, 2), args.docs)
     trainer = Trainer(spec, paths, args.outdir, args.seed, args.device,
-                      progress_bar=not args.no_progress)
+                      progress_bar=not args.no_progress, init_from=args.init_from)
     try:
         summary = trainer.run()
     except Preempted as stop:

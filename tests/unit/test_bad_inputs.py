@@ -29,6 +29,9 @@ FILES = {
     "trees": b"(ROOT (S (NP a) (VP b))\n(ROOT (S c d))\n(ROOT (S e f))\n",
     "bad.pt": b"not a checkpoint",
     "lingeval.json": json.dumps([{"source": "a b", "errors": []}]).encode(),
+    "s3.docs": b"d1\nd1\nd2\n",
+    "short.docs": b"d1\nd1\n",
+    "back.docs": b"d1\nd2\nd1\n",
 }
 CLEAN = ["phrasenmt.data.clean", "--src-lang", "en", "--tgt-lang", "de",
          "--pretokenized", "--src-out", "OUT", "--tgt-out", "OUT.de",
@@ -36,6 +39,7 @@ CLEAN = ["phrasenmt.data.clean", "--src-lang", "en", "--tgt-lang", "de",
 TRAIN = ["phrasenmt.train", "--train-tgt", "s3", "--dev-src", "s3", "--dev-tgt", "s3",
          "--outdir", "OUT", "--seed", "1", "--device", "cpu"]
 SPEC = '{"arch": "transformer", "preset": "tiny"}'
+CTX_SPEC = '{"arch": "ctx_transformer", "preset": "tiny"}'
 
 # (case, argv with OUT for the output, expected message)
 CASES = [
@@ -70,6 +74,16 @@ CASES = [
                                        "--json", "lingeval.json", "--out-src", "OUT",
                                        "--out-tgt", "OUT.de"],
      "error: lingeval.json: item 0: missing key 'reference'"),
+    ("docs file with a different line count",
+     [*TRAIN, "--train-src", "s3", "--spec", CTX_SPEC, "--docs", "short.docs,s3.docs"],
+     "error: short.docs: has 2 lines but s3 has 3"),
+    ("document id that reappears",
+     [*TRAIN, "--train-src", "s3", "--spec", CTX_SPEC, "--docs", "s3.docs,back.docs"],
+     "error: back.docs:3: document 'd1' reappears after document 'd2'"),
+    ("docs for a sentence-level model", ["phrasenmt.translate", "--checkpoint",
+                                         "model.pt", "--input", "s3", "--docs",
+                                         "s3.docs", "--output", "OUT"],
+     "error: --docs: the model reads no document context"),
 ]
 
 

@@ -7,6 +7,13 @@ search and forced decoding pass them as keyword tensors (B, S), padded with -1
 (the source's </s> position is padding too). A model with a loss other than
 label-smoothed cross-entropy over logits overrides `loss`; one that needs the
 vocabularies when it is first built overrides `attach_vocabularies`.
+
+A document-level model reads *context*: it names the sides in `context_sides`
+("src", "tgt"), takes K from `cfg.context_size`, and gets the keyword
+`context={side: (B, K, Lc) ids}` (see `training.batching.pad_context`) in
+forward and encode. Its parameters split into sentence-level θ_s and
+document-level θ_d: `document_modules` names the submodules holding θ_d, and
+two-step training (`training.two_step`) freezes θ_s by that split.
 """
 
 from __future__ import annotations
@@ -23,11 +30,27 @@ class Seq2Seq(nn.Module):
     """Base class: forward(src, tgt_in, **side) -> logits; loss() for training."""
 
     side_inputs: tuple[str, ...] = ()  # names of the side inputs this model reads
+    context_sides: tuple[str, ...] = ()  # document context it reads: "src", "tgt"
+    document_modules: tuple[str, ...] = ()  # submodule names that hold θ_d
 
     def loss(self, batch, label_smoothing: float) -> tuple[Tensor, Tensor]:
         """(smoothed loss sum, NLL sum) over the batch's real target tokens."""
-        logits = self(batch.src, batch.tgt_in, **batch.side)  # (B, T, V)
+        extra = {"context": batch.context} if self.context_sides else {}
+        logits = self(batch.src, batch.tgt_in, **batch.side, **extra)  # (B, T, V)
         return sequence_loss(logits, batch.tgt_out, label_smoothing)
+
+    def is_document_key(self, name: str) -> bool:
+        """Whether a parameter/state-dict name lies in a θ_d module."""
+        return not set(self.document_modules).isdisjoint(name.split("."))
+
+    def document_parameters(self) -> dict[str, nn.Parameter]:
+        """θ_d: parameters inside a module named in `document_modules`."""
+        return {n: p for n, p in self.named_parameters() if self.is_document_key(n)}
+
+    def sentence_parameters(self) -> dict[str, nn.Parameter]:
+        """θ_s: every other parameter (what a sentence-level model also has)."""
+        document = self.document_parameters()
+        return {n: p for n, p in self.named_parameters() if n not in document}
 
     def attach_vocabularies(self, src_vocab, tgt_vocab) -> None:
         """Called once before training starts (not on reload): a model that

@@ -24,12 +24,16 @@ class Batch:
     tgt_out: Tensor  # (B, T) target ids + </s>, right-padded
     ntokens: int  # real target tokens, </s> included
     side: dict[str, Tensor] = field(default_factory=dict)  # name -> (B, S), pad -1
+    # Document context by side ("src", "tgt") -> (B, K, Lc), see `pad_context`;
+    # empty for models that read none.
+    context: dict[str, Tensor] = field(default_factory=dict)
 
     def to(self, device: torch.device | str) -> Batch:
         """The same batch on `device`."""
         return Batch(self.src.to(device), self.tgt_in.to(device),
                      self.tgt_out.to(device), self.ntokens,
-                     {k: v.to(device) for k, v in self.side.items()})
+                     {k: v.to(device) for k, v in self.side.items()},
+                     {k: v.to(device) for k, v in self.context.items()})
 
 
 def pad_sequences(seqs: Sequence[Sequence[int]], value: int = PAD,
@@ -43,13 +47,28 @@ def pad_sequences(seqs: Sequence[Sequence[int]], value: int = PAD,
 
 
 def collate(src: Sequence[Sequence[int]], tgt: Sequence[Sequence[int]],
-            side: dict[str, Sequence[Sequence[int]]] | None = None) -> Batch:
+            side: dict[str, Sequence[Sequence[int]]] | None = None,
+            context: dict[str, Tensor] | None = None) -> Batch:
     """Build a Batch from parallel id lists (no specials in the inputs)."""
     src_ids = pad_sequences([[*s, EOS] for s in src])
     tgt_in = pad_sequences([[BOS, *t] for t in tgt])
     tgt_out = pad_sequences([[*t, EOS] for t in tgt])
     return Batch(src_ids, tgt_in, tgt_out, sum(len(t) + 1 for t in tgt),
-                 pad_side(side or {}, src_ids.size(1)))
+                 pad_side(side or {}, src_ids.size(1)), dict(context or {}))
+
+
+def pad_context(rows: Sequence[Sequence[Sequence[int]]], size: int) -> Tensor:
+    """Context sentences -> (B, K, Lc) ids; row b holds up to K id lists, oldest
+    first. Slot K-1 is the previous sentence, K-2 the one before...; each
+    sentence is followed by </s>, missing sentences and the rest are <pad>."""
+    if any(len(row) > size for row in rows):
+        raise ValueError(f"more than {size} context sentences in a row")
+    length = max((len(s) + 1 for row in rows for s in row), default=1)
+    out = torch.full((len(rows), size, length), PAD, dtype=torch.long)
+    for b, row in enumerate(rows):
+        for k, sentence in enumerate(row, start=size - len(row)):
+            out[b, k, : len(sentence) + 1] = torch.as_tensor([*sentence, EOS])
+    return out
 
 
 def pad_side(side: dict[str, Sequence[Sequence[int]]], length: int

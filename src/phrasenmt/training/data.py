@@ -5,11 +5,16 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from torch import Tensor
+
+from phrasenmt.data.documents import context_indices, read_docs
 from phrasenmt.io import InputError, read_lines, read_parallel
 from phrasenmt.text.vocab import Vocabulary
+from phrasenmt.training.batching import pad_context
 
 
 @dataclass
@@ -21,11 +26,29 @@ class DataPaths:
     dev_src: Path  # BPE'd development source
     dev_tgt: Path  # BPE'd development target
     side: dict[str, tuple[Path, Path]] = field(default_factory=dict)  # name -> train, dev
+    docs: tuple[Path, Path] | None = None  # document ids per line: train, dev
 
     def files(self) -> list[Path]:
-        """Every file of the run, side inputs in name order."""
+        """Every file of the run, side inputs in name order, then the docs files."""
         sides = [p for name in sorted(self.side) for p in self.side[name]]
-        return [self.train_src, self.train_tgt, self.dev_src, self.dev_tgt, *sides]
+        return [self.train_src, self.train_tgt, self.dev_src, self.dev_tgt, *sides,
+                *(self.docs or ())]
+
+
+@dataclass
+class DocContext:
+    """A split's document context: the ids of every line of the split (per side
+    the model reads) and, per kept pair, the lines of its context."""
+
+    size: int  # K: context sentences per pair at most
+    sentences: dict[str, list[list[int]]]  # "src"/"tgt" -> ids of every split line
+    indices: list[list[int]]  # per kept pair: context line indices, oldest first
+
+    def batch(self, pairs: Sequence[int]) -> dict[str, Tensor]:
+        """Context tensors (B, K, Lc) per side for the kept pairs `pairs`."""
+        return {side: pad_context([[lines[j] for j in self.indices[i]]
+                                   for i in pairs], self.size)
+                for side, lines in self.sentences.items()}
 
 
 @dataclass
@@ -35,6 +58,8 @@ class Corpus:
     src: list[list[int]]
     tgt: list[list[int]]
     side: dict[str, list[list[int]]] = field(default_factory=dict)  # per source token
+    lines: list[int] = field(default_factory=list)  # file line index of each pair
+    context: DocContext | None = None  # document context, for models that read it
 
     def __len__(self) -> int:
         return len(self.src)
@@ -83,14 +108,35 @@ def encode_corpus(src: list[str], tgt: list[str], src_vocab: Vocabulary,
         if max_len is None or max(len(s_ids), len(t_ids)) <= max_len:
             out.src.append(s_ids)
             out.tgt.append(t_ids)
+            out.lines.append(i)
             for name, rows in side.items():
                 out.side[name].append(rows[i])
     return out
 
 
-def load_data(paths: DataPaths, max_len: int, vocabs: tuple | None = None
+def doc_context(docs: Path, text: tuple[list[str], list[str]], src_path: Path,
+                vocabs: tuple[Vocabulary, Vocabulary], corpus: Corpus,
+                sides: tuple[str, ...], size: int) -> DocContext:
+    """The context of a split's kept pairs: K previous lines of their document.
+
+    Context sentences come from the whole split (a pair skipped as too long
+    still serves as its successor's context), encoded with the run's vocabularies.
+    """
+    doc_ids = read_docs(docs, len(text[0]), src_path)
+    indices = context_indices(doc_ids, size)
+    sentences = {side: [vocab.encode(line) for line in lines]
+                 for side, lines, vocab in zip(("src", "tgt"), text, vocabs,
+                                               strict=True) if side in sides}
+    return DocContext(size, sentences, [indices[i] for i in corpus.lines])
+
+
+def load_data(paths: DataPaths, max_len: int, vocabs: tuple | None = None,
+              context_sides: tuple[str, ...] = (), context_size: int = 0
               ) -> tuple[Vocabulary, Vocabulary, Corpus, Corpus]:
-    """Read and validate all files; build vocabularies from train unless given."""
+    """Read and validate all files; build vocabularies from train unless given.
+
+    With `paths.docs` and `context_sides`, both corpora get their `context`.
+    """
     train = read_parallel(paths.train_src, paths.train_tgt, allow_empty=False)
     dev = read_parallel(paths.dev_src, paths.dev_tgt, allow_empty=False)
     if vocabs is None:
@@ -107,4 +153,10 @@ def load_data(paths: DataPaths, max_len: int, vocabs: tuple | None = None
         raise InputError(f"no training pairs of at most {max_len} tokens",
                          os.fspath(paths.train_src))
     dev_corpus = encode_corpus(*dev, src_vocab, tgt_vocab, side=dev_side)
+    if paths.docs is not None and context_sides:
+        for corpus, text, docs, src_path in (
+                (train_corpus, train, paths.docs[0], paths.train_src),
+                (dev_corpus, dev, paths.docs[1], paths.dev_src)):
+            corpus.context = doc_context(docs, text, src_path, vocabs, corpus,
+                                         context_sides, context_size)
     return src_vocab, tgt_vocab, train_corpus, dev_corpus

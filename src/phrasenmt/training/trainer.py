@@ -27,7 +27,7 @@ import yaml
 from tqdm import tqdm
 
 from phrasenmt.io import InputError, atomic_open
-from phrasenmt.models.registry import build_model
+from phrasenmt.models.registry import build_model, get_model_class
 from phrasenmt.text.vocab import Vocabulary
 from phrasenmt.training import checkpoint as ckpt
 from phrasenmt.training.batching import Batch, BatchIterator, collate, make_batches
@@ -37,6 +37,11 @@ from phrasenmt.training.distributed import Distributed
 from phrasenmt.training.schedule import InverseSqrtSchedule
 from phrasenmt.training.spec import RunSpec, spec_differences
 from phrasenmt.training.stopping import NonFiniteLoss, Preempted, SignalFlag
+from phrasenmt.training.two_step import (
+    freeze_sentence_parameters,
+    key_patterns,
+    load_step1,
+)
 
 METRICS_HEADER = "step\tloss\tnll\tlr\ttokens_per_s\tdev_loss\n"
 
@@ -85,24 +90,47 @@ def check_side_inputs(model: torch.nn.Module, given: set[str], where: str) -> No
                          f"{', '.join(sorted(given - wanted))}", where)
 
 
+def check_context(arch: str, has_docs: bool, where: str = "--docs") -> None:
+    """Models that read document context need docs files; others must not get any."""
+    sides = get_model_class(arch).context_sides
+    if sides and not has_docs:
+        raise InputError(f"arch {arch!r} reads document context: give the document "
+                         "ids (--docs TRAIN.docs,DEV.docs)", where)
+    if has_docs and not sides:
+        raise InputError(f"arch {arch!r} reads no document context; drop --docs",
+                         where)
+
+
 class Trainer:
-    """Trains one model described by a RunSpec on one data set into `outdir`."""
+    """Trains one model described by a RunSpec on one data set into `outdir`.
+
+    With `init_from` (two-step training) the model starts from that checkpoint's
+    weights and only its document-level parameters train (`two_step`).
+    """
 
     def __init__(self, spec: RunSpec, paths: DataPaths, outdir: str | Path,
-                 seed: int, device: str = "auto", progress_bar: bool = True):
+                 seed: int, device: str = "auto", progress_bar: bool = True,
+                 init_from: str | Path | None = None):
         self.spec, self.cfg, self.seed = spec, spec.train, seed
         self.outdir, self.ckpt_dir = Path(outdir), Path(outdir) / "checkpoints"
         self.dist = Distributed()
         self.device = self.dist.device(resolve_device(device))
         self.progress_bar = progress_bar
+        check_context(spec.arch, paths.docs is not None)
         self.run_spec = {**spec.to_dict(), "seed": seed, "data": fingerprint(paths)}
+        self.init_from, self.step1 = init_from, None
+        if init_from is not None:  # a different step 1 makes a different run
+            self.step1 = ckpt.load_file(init_from)
+            self.run_spec["init_from"] = ckpt.sha256(init_from)
         resume = self._load_resume_checkpoint()
+        source = resume if resume is not None else self.step1
         vocabs = None
-        if resume is not None:
-            vocabs = (Vocabulary.from_list(resume["src_vocab"]),
-                      Vocabulary.from_list(resume["tgt_vocab"]))
+        if source is not None:
+            vocabs = (Vocabulary.from_list(source["src_vocab"]),
+                      Vocabulary.from_list(source["tgt_vocab"]))
         self.src_vocab, self.tgt_vocab, self.train_data, self.dev_data = load_data(
-            paths, self.cfg.max_len, vocabs)
+            paths, self.cfg.max_len, vocabs, get_model_class(spec.arch).context_sides,
+            getattr(spec.model, "context_size", 0))
         self._build()
         self.loss_module = self.dist.wrap(self.model)
         self.state = Progress()
@@ -135,15 +163,27 @@ class Trainer:
         self.model = build_model(self.spec.arch, self.spec.model).to(self.device)
         check_side_inputs(self.model, set(self.train_data.side), "--side")
         self.model.attach_vocabularies(self.src_vocab, self.tgt_vocab)
+        if self.step1 is not None:
+            self._init_from_step1()
         cfg = self.cfg
         self.optimizer = torch.optim.Adam(
-            self.model.parameters(), lr=cfg.lr, betas=(cfg.adam_beta1, cfg.adam_beta2),
-            eps=cfg.adam_eps, weight_decay=cfg.weight_decay)
+            [p for p in self.model.parameters() if p.requires_grad], lr=cfg.lr,
+            betas=(cfg.adam_beta1, cfg.adam_beta2), eps=cfg.adam_eps,
+            weight_decay=cfg.weight_decay)
         self.scheduler = InverseSqrtSchedule(self.optimizer, cfg.lr, cfg.warmup_steps)
         batches = make_batches([len(s) for s in self.train_data.src],
                                [len(t) for t in self.train_data.tgt],
                                cfg.max_tokens, self.seed)
         self.iterator = BatchIterator(batches, self.seed)
+
+    def _init_from_step1(self) -> None:
+        """Step 2: load step 1's weights (θ_d new), freeze θ_s, say so."""
+        new = load_step1(self.model, self.step1, self.init_from)
+        split = freeze_sentence_parameters(self.model)
+        if self.dist.is_main:
+            print(f"two-step: loaded {self.init_from} ({len(self.step1['model'])} "
+                  f"keys); {split.describe(self.model)}\ntwo-step: new θ_d keys "
+                  f"({len(new)}): {', '.join(key_patterns(new))}", file=sys.stderr)
 
     def _restore(self, payload: dict[str, Any]) -> None:
         """Continue exactly where the checkpoint stopped."""
@@ -166,8 +206,10 @@ class Trainer:
 
     def _batch(self, corpus: Corpus, indices: list[int]) -> Batch:
         side = {name: [rows[i] for i in indices] for name, rows in corpus.side.items()}
+        # Context by the pairs' own indices, never from the batch's other rows.
+        context = corpus.context.batch(indices) if corpus.context else None
         return collate([corpus.src[i] for i in indices],
-                       [corpus.tgt[i] for i in indices], side).to(self.device)
+                       [corpus.tgt[i] for i in indices], side, context).to(self.device)
 
     def _next_update(self) -> list[Batch]:
         """Batches until they hold at least `update_tokens` target tokens."""

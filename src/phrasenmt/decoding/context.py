@@ -1,0 +1,204 @@
+"""Document context at decoding and scoring time (`translate --docs/--context`).
+
+The context of a test line is looked up by index, as in training: with
+`--docs`, the K previous lines of its document; with `--context`, the sentences
+an explicit JSON Lines file gives it (contrastive items). Source context is the
+BPE'd source. Target context is, in forced scoring, the reference of the
+previous lines (or the file's "tgt"); in translation, the model's own earlier
+translations, never the references: documents are decoded in rounds, round r
+translating the r-th sentence of every document in one pass, so that when a
+sentence is decoded its predecessors' translations exist.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from torch import Tensor, nn
+
+from phrasenmt.data.documents import (
+    context_indices,
+    documents,
+    read_context_file,
+    read_docs,
+)
+from phrasenmt.decoding.postprocess import remove_bpe
+from phrasenmt.decoding.scoring import forced_log_probs
+from phrasenmt.decoding.search import beam_search, greedy_search
+from phrasenmt.io import InputError
+from phrasenmt.text.vocab import BOS, EOS, Vocabulary
+from phrasenmt.training.batching import pad_context, pad_sequences, pad_side
+
+Ids = list[int]
+Rows = dict[str, Mapping[int, list[Ids]]]  # side -> line -> context sentences
+
+
+@dataclass
+class ContextSource:
+    """Where a test set's context comes from: document ids or explicit items."""
+
+    doc_ids: list[str] | None = None  # --docs: one id per line
+    entries: list[dict[str, list[str]]] | None = None  # --context: per line
+
+
+@dataclass
+class Search:
+    """Decoding settings (as `translate` takes them)."""
+
+    beam: int = 4
+    lenpen: float = 0.6
+    max_len_a: float = 1.5
+    max_len_b: float = 10
+    batch_size: int = 64
+
+
+def add_context_arguments(p: argparse.ArgumentParser) -> None:
+    """The --docs and --context options of translate and score."""
+    p.add_argument("--docs", type=Path, help="document id per input line (models "
+                   "that read document context)")
+    p.add_argument("--context", type=Path, metavar="CTX.jsonl",
+                   help='explicit context per line: {"src": [...], "tgt": [...]} '
+                   "BPE'd sentences, oldest first")
+
+
+def context_source(model: nn.Module, args: argparse.Namespace,
+                   text: Path, n_lines: int) -> ContextSource | None:
+    """Read --docs/--context for a model that reads context (None otherwise)."""
+    docs, explicit = args.docs, args.context
+    if docs is not None and explicit is not None:
+        raise InputError("give --docs or --context, not both", "--context")
+    if not getattr(model, "context_sides", ()):
+        if docs is not None or explicit is not None:
+            raise InputError("the model reads no document context; drop the option",
+                             "--docs" if docs is not None else "--context")
+        return None
+    if docs is not None:
+        return ContextSource(doc_ids=read_docs(docs, n_lines, text))
+    if explicit is not None:
+        return ContextSource(entries=read_context_file(explicit, n_lines, text))
+    raise InputError("the model reads document context: give --docs (or --context)",
+                     "--docs")
+
+
+def context_rows(source: ContextSource, size: int, own: dict[str, list[Ids]],
+                 vocabs: dict[str, Vocabulary]) -> Rows:
+    """Per side in `own` and per line, up to `size` context sentences' ids,
+    oldest first: with --docs the lines' own ids (`own`) looked up by index;
+    an explicit entry with more than `size` sentences keeps the last `size`."""
+    if source.doc_ids is not None:
+        indices = context_indices(source.doc_ids, size)
+        return {side: [[lines[j] for j in row] for row in indices]
+                for side, lines in own.items()}
+    return {side: [[vocabs[side].encode(s) for s in entry[side][-size:]]
+                   for entry in source.entries]
+            for side in own}
+
+
+def batch_inputs(rows: Rows, size: int, side: dict[str, list[Ids]], chunk: list[int],
+                 length: int, device: torch.device) -> dict[str, object]:
+    """Keyword inputs of the lines `chunk`: side inputs and `context` tensors."""
+    picked = {name: [values[i] for i in chunk] for name, values in side.items()}
+    extra: dict[str, object] = {k: v.to(device)
+                                for k, v in pad_side(picked, length).items()}
+    extra["context"] = {name: pad_context([lines[i] for i in chunk], size).to(device)
+                        for name, lines in rows.items()}
+    return extra
+
+
+def chunks(lengths: list[int], lines: list[int], size: int) -> list[list[int]]:
+    """`lines` in batches of `size`, sorted by length (longest first)."""
+    order = sorted(lines, key=lambda i: -lengths[i])
+    return [order[k: k + size] for k in range(0, len(order), size)]
+
+
+def search_batch(model: nn.Module, src: Tensor, extra: dict[str, object],
+                 opts: Search) -> list[Ids]:
+    """The best hypothesis' ids for each row of src (B, S)."""
+    own_search = getattr(model, "generate", None)
+    if own_search is not None:
+        return [h.tokens for h in own_search(src, extra, opts.max_len_a,
+                                             opts.max_len_b)]
+    if opts.beam == 1:
+        hyps = greedy_search(model, src, opts.max_len_a, opts.max_len_b, extra)
+    else:
+        hyps = [h[0] for h in beam_search(model, src, opts.beam, opts.lenpen,
+                                          opts.max_len_a, opts.max_len_b, extra)]
+    return [h.tokens for h in hyps]
+
+
+def decode_lines(model: nn.Module, src_ids: list[Ids], rows: Rows, lines: list[int],
+                 opts: Search, side: dict[str, list[Ids]], out: list[Ids | None]
+                 ) -> None:
+    """Translate the lines `lines` (their context in `rows`) into `out`."""
+    device = next(model.parameters()).device
+    size = model.cfg.context_size
+    for chunk in chunks([len(s) for s in src_ids], lines, opts.batch_size):
+        src = pad_sequences([[*src_ids[i], EOS] for i in chunk]).to(device)
+        extra = batch_inputs(rows, size, side, chunk, src.size(1), device)
+        for i, ids in zip(chunk, search_batch(model, src, extra, opts), strict=True):
+            out[i] = ids
+
+
+def translate_in_rounds(model: nn.Module, src_ids: list[Ids], doc_ids: list[str],
+                        opts: Search, side: dict[str, list[Ids]]) -> list[Ids]:
+    """Target-context models: round r decodes every document's r-th sentence,
+    with the model's own translations of the earlier ones as target context."""
+    indices = context_indices(doc_ids, model.cfg.context_size)
+    out: list[Ids | None] = [None] * len(src_ids)
+    own = {"src": src_ids, "tgt": out}  # earlier rounds have filled `out`
+    docs = documents(doc_ids)
+    for r in range(max(len(d) for d in docs)):
+        lines = [d[r] for d in docs if len(d) > r]
+        rows = {s: {i: [own[s][j] for j in indices[i]] for i in lines}
+                for s in model.context_sides}
+        decode_lines(model, src_ids, rows, lines, opts, side, out)
+    return out
+
+
+def translate_with_context(model: nn.Module, src_vocab: Vocabulary,
+                           tgt_vocab: Vocabulary, lines: list[str],
+                           source: ContextSource, opts: Search,
+                           side: dict[str, list[Ids]] | None = None) -> list[str]:
+    """Translate BPE'd lines with their context -> tokenized hypotheses."""
+    side = side or {}
+    src_ids = [src_vocab.encode(line) for line in lines]
+    if "tgt" in model.context_sides and source.doc_ids is not None:
+        hyps = translate_in_rounds(model, src_ids, source.doc_ids, opts, side)
+    else:  # source context only, or explicit context (the file gives "tgt")
+        own = {s: src_ids if s == "src" else [] for s in model.context_sides}
+        rows = context_rows(source, model.cfg.context_size, own,
+                            {"src": src_vocab, "tgt": tgt_vocab})
+        hyps = [None] * len(lines)
+        decode_lines(model, src_ids, rows, list(range(len(lines))), opts, side, hyps)
+    expand = getattr(model, "output_words", None)
+    return [remove_bpe(" ".join(expand(h, tgt_vocab) if expand is not None
+                                else tgt_vocab.decode(h))) for h in hyps]
+
+
+def score_with_context(model: nn.Module, src_vocab: Vocabulary,
+                       tgt_vocab: Vocabulary, src: list[str], tgt: list[str],
+                       source: ContextSource, batch_size: int = 64,
+                       side: dict[str, list[Ids]] | None = None) -> list[float]:
+    """log P(tgt | src, context) per pair; target context = earlier references."""
+    device = next(model.parameters()).device
+    src_ids = [src_vocab.encode(s) for s in src]
+    tgt_ids = [tgt_vocab.encode(t) for t in tgt]
+    own = {"src": src_ids, "tgt": tgt_ids}
+    size = model.cfg.context_size
+    rows = context_rows(source, size, {s: own[s] for s in model.context_sides},
+                        {"src": src_vocab, "tgt": tgt_vocab})
+    out = [0.0] * len(src)
+    for chunk in chunks([len(t) for t in tgt_ids], list(range(len(src))), batch_size):
+        src_batch = pad_sequences([[*src_ids[i], EOS] for i in chunk]).to(device)
+        extra = batch_inputs(rows, size, side or {}, chunk, src_batch.size(1), device)
+        scores = forced_log_probs(
+            model, src_batch,
+            pad_sequences([[BOS, *tgt_ids[i]] for i in chunk]).to(device),
+            pad_sequences([[*tgt_ids[i], EOS] for i in chunk]).to(device), extra)
+        for i, s in zip(chunk, scores.tolist(), strict=True):
+            out[i] = s
+    return out

@@ -1,0 +1,316 @@
+"""The context-aware Transformer of Zhang et al. (2018), as the slides give it.
+
+A context encoder (N_c self-attention + feed-forward layers over the
+concatenation X_c of the K previous source sentences, sharing the source
+embeddings) gives C^(N_c). Every encoder layer gets a context-attention
+sublayer after self-attention, D = MultiHead(B, C, C); every decoder layer one
+after self-attention and before the attention to the source,
+F = MultiHead(E, C, C). With gating, the residual of these sublayers becomes
+Gating(H) = λH + (1−λ)SubLayer(H), λ = σ(W_i H + W_s SubLayer(H)); without, a
+plain residual. The sentence-level parameters θ_s keep the names of the
+`transformer` arch (so step 1's checkpoint loads strictly); θ_d are the modules
+named in `document_modules`. Shapes: B batch, S source length, T target
+length, K context sentences, Lc context sentence length, L = K*Lc, C d_model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+
+from phrasenmt.io import InputError
+from phrasenmt.models.attention import Cache, CrossAttention
+from phrasenmt.models.layers import DecoderLayer, Embeddings, EncoderLayer, _Residual
+from phrasenmt.models.registry import PRESETS, register_model, register_preset
+from phrasenmt.models.transformer import (
+    State,
+    Transformer,
+    TransformerConfig,
+    TransformerDecoder,
+    TransformerEncoder,
+)
+from phrasenmt.text.vocab import PAD
+
+INTEGRATIONS = ("both", "encoder", "decoder")
+
+
+@dataclass
+class ContextTransformerConfig(TransformerConfig):
+    """Transformer config plus the document-context settings (θ_d)."""
+
+    context_size: int = 2  # K previous source sentences (the slides' best: 2)
+    context_layers: int = 1  # N_c layers of the context encoder (best: 1)
+    gating: bool = True  # context gating instead of a plain residual
+    context_dropout: float = 0.1  # dropout in the context encoder and its branches
+    integration: str = "both"  # context attention in: both | encoder | decoder
+
+
+@dataclass
+class Context:
+    """The encoded context of a batch."""
+
+    memory: Tensor  # (B, L, C) C^(N_c)
+    mask: Tensor  # (B, 1, 1, L) True = key allowed (see ContextEncoder)
+    keep: Tensor  # (B, 1, 1) True where the sentence has any context
+
+
+def context_gate(h: Tensor, s: Tensor, w_i: nn.Module, w_s: nn.Module) -> Tensor:
+    """Gating(H) = λH + (1−λ)S with λ = σ(W_i H + W_s S), element-wise."""
+    lam = torch.sigmoid(w_i(h) + w_s(s))  # (B, T, C)
+    return lam * h + (1.0 - lam) * s
+
+
+class GatedResidual(_Residual):
+    """The residual block of a context sublayer: gated or plain, post- or pre-norm.
+
+    Rows without context (a document's first sentence) pass through unchanged:
+    the slides do not define an empty context, and this way such a sentence is
+    translated exactly as the sentence-level model (θ_s) translates it.
+    """
+
+    def __init__(self, d_model: int, dropout: float, pre_norm: bool, gating: bool):
+        super().__init__(d_model, dropout, pre_norm)
+        self.gate_h = nn.Linear(d_model, d_model, bias=False) if gating else None
+        self.gate_s = nn.Linear(d_model, d_model, bias=False) if gating else None
+
+    def combine(self, h: Tensor, s: Tensor) -> Tensor:
+        """Gating(H) with gates, else the residual H + S."""
+        if self.gate_h is None:
+            return h + s
+        return context_gate(h, s, self.gate_h, self.gate_s)
+
+    def forward(self, x: Tensor, fn: Callable[[Tensor], Tensor],
+                keep: Tensor | None = None) -> Tensor:
+        """x (B, T, C) -> (B, T, C); rows where `keep` (B, 1, 1) is False keep x."""
+        if self.pre_norm:
+            out = self.combine(x, self.dropout(fn(self.norm(x))))
+        else:
+            out = self.norm(self.combine(x, self.dropout(fn(x))))
+        return out if keep is None else torch.where(keep, out, x)
+
+
+class ContextAttention(CrossAttention):
+    """MultiHead(H, C, C); during decoding C's keys/values are cached once."""
+
+    def forward(self, x: Tensor, memory: Tensor, mask: Tensor | None,
+                cache: Cache | None = None) -> Tensor:
+        """x (B, T, C) attends over the context memory (B, L, C) -> (B, T, C)."""
+        if cache is not None and "ctx_k" in cache:
+            k, v = cache["ctx_k"], cache["ctx_v"]
+        else:
+            k, v = self.memory_kv(memory)  # (B, H, L, Dh) each
+            if cache is not None:
+                cache["ctx_k"], cache["ctx_v"] = k, v
+        return self.attend(self.split_heads(self.q_proj(x)), k, v, mask)
+
+
+class ContextEncoder(nn.Module):
+    """N_c self-attention layers over X_c, the concatenated context sentences.
+
+    The token embeddings are the source encoder's (passed in, not owned, so
+    they stay θ_s and appear once in the state dict). Positions count real
+    tokens along the concatenation, so the result does not depend on how much
+    padding the batch adds between sentences.
+    """
+
+    def __init__(self, cfg: ContextTransformerConfig):
+        super().__init__()
+        self.layers = nn.ModuleList(
+            EncoderLayer(cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.context_dropout,
+                         cfg.attention_dropout, cfg.activation_dropout, cfg.pre_norm)
+            for _ in range(cfg.context_layers))
+        self.norm = nn.LayerNorm(cfg.d_model) if cfg.pre_norm else nn.Identity()
+        self.dropout = nn.Dropout(cfg.context_dropout)
+
+    def embed(self, ids: Tensor, real: Tensor, embed: Embeddings) -> Tensor:
+        """ids (B, L) -> (B, L, C): shared token embeddings + positions in X_c."""
+        positions = (real.long().cumsum(dim=1) - 1).clamp(min=0)  # (B, L)
+        table = embed.positions.size(0)
+        if ids.size(1) > table and int(positions.max()) >= table:
+            raise ValueError(f"context of {int(positions.max()) + 1} tokens exceeds "
+                             f"max_positions {table}")
+        x = embed.tokens(ids) * embed.scale + embed.positions[positions]
+        return self.dropout(x)
+
+    def forward(self, context: Tensor, embed: Embeddings) -> Context:
+        """context (B, K, Lc) ids -> the encoded context C^(N_c)."""
+        ids = context.flatten(1)  # (B, L) X_c, oldest sentence first
+        real = ids.ne(PAD)  # (B, L)
+        keep = real.any(dim=1)  # (B,) sentences with any context
+        # A row without context may attend to its first (padding) position, so
+        # that attention stays finite; GatedResidual then ignores the row.
+        allowed = real.clone()
+        allowed[:, 0] |= ~keep
+        mask = allowed[:, None, None, :]  # (B, 1, 1, L)
+        x = self.embed(ids, real, embed)
+        for layer in self.layers:
+            x = layer(x, mask)
+        return Context(self.norm(x), mask, keep[:, None, None])
+
+
+class ContextEncoderLayer(EncoderLayer):
+    """Self-attention -> context attention (gated) -> feed-forward."""
+
+    def __init__(self, cfg: ContextTransformerConfig):
+        super().__init__(cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.dropout,
+                         cfg.attention_dropout, cfg.activation_dropout, cfg.pre_norm)
+        self.ctx_attn = ContextAttention(cfg.d_model, cfg.n_heads,
+                                         cfg.attention_dropout)
+        self.res_ctx = GatedResidual(cfg.d_model, cfg.context_dropout, cfg.pre_norm,
+                                     cfg.gating)
+
+    def forward(self, x: Tensor, mask: Tensor | None, ctx: Context) -> Tensor:
+        """x (B, S, C) with the context -> (B, S, C)."""
+        x = self.res1(x, lambda h: self.self_attn(h, mask))
+        x = self.res_ctx(x, lambda h: self.ctx_attn(h, ctx.memory, ctx.mask),
+                         ctx.keep)
+        return self.res2(x, self.ff)
+
+
+class ContextDecoderLayer(DecoderLayer):
+    """Self-attention -> context attention (gated) -> source attention -> FFN."""
+
+    def __init__(self, cfg: ContextTransformerConfig):
+        super().__init__(cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.dropout,
+                         cfg.attention_dropout, cfg.activation_dropout, cfg.pre_norm)
+        self.ctx_attn = ContextAttention(cfg.d_model, cfg.n_heads,
+                                         cfg.attention_dropout)
+        self.res_ctx = GatedResidual(cfg.d_model, cfg.context_dropout, cfg.pre_norm,
+                                     cfg.gating)
+
+    def forward(self, x: Tensor, memory: Tensor, mem_mask: Tensor | None,
+                cache: Cache | None = None, ctx: Context | None = None) -> Tensor:
+        """x (B, T, C), memory (B, S, C), context memory (B, L, C) -> (B, T, C)."""
+        x = self.res1(x, lambda h: self.self_attn(h, causal=True, cache=cache))
+        x = self.res_ctx(x, lambda h: self.ctx_attn(h, ctx.memory, ctx.mask, cache),
+                         ctx.keep)
+        x = self.res2(x, lambda h: self.cross_attn(h, memory, mem_mask, cache))
+        return self.res3(x, self.ff)
+
+
+class ContextSourceEncoder(TransformerEncoder):
+    """The source encoder whose layers also attend to the context."""
+
+    def __init__(self, cfg: ContextTransformerConfig):
+        super().__init__(cfg)
+        self.layers = nn.ModuleList(ContextEncoderLayer(cfg)
+                                    for _ in range(cfg.encoder_layers))
+
+    def forward(self, src: Tensor, ctx: Context) -> State:
+        """src (B, S) ids -> {"memory": (B, S, C), "src_mask": (B, 1, 1, S)}."""
+        mask = src.ne(PAD)[:, None, None, :]  # (B, 1, 1, S)
+        x = self.embed(src)  # (B, S, C)
+        for layer in self.layers:
+            x = layer(x, mask, ctx)
+        return {"memory": self.norm(x), "src_mask": mask}
+
+
+class ContextDecoder(TransformerDecoder):
+    """The decoder whose layers also attend to the context."""
+
+    def __init__(self, cfg: ContextTransformerConfig):
+        super().__init__(cfg)
+        self.layers = nn.ModuleList(ContextDecoderLayer(cfg)
+                                    for _ in range(cfg.decoder_layers))
+
+    def forward(self, tgt: Tensor, state: State, cache=None, offset: int = 0) -> Tensor:
+        """tgt (B, T) ids starting at position `offset` -> logits (B, T, V)."""
+        ctx = Context(state["ctx_memory"], state["ctx_mask"], state["ctx_keep"])
+        x = self.embed(tgt, offset)  # (B, T, C)
+        for i, layer in enumerate(self.layers):
+            layer_cache = None if cache is None else cache.setdefault(i, {})
+            x = layer(x, state["memory"], state["src_mask"], layer_cache, ctx)
+        return self.output(self.norm(x))  # (B, T, V)
+
+
+class ContextTransformer(Transformer):
+    """Transformer + context encoder, context attention and gating (θ_d)."""
+
+    config_class = ContextTransformerConfig
+    context_sides = ("src",)
+    document_modules = ("context_encoder", "ctx_attn", "res_ctx")
+
+    def __init__(self, cfg: ContextTransformerConfig):
+        check_config(cfg)
+        nn.Module.__init__(self)
+        if cfg.src_vocab_size <= 0 or cfg.tgt_vocab_size <= 0:
+            raise ValueError("src_vocab_size and tgt_vocab_size must be set")
+        self.cfg = cfg
+        self.in_encoder = cfg.integration in ("both", "encoder")
+        self.in_decoder = cfg.integration in ("both", "decoder")
+        self.encoder = (ContextSourceEncoder(cfg) if self.in_encoder
+                        else TransformerEncoder(cfg))
+        self.decoder = (ContextDecoder(cfg) if self.in_decoder
+                        else TransformerDecoder(cfg))
+        self.context_encoder = ContextEncoder(cfg)
+        self._init_linear_layers()
+
+    def encode(self, src: Tensor, context: dict[str, Tensor] | None = None,
+               **side: Tensor) -> State:
+        """src (B, S), context {"src": (B, K, Lc)} -> decoder state."""
+        if context is None or "src" not in context:
+            raise InputError("this model reads document context: give --docs "
+                             "(or --context)", "--docs")
+        ids = context["src"]  # (B, K, Lc)
+        if ids.dim() != 3 or ids.size(0) != src.size(0) or (
+                ids.size(1) != self.cfg.context_size):
+            raise ValueError(f"context must be (B={src.size(0)}, "
+                             f"K={self.cfg.context_size}, Lc), got {tuple(ids.shape)}")
+        ctx = self.context_encoder(ids, self.encoder.embed)
+        state = self.encoder(src, ctx) if self.in_encoder else self.encoder(src)
+        if self.in_decoder:
+            state.update(ctx_memory=ctx.memory, ctx_mask=ctx.mask, ctx_keep=ctx.keep)
+        return state
+
+
+def check_config(cfg: ContextTransformerConfig) -> None:
+    """Reject settings that cannot work, naming the key."""
+    if cfg.integration not in INTEGRATIONS:
+        raise InputError(f"must be one of {', '.join(INTEGRATIONS)}, got "
+                         f"{cfg.integration!r}", "model.integration")
+    if cfg.context_size < 1:
+        raise InputError(f"must be >= 1, got {cfg.context_size}", "model.context_size")
+    if cfg.context_layers < 0:
+        raise InputError(f"must be >= 0, got {cfg.context_layers}",
+                         "model.context_layers")
+
+
+# ---------------------------------------------------------------------------
+# The slides' integration table: both (the model), encoder only, decoder only.
+
+@dataclass
+class ContextEncoderOnlyConfig(ContextTransformerConfig):
+    """Context attention in the encoder layers only."""
+
+    integration: str = "encoder"
+
+
+@dataclass
+class ContextDecoderOnlyConfig(ContextTransformerConfig):
+    """Context attention in the decoder layers only."""
+
+    integration: str = "decoder"
+
+
+VARIANTS: dict[str, type[ContextTransformerConfig]] = {
+    "ctx_transformer": ContextTransformerConfig,
+    "ctx_transformer_enc": ContextEncoderOnlyConfig,
+    "ctx_transformer_dec": ContextDecoderOnlyConfig,
+}
+
+
+def _register(arch: str, config: type[ContextTransformerConfig]) -> type:
+    """Register one variant and give it every Transformer size preset."""
+    cls = type(f"ContextTransformer_{arch}", (ContextTransformer,),
+               {"config_class": config, "__doc__": config.__doc__})
+    register_model(arch)(cls)
+    for name, preset in PRESETS["transformer"].items():
+        register_preset(arch, name)(preset)
+    return cls
+
+
+for _arch, _config in VARIANTS.items():
+    _register(_arch, _config)

@@ -1,0 +1,107 @@
+"""Two-step training (Zhang et al. 2018): initialise from step 1, freeze θ_s.
+
+Step 1 trains a sentence-level model (θ_s); step 2 builds the document model,
+loads step 1's (averaged) weights into it, and trains only the document-level
+parameters θ_d, which a model names through `Seq2Seq.document_modules`. The
+load is strict in both directions that matter: every step-1 key must find its
+place (same shape), and the only keys the document model may lack are θ_d's.
+θ_s get requires_grad=False and stay out of the optimizer, so they stay
+`torch.equal` to step 1's; dropout inside them runs as configured. Nothing here
+knows a particular model: it works from the model's parameter split.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from torch import nn
+
+from phrasenmt.io import InputError
+
+
+@dataclass
+class Split:
+    """What was frozen and what trains, for the log and the summary."""
+
+    frozen: dict[str, nn.Parameter]  # θ_s, requires_grad False
+    trained: dict[str, nn.Parameter]  # θ_d
+
+    def describe(self, model: nn.Module) -> str:
+        """One log line: counts and module names of both parts."""
+        def part(params: dict[str, nn.Parameter]) -> str:
+            count = sum(p.numel() for p in params.values())
+            groups = ", ".join(module_groups(model, list(params)))
+            return f"{len(params)} tensors, {count} parameters ({groups})"
+        return f"frozen θ_s: {part(self.frozen)}; training θ_d: {part(self.trained)}"
+
+
+def module_groups(model: nn.Module, names: list[str]) -> list[str]:
+    """Parameter names -> the modules holding them: the top-level module, or the
+    path to a document module with layer numbers as `*`."""
+    document = set(getattr(model, "document_modules", ()))
+    groups = set()
+    for name in names:
+        parts = name.split(".")
+        hit = next((i for i, p in enumerate(parts) if p in document), None)
+        if hit is None:
+            groups.add(parts[0])
+        else:
+            groups.add(".".join("*" if p.isdigit() else p for p in parts[: hit + 1]))
+    return sorted(groups)
+
+
+def key_patterns(names: list[str]) -> list[str]:
+    """State-dict names with layer numbers as `*`, each pattern once, sorted."""
+    return sorted({".".join("*" if p.isdigit() else p for p in n.split("."))
+                   for n in names})
+
+
+def check_same_architecture(cfg: Any, step1_args: dict[str, Any],
+                            path: str | os.PathLike) -> None:
+    """Fields the two configs share must agree (dropout rates may differ)."""
+    for field in dataclasses.fields(cfg):
+        name = field.name
+        if name in step1_args and "dropout" not in name:
+            mine, theirs = getattr(cfg, name), step1_args[name]
+            if mine != theirs:
+                raise InputError(f"model.{name} is {mine!r} in this spec but "
+                                 f"{theirs!r} in the step-1 checkpoint", path)
+
+
+def load_step1(model: nn.Module, payload: dict[str, Any],
+               path: str | os.PathLike) -> list[str]:
+    """Load step 1's weights; returns the θ_d keys the step-1 file did not have."""
+    check_same_architecture(model.cfg, payload["model_args"], path)
+    state, own = payload["model"], model.state_dict()
+    unused = sorted(set(state) - set(own))
+    if unused:
+        raise InputError(f"step-1 key {unused[0]!r} ({len(unused)} in all) has no "
+                         "place in this model; every step-1 key must be used", path)
+    missing = sorted(set(own) - set(state))
+    sentence_level = [k for k in missing if not model.is_document_key(k)]
+    if sentence_level:
+        raise InputError(f"lacks the sentence-level key {sentence_level[0]!r} "
+                         f"({len(sentence_level)} in all); only document-level "
+                         "parameters may be new", path)
+    for key, value in state.items():
+        if value.shape != own[key].shape:
+            raise InputError(f"{key} has shape {tuple(value.shape)} but this model "
+                             f"needs {tuple(own[key].shape)}", path)
+    model.load_state_dict(state, strict=False)
+    return missing
+
+
+def freeze_sentence_parameters(model: nn.Module) -> Split:
+    """θ_s -> requires_grad False; θ_d stay trainable. Raises if θ_d is empty."""
+    trained = model.document_parameters()
+    if not trained:
+        raise InputError("--init-from freezes the sentence-level parameters, but "
+                         "this model has no document-level ones to train",
+                         "--init-from")
+    frozen = model.sentence_parameters()
+    for param in frozen.values():
+        param.requires_grad_(False)
+    return Split(frozen, trained)

@@ -1,0 +1,151 @@
+"""Two-step training: step 1's averaged model loads strictly into the document
+model, θ_s stay frozen and out of the optimizer, θ_d train, resuming works."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from phrasenmt.average import average_checkpoints
+from phrasenmt.io import InputError
+from phrasenmt.training.checkpoint import load_file, save_file
+from phrasenmt.training.data import DataPaths
+from phrasenmt.training.spec import resolve_spec
+from phrasenmt.training.trainer import Trainer
+from phrasenmt.training.two_step import load_step1
+
+TINY = {"d_model": 16, "d_ff": 32, "n_heads": 2, "encoder_layers": 1,
+        "decoder_layers": 1, "dropout": 0.2}
+TRAIN = {"max_tokens": 120, "update_tokens": 100, "save_interval": 2,
+         "valid_interval": 2, "log_interval": 1, "keep_last": 2, "average_last": 2,
+         "lr": 3e-3, "warmup_steps": 2}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """Tiny models run fastest on one thread (and leave shared cores free)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def write_corpus(folder: Path) -> DataPaths:
+    """Random documents of 1-5 sentences; the target reverses the source."""
+    g = torch.Generator().manual_seed(0)
+    for name, n in (("train", 60), ("dev", 10)):
+        src, docs = [], []
+        while len(src) < n:
+            size = min(int(torch.randint(1, 6, (1,), generator=g)), n - len(src))
+            docs += [f"{name}-{len(src):04d}"] * size  # named after its first line
+            for _ in range(size):
+                k = int(torch.randint(2, 7, (1,), generator=g))
+                src.append(" ".join(f"w{int(i)}" for i in torch.randint(
+                    0, 15, (k,), generator=g)))
+        (folder / f"{name}.src").write_text("\n".join(src) + "\n")
+        (folder / f"{name}.tgt").write_text(
+            "\n".join(" ".join(reversed(s.split())).upper() for s in src) + "\n")
+        (folder / f"{name}.docs").write_text("\n".join(docs) + "\n")
+    return DataPaths(*(folder / f for f in ("train.src", "train.tgt", "dev.src",
+                                            "dev.tgt")),
+                     docs=(folder / "train.docs", folder / "dev.docs"))
+
+
+def trainer(arch: str, paths: DataPaths, outdir: Path, steps: int,
+            init_from: Path | None = None, **model) -> Trainer:
+    spec = resolve_spec({"arch": arch, "model": {**TINY, **model},
+                         "train": {**TRAIN, "max_steps": steps}})
+    if arch == "transformer":
+        paths = DataPaths(paths.train_src, paths.train_tgt, paths.dev_src,
+                          paths.dev_tgt)
+    return Trainer(spec, paths, outdir, seed=5, device="cpu", progress_bar=False,
+                   init_from=init_from)
+
+
+@pytest.fixture(scope="module")
+def step1(tmp_path_factory) -> tuple[DataPaths, Path]:
+    """The corpus and step 1's averaged sentence-level model."""
+    root = tmp_path_factory.mktemp("two_step")
+    paths = write_corpus(root)
+    trainer("transformer", paths, root / "step1", 4).run()
+    averaged = root / "step1" / "averaged.pt"
+    ckpts = sorted((root / "step1" / "checkpoints").glob("checkpoint_*.pt"))
+    save_file(average_checkpoints(ckpts), averaged)
+    return paths, averaged
+
+
+def test_step2_trains_only_document_parameters(step1, tmp_path, capsys):
+    paths, averaged = step1
+    step1_weights = load_file(averaged)["model"]
+    t = trainer("ctx_transformer", paths, tmp_path / "step2", 4, averaged)
+    model = t.model
+    theta_s, theta_d = model.sentence_parameters(), model.document_parameters()
+    start = {n: p.detach().clone() for n, p in theta_d.items()}
+    in_optimizer = {id(p) for g in t.optimizer.param_groups for p in g["params"]}
+    assert in_optimizer == {id(p) for p in theta_d.values()}
+    assert not any(p.requires_grad for p in theta_s.values())
+    t.run()
+    state = model.state_dict()
+    for name in step1_weights:  # embeddings and LayerNorms included
+        assert torch.equal(state[name], step1_weights[name]), name
+    assert {n for n in theta_s if "norm" in n} and {n for n in theta_s if "embed" in n}
+    changed = [n for n, p in theta_d.items() if not torch.equal(p, start[n])]
+    assert len(changed) == len(theta_d)
+    log = capsys.readouterr().err
+    assert f"new θ_d keys ({len(theta_d)}): context_encoder.layers.*.ff" in log
+    assert f"frozen θ_s: {len(theta_s)} tensors" in log
+    assert "(decoder, encoder)" in log and "context_encoder" in log
+
+
+def test_step1_loads_strictly_with_only_document_keys_new(step1, tmp_path):
+    paths, averaged = step1
+    payload = load_file(averaged)
+    model = trainer("ctx_transformer_dec", paths, tmp_path, 1).model
+    missing = load_step1(model, payload, averaged)
+    assert set(missing) == set(model.document_parameters())
+    assert all(k.startswith(("context_encoder.", "decoder.")) for k in missing)
+    extra = {**payload, "model": {**payload["model"], "encoder.extra": torch.zeros(1)}}
+    with pytest.raises(InputError, match="step-1 key 'encoder.extra'.*must be used"):
+        load_step1(model, extra, averaged)
+    lacking = {**payload, "model": {k: v for k, v in payload["model"].items()
+                                    if k != "encoder.layers.0.res1.norm.weight"}}
+    with pytest.raises(InputError, match="lacks the sentence-level key"):
+        load_step1(model, lacking, averaged)
+    other = trainer("ctx_transformer", paths, tmp_path, 1, d_model=32).model
+    with pytest.raises(InputError, match="model.d_model is 32 in this spec but 16"):
+        load_step1(other, payload, averaged)
+
+
+def test_resumed_step2_equals_uninterrupted(step1, tmp_path):
+    paths, averaged = step1
+    full = trainer("ctx_transformer", paths, tmp_path / "full", 6, averaged)
+    full.run()
+    trainer("ctx_transformer", paths, tmp_path / "parts", 2, averaged).run()
+    resumed = trainer("ctx_transformer", paths, tmp_path / "parts", 6, averaged)
+    assert resumed.state.step == 2
+    resumed.run()
+    a, b = full.model.state_dict(), resumed.model.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert not any(p.requires_grad for p in resumed.model.sentence_parameters().values())
+
+
+def test_context_options_must_fit_the_model(step1, tmp_path):
+    paths, averaged = step1
+    with pytest.raises(InputError, match="reads no document context; drop --docs"):
+        spec = resolve_spec({"arch": "transformer", "model": TINY})
+        Trainer(spec, paths, tmp_path, seed=1, device="cpu")
+    no_docs = DataPaths(paths.train_src, paths.train_tgt, paths.dev_src, paths.dev_tgt)
+    with pytest.raises(InputError, match="reads document context: give the document"):
+        trainer("ctx_transformer", no_docs, tmp_path, 1)
+    with pytest.raises(InputError, match="no document-level ones to train"):
+        trainer("transformer", paths, tmp_path / "t", 1, averaged)
+    # Document-level data smaller than step 1's: the vocabularies are step 1's.
+    small = DataPaths(paths.dev_src, paths.dev_tgt, paths.dev_src, paths.dev_tgt,
+                      docs=(paths.docs[1], paths.docs[1]))
+    t = trainer("ctx_transformer", small, tmp_path / "v", 1, averaged)
+    step1_vocab = load_file(averaged)["src_vocab"]
+    assert t.src_vocab.to_list() == step1_vocab
+    assert len(trainer("ctx_transformer", small, tmp_path / "w", 1).src_vocab) < len(
+        step1_vocab)
