@@ -9,8 +9,24 @@ TORCH ?= torch==2.13.0
 CORES ?= all
 STAMP := $(VENV)/.installed
 BIN := $(VENV)/bin
+# KenLM's estimator (lmplz) and build_binary, for NPMT's external language model,
+# are built from the C++ sources in the kenlm source package on PyPI.
+KENLM_VERSION ?= 0.3.0
+KENLM_JOBS ?= 2
+KENLM_BUILD := $(VENV)/kenlm-build
+KENLM_APT := cmake g++ libboost-program-options-dev libboost-system-dev \
+	libboost-thread-dev libboost-test-dev zlib1g-dev libbz2-dev liblzma-dev
+# True when g++, cmake and the Boost headers that KenLM's CMakeLists.txt needs are here.
+KENLM_DEPS := command -v g++ >/dev/null && command -v cmake >/dev/null && \
+	printf '\#include <boost/%s>\n' program_options.hpp thread.hpp \
+	system/error_code.hpp test/unit_test.hpp | g++ -x c++ -E - >/dev/null 2>&1
+KENLM_SKIP := make: no g++, cmake or Boost headers, so KenLM's lmplz is not built \
+	and the NPMT LM row is skipped; to get it: apt-get install $(KENLM_APT) \
+	&& make kenlm (or conda env create -f envs/kenlm.yaml)
+KENLM_NEEDS := make kenlm: needs g++, cmake and the Boost headers: apt-get install \
+	$(KENLM_APT) (or conda env create -f envs/kenlm.yaml)
 
-.PHONY: install run test report lint clean-results
+.PHONY: install run test report lint clean-results kenlm
 
 install: $(STAMP)
 
@@ -19,7 +35,30 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet "$(TORCH)"
 	$(BIN)/pip install --quiet -e ".[dev]"
+	@if $(KENLM_DEPS); then $(MAKE) --no-print-directory $(BIN)/lmplz; \
+	else echo "$(KENLM_SKIP)"; fi
 	touch $(STAMP)
+
+# NPMT's external LM: the kenlm query module (extra `lm`) and lmplz + build_binary
+# built into $(BIN) from the kenlm sdist's C++ sources (needs $(KENLM_APT)).
+kenlm: $(STAMP) $(BIN)/lmplz
+
+$(BIN)/lmplz:
+	@$(KENLM_DEPS) || { echo "$(KENLM_NEEDS)"; exit 1; }
+	@echo "make: building KenLM (the kenlm module, lmplz, build_binary): minutes"
+	$(BIN)/pip install --quiet -e ".[lm]"
+	rm -rf $(KENLM_BUILD) && mkdir -p $(KENLM_BUILD)
+	$(BIN)/pip download --quiet --no-deps --no-binary kenlm \
+		"kenlm==$(KENLM_VERSION)" -d $(KENLM_BUILD)
+	tar -xzf $(KENLM_BUILD)/kenlm-$(KENLM_VERSION).tar.gz -C $(KENLM_BUILD)
+	cmake -S $(KENLM_BUILD)/kenlm-$(KENLM_VERSION) -B $(KENLM_BUILD)/build \
+		-DCMAKE_BUILD_TYPE=Release -Wno-dev > $(KENLM_BUILD)/build.log 2>&1 && \
+	cmake --build $(KENLM_BUILD)/build -j $(KENLM_JOBS) --target lmplz build_binary \
+		>> $(KENLM_BUILD)/build.log 2>&1 || { tail -n 20 $(KENLM_BUILD)/build.log; exit 1; }
+	install -m 755 $(KENLM_BUILD)/build/bin/build_binary $(BIN)/build_binary
+	install -m 755 $(KENLM_BUILD)/build/bin/lmplz $(BIN)/.lmplz.tmp
+	mv -f $(BIN)/.lmplz.tmp $(BIN)/lmplz
+	rm -rf $(KENLM_BUILD)
 
 # The main job: the default experiment (config.yaml) end to end.
 run: $(STAMP)
