@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from phrasenmt.data import prepare, stats
+from phrasenmt.data import clean, datasets, prepare, stats
 from phrasenmt.io import InputError, read_lines
 
 MIRROR = Path("/work/shared/data/multi30k")
@@ -157,7 +157,11 @@ def test_local_files_are_copied(tmp_path):
     assert prepare.main(args) == 0
     assert read_lines(tmp_path / "out/mytest.yy") == ["test yy 1", "test yy 2"]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        "dev.xx", "dev.yy", "mytest.xx", "mytest.yy", "train.xx", "train.yy"]
+        "dev.docs", "dev.xx", "dev.yy", "mytest.docs", "mytest.xx", "mytest.yy",
+        "train.docs", "train.xx", "train.yy"]
+    # no docs files given: every line is its own document
+    assert read_lines(tmp_path / "out/train.docs") == ["train-000000",
+                                                       "train-000001"]
 
 
 def test_local_mismatch_and_bad_utf8_name_the_file(tmp_path):
@@ -205,3 +209,173 @@ def test_local_single_file_copy(tmp_path):
         prepare.main(["local", "--in", str(tmp_path / "b.txt"), "--out",
                       str(tmp_path / "o/b.txt")])
     assert not (tmp_path / "o/b.txt").exists()
+
+
+# --- document ids ---------------------------------------------------------------
+
+def _talk(talkid: str, lang: str, lines: list[str], extra: bool = False) -> list[str]:
+    """One talk of a train.tags file (IWSLT17 headers have more tag lines)."""
+    head = [f"<url>http://www.ted.com/talks/{talkid}.html</url>",
+            "<keywords>talks</keywords>"]
+    head += ["<speaker>Someone</speaker>"] if extra else []
+    head += [f"<talkid>{talkid}</talkid>", f"<title>T{talkid} {lang}</title>",
+             f"<description>D{talkid} {lang}</description>"]
+    head += ['<reviewer href="x">R</reviewer>', "<translator>X</translator>"] * extra
+    return head + [f"{lang} {line}" for line in lines]
+
+
+def _xml_docs(name: str, lang: str, docs: dict[str, int]) -> str:
+    out = ['<refset setid="x" srclang="en">']
+    for docid, n in docs.items():
+        out.append(f'<doc docid="{docid}" genre="lectures">')
+        out += [f'<seg id="{i}"> {name} {lang} {docid}.{i} </seg>'
+                for i in range(1, n + 1)]
+        out.append("</doc>")
+    return "\n".join([*out, "</refset>"]) + "\n"
+
+
+def test_iwslt14_docs_follow_talks_and_xml_docs(tmp_path):
+    talks = {"1": [f"a{i}" for i in range(30)], "77": [f"b{i}" for i in range(20)]}
+    members = {}
+    for lang in ("de", "en"):
+        lines = [x for t, body in talks.items() for x in _talk(t, lang, body)]
+        lines[lines.index(f"{lang} a4")] = ""  # an empty sentence is dropped
+        members[f"de-en/train.tags.de-en.{lang}"] = "\n".join(lines) + "\n"
+        for name in prepare.IWSLT14_TEST:
+            members[f"de-en/{name}.de-en.{lang}.xml"] = _xml_docs(
+                name, lang, {"5": 2, "9": 1})
+    _tgz(tmp_path / "dl/de-en.tgz", members)
+    prepare.prepare_dataset("iwslt14", tmp_path / "dl", tmp_path / "raw", "de", "en",
+                            log=_quiet)
+    raw = tmp_path / "raw"
+    # talk 1: title, description, 29 sentences; talk 77: title, description, 20
+    kept = [("1", x) for x in ["T1 de", "D1 de"] + [f"de a{i}" for i in range(30)
+                                                  if i != 4]]
+    kept += [("77", x) for x in ["T77 de", "D77 de"] + [f"de b{i}" for i in range(20)]]
+    dev = [kept[i] for i in range(22, len(kept), 23)]
+    train = [p for i, p in enumerate(kept) if (i + 1) % 23]
+    for split, rows in (("train", train), ("dev", dev)):
+        assert read_lines(raw / f"{split}.de") == [x for _, x in rows]
+        assert read_lines(raw / f"{split}.docs") == [d for d, _ in rows]
+    docs = read_lines(raw / "test.docs")
+    assert len(docs) == len(read_lines(raw / "test.en")) == 15
+    assert docs[:3] == ["IWSLT14.TED.dev2010#5"] * 2 + ["IWSLT14.TED.dev2010#9"]
+    assert len(set(docs)) == 10  # every set's documents stay distinct
+
+
+def _iwslt17_archive(path: Path, tst_docs: dict[str, int]) -> None:
+    members = {}
+    for lang in ("en", "de"):
+        lines = (_talk("1", lang, ["x1", "x2", "x3"], extra=True)
+                 + _talk("2", lang, ["y1", "y2"], extra=True))
+        members[f"en-de/train.tags.en-de.{lang}"] = "\n".join(lines) + "\n"
+        for name in ("dev2010", *prepare.IWSLT17_TESTS):
+            members[f"en-de/IWSLT17.TED.{name}.en-de.{lang}.xml"] = _xml_docs(
+                name, lang, tst_docs)
+    _tgz(path / prepare.IWSLT17_ARCHIVE, members)
+
+
+def test_iwslt17_keeps_text_lines_with_talk_ids(tmp_path):
+    _iwslt17_archive(tmp_path / "dl", {"535": 2, "536": 3})
+    counts = prepare.prepare_dataset("iwslt17_en_de", tmp_path / "dl",
+                                     tmp_path / "raw", "de", "en", log=_quiet)
+    assert counts == {"train": 5, "dev": 5, **{t: 5 for t in prepare.IWSLT17_TESTS}}
+    raw = tmp_path / "raw"
+    assert read_lines(raw / "train.en") == ["en x1", "en x2", "en x3", "en y1",
+                                            "en y2"]
+    assert read_lines(raw / "train.docs") == ["1"] * 3 + ["2"] * 2
+    assert read_lines(raw / "tst2013.docs") == ["tst2013#535"] * 2 + [
+        "tst2013#536"] * 3
+    assert read_lines(raw / "dev.de")[0] == "dev2010 de 535.1"
+    assert datasets.has_documents("iwslt17_en_de")
+    assert not datasets.has_documents("multi30k")
+
+
+def test_single_split_docs_mode(tmp_path):
+    _iwslt17_archive(tmp_path / "dl", {"7": 1})
+    out = tmp_path / "o/train.docs"
+    assert prepare.main(["--dataset", "iwslt17_en_de", "--download-dir",
+                         str(tmp_path / "dl"), "--split", "train", "--lang", "docs",
+                         "--out", str(out)]) == 0
+    assert read_lines(out) == ["1"] * 3 + ["2"] * 2
+    (tmp_path / "s").mkdir()
+    for stem in ("train", "tst2012", "tst2013"):  # a dataset without documents
+        for lang in ("en", "vi"):
+            (tmp_path / f"s/{stem}.{lang}").write_text("a\nb\nc\n")
+    prepare.main(["--dataset", "iwslt15_en_vi", "--download-dir",
+                  str(tmp_path / "s"), "--split", "tst2013", "--lang", "docs",
+                  "--out", str(out)])
+    assert read_lines(out) == ["tst2013-000000", "tst2013-000001", "tst2013-000002"]
+
+
+def test_talk_boundaries_must_agree(tmp_path):
+    members = {"de-en/train.tags.de-en.de": "\n".join(
+        _talk("1", "de", ["a", "b"]) + _talk("2", "de", ["c"])) + "\n",
+        "de-en/train.tags.de-en.en": "\n".join(
+        _talk("1", "en", ["a"]) + _talk("2", "en", ["b", "c"])) + "\n"}
+    _tgz(tmp_path / "dl/de-en.tgz", members)
+    with pytest.raises(InputError, match="talk boundaries differ at kept line 4"):
+        prepare.prepare_dataset("iwslt14", tmp_path / "dl", tmp_path / "raw", "de",
+                                "en", log=_quiet)
+    assert not (tmp_path / "raw").exists()
+
+
+def test_local_docs_are_checked_and_copied(tmp_path):
+    args = _local_args(tmp_path, tmp_path / "in.test.yy")
+    (tmp_path / "train.docs").write_text("talk1\ntalk1\n")
+    (tmp_path / "test.docs").write_text("d1\nd2\n")
+    args += ["--train-docs", str(tmp_path / "train.docs")]
+    args[args.index("--test") + 1] += f",{tmp_path / 'test.docs'}"
+    assert prepare.main(args) == 0
+    assert read_lines(tmp_path / "out/train.docs") == ["talk1", "talk1"]
+    assert read_lines(tmp_path / "out/mytest.docs") == ["d1", "d2"]
+    assert read_lines(tmp_path / "out/dev.docs") == ["dev-000000", "dev-000001"]
+
+
+@pytest.mark.parametrize("docs, message", [
+    ("a\na\na\n", r"train.docs: has 3 lines but .*in.train.xx has 2"),
+    ("a\n\n", r"train.docs:2: a document id must be one token"),
+])
+def test_bad_local_docs_write_nothing(tmp_path, docs, message):
+    (tmp_path / "train.docs").write_text(docs)
+    args = _local_args(tmp_path, tmp_path / "in.test.yy")
+    args += ["--train-docs", str(tmp_path / "train.docs")]
+    with pytest.raises(InputError, match=message):
+        prepare.main(args)
+    assert not (tmp_path / "out").exists()
+
+
+def test_docs_file_copy_checks_ids(tmp_path):
+    text = tmp_path / "t.txt"
+    text.write_text("1\n2\n3\n")
+    (tmp_path / "d").write_text("a\nb\na\n")
+    with pytest.raises(InputError, match=r"d:3: document 'a' reappears after "
+                                         r"document 'b'"):
+        prepare.main(["local", "--in", str(tmp_path / "d"), "--docs-for", str(text),
+                      "--out", str(tmp_path / "o.docs")])
+    assert not (tmp_path / "o.docs").exists()
+    (tmp_path / "d").write_text("a\nb\nb\n")
+    prepare.main(["local", "--in", str(tmp_path / "d"), "--docs-for", str(text),
+                  "--out", str(tmp_path / "o.docs")])
+    assert read_lines(tmp_path / "o.docs") == ["a", "b", "b"]
+    prepare.main(["docs", "--text", str(text), "--split", "dev", "--out",
+                  str(tmp_path / "dev.docs")])
+    assert read_lines(tmp_path / "dev.docs") == ["dev-000000", "dev-000001",
+                                                 "dev-000002"]
+
+
+def test_cleaning_drops_doc_ids_with_their_pairs(tmp_path):
+    """Real datasets' docs flow through clean --sidecar like the synthetic ones."""
+    _iwslt17_archive(tmp_path / "dl", {"1": 1})
+    raw = tmp_path / "raw"
+    prepare.prepare_dataset("iwslt17_en_de", tmp_path / "dl", raw, "en", "de",
+                            log=_quiet)
+    (raw / "train.en").write_text("a b\nen x2\none two three four five six\n"
+                                  "en y1\nen y2\n")  # line 3: bad length ratio
+    clean.main(["--src-in", str(raw / "train.en"), "--tgt-in", str(raw / "train.de"),
+                "--src-out", str(tmp_path / "c.en"), "--tgt-out",
+                str(tmp_path / "c.de"), "--src-lang", "en", "--tgt-lang", "de",
+                "--filter", "--max-ratio", "2", "--sidecar", str(raw / "train.docs"),
+                str(tmp_path / "c.docs"), "--stats", str(tmp_path / "s.tsv")])
+    assert read_lines(tmp_path / "c.de") == ["de x1", "de x2", "de y1", "de y2"]
+    assert read_lines(tmp_path / "c.docs") == ["1", "1", "2", "2"]

@@ -33,6 +33,10 @@ class Dataset:
     notes: dict[str, str] = field(default_factory=dict)
     # clean-stage settings of the published recipe (clean.py option -> value)
     clean_defaults: dict[str, object] = field(default_factory=dict)
+    # True when prepare writes real document ids ({split}.docs: talks, <doc>s);
+    # otherwise every line is its own document and document-level models on the
+    # dataset are a configuration error
+    documents: bool = False
 
     def url(self, path: str) -> str:
         """Return the download URL of one relative file path."""
@@ -110,8 +114,31 @@ IWSLT14 = Dataset(
     preparer="iwslt14",
     description="IWSLT 2014 TED de-en, split as fairseq's prepare-iwslt14.sh",
     notes={"dev": "every 23rd line of train.tags",
-           "test": "dev2010 + TEDX.dev2012 + tst2010 + tst2011 + tst2012"},
+           "test": "dev2010 + TEDX.dev2012 + tst2010 + tst2011 + tst2012",
+           "docs": "train/dev: <talkid> of train.tags; test: SET#docid"},
     clean_defaults={"lowercase": True, "max_len": 175, "max_ratio": 1.5},
+    documents=True,
+)
+
+# IWSLT 2017 TED en-de as released by WIT3 (2017-01-trnted). The sha256 of the
+# archive is not known to us (None: download checks nothing, records the digest).
+IWSLT17_ARCHIVE = "2017-01-trnted/texts/en/de/en-de.tgz"
+IWSLT17_TESTS = ("tst2010", "tst2011", "tst2012", "tst2013", "tst2014", "tst2015")
+
+IWSLT17_EN_DE = Dataset(
+    name="iwslt17_en_de",
+    base_url="https://wit3.fbk.eu/archive/",
+    files={IWSLT17_ARCHIVE: None},
+    languages=("en", "de"),
+    directions=(("en", "de"), ("de", "en")),
+    eval_splits=("dev", *IWSLT17_TESTS),
+    preparer="iwslt17",
+    description="IWSLT 2017 TED en-de (WIT3 2017-01-trnted), with talk documents",
+    notes={"train": "text lines of train.tags.en-de (tag lines dropped)",
+           "dev": "IWSLT17.TED.dev2010", "tst2010": "IWSLT17.TED.tst2010 (etc.)",
+           "docs": "train: <talkid>; dev/tests: <doc docid>"},
+    clean_defaults={"lowercase": False, "max_len": 175, "max_ratio": 1.5},
+    documents=True,
 )
 
 # fairseq prepare-wmt14en2de.sh (default, not --icml17): host-prefixed paths
@@ -167,7 +194,8 @@ LINGEVAL97 = Dataset(
 )
 
 DATASETS: dict[str, Dataset] = {
-    d.name: d for d in (MULTI30K, IWSLT14, WMT14_EN_DE, IWSLT15_EN_VI, LINGEVAL97)
+    d.name: d for d in (MULTI30K, IWSLT14, IWSLT17_EN_DE, WMT14_EN_DE, IWSLT15_EN_VI,
+                        LINGEVAL97)
 }
 
 
@@ -198,6 +226,11 @@ def all_splits(name: str) -> list[str]:
     """Every split prepare writes for a dataset (train first)."""
     ds = get_dataset(name)
     return [*ds.train_splits, *ds.eval_splits]
+
+
+def has_documents(name: str) -> bool:
+    """True when the dataset's splits carry real document ids (not one per line)."""
+    return get_dataset(name).documents
 
 
 def download_files(name: str) -> list[str]:

@@ -1,0 +1,125 @@
+"""A `local` dataset: the user's own parallel files, each split with an optional
+docs file (one document id per line, a document's lines contiguous).
+
+    python -m phrasenmt.data.prepare local --in F --out F [--docs-for TEXT]
+    python -m phrasenmt.data.prepare docs --text F --split NAME --out F
+
+`local` checks (UTF-8) and copies one file; with `--docs-for` the file is a docs
+file, checked against the line count of TEXT and for contiguous documents.
+`docs` writes the ids of a split without a docs file: every line its own
+document (`NAME-000000`, ...). The whole-dataset mode (`--dataset local`) lives
+in `phrasenmt.data.prepare` and calls `prepare_local` here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from phrasenmt.data.archives import line_docs, one_line, write_pair
+from phrasenmt.data.documents import read_docs
+from phrasenmt.io import InputError, atomic_open, read_lines, read_parallel, write_lines
+
+LocalSplit = tuple[Path, Path, Path | None]  # source, target, docs (optional)
+Lines = tuple[list[str], list[str], list[str]]
+
+
+def parse_test(spec: str) -> tuple[str, LocalSplit]:
+    """Parse NAME=SRC,TGT[,DOCS] into (name, (src, tgt, docs or None))."""
+    m = re.fullmatch(r"([A-Za-z0-9_.-]+)=([^,]+),([^,]+)(?:,([^,]+))?", spec)
+    if not m:
+        raise InputError(f"--test expects NAME=SRC_FILE,TGT_FILE[,DOCS_FILE], got "
+                         f"{spec!r}")
+    docs = Path(m.group(4)) if m.group(4) else None
+    return m.group(1), (Path(m.group(2)), Path(m.group(3)), docs)
+
+
+def read_local(splits: dict[str, LocalSplit]) -> dict[str, Lines]:
+    """Read and check every split (UTF-8, line counts, document ids) first."""
+    data = {}
+    for name, (a, b, docs) in splits.items():
+        src, tgt = read_parallel(a, b)
+        ids = read_docs(docs, len(src), a) if docs else line_docs(name, len(src))
+        data[name] = ([one_line(x) for x in src], [one_line(x) for x in tgt], ids)
+    return data
+
+
+def prepare_local(splits: dict[str, LocalSplit], outdir: Path, src: str, tgt: str,
+                  log: Callable[[str], None] = print) -> dict[str, int]:
+    """Write {split}.{src}/.{tgt}/.docs of the user's files; nothing on bad input."""
+    counts = {}
+    for name, (a, b, ids) in read_local(splits).items():
+        counts[name] = write_pair(outdir / f"{name}.{src}", outdir / f"{name}.{tgt}",
+                                  (a, b))
+        write_lines(outdir / f"{name}.docs", ids)
+        log(f"{name}: {counts[name]} lines")
+    return counts
+
+
+def local_splits(args: argparse.Namespace) -> dict[str, LocalSplit]:
+    """Collect and check the --train/--dev/--test files of `--dataset local`."""
+    given = [args.train_src, args.train_tgt, args.dev_src, args.dev_tgt]
+    if None in given or not args.test:
+        raise InputError("--dataset local needs --train-src, --train-tgt, --dev-src, "
+                         "--dev-tgt and at least one --test NAME=SRC,TGT[,DOCS]")
+    splits: dict[str, LocalSplit] = {
+        "train": (args.train_src, args.train_tgt, args.train_docs),
+        "dev": (args.dev_src, args.dev_tgt, args.dev_docs)}
+    for name, files in map(parse_test, args.test):
+        if name in splits:
+            raise InputError(f"split name {name!r} given twice")
+        splits[name] = files
+    for files in splits.values():
+        for path in files[:2]:
+            read_lines(path)  # existence and UTF-8 first, with file:line errors
+    return splits
+
+
+def copy_checked(src: Path, out: Path) -> int:
+    """Copy one user file after checking it exists and is valid UTF-8."""
+    lines = [one_line(line) for line in read_lines(src)]
+    with atomic_open(out) as fh:
+        fh.writelines(line + "\n" for line in lines)
+    return len(lines)
+
+
+def copy_docs(docs: Path, text: Path, out: Path) -> int:
+    """Copy a docs file after checking its line count against `text` and its ids."""
+    ids = read_docs(docs, len(read_lines(text)), text)
+    write_lines(out, ids)
+    return len(ids)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Interface of the `local` and `docs` subcommands of phrasenmt.data.prepare."""
+    p = argparse.ArgumentParser(prog="python -m phrasenmt.data.prepare",
+                                description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+    loc = sub.add_parser("local", help="check (UTF-8) and copy one file")
+    loc.add_argument("--in", required=True, type=Path, metavar="IN")
+    loc.add_argument("--out", required=True, type=Path)
+    loc.add_argument("--docs-for", type=Path, metavar="TEXT",
+                     help="IN is a docs file for TEXT: check line count and ids")
+    one = sub.add_parser("docs", help="ids of a split without documents")
+    one.add_argument("--text", required=True, type=Path, help="the split's text")
+    one.add_argument("--split", required=True, help="split name (id prefix)")
+    one.add_argument("--out", required=True, type=Path)
+    return p
+
+
+def main(argv: list[str]) -> int:
+    """Run the `local` or `docs` subcommand."""
+    args = build_parser().parse_args(argv)
+    if args.command == "docs":
+        n = len(read_lines(args.text))
+        write_lines(args.out, line_docs(args.split, n))
+    elif args.docs_for is not None:
+        n = copy_docs(getattr(args, "in"), args.docs_for, args.out)
+    else:
+        n = copy_checked(getattr(args, "in"), args.out)
+    print(f"{args.out}: {n} lines", file=sys.stderr)
+    return 0

@@ -1,0 +1,308 @@
+"""Contrastive evaluation with context: `python -m phrasenmt.evaluate.contrastive`.
+
+  prepare:  a test set in one of four formats (`--format lingeval | contrapro |
+            bawden | voita`, read by `phrasenmt.evaluate.contrastive_formats`)
+            -> items.json (the common items, each with the indices of its
+            scored lines) and the lines to score: pairs.src / pairs.tgt (current
+            source and target) and pairs.ctx.jsonl (per line
+            `{"src": [oldest, ..., previous], "tgt": [...]}`); identical lines
+            (same source, target and context) are written once.
+  bpe:      pairs.ctx.jsonl -> every context string segmented with the dataset's
+            codes and vocabularies (as `phrasenmt.bpe apply` does the text).
+  evaluate: items.json + per-model scores (log P(target | source, context), one
+            per line, from `python -m phrasenmt.translate score ... --context`;
+            a sentence-level model scores the same pairs without context and is
+            given with --no-context-scores) -> tidy TSV of accuracy per type and
+            distance bin, and over all items (type `all`).
+An item is correct when its reference scores strictly better than every
+contrastive variant (the rule of `phrasenmt.evaluate.lingeval`, Sennrich 2017).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from phrasenmt.bpe import Segmenter, read_codes, read_vocabulary
+from phrasenmt.data.documents import read_context_file
+from phrasenmt.evaluate import contrastive_formats as formats
+from phrasenmt.evaluate.lingeval import accuracy_table, read_scores
+from phrasenmt.io import InputError, atomic_open, read_lines, run_cli, write_lines
+
+FORMATS = ("lingeval", "contrapro", "bawden", "voita")
+COLUMNS = ["model", "context", "category", "bin", "items", "correct", "accuracy"]
+ALL = "all"
+Line = tuple[str, str, tuple[str, ...], tuple[str, ...]]
+
+
+def variants(item: dict) -> list[tuple[str, list[str]]]:
+    """(target, target context) of the reference, then of each contrastive."""
+    own = item.get("contrastive_context_tgt") or [item["context_tgt"]] * len(
+        item["contrastive"])
+    return [(item["reference"], item["context_tgt"]),
+            *zip(item["contrastive"], own, strict=True)]
+
+
+def recent(sentences: list[str], size: int | None) -> list[str]:
+    """The `size` most recent context sentences (all when size is None)."""
+    return list(sentences) if size is None else list(sentences)[
+        max(len(sentences) - size, 0):]
+
+
+def truncate(items: list[dict], size: int | None) -> None:
+    """Keep at most `size` context sentences on every side of every item."""
+    for item in items:
+        item["context_src"] = recent(item["context_src"], size)
+        item["context_tgt"] = recent(item["context_tgt"], size)
+        if "contrastive_context_tgt" in item:
+            item["contrastive_context_tgt"] = [
+                recent(ctx, size) for ctx in item["contrastive_context_tgt"]]
+
+
+def index_lines(items: list[dict]) -> list[Line]:
+    """Number the distinct scored lines; each item gets `lines` (reference first)."""
+    table: dict[Line, int] = {}
+    for i, item in enumerate(items):
+        item["lines"] = []
+        for target, tgt_ctx in variants(item):
+            if not item["source"] or not target:
+                raise InputError(f"item {i} ({item['type']}) has an empty source "
+                                 "or target sentence")
+            key = (item["source"], target, tuple(item["context_src"]), tuple(tgt_ctx))
+            item["lines"].append(table.setdefault(key, len(table)))
+    return list(table)
+
+
+def process(items: list[dict], tokenize: bool, lowercase: bool, langs: tuple[str, str]
+            ) -> None:
+    """Moses-tokenize and/or lowercase every string of the items in place."""
+    if not (tokenize or lowercase):
+        return
+    from phrasenmt.data.clean import tokenize as moses
+
+    def fix(text: str, lang: str) -> str:
+        text = moses(text, lang) if tokenize else text
+        return text.lower() if lowercase else text
+
+    src, tgt = langs
+    for item in items:
+        item["source"] = fix(item["source"], src)
+        item["reference"] = fix(item["reference"], tgt)
+        item["contrastive"] = [fix(c, tgt) for c in item["contrastive"]]
+        item["context_src"] = [fix(c, src) for c in item["context_src"]]
+        item["context_tgt"] = [fix(c, tgt) for c in item["context_tgt"]]
+        if "contrastive_context_tgt" in item:
+            item["contrastive_context_tgt"] = [[fix(c, tgt) for c in ctx] for ctx in
+                                               item["contrastive_context_tgt"]]
+
+
+def write_pairs(lines: list[Line], out_src: Path, out_tgt: Path, out_ctx: Path
+                ) -> None:
+    """pairs.src, pairs.tgt and pairs.ctx.jsonl, one scored line each."""
+    write_lines(out_src, [src for src, _, _, _ in lines])
+    write_lines(out_tgt, [tgt for _, tgt, _, _ in lines])
+    write_lines(out_ctx, [json.dumps({"src": list(cs), "tgt": list(ct)},
+                                     ensure_ascii=False) for _, _, cs, ct in lines])
+
+
+def read_items(args: argparse.Namespace) -> list[dict]:
+    """The items of the --format reader, from its options."""
+    need = {
+        "lingeval": ("json", "src_text", "tgt_text", "docs", "context"),
+        "contrapro": ("json", "text_src", "text_tgt", "context_src", "context_tgt",
+                      "extracted"),
+        "bawden": ("current_src", "current_tgt", "prev_src", "prev_tgt"),
+        "voita": ("json",)}[args.format]
+    missing = [f"--{k.replace('_', '-')}" for k in need if getattr(args, k) is None]
+    if missing:
+        raise InputError(f"--format {args.format} needs {', '.join(missing)}")
+    if args.format == "lingeval":
+        return formats.read_lingeval(args.json, args.src_text, args.tgt_text,
+                                     args.docs, args.context, set(args.need_context),
+                                     log=_log)
+    if args.format == "contrapro":
+        return formats.read_contrapro(args.json, (args.text_src, args.text_tgt),
+                                      (args.context_src, args.context_tgt),
+                                      args.extracted)
+    if args.format == "bawden":
+        name = args.name or formats.stem(args.current_src, ".current")
+        return formats.read_bawden((args.current_src, args.current_tgt),
+                                   (args.prev_src, args.prev_tgt), name)
+    scoring = None
+    if (args.scoring_src is None) != (args.scoring_dst is None):
+        raise InputError("give both --scoring-src and --scoring-dst, or neither")
+    if args.scoring_src is not None:
+        scoring = (args.scoring_src, args.scoring_dst)
+    return formats.read_voita(args.json, args.name or formats.stem(args.json, ".json"),
+                              scoring)
+
+
+def prepare(args: argparse.Namespace) -> None:
+    """The prepare command."""
+    if args.context is not None and args.context < 0:
+        raise InputError("--context must be >= 0")
+    items = read_items(args)
+    if not items:
+        raise InputError(f"no {args.format} items to score")
+    truncate(items, args.context)
+    process(items, args.tokenize, args.lowercase, (args.src_lang, args.tgt_lang))
+    lines = index_lines(items)
+    header = {"format": args.format, "max_bin": formats.max_bin(args.format),
+              "context": args.context, "lines": len(lines), "items": items}
+    write_pairs(lines, args.out_src, args.out_tgt, args.out_context)
+    with atomic_open(args.out_items) as fh:
+        json.dump(header, fh, ensure_ascii=False, indent=1)
+        fh.write("\n")
+    _log(f"{args.format}: {len(items)} items, {len(lines)} lines to score")
+
+
+def bpe_context(args: argparse.Namespace) -> None:
+    """The bpe command: segment every context sentence of a context file."""
+    codes = read_codes(args.codes)
+    seg = {side: Segmenter(codes, read_vocabulary(vocab, args.threshold)
+                           if vocab else None)
+           for side, vocab in (("src", args.vocab_src), ("tgt", args.vocab_tgt))}
+    path = getattr(args, "in")
+    entries = read_context_file(path, len(read_lines(path)))
+    write_lines(args.out, [json.dumps({side: [seg[side].line(s) for s in entry[side]]
+                                       for side in ("src", "tgt")}, ensure_ascii=False)
+                           for entry in entries])
+
+
+def load_header(path: Path) -> dict[str, Any]:
+    """items.json written by prepare, checked enough to score it."""
+    data = formats.read_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("items"), list) or \
+            not isinstance(data.get("lines"), int):
+        raise InputError("not an items file written by `contrastive prepare`", path)
+    return data
+
+
+def bin_label(distance: int | None, last: int | None) -> str | None:
+    """The distance bin of an item: the distance, or `>last` beyond the last bin."""
+    if distance is None or last is None:
+        return None
+    return str(distance) if distance <= last else f">{last}"
+
+
+def outcomes(header: dict[str, Any], scores: list[float]) -> list[dict]:
+    """One row per item: type, distance bin and whether the reference won."""
+    rows = []
+    for item in header["items"]:
+        ref, *others = (scores[k] for k in item["lines"])
+        rows.append({"category": item["type"], "correct": all(ref > s for s in others),
+                     "bin": bin_label(item.get("distance"), header.get("max_bin"))})
+    return rows
+
+
+def model_table(name: str, context: str, header: dict, path: Path) -> pd.DataFrame:
+    """Accuracy rows of one model's scores (per type and bin, and over all)."""
+    rows = outcomes(header, read_scores(path, header["lines"]))
+    every = [{**row, "category": ALL} for row in rows]
+    table = pd.concat([accuracy_table(name, rows), accuracy_table(name, every)],
+                      ignore_index=True).rename(columns={"pairs": "items"})
+    table.insert(1, "context", context)
+    return table[COLUMNS]
+
+
+def named(spec: str, option: str) -> tuple[str, Path]:
+    """Parse MODEL=FILE."""
+    name, _, file = spec.partition("=")
+    if not name or not file:
+        raise InputError(f"expected MODEL=FILE, got {spec!r}", option)
+    return name, Path(file)
+
+
+def evaluate(args: argparse.Namespace) -> None:
+    """The evaluate command."""
+    header = load_header(args.items)
+    runs = [(*named(s, "--scores"), "yes") for s in args.scores or []]
+    runs += [(*named(s, "--no-context-scores"), "no")
+             for s in args.no_context_scores or []]
+    if not runs:
+        raise InputError("give --scores and/or --no-context-scores")
+    df = pd.concat([model_table(name, ctx, header, path) for name, path, ctx in runs],
+                   ignore_index=True)
+    with atomic_open(args.out) as fh:
+        df.to_csv(fh, sep="\t", index=False, float_format="%.4f")
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr)
+
+
+def _add_prepare(sub: argparse._SubParsersAction) -> None:
+    """Options of the prepare command."""
+    p = sub.add_parser("prepare", help="a test set -> items and lines to score")
+    p.add_argument("--format", required=True, choices=FORMATS)
+    p.add_argument("--context", type=int,
+                   help="keep at most K previous sentences (lingeval: required)")
+    p.add_argument("--json", type=Path, help="items/entries/groups JSON "
+                   "(lingeval, contrapro, voita)")
+    for opt, text in (("--src-text", "(lingeval) source of the test split"),
+                      ("--tgt-text", "(lingeval) reference of the test split"),
+                      ("--docs", "(lingeval) document ids of the test split"),
+                      ("--text-src", "(contrapro) contrapro.text.<src>"),
+                      ("--text-tgt", "(contrapro) contrapro.text.<tgt>"),
+                      ("--context-src", "(contrapro) contrapro.context.<src>"),
+                      ("--context-tgt", "(contrapro) contrapro.context.<tgt>"),
+                      ("--current-src", "(bawden) <set>.current.<src>"),
+                      ("--current-tgt", "(bawden) <set>.current.<tgt>"),
+                      ("--prev-src", "(bawden) <set>.prev.<src>"),
+                      ("--prev-tgt", "(bawden) <set>.prev.<tgt>"),
+                      ("--scoring-src", "(voita, optional) scoring_data/<set>.src"),
+                      ("--scoring-dst", "(voita, optional) scoring_data/<set>.dst")):
+        p.add_argument(opt, type=Path, help=text)
+    p.add_argument("--extracted", type=int,
+                   help="(contrapro) the --context N given to json2text_and_context.pl")
+    p.add_argument("--need-context", nargs="*", default=["pronoun_gender"],
+                   help="(lingeval) types whose items must have context "
+                        "(default: %(default)s)")
+    p.add_argument("--name", help="(bawden, voita) type name of the items "
+                   "(default: from the file name)")
+    p.add_argument("--tokenize", action="store_true", help="Moses-tokenize all text")
+    p.add_argument("--lowercase", action="store_true")
+    p.add_argument("--src-lang", default="en")
+    p.add_argument("--tgt-lang", default="de")
+    for opt in ("--out-items", "--out-src", "--out-tgt", "--out-context"):
+        p.add_argument(opt, type=Path, required=True)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Command-line options."""
+    p = argparse.ArgumentParser(prog="python -m phrasenmt.evaluate.contrastive",
+                                description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+    _add_prepare(sub)
+    b = sub.add_parser("bpe", help="BPE every sentence of a context file")
+    b.add_argument("--codes", type=Path, required=True)
+    b.add_argument("--vocab-src", type=Path, help="source vocabulary (optional)")
+    b.add_argument("--vocab-tgt", type=Path, help="target vocabulary (optional)")
+    b.add_argument("--threshold", type=int, default=None)
+    b.add_argument("--in", type=Path, required=True, metavar="IN")
+    b.add_argument("--out", type=Path, required=True)
+    ev = sub.add_parser("evaluate", help="scores -> accuracy TSV")
+    ev.add_argument("--items", type=Path, required=True, help="items.json of prepare")
+    ev.add_argument("--scores", nargs="+", metavar="MODEL=FILE",
+                    help="log-probabilities scored with context")
+    ev.add_argument("--no-context-scores", nargs="+", metavar="MODEL=FILE",
+                    help="log-probabilities scored without context")
+    ev.add_argument("--out", type=Path, required=True, help="tidy TSV")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point."""
+    args = build_parser().parse_args(argv)
+    {"prepare": prepare, "bpe": bpe_context, "evaluate": evaluate}[args.command](args)
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)
