@@ -20,6 +20,8 @@ include: "rules/evaluate.smk"
 include: "rules/lingeval.smk"
 include: "rules/report.smk"
 include: "rules/continuous.smk"
+include: "rules/npmt.smk"
+include: "rules/npmt_report.smk"
 
 
 rule all:

@@ -1,10 +1,12 @@
 # Config validation, wildcard constraints and the input/param functions the rules
 # use. The logic lives in phrasenmt.workflow (unit-tested); these are thin adapters.
+import shlex
 import sys
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from phrasenmt import workflow as wf
+from phrasenmt import workflow_npmt as wfn
 from phrasenmt.config import validate_config
 from phrasenmt.io import InputError
 
@@ -13,9 +15,14 @@ wf.put_interpreter_on_path()
 try:
     validate_config(config, None)
     wf.check_phrase_models(config)
+    wfn.check_npmt_models(config)
+    wf.derive_sweeps(config)
+    wf.apply_lm_availability(config, wf.lm_unavailable_reason())
     DATASETS = wf.datasets(config)
 except InputError as err:
     raise WorkflowError(f"invalid configuration: {err}") from None
+if config.get(wf.LM_MISSING):  # the NPMT table says so too
+    print(f"NPMT+LM rows left out: {config[wf.LM_MISSING]}", file=sys.stderr)
 
 RESULTS = "results"
 # Multi-threaded helpers (aligner, fastText) take half the cores, so that they run
@@ -158,14 +165,15 @@ def eval_jsons(wildcards):
 
 
 def summaries(wildcards):
-    ds = f"{RESULTS}/{wildcards.dataset}/models"
-    return [f"{ds}/{m}/summary.json" for m in wf.models(config, wildcards.dataset)]
+    """Training summaries (a checkpoint_of model's is its trained model's)."""
+    ds = wildcards.dataset
+    return [wf.summary_path(config, ds, m) for m in wf.models(config, ds)]
 
 
 def summary_args(wildcards):
-    ds = f"{RESULTS}/{wildcards.dataset}/models"
+    ds = wildcards.dataset
     return " ".join(
-        f"{m}={ds}/{m}/summary.json" for m in wf.models(config, wildcards.dataset)
+        f"{m}={wf.summary_path(config, ds, m)}" for m in wf.models(config, ds)
     )
 
 
@@ -419,3 +427,114 @@ def ablation_order(wildcards):
 
 def first_testset(wildcards):
     return wf.testsets(config, wildcards.dataset)[0]
+
+
+# --- NPMT family (rules/npmt.smk; helpers in phrasenmt.workflow_npmt) ---
+
+NPMT_TRAINED = wf.name_regex(wfn.trained_models(config))
+NPMT_MODELS = wf.model_regex(config, "npmt")
+SWAN_GREEDY = wf.name_regex(wfn.greedy_models(config))
+# attention models' second decoding: greedy for attn_rnn_reorder, beam for attn_rnn
+ATTN_DECODINGS = wf.name_regex(wfn.attention_models(config))
+
+
+def npmt_checkpoint(wildcards):
+    """The averaged model a row decodes (a checkpoint_of row: its model's)."""
+    owner = wf.checkpoint_owner(config, wildcards.model)
+    return f"{RESULTS}/{wildcards.dataset}/models/{owner}/averaged.pt"
+
+
+def npmt_lm(wildcards):
+    return wfn.lm_inputs(config, wildcards.dataset, wildcards.model)
+
+
+def npmt_lm_arg(wildcards, input):
+    return f"--lm {input.lm}" if input.lm else ""
+
+
+def beam_args(wildcards):
+    return wfn.translate_args(config, wildcards.model, "beam")
+
+
+def greedy_args(wildcards):
+    return wfn.translate_args(config, wildcards.model, "greedy")
+
+
+def decoding_args(wildcards):
+    return wfn.translate_args(config, wildcards.model, wildcards.decoding)
+
+
+def decoding_eval_inputs(wildcards):
+    w = wildcards
+    return wfn.eval_inputs(config, w.dataset, w.model, w.testset, w.decoding)
+
+
+def decoding_baseline_args(wildcards, input):
+    base = wfn.eval_baseline(config, wildcards.dataset, wildcards.model)
+    return f"--baseline-name {base} --baseline-hyp {input.baseline}" if base else ""
+
+
+def npmt_table_evals(wildcards):
+    return list(wfn.table_evals(config, wildcards.dataset, wildcards.testset).values())
+
+
+def npmt_table_args(wildcards):
+    """--eval, --decode, --baseline and --note options of the NPMT table."""
+    ds = wildcards.dataset
+    evals = wfn.table_evals(config, ds, wildcards.testset)
+    args = ["--eval", *(f"{k}={v}" for k, v in evals.items()), "--decode"]
+    args += [f"{m}={label}" for m, label in wfn.decode_labels(config, ds).items()]
+    base = wfn.npmt_baseline(config, ds)
+    args += ["--baseline", base] if base else []
+    for note in wfn.table_notes(config, ds):
+        args += ["--note", note]
+    return shlex.join(args)
+
+
+def npmt_table_order(wildcards):
+    return ",".join(wfn.table_models(config, wildcards.dataset))
+
+
+def segment_files(wildcards):
+    w = wildcards
+    return {m: wfn.segments_file(w.dataset, m, w.testset)
+            for m in wfn.segment_models(config, w.dataset)}
+
+
+def segment_args(wildcards):
+    return " ".join(f"{m}={path}" for m, path in segment_files(wildcards).items())
+
+
+def segment_order(wildcards):
+    return ",".join(wfn.segment_models(config, wildcards.dataset))
+
+
+def main_segments(wildcards):
+    main = wfn.npmt_main(config, wildcards.dataset)
+    return wfn.segments_file(wildcards.dataset, main, first_testset(wildcards))
+
+
+def main_gates(wildcards):
+    testset = first_testset(wildcards)
+    return f"{RESULTS}/{wildcards.dataset}/analysis/npmt_gates_{testset}.tsv"
+
+
+def main_checkpoint(wildcards):
+    main = wfn.npmt_main(config, wildcards.dataset)
+    return f"{RESULTS}/{wildcards.dataset}/models/{main}/averaged.pt"
+
+
+def main_name(wildcards):
+    return wfn.npmt_main(config, wildcards.dataset)
+
+
+def sweep_evals(wildcards):
+    return [path for _, path in wfn.sweep_evals(config, wildcards.dataset, wildcards.sweep)]
+
+
+def sweep_args(wildcards):
+    sweep = config["sweeps"][wildcards.sweep]
+    evals = wfn.sweep_evals(config, wildcards.dataset, wildcards.sweep)
+    args = ["--name", wildcards.sweep, "--key", sweep["key"], "--base", sweep["model"],
+            "--eval", *(f"{k}={v}" for k, v in evals)]
+    return shlex.join(args)

@@ -84,6 +84,7 @@ def _check_cross_references(config: dict, source: str | None) -> None:
             if ds not in datasets:
                 raise InputError(f"models.{name}.datasets: unknown dataset {ds!r} "
                                  f"(known: {', '.join(datasets)})", source)
+    _resolve_checkpoint_of(config, source)
     _check_baseline(config, source)
     for name, ds in datasets.items():
         if ds["source"] == "download" and "name" not in ds:
@@ -92,6 +93,37 @@ def _check_cross_references(config: dict, source: str | None) -> None:
         if ds["source"] == "local" and "local" not in ds:
             raise InputError(f"datasets.{name}.local: required when source is local",
                              source)
+
+
+# Keys a checkpoint_of entry takes from the model whose checkpoint it decodes.
+INHERITED = ("arch", "preset", "model", "train")
+
+
+def _resolve_checkpoint_of(config: dict, source: str | None) -> None:
+    """Check `checkpoint_of` entries and give them their model's arch, preset, ..."""
+    models = config["models"]
+    for name, entry in models.items():
+        owner, key = entry.get("checkpoint_of"), f"models.{name}.checkpoint_of"
+        if owner is None:
+            continue
+        if owner not in models or owner == name:
+            raise InputError(f"{key}: {owner!r} is not another model "
+                             f"(known: {', '.join(models)})", source)
+        if models[owner].get("checkpoint_of"):
+            raise InputError(f"{key}: {owner!r} decodes another model's checkpoint "
+                             "itself; name the model that trains", source)
+        given = [k for k in INHERITED  # model/train default to {}: that is unset
+                 if entry.get(k) not in (None, {}) and entry[k] != models[owner][k]]
+        if given:
+            raise InputError(f"models.{name}.{given[0]}: a checkpoint_of entry takes "
+                             f"it from {owner!r}; leave it out", source)
+        trains_on = models[owner].get("datasets", list(config["datasets"]))
+        if entry.get("datasets", trains_on) != trains_on:
+            raise InputError(f"models.{name}.datasets: must be those {owner!r} "
+                             "trains on (leave it out to take them)", source)
+        entry.update({k: models[owner][k] for k in INHERITED})
+        if "datasets" in models[owner]:
+            entry["datasets"] = list(models[owner]["datasets"])
 
 
 def _check_baseline(config: dict, source: str | None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shlex
@@ -9,6 +10,9 @@ import sys
 from pathlib import Path
 
 from phrasenmt.io import InputError
+from phrasenmt.sweeps import derive_sweeps, derived_models, sweep_points, sweeps
+
+__all__ = ["derive_sweeps", "derived_models", "sweep_points", "sweeps"]  # re-exported
 
 SYNTHETIC_SPLITS = ("train", "dev", "test")
 SIDECARS = ("docs", "trees", "align")
@@ -76,9 +80,14 @@ def testsets(config: dict, dataset: str) -> list[str]:
 
 
 def models(config: dict, dataset: str) -> list[str]:
-    """Models trained on `dataset`, in config order (the fixed order of every table)."""
+    """Models trained on `dataset`, in config order (the fixed order of every table).
+
+    Models that decode with the external LM are left out when `lmplz` is missing
+    (`apply_lm_availability`); their files can still be asked for explicitly.
+    """
     return [name for name, m in config["models"].items()
-            if dataset in m.get("datasets", config["datasets"])]
+            if dataset in m.get("datasets", config["datasets"])
+            and not (config.get(LM_MISSING) and uses_lm(config, name))]
 
 
 def model_spec(config: dict, model: str) -> str:
@@ -147,6 +156,9 @@ def final_targets(config: dict) -> list[str]:
             targets += [f"{root}/report/length_{testset}.{ext}" for ext in ("png", "svg")]
         targets += continuous_targets(config, ds)
         targets += phrase_targets(config, ds)
+        from phrasenmt.workflow_npmt import npmt_targets  # it imports this module
+
+        targets += npmt_targets(config, ds)
     return targets
 
 
@@ -183,7 +195,12 @@ CONTINUOUS_ARCHS = ("attn_rnn", "conmt", "pconmt_nofert", "pconmt_fert2",
                     "pconmt_fert4")
 PHRASE_OUTPUT_ARCHS = ("pconmt_nofert", "pconmt_fert2", "pconmt_fert4")
 FERTILITY_CLASSES = {"pconmt_fert2": 2, "pconmt_fert4": 4}
-FAMILIES = {"continuous": CONTINUOUS_ARCHS}  # family -> archs; others: "default"
+# NPMT family (Huang et al. 2018): word-level data like the continuous family,
+# its own rules (rules/npmt.smk, helpers in phrasenmt.workflow_npmt).
+SWAN_ARCHS = ("npmt", "npmt_noreorder")  # sleep-wake segment output, Eq. 3 search
+NPMT_ARCHS = (*SWAN_ARCHS, "attn_rnn_reorder")
+FAMILIES = {"continuous": CONTINUOUS_ARCHS,  # family -> archs; others: "default"
+            "npmt": NPMT_ARCHS}
 
 
 def model_family(config: dict, model: str) -> str:
@@ -335,3 +352,50 @@ def ablation_files(config: dict, dataset: str) -> dict[str, dict[str, str]]:
              "benchmark": f"results/benchmarks/translate/{dataset}.{{m}}.{testset}.tsv"}
     return {kind: {m: path.format(m=m) for m in ablation_models(config, dataset)}
             for kind, path in kinds.items()}
+
+
+# --- models that decode another model's checkpoint; the external LM -----------
+LM_MISSING = "_lm_missing"  # config key set at start-up when lmplz is not usable
+
+
+def checkpoint_owner(config: dict, model: str) -> str:
+    """The model whose trained checkpoint `model` decodes (config `checkpoint_of`)."""
+    return config["models"][model].get("checkpoint_of") or model
+
+
+def summary_path(config: dict, dataset: str, model: str) -> str:
+    """The training summary.json of the checkpoint `model` decodes."""
+    return f"results/{dataset}/models/{checkpoint_owner(config, model)}/summary.json"
+
+
+def uses_lm(config: dict, model: str) -> bool:
+    """Whether `model` decodes with the dataset's n-gram LM (`decode.lm`)."""
+    return bool(config["models"][model].get("decode", {}).get("lm", False))
+
+
+def lm_unavailable_reason() -> str | None:
+    """None if the LM row can run (lmplz and the kenlm module), else how to get it."""
+    from phrasenmt import lm  # here: only the Snakefile needs it
+
+    if lm.lmplz_path() is None:
+        return lm.HOWTO
+    if importlib.util.find_spec("kenlm") is None:
+        return "the kenlm Python module is missing: run 'make install'"
+    return None
+
+
+def apply_lm_availability(config: dict, reason: str | None) -> None:
+    """Record that LM rows cannot be built (reason) so model lists leave them out."""
+    if reason and any(uses_lm(config, m) for m in config["models"]):
+        config[LM_MISSING] = reason
+    else:
+        config.pop(LM_MISSING, None)
+
+
+def skipped_lm_models(config: dict, dataset: str) -> list[str]:
+    """LM rows of `dataset` that are not built because lmplz is missing."""
+    if not config.get(LM_MISSING):
+        return []
+    return [m for m, spec in config["models"].items() if uses_lm(config, m)
+            and dataset in spec.get("datasets", config["datasets"])]
+

@@ -1,0 +1,216 @@
+# NPMT (Huang et al. 2018): npmt, npmt_noreorder, attn_rnn_reorder and LM rows.
+# Word-level data (no BPE) like the continuous family. Every row of the NPMT table
+# is decoded greedily and with beam search: {testset}.tok is beam search for the
+# NPMT family (what the main results table reads) and {testset}.greedy.tok the
+# greedy decoding (+ .greedy.segments for SWAN models); the attention baseline
+# keeps its greedy {testset}.tok and gets {testset}.beam.tok. A checkpoint_of row
+# (NPMT+LM) decodes its model's checkpoint with a 4-gram KenLM model (Eq. 3).
+# Helpers: phrasenmt.workflow_npmt; adapters: rules/common.smk.
+
+
+wildcard_constraints:
+    decoding="greedy|beam",
+    sweep="[A-Za-z0-9][A-Za-z0-9_-]*",
+
+
+rule train_npmt:
+    input:
+        src=expand_data("train", "src"),
+        tgt=expand_data("train", "tgt"),
+        dev_src=expand_data("dev", "src"),
+        dev_tgt=expand_data("dev", "tgt"),
+    output:
+        summary="results/{dataset}/models/{model}/summary.json",
+    wildcard_constraints:
+        model=NPMT_TRAINED,
+    params:
+        spec=model_spec,
+        seed=config["seed"],
+        outdir="results/{dataset}/models/{model}",
+    threads: 1
+    resources:
+        gpu=model_gpus,
+        mem_mb=8000,
+        runtime=24 * 60,
+    log:
+        "results/logs/train/{dataset}.{model}.log",
+    benchmark:
+        "results/benchmarks/train/{dataset}.{model}.tsv"
+    conda:
+        "../envs/torch.yaml"
+    shell:
+        "python -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
+        "--train-tgt {input.tgt} --dev-src {input.dev_src} --dev-tgt {input.dev_tgt} "
+        "--outdir {params.outdir} --seed {params.seed} --threads {threads} "
+        "--no-progress > {log} 2>&1"
+
+
+rule average_npmt:
+    input:
+        summary="results/{dataset}/models/{model}/summary.json",
+    output:
+        "results/{dataset}/models/{model}/averaged.pt",
+    wildcard_constraints:
+        model=NPMT_TRAINED,
+    params:
+        checkpoints="results/{dataset}/models/{model}/checkpoints",
+    log:
+        "results/logs/average/{dataset}.{model}.log",
+    conda:
+        "../envs/torch.yaml"
+    shell:
+        "python -m phrasenmt.average --checkpoint-dir {params.checkpoints} "
+        "--summary {input.summary} --out {output} > {log} 2>&1"
+
+
+# --discount-fallback: lmplz uses fixed discounts only where its closed-form
+# Kneser-Ney estimate fails (small or repetitive text, e.g. the synthetic corpus).
+rule train_lm:
+    input:
+        expand_data("train", "tgt"),
+    output:
+        "results/{dataset}/lm/target.4gram.bin",
+    threads: 1
+    resources:
+        mem_mb=4000,
+    log:
+        "results/logs/train_lm/{dataset}.log",
+    conda:
+        "../envs/kenlm.yaml"
+    shell:
+        "python -m phrasenmt.lm train --text {input} --order 4 --out {output} "
+        "--discount-fallback > {log} 2>&1"
+
+
+rule translate_npmt:
+    input:
+        model=npmt_checkpoint,
+        src=expand_data("{testset}", "src"),
+        lm=npmt_lm,
+    output:
+        "results/{dataset}/translations/{model}/{testset}.tok",
+    wildcard_constraints:
+        model=NPMT_MODELS,
+    params:
+        search=beam_args,
+        lm=npmt_lm_arg,
+        max_len_a=config["decode"]["max_len_a"],
+        max_len_b=config["decode"]["max_len_b"],
+        batch_size=config["decode"]["batch_size"],
+    threads: 1
+    resources:
+        gpu=decode_gpus,
+        mem_mb=8000,
+        runtime=4 * 60,
+    log:
+        "results/logs/translate/{dataset}.{model}.{testset}.log",
+    benchmark:
+        "results/benchmarks/translate/{dataset}.{model}.{testset}.tsv"
+    conda:
+        "../envs/torch.yaml"
+    shell:
+        "python -m phrasenmt.translate --checkpoint {input.model} --input {input.src} "
+        "--output {output} {params.search} {params.lm} "
+        "--max-len-a {params.max_len_a} --max-len-b {params.max_len_b} "
+        "--batch-size {params.batch_size} --threads {threads} > {log} 2>&1"
+
+
+rule translate_npmt_greedy:
+    input:
+        model=npmt_checkpoint,
+        src=expand_data("{testset}", "src"),
+    output:
+        tok="results/{dataset}/translations/{model}/{testset}.greedy.tok",
+        segments="results/{dataset}/translations/{model}/{testset}.greedy.segments",
+    wildcard_constraints:
+        model=SWAN_GREEDY,
+    params:
+        search=greedy_args,
+        max_len_a=config["decode"]["max_len_a"],
+        max_len_b=config["decode"]["max_len_b"],
+        batch_size=config["decode"]["batch_size"],
+    threads: 1
+    resources:
+        gpu=decode_gpus,
+        mem_mb=8000,
+        runtime=4 * 60,
+    log:
+        "results/logs/translate_greedy/{dataset}.{model}.{testset}.log",
+    benchmark:
+        "results/benchmarks/translate_greedy/{dataset}.{model}.{testset}.tsv"
+    conda:
+        "../envs/torch.yaml"
+    shell:
+        "python -m phrasenmt.translate --checkpoint {input.model} --input {input.src} "
+        "--output {output.tok} --segments-out {output.segments} {params.search} "
+        "--max-len-a {params.max_len_a} --max-len-b {params.max_len_b} "
+        "--batch-size {params.batch_size} --threads {threads} > {log} 2>&1"
+
+
+rule translate_decoding:
+    input:
+        model=npmt_checkpoint,
+        src=expand_data("{testset}", "src"),
+    output:
+        "results/{dataset}/translations/{model}/{testset}.{decoding}.tok",
+    wildcard_constraints:
+        model=ATTN_DECODINGS,
+    params:
+        search=decoding_args,
+        max_len_a=config["decode"]["max_len_a"],
+        max_len_b=config["decode"]["max_len_b"],
+        batch_size=config["decode"]["batch_size"],
+    threads: 1
+    resources:
+        gpu=decode_gpus,
+        mem_mb=8000,
+        runtime=4 * 60,
+    log:
+        "results/logs/translate_{decoding}/{dataset}.{model}.{testset}.log",
+    benchmark:
+        "results/benchmarks/translate_{decoding}/{dataset}.{model}.{testset}.tsv"
+    conda:
+        "../envs/torch.yaml"
+    shell:
+        "python -m phrasenmt.translate --checkpoint {input.model} --input {input.src} "
+        "--output {output} {params.search} "
+        "--max-len-a {params.max_len_a} --max-len-b {params.max_len_b} "
+        "--batch-size {params.batch_size} --threads {threads} > {log} 2>&1"
+
+
+rule detokenize_decoding:
+    input:
+        "results/{dataset}/translations/{model}/{testset}.{decoding}.tok",
+    output:
+        "results/{dataset}/translations/{model}/{testset}.{decoding}.txt",
+    params:
+        lang=tgt_lang,
+    log:
+        "results/logs/detokenize/{dataset}.{model}.{testset}.{decoding}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.data.detokenize --lang {params.lang} --in {input} "
+        "--out {output} > {log} 2>&1"
+
+
+rule bleu_decoding:
+    input:
+        unpack(decoding_eval_inputs),
+        ref=expand_data("{testset}", "ref"),
+        ref_tok=expand_data("{testset}", "tgt"),
+    output:
+        "results/{dataset}/eval/{model}/{testset}.{decoding}.json",
+    params:
+        baseline=decoding_baseline_args,
+        bootstrap=config["evaluate"]["bootstrap"],
+        seed=config["seed"],
+    log:
+        "results/logs/bleu/{dataset}.{model}.{testset}.{decoding}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.evaluate.bleu --system {wildcards.model} "
+        "--testset {wildcards.testset} --hyp {input.hyp} --ref {input.ref} "
+        "--hyp-tok {input.hyp_tok} --ref-tok {input.ref_tok} {params.baseline} "
+        "--bootstrap {params.bootstrap} --seed {params.seed} --out {output} > {log} 2>&1"
