@@ -9,11 +9,13 @@ time limit) saves a checkpoint and exits with status 75; a NaN/inf loss exits 1
 with one line giving the step. For N GPUs run it under
 `torchrun --standalone --nproc-per-node N -m phrasenmt.train ...`.
 
-Document-level models (ctx_transformer...) read `--docs TRAIN.docs,DEV.docs`
+Document-level models (ctx_transformer, han_*...) read `--docs TRAIN.docs,DEV.docs`
 (one document id per text line). Two-step training: step 2 is
 `--init-from STEP1/averaged.pt`, which loads step 1's weights strictly (only
-document-level keys may be new), takes its vocabularies, and trains only the
-document-level parameters.
+document-level keys may be new), takes its vocabularies, and trains what the
+spec's `train.freeze` leaves: `sentence` (default) the document-level
+parameters, `loaded` only the keys new to this model (e.g. han_enc_dec from
+han_enc: the HAN decoder), `none` everything (joint fine-tuning).
 """
 
 from __future__ import annotations
@@ -55,8 +57,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="document id per line of train and dev (models that read "
                    "document context)")
     p.add_argument("--init-from", type=Path, metavar="STEP1.pt",
-                   help="two-step training: start from this (averaged) model and "
-                   "train only the document-level parameters")
+                   help="two-step training: start from this (averaged) model; "
+                   "train.freeze (spec) says what stays frozen")
     return p.parse_args(argv)
 
 

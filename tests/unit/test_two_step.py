@@ -1,5 +1,7 @@
 """Two-step training: step 1's averaged model loads strictly into the document
-model, θ_s stay frozen and out of the optimizer, θ_d train, resuming works."""
+model, θ_s stay frozen and out of the optimizer, θ_d train, resuming works; a
+third step starts from a document model (han_enc -> han_enc_dec) and freezes
+what `train.freeze` says (joint fine-tuning with `none`)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import torch
 from phrasenmt.average import average_checkpoints
 from phrasenmt.io import InputError
 from phrasenmt.training.checkpoint import load_file, save_file
+from phrasenmt.training.config import FREEZE_MODES
 from phrasenmt.training.data import DataPaths
 from phrasenmt.training.spec import resolve_spec
 from phrasenmt.training.trainer import Trainer
@@ -54,9 +57,10 @@ def write_corpus(folder: Path) -> DataPaths:
 
 
 def trainer(arch: str, paths: DataPaths, outdir: Path, steps: int,
-            init_from: Path | None = None, **model) -> Trainer:
+            init_from: Path | None = None, freeze: str = "sentence",
+            **model) -> Trainer:
     spec = resolve_spec({"arch": arch, "model": {**TINY, **model},
-                         "train": {**TRAIN, "max_steps": steps}})
+                         "train": {**TRAIN, "max_steps": steps, "freeze": freeze}})
     if arch == "transformer":
         paths = DataPaths(paths.train_src, paths.train_tgt, paths.dev_src,
                           paths.dev_tgt)
@@ -149,3 +153,89 @@ def test_context_options_must_fit_the_model(step1, tmp_path):
     assert t.src_vocab.to_list() == step1_vocab
     assert len(trainer("ctx_transformer", small, tmp_path / "w", 1).src_vocab) < len(
         step1_vocab)
+
+
+# -- a third step: han_enc_dec from han_enc ------------------------------------------
+
+def averaged_run(arch: str, paths: DataPaths, outdir: Path, steps: int,
+                 init_from: Path) -> Path:
+    """Train `steps` updates from `init_from` and average the kept checkpoints."""
+    trainer(arch, paths, outdir, steps, init_from).run()
+    ckpts = sorted((outdir / "checkpoints").glob("checkpoint_*.pt"))
+    save_file(average_checkpoints(ckpts), outdir / "averaged.pt")
+    return outdir / "averaged.pt"
+
+
+@pytest.fixture(scope="module")
+def han_enc(step1, tmp_path_factory) -> Path:
+    """The HAN-encoder step's averaged model (step 2 on top of step 1)."""
+    paths, averaged = step1
+    return averaged_run("han_enc", paths, tmp_path_factory.mktemp("han_enc"), 2,
+                        averaged)
+
+
+@pytest.mark.parametrize("freeze", FREEZE_MODES)
+def test_third_step_trains_what_train_freeze_says(step1, han_enc, tmp_path, freeze,
+                                                  capsys):
+    paths, _ = step1
+    t = trainer("han_enc_dec", paths, tmp_path, 2, han_enc, freeze=freeze)
+    params = dict(t.model.named_parameters())
+    start = {n: p.detach().clone() for n, p in params.items()}
+    part = {"sentence": set(t.model.sentence_parameters()),
+            **{m: {n for n in params if n.startswith(m + ".")}
+               for m in ("han_encoder", "han_decoder")}}
+    trained = {"sentence": part["han_encoder"] | part["han_decoder"],
+               "loaded": part["han_decoder"], "none": set(params)}[freeze]
+    in_optimizer = {id(p) for g in t.optimizer.param_groups for p in g["params"]}
+    assert in_optimizer == {id(params[n]) for n in trained}
+    t.run()
+    assert {n for n, p in params.items() if not torch.equal(p, start[n])} == trained
+    log = capsys.readouterr().err
+    frozen = len(params) - len(trained)
+    assert {"sentence": f"frozen θ_s: {frozen} tensors",
+            "loaded": f"frozen loaded weights: {frozen} tensors",
+            "none": "frozen parameters: nothing; training everything: "}[freeze] in log
+
+
+def test_joint_model_loads_the_encoder_variant_strictly(step1, han_enc, tmp_path):
+    paths, averaged = step1
+    model = trainer("han_enc_dec", paths, tmp_path, 1).model
+    payload = load_file(han_enc)
+    assert all(k.startswith("han_decoder.") for k in load_step1(model, payload,
+                                                                han_enc))
+    with pytest.raises(InputError, match="lacks 'han_encoder.*starts from one that "
+                       "has trained han_encoder"):
+        load_step1(model, load_file(averaged), averaged)  # a plain Transformer
+    dropped = {**payload, "model": {k: v for k, v in payload["model"].items()
+                                    if k != "han_encoder.f_w.weight"}}
+    with pytest.raises(InputError, match="lacks 'han_encoder.f_w.weight' \\(1 in"):
+        load_step1(model, dropped, han_enc)
+    extra = {**payload, "model": {**payload["model"],
+                                  "han_encoder.extra": torch.zeros(1)}}
+    with pytest.raises(InputError, match="'han_encoder.extra'.*must be used"):
+        load_step1(model, extra, han_enc)
+    other = trainer("han_enc_dec", paths, tmp_path, 1, context_size=2).model
+    with pytest.raises(InputError, match="model.context_size is 2 in this spec but 3"):
+        load_step1(other, payload, han_enc)
+    # Training-only fields may change between steps (joint fine-tuning may detach).
+    detached = trainer("han_enc_dec", paths, tmp_path, 1, detach_context=True).model
+    load_step1(detached, payload, han_enc)
+
+
+def test_resuming_with_another_freeze_is_refused(step1, han_enc, tmp_path):
+    paths, _ = step1
+    trainer("han_enc_dec", paths, tmp_path, 1, han_enc, freeze="loaded").run()
+    with pytest.raises(InputError, match='train.freeze: "loaded" -> "none"'):
+        trainer("han_enc_dec", paths, tmp_path, 2, han_enc, freeze="none")
+    assert trainer("han_enc_dec", paths, tmp_path, 2, han_enc,
+                   freeze="loaded").state.step == 1
+
+
+def test_freeze_needs_init_from_and_a_known_value(step1, tmp_path):
+    paths, _ = step1
+    with pytest.raises(InputError, match="train.freeze: is 'none', but it only "
+                       "applies to a run that starts from --init-from"):
+        trainer("han_enc", paths, tmp_path, 1, freeze="none")
+    with pytest.raises(InputError, match="train.freeze: must be one of sentence, "
+                       "loaded, none, got 'all'"):
+        resolve_spec({"arch": "han_enc", "train": {"freeze": "all"}})

@@ -27,6 +27,10 @@ class TrainConfig:
     keep_last: int = 5  # checkpoints kept on disk (older ones are deleted)
     average_last: int = 5  # checkpoints to average for the final model
     log_interval: int = 100  # updates between rows of metrics.tsv
+    freeze: str = "sentence"  # --init-from freezes: θ_s | loaded weights | none
+
+
+FREEZE_MODES = ("sentence", "loaded", "none")  # the values of TrainConfig.freeze
 
 
 # Fields that may change between a run and its resumption without changing the

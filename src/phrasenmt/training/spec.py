@@ -16,7 +16,7 @@ import yaml
 
 from phrasenmt.io import InputError
 from phrasenmt.models.registry import apply_overrides, get_model_class, get_preset
-from phrasenmt.training.config import TrainConfig
+from phrasenmt.training.config import FREEZE_MODES, TrainConfig
 
 SPEC_KEYS = ("arch", "preset", "model", "train")
 
@@ -90,6 +90,9 @@ def check_train_config(cfg: TrainConfig) -> None:
                          f"{cfg.average_last}", "train.keep_last")
     if not 0.0 <= cfg.label_smoothing < 1.0:
         raise InputError("must be in [0, 1)", "train.label_smoothing")
+    if cfg.freeze not in FREEZE_MODES:
+        raise InputError(f"must be one of {', '.join(FREEZE_MODES)}, got "
+                         f"{cfg.freeze!r}", "train.freeze")
 
 
 def spec_differences(old: dict[str, Any], new: dict[str, Any],

@@ -37,11 +37,7 @@ from phrasenmt.training.distributed import Distributed
 from phrasenmt.training.schedule import InverseSqrtSchedule
 from phrasenmt.training.spec import RunSpec, spec_differences
 from phrasenmt.training.stopping import NonFiniteLoss, Preempted, SignalFlag
-from phrasenmt.training.two_step import (
-    freeze_sentence_parameters,
-    key_patterns,
-    load_step1,
-)
+from phrasenmt.training.two_step import freeze_parameters, key_patterns, load_step1
 
 METRICS_HEADER = "step\tloss\tnll\tlr\ttokens_per_s\tdev_loss\n"
 
@@ -105,7 +101,8 @@ class Trainer:
     """Trains one model described by a RunSpec on one data set into `outdir`.
 
     With `init_from` (two-step training) the model starts from that checkpoint's
-    weights and only its document-level parameters train (`two_step`).
+    weights and `train.freeze` says what trains: by default only its
+    document-level parameters (`two_step`).
     """
 
     def __init__(self, spec: RunSpec, paths: DataPaths, outdir: str | Path,
@@ -119,6 +116,9 @@ class Trainer:
         check_context(spec.arch, paths.docs is not None)
         self.run_spec = {**spec.to_dict(), "seed": seed, "data": fingerprint(paths)}
         self.init_from, self.step1 = init_from, None
+        if init_from is None and self.cfg.freeze != "sentence":
+            raise InputError(f"is {self.cfg.freeze!r}, but it only applies to a run "
+                             "that starts from --init-from", "train.freeze")
         if init_from is not None:  # a different step 1 makes a different run
             self.step1 = ckpt.load_file(init_from)
             self.run_spec["init_from"] = ckpt.sha256(init_from)
@@ -177,9 +177,9 @@ class Trainer:
         self.iterator = BatchIterator(batches, self.seed)
 
     def _init_from_step1(self) -> None:
-        """Step 2: load step 1's weights (θ_d new), freeze θ_s, say so."""
+        """Step 2: load step 1's weights (θ_d new), freeze per train.freeze, say so."""
         new = load_step1(self.model, self.step1, self.init_from)
-        split = freeze_sentence_parameters(self.model)
+        split = freeze_parameters(self.model, self.cfg.freeze, set(self.step1["model"]))
         if self.dist.is_main:
             print(f"two-step: loaded {self.init_from} ({len(self.step1['model'])} "
                   f"keys); {split.describe(self.model)}\ntwo-step: new θ_d keys "

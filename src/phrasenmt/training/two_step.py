@@ -4,10 +4,18 @@ Step 1 trains a sentence-level model (θ_s); step 2 builds the document model,
 loads step 1's (averaged) weights into it, and trains only the document-level
 parameters θ_d, which a model names through `Seq2Seq.document_modules`. The
 load is strict in both directions that matter: every step-1 key must find its
-place (same shape), and the only keys the document model may lack are θ_d's.
-θ_s get requires_grad=False and stay out of the optimizer, so they stay
-`torch.equal` to step 1's; dropout inside them runs as configured. Nothing here
-knows a particular model: it works from the model's parameter split.
+place (same shape), and the only keys the document model may lack are θ_d's;
+a model may also name θ_d modules that must come from the loaded file
+(`init_modules`: a later step that starts from an earlier document model).
+What trains is `train.freeze` (part of the run's spec, so resuming with
+another choice is refused):
+  sentence  θ_s frozen, every θ_d trains (the default; the paper's step 2);
+  loaded    every loaded weight frozen, only the new keys train;
+  none      nothing frozen: joint fine-tuning of everything.
+Frozen parameters get requires_grad=False and stay out of the optimizer, so
+they stay `torch.equal` to the loaded ones; dropout inside them runs as
+configured. Nothing here knows a particular model: it works from the model's
+parameter split.
 """
 
 from __future__ import annotations
@@ -21,21 +29,30 @@ from torch import nn
 
 from phrasenmt.io import InputError
 
+# train.freeze -> how the log names the frozen and the trained part
+FREEZE_LABELS = {"sentence": ("θ_s", "θ_d"), "loaded": ("loaded weights", "new"),
+                 "none": ("parameters", "everything")}
+
 
 @dataclass
 class Split:
     """What was frozen and what trains, for the log and the summary."""
 
-    frozen: dict[str, nn.Parameter]  # θ_s, requires_grad False
-    trained: dict[str, nn.Parameter]  # θ_d
+    frozen: dict[str, nn.Parameter]  # requires_grad False
+    trained: dict[str, nn.Parameter]  # in the optimizer
+    mode: str = "sentence"  # the train.freeze it follows
 
     def describe(self, model: nn.Module) -> str:
         """One log line: counts and module names of both parts."""
         def part(params: dict[str, nn.Parameter]) -> str:
+            if not params:
+                return "nothing"
             count = sum(p.numel() for p in params.values())
             groups = ", ".join(module_groups(model, list(params)))
             return f"{len(params)} tensors, {count} parameters ({groups})"
-        return f"frozen θ_s: {part(self.frozen)}; training θ_d: {part(self.trained)}"
+        frozen, trained = FREEZE_LABELS[self.mode]
+        return (f"frozen {frozen}: {part(self.frozen)}; "
+                f"training {trained}: {part(self.trained)}")
 
 
 def module_groups(model: nn.Module, names: list[str]) -> list[str]:
@@ -61,10 +78,12 @@ def key_patterns(names: list[str]) -> list[str]:
 
 def check_same_architecture(cfg: Any, step1_args: dict[str, Any],
                             path: str | os.PathLike) -> None:
-    """Fields the two configs share must agree (dropout rates may differ)."""
+    """Fields the two configs share must agree (dropout rates and fields marked
+    `metadata={"architecture": False}` may differ)."""
     for field in dataclasses.fields(cfg):
         name = field.name
-        if name in step1_args and "dropout" not in name:
+        training_only = field.metadata.get("architecture", True) is False
+        if name in step1_args and "dropout" not in name and not training_only:
             mine, theirs = getattr(cfg, name), step1_args[name]
             if mine != theirs:
                 raise InputError(f"model.{name} is {mine!r} in this spec but "
@@ -86,6 +105,12 @@ def load_step1(model: nn.Module, payload: dict[str, Any],
         raise InputError(f"lacks the sentence-level key {sentence_level[0]!r} "
                          f"({len(sentence_level)} in all); only document-level "
                          "parameters may be new", path)
+    inherited = set(getattr(model, "init_modules", ()))
+    required = [k for k in missing if not inherited.isdisjoint(k.split("."))]
+    if required:
+        raise InputError(f"lacks {required[0]!r} ({len(required)} in all): this "
+                         f"model starts from one that has trained "
+                         f"{', '.join(sorted(inherited))}", path)
     for key, value in state.items():
         if value.shape != own[key].shape:
             raise InputError(f"{key} has shape {tuple(value.shape)} but this model "
@@ -94,14 +119,27 @@ def load_step1(model: nn.Module, payload: dict[str, Any],
     return missing
 
 
-def freeze_sentence_parameters(model: nn.Module) -> Split:
-    """θ_s -> requires_grad False; θ_d stay trainable. Raises if θ_d is empty."""
-    trained = model.document_parameters()
+def freeze_parameters(model: nn.Module, mode: str, loaded: set[str]) -> Split:
+    """Freeze by `train.freeze` (see the module doc); `loaded` are the state-dict
+    keys taken from the file. Raises if nothing would train."""
+    params = dict(model.named_parameters())
+    if mode == "sentence":
+        frozen = model.sentence_parameters()
+    elif mode == "loaded":
+        frozen = {n: p for n, p in params.items() if n in loaded}
+    elif mode == "none":
+        frozen = {}
+    else:
+        raise InputError(f"must be one of {', '.join(FREEZE_LABELS)}, got {mode!r}",
+                         "train.freeze")
+    trained = {n: p for n, p in params.items() if n not in frozen}
     if not trained:
-        raise InputError("--init-from freezes the sentence-level parameters, but "
-                         "this model has no document-level ones to train",
-                         "--init-from")
-    frozen = model.sentence_parameters()
+        what = ("the sentence-level parameters, but this model has no "
+                "document-level ones" if mode == "sentence" else
+                "every loaded parameter (train.freeze: loaded), but this model "
+                "has no new ones")
+        raise InputError(f"--init-from freezes {what} to train", "--init-from")
     for param in frozen.values():
         param.requires_grad_(False)
-    return Split(frozen, trained)
+    return Split(frozen, trained, mode)
+

@@ -1,0 +1,295 @@
+"""Hierarchical Attention Networks (Miculicich et al. 2018), as the slides give it.
+
+One module, `HierarchicalAttention`, used in three places. For the current
+state h_t and the K previous sentences j of the document with states h^j_i:
+
+  word level      q_w = f_w(h_t),  s^j = MultiHead(q_w, h^j)   for each j
+  sentence level  q_s = f_s(h_t),  d_t = FFN(MultiHead(q_s, [s^1 ... s^K]))
+  context gate    λ_t = σ(W_h h_t + W_d d_t),  out = λ_t h_t + (1 − λ_t) d_t
+
+f_w, f_s are linear maps (the paper's "linear transformation"); the gate has
+no bias, as the equation. `han_enc` puts it on the last encoder layer's output
+over the previous source sentences' encoder states; `han_dec` on the last
+decoder layer's output (before the output projection) over the previous
+sentences' decoder states, teacher-forced on their target side: the
+references in training and forced scoring, the model's own translations in
+decoding (`decoding.context` decodes documents in order); `han_enc_dec` does
+both and starts from a trained `han_enc` (`init_modules`).
+
+Context states and gradients. The states of the context sentences are those of
+the sentence-level model (θ_s: the Transformer encoder, and for the decoder
+states that encoder + the Transformer decoder over the previous target
+sentence), computed from the context ids in `encode`, not HAN'd themselves (no
+recursion through the document). We do not detach them: in the HAN step θ_s
+are frozen, so autograd builds no graph through them anyway; in joint
+fine-tuning (`train.freeze: none`) gradients flow through them into θ_s, unless
+`model.detach_context` is true. The reference code detaches; we need not, as
+the context is looked up by index and recomputed with each batch.
+
+Caching. The word-level keys/values of the context states are computed once
+per batch in `encode` and kept in the decoder state (`han_dec.*`), so
+incremental decoding reuses them and beam search reorders them with
+`reorder_state` like any other state tensor.
+
+A missing context sentence is masked at the sentence level; a sentence with no
+context at all (a document's first) keeps h_t (the equations leave it
+undefined), so it is translated exactly as the sentence-level model does.
+Shapes: B batch, S source length, T target length, K context sentences,
+Lc context sentence length, C d_model, H heads, Dh = C / H.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+from torch import Tensor, nn
+
+from phrasenmt.io import InputError
+from phrasenmt.models.attention import CrossAttention
+from phrasenmt.models.ctx_transformer import context_gate
+from phrasenmt.models.layers import FeedForward
+from phrasenmt.models.registry import PRESETS, register_model, register_preset
+from phrasenmt.models.transformer import (
+    DecoderCache,
+    State,
+    Transformer,
+    TransformerConfig,
+    TransformerDecoder,
+)
+from phrasenmt.text.vocab import BOS, PAD
+
+Memory = dict[str, Tensor]  # the cached context of one HAN (see `memory`)
+MEMORY_KEYS = ("k", "v", "allowed", "present")
+
+
+@dataclass
+class HanConfig(TransformerConfig):
+    """Transformer config plus the HAN settings (θ_d)."""
+
+    context_size: int = 3  # K previous sentences (the paper's default and best: 3)
+    context_dropout: float = 0.1  # dropout on d_t and inside the HAN's FFN
+    # Stop gradients at the context states (matters only when θ_s train, i.e.
+    # joint fine-tuning); a training choice, so a step may change it.
+    detach_context: bool = field(default=False, metadata={"architecture": False})
+
+
+class HierarchicalAttention(nn.Module):
+    """HAN: word-level attention per context sentence, sentence-level attention
+    over their summaries, FFN, and the context gate."""
+
+    def __init__(self, cfg: HanConfig):
+        super().__init__()
+        C = cfg.d_model
+        self.f_w, self.f_s = nn.Linear(C, C), nn.Linear(C, C)
+        self.word_attn = CrossAttention(C, cfg.n_heads, cfg.attention_dropout)
+        self.sent_attn = CrossAttention(C, cfg.n_heads, cfg.attention_dropout)
+        self.ffn = FeedForward(C, cfg.d_ff, cfg.context_dropout)
+        self.gate_h = nn.Linear(C, C, bias=False)  # W_h
+        self.gate_d = nn.Linear(C, C, bias=False)  # W_d
+        self.dropout = nn.Dropout(cfg.context_dropout)
+        for module in self.modules():
+            if isinstance(module, nn.Linear):
+                nn.init.xavier_uniform_(module.weight)
+                if module.bias is not None:
+                    nn.init.zeros_(module.bias)
+
+    def memory(self, states: Tensor, real: Tensor) -> Memory:
+        """Context states (B, K, Lc, C), real tokens (B, K, Lc) -> the word-level
+        keys/values (B, K, H, Lc, Dh) and masks, computed once per batch."""
+        B, K, Lc, C = states.shape
+        k, v = self.word_attn.memory_kv(states.reshape(B * K, Lc, C))
+        present = real.any(dim=2)  # (B, K) sentence j exists
+        # An empty sentence may attend to its first (padding) position, so that
+        # attention stays finite; the sentence level masks it out.
+        allowed = real.clone()
+        allowed[..., 0] |= ~present
+        return {"k": k.view(B, K, *k.shape[1:]), "v": v.view(B, K, *v.shape[1:]),
+                "allowed": allowed, "present": present}
+
+    def word_level(self, h: Tensor, mem: Memory) -> Tensor:
+        """s^j = MultiHead(f_w(h_t), h^j) for every j -> (B, T, K, C)."""
+        B, T, C = h.shape
+        K = mem["k"].size(1)
+        q = self.word_attn.split_heads(self.word_attn.q_proj(self.f_w(h)))  # (B,H,T,Dh)
+        q = q[:, None].expand(B, K, *q.shape[1:]).flatten(0, 1)  # (B*K, H, T, Dh)
+        mask = mem["allowed"].flatten(0, 1)[:, None, None, :]  # (B*K, 1, 1, Lc)
+        s = self.word_attn.attend(q, mem["k"].flatten(0, 1), mem["v"].flatten(0, 1),
+                                  mask)  # (B*K, T, C)
+        return s.view(B, K, T, C).transpose(1, 2)  # (B, T, K, C)
+
+    def sentence_level(self, h: Tensor, s: Tensor, present: Tensor) -> Tensor:
+        """d_t = FFN(MultiHead(f_s(h_t), [s^1 ... s^K])) -> (B, T, C)."""
+        B, T, K, C = s.shape
+        q = self.sent_attn.q_proj(self.f_s(h)).reshape(B * T, 1, C)
+        k, v = self.sent_attn.memory_kv(s.reshape(B * T, K, C))  # (B*T, H, K, Dh)
+        allowed = present.clone()  # (B, K); no context at all: see `forward`
+        allowed[:, 0] |= ~present.any(dim=1)
+        mask = allowed[:, None, :].expand(B, T, K).reshape(B * T, 1, 1, K)
+        d = self.sent_attn.attend(self.sent_attn.split_heads(q), k, v, mask)
+        return self.ffn(d.view(B, T, C))  # (B, T, C)
+
+    def forward(self, h: Tensor, mem: Memory) -> Tensor:
+        """h (B, T, C) -> λh + (1−λ)d (B, T, C); rows without context keep h."""
+        d = self.dropout(self.sentence_level(h, self.word_level(h, mem),
+                                             mem["present"]))
+        out = context_gate(h, d, self.gate_h, self.gate_d)
+        keep = mem["present"].any(dim=1)[:, None, None]  # (B, 1, 1)
+        return torch.where(keep, out, h)
+
+
+def decoder_states(decoder: TransformerDecoder, tgt: Tensor, state: State,
+                   cache: DecoderCache | None = None, offset: int = 0) -> Tensor:
+    """The Transformer decoder's last-layer output (B, T, C), before the
+    output projection (what `TransformerDecoder.forward` projects)."""
+    x = decoder.embed(tgt, offset)  # (B, T, C)
+    for i, layer in enumerate(decoder.layers):
+        layer_cache = None if cache is None else cache.setdefault(i, {})
+        x = layer(x, state["memory"], state["src_mask"], layer_cache)
+    return decoder.norm(x)
+
+
+def shift_right(ids: Tensor) -> Tensor:
+    """Context target ids (N, L) `y </s> <pad>..` -> decoder input `<s> y <pad>..`,
+    whose real positions are those of `ids` (one state per target token)."""
+    shifted = torch.cat([torch.full_like(ids[:, :1], BOS), ids[:, :-1]], dim=1)
+    return shifted.masked_fill(ids.eq(PAD), PAD)
+
+
+def scatter_rows(rows: Tensor, values: Tensor | None, shape: tuple[int, ...],
+                 like: Tensor) -> Tensor:
+    """(N, L, C) `values` of the rows `rows` into zeros of `shape` (n, L, C), with
+    the dtype/device of `values` (of `like` when there are none)."""
+    if values is None:
+        return like.new_zeros(shape)
+    return values.new_zeros(shape).index_copy(0, rows, values)
+
+
+class HanTransformer(Transformer):
+    """Transformer (θ_s, the `transformer` names) + HAN modules (θ_d)."""
+
+    config_class = HanConfig
+    document_modules = ("han_encoder", "han_decoder")
+    places: tuple[str, ...] = ()  # where HAN sits: "encoder", "decoder"
+    init_modules: tuple[str, ...] = ()  # θ_d that --init-from must provide
+
+    def __init__(self, cfg: HanConfig):
+        if cfg.context_size < 1:
+            raise InputError(f"must be >= 1, got {cfg.context_size}",
+                             "model.context_size")
+        super().__init__(cfg)
+        self.han_encoder = (HierarchicalAttention(cfg) if "encoder" in self.places
+                            else None)
+        self.han_decoder = (HierarchicalAttention(cfg) if "decoder" in self.places
+                            else None)
+
+    def forward(self, src: Tensor, tgt_in: Tensor, **side: Tensor) -> Tensor:
+        """Teacher forcing: src (B, S), tgt_in (B, T), context -> logits (B, T, V)."""
+        return self.logits(tgt_in, self.encode(src, **side))
+
+    def logits(self, tgt: Tensor, state: State, cache: DecoderCache | None = None,
+               offset: int = 0) -> Tensor:
+        """Decoder output -> HAN decoder (if any) -> output projection (B, T, V)."""
+        h = decoder_states(self.decoder, tgt, state, cache, offset)  # (B, T, C)
+        if self.han_decoder is not None:
+            h = self.han_decoder(h, {k: state[f"han_dec.{k}"] for k in MEMORY_KEYS})
+        return self.decoder.output(h)
+
+    def decode_step(self, state: State, tgt_prefix: Tensor,
+                    cache: DecoderCache) -> Tensor:
+        """Prefix (B, t) -> log-probs (B, V) of the next token; fills `cache`."""
+        t = tgt_prefix.size(1)
+        logits = self.logits(tgt_prefix[:, -1:], state, cache, offset=t - 1)
+        return torch.log_softmax(logits[:, -1].float(), dim=-1)  # (B, V)
+
+    def encode(self, src: Tensor, context: dict[str, Tensor] | None = None,
+               **side: Tensor) -> State:
+        """src (B, S), context {"src": (B, K, Ls)[, "tgt": (B, K, Lt)]} -> state."""
+        ids = self.check_context(src, context)
+        state = self.encoder(src)  # memory (B, S, C), src_mask
+        B, K, Ls = ids["src"].shape
+        real = ids["src"].ne(PAD)  # (B, K, Ls)
+        rows = real.flatten(0, 1).any(dim=1).nonzero().squeeze(1)  # present ones
+        enc = self.encoder(ids["src"].flatten(0, 1)[rows]) if rows.numel() else None
+        if self.han_encoder is not None:
+            values = None if enc is None else enc["memory"]  # (N, Ls, C)
+            states = self.context_states(rows, values, (B * K, Ls, self.cfg.d_model))
+            mem = self.han_encoder.memory(states.view(B, K, Ls, -1), real)
+            state["memory"] = self.han_encoder(state["memory"], mem)
+        if self.han_decoder is not None:
+            mem = self.han_decoder.memory(*self.target_states(ids, rows, enc))
+            state.update({f"han_dec.{k}": v for k, v in mem.items()})
+        return state
+
+    def context_states(self, rows: Tensor, values: Tensor | None,
+                       shape: tuple[int, ...]) -> Tensor:
+        """Sentence-level states (N, L, C) of the present context sentences `rows`
+        -> (B*K, L, C), zeros elsewhere; detached if `detach_context`."""
+        out = scatter_rows(rows, values, shape, self.decoder.output.weight)
+        return out.detach() if self.cfg.detach_context else out
+
+    def target_states(self, ids: dict[str, Tensor], rows: Tensor,
+                      enc: State | None) -> tuple[Tensor, Tensor]:
+        """Decoder states of the context sentences, teacher-forced on their target
+        side over their source's encoding `enc` -> (B, K, Lt, C), real (B, K, Lt)."""
+        B, K, Lt = ids["tgt"].shape
+        tgt = ids["tgt"].flatten(0, 1)  # (B*K, Lt)
+        present = tgt.ne(PAD).any(dim=1)  # (B*K,)
+        has_src = torch.zeros_like(present).index_fill(0, rows, True)
+        if (present & ~has_src).any():
+            raise InputError("a target context sentence has no source sentence",
+                             "--context")
+        t_rows = present.nonzero().squeeze(1)
+        values = None
+        if t_rows.numel():
+            pick = (has_src.long().cumsum(0) - 1)[t_rows]  # row -> index in enc
+            memory = {"memory": enc["memory"][pick], "src_mask": enc["src_mask"][pick]}
+            values = decoder_states(self.decoder, shift_right(tgt[t_rows]), memory)
+        states = self.context_states(t_rows, values, (B * K, Lt, self.cfg.d_model))
+        return states.view(B, K, Lt, -1), ids["tgt"].ne(PAD)
+
+    def check_context(self, src: Tensor, context: dict[str, Tensor] | None
+                      ) -> dict[str, Tensor]:
+        """The context ids of every side this model reads, shapes checked."""
+        if context is None or any(s not in context for s in self.context_sides):
+            raise InputError("this model reads document context: give --docs "
+                             "(or --context)", "--docs")
+        for side in self.context_sides:
+            ids = context[side]
+            if ids.dim() != 3 or ids.size(0) != src.size(0) or (
+                    ids.size(1) != self.cfg.context_size):
+                raise ValueError(f"context[{side!r}] must be (B={src.size(0)}, "
+                                 f"K={self.cfg.context_size}, L), got "
+                                 f"{tuple(ids.shape)}")
+        return {side: context[side] for side in self.context_sides}
+
+
+class HanEncoder(HanTransformer):
+    """HAN encoder: over the previous source sentences' encoder states."""
+
+    places = ("encoder",)
+    context_sides = ("src",)
+
+
+class HanDecoder(HanTransformer):
+    """HAN decoder: over the previous sentences' decoder states."""
+
+    places = ("decoder",)
+    context_sides = ("src", "tgt")
+
+
+class HanEncoderDecoder(HanTransformer):
+    """HAN encoder + HAN decoder, initialised from a trained `han_enc`."""
+
+    places = ("encoder", "decoder")
+    context_sides = ("src", "tgt")
+    init_modules = ("han_encoder",)
+
+
+VARIANTS: dict[str, type[HanTransformer]] = {
+    "han_enc": HanEncoder, "han_dec": HanDecoder, "han_enc_dec": HanEncoderDecoder}
+
+for _arch, _cls in VARIANTS.items():
+    register_model(_arch)(_cls)
+    for _name, _preset in PRESETS["transformer"].items():
+        register_preset(_arch, _name)(_preset)
