@@ -8,22 +8,34 @@
 Beam search ranks finished hypotheses by score / ((5 + len) / 6) ** lenpen
 (GNMT); --lenpen 0 ranks by the raw log-probability. Output length is capped
 at max_len_a * source_len + max_len_b tokens.
+
+SWAN models (npmt, npmt_noreorder; word-level text) decode segments instead:
+--beam 1 is greedy, a wider beam ranks by Eq. 3, log p(y|x) + lambda1 |y| +
+lambda2 log p_LM(y), with --lm FILE a KenLM model; --beam, --lambda1 default
+to the model's preset, --lambda2 to the preset's with --lm and 0 without;
+--segments-out writes JSON Lines {"segments": [[tok, ...], ...]}, one list per
+source position (</s> included). `score` gives log p(y|x) by the segment DP
+(-inf where no segmentation can produce y).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch import nn
 
+from phrasenmt.decoding import context as doc_context
 from phrasenmt.decoding.postprocess import remove_bpe
 from phrasenmt.decoding.scoring import forced_log_probs
-from phrasenmt.decoding.search import beam_search, greedy_search
-from phrasenmt.io import read_lines, read_parallel, run_cli, write_lines
+from phrasenmt.decoding.search import beam_search, greedy_search, max_lengths
+from phrasenmt.io import InputError, read_lines, read_parallel, run_cli, write_lines
 from phrasenmt.text.vocab import BOS, EOS, Vocabulary
 from phrasenmt.train import parse_side
 from phrasenmt.training.batching import pad_sequences, pad_side
@@ -89,14 +101,76 @@ def score_lines(model: nn.Module, src_vocab: Vocabulary, tgt_vocab: Vocabulary,
     out = [0.0] * len(src)
     for chunk in length_sorted_chunks([len(t) for t in tgt_ids], batch_size):
         src_batch = pad_sequences([[*src_ids[i], EOS] for i in chunk]).to(device)
-        scores = forced_log_probs(
-            model, src_batch,
-            pad_sequences([[BOS, *tgt_ids[i]] for i in chunk]).to(device),
-            pad_sequences([[*tgt_ids[i], EOS] for i in chunk]).to(device),
-            side_batch(side or {}, chunk, src_batch.size(1), device))
+        tgt_out = pad_sequences([[*tgt_ids[i], EOS] for i in chunk]).to(device)
+        own_scoring = getattr(model, "score_pairs", None)  # e.g. SWAN's DP
+        if own_scoring is not None:
+            scores = own_scoring(src_batch, tgt_out)
+        else:
+            scores = forced_log_probs(
+                model, src_batch,
+                pad_sequences([[BOS, *tgt_ids[i]] for i in chunk]).to(device),
+                tgt_out, side_batch(side or {}, chunk, src_batch.size(1), device))
         for i, s in zip(chunk, scores.tolist(), strict=True):
             out[i] = s
     return out
+
+
+@dataclass
+class SegmentSearch:
+    """Decoding settings of a SWAN model (Eq. 3)."""
+
+    beam: int  # 1 = greedy
+    lambda1: float  # word-count weight
+    lambda2: float  # LM weight
+    lm: Any  # phrasenmt.lm.LanguageModel or None
+    max_len_a: float  # output length cap a * source length + b
+    max_len_b: float
+
+
+def translate_segments(model: nn.Module, src_vocab: Vocabulary, tgt_vocab: Vocabulary,
+                       lines: list[str], search: SegmentSearch, batch_size: int = 64
+                       ) -> tuple[list[str], list[list[list[str]]]]:
+    """Word-level lines -> (hypotheses, per sentence one token list per position)."""
+    device = next(model.parameters()).device
+    encoded = [src_vocab.encode(line) for line in lines]
+    out, segments = [""] * len(lines), [[] for _ in lines]
+    for chunk in length_sorted_chunks([len(e) for e in encoded], batch_size):
+        src = pad_sequences([[*encoded[i], EOS] for i in chunk]).to(device)
+        limits = max_lengths(src, search.max_len_a, search.max_len_b).tolist()
+        hyps = model.decode_segments(src, search.beam, search.lambda1, search.lambda2,
+                                     search.lm, tgt_vocab.itos, limits)
+        for i, hyp in zip(chunk, hyps, strict=True):
+            segments[i] = [[tgt_vocab.itos[t] for t in seg] for seg in hyp.segments]
+            out[i] = remove_bpe(" ".join(w for seg in segments[i] for w in seg))
+    return out, segments
+
+
+def segment_search(model: nn.Module, args: argparse.Namespace, tgt_vocab: Vocabulary
+                   ) -> SegmentSearch | None:
+    """Resolve --beam/--lambda1/--lambda2/--lm (None for non-SWAN models)."""
+    own = ("lambda1", "lambda2", "lm", "segments_out")
+    if not hasattr(model, "decode_segments"):
+        given = [k for k in own if getattr(args, k) is not None]
+        if given:
+            raise InputError("only for models that decode segments (npmt, "
+                             "npmt_noreorder)", "--" + given[0].replace("_", "-"))
+        args.beam = 4 if args.beam is None else args.beam
+        return None
+    cfg = model.cfg
+    lambda2 = args.lambda2 if args.lambda2 is not None else (
+        cfg.lambda2 if args.lm is not None else 0.0)
+    if lambda2 != 0.0 and args.lm is None:
+        raise InputError(f"is {lambda2}, but an LM weight needs --lm FILE", "--lambda2")
+    lm = None
+    if args.lm is not None:
+        from phrasenmt.lm import LanguageModel  # KenLM only where it is asked for
+
+        lm = LanguageModel(args.lm)
+        lm.check_vocabulary(tgt_vocab.itos, f"the target vocabulary of "
+                            f"{args.checkpoint}")
+    return SegmentSearch(cfg.beam if args.beam is None else args.beam,
+                         cfg.lambda1 if args.lambda1 is None else args.lambda1,
+                         lambda2, lm, args.max_len_a, args.max_len_b)
 
 
 def _common_args(p: argparse.ArgumentParser) -> None:
@@ -109,6 +183,7 @@ def _common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--side", action="append", default=[], metavar="NAME=FILE",
                    help="a side input the model reads, line-aligned with the "
                    "source (repeatable)")
+    doc_context.add_context_arguments(p)  # --docs, --context
 
 
 def translate_parser() -> argparse.ArgumentParser:
@@ -118,11 +193,21 @@ def translate_parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     _common_args(p)
     p.add_argument("--input", required=True, type=Path, help="BPE'd source text")
-    p.add_argument("--beam", type=int, default=4, help="beam size (1 = greedy)")
+    p.add_argument("--beam", type=int, default=None,
+                   help="beam size, 1 = greedy (default 4; SWAN: the preset's)")
     p.add_argument("--lenpen", type=float, default=0.6,
                    help="GNMT length penalty alpha (0 = off)")
     p.add_argument("--max-len-a", type=float, default=1.5)
     p.add_argument("--max-len-b", type=float, default=10)
+    p.add_argument("--lambda1", type=float, default=None,
+                   help="SWAN: Eq. 3 word-count weight (default: the preset's)")
+    p.add_argument("--lambda2", type=float, default=None,
+                   help="SWAN: Eq. 3 LM weight (default: the preset's with --lm, "
+                   "else 0)")
+    p.add_argument("--lm", type=Path, default=None,
+                   help="SWAN: KenLM language model (ARPA or binary) for Eq. 3")
+    p.add_argument("--segments-out", type=Path, default=None,
+                   help="SWAN: JSON Lines of each sentence's segments")
     return p
 
 
@@ -165,7 +250,13 @@ def score_main(argv: list[str]) -> int:
     src, tgt = read_parallel(args.src, args.tgt, allow_empty=False,
                              max_tokens=_max_tokens(model))
     side = load_side_inputs(model, args.side, src)
-    scores = score_lines(model, src_vocab, tgt_vocab, src, tgt, args.batch_size, side)
+    context = doc_context.context_source(model, args, args.src, len(src))
+    if context is not None:  # document-level model: context by line index
+        scores = doc_context.score_with_context(model, src_vocab, tgt_vocab, src, tgt,
+                                                context, args.batch_size, side)
+    else:
+        scores = score_lines(model, src_vocab, tgt_vocab, src, tgt, args.batch_size,
+                             side)
     write_lines(args.output, [f"{s:.6f}" for s in scores])
     return 0
 
@@ -176,11 +267,31 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "score":
         return score_main(argv[1:])
     args = translate_parser().parse_args(argv)
+    if args.beam is not None and args.beam < 1:
+        raise InputError(f"must be >= 1, got {args.beam}", "--beam")
     model, src_vocab, tgt_vocab = _load(args)
     lines = read_lines(args.input, allow_empty=False, max_tokens=_max_tokens(model))
     side = load_side_inputs(model, args.side, lines)
-    hyps = translate_lines(model, src_vocab, tgt_vocab, lines, args.beam, args.lenpen,
-                           args.max_len_a, args.max_len_b, args.batch_size, side)
+    context = doc_context.context_source(model, args, args.input, len(lines))
+    swan = segment_search(model, args, tgt_vocab)
+    if swan is not None:  # SWAN: segments, Eq. 3
+        hyps, segments = translate_segments(model, src_vocab, tgt_vocab, lines, swan,
+                                            args.batch_size)
+        if args.segments_out is not None:
+            write_lines(args.segments_out, [json.dumps({"segments": s},
+                                                       ensure_ascii=False)
+                                            for s in segments])
+        write_lines(args.output, hyps)
+        return 0
+    if context is not None:  # document-level model: context by line index
+        search = doc_context.Search(args.beam, args.lenpen, args.max_len_a,
+                                    args.max_len_b, args.batch_size)
+        hyps = doc_context.translate_with_context(model, src_vocab, tgt_vocab, lines,
+                                                  context, search, side)
+    else:
+        hyps = translate_lines(model, src_vocab, tgt_vocab, lines, args.beam,
+                               args.lenpen, args.max_len_a, args.max_len_b,
+                               args.batch_size, side)
     write_lines(args.output, hyps)
     return 0
 

@@ -1,0 +1,286 @@
+"""NPMT (Huang et al. 2018): soft local reordering + BiRNN encoder + SWAN.
+
+source ids -> embeddings e -> soft local reordering h (Eq. 2, `reordering`)
+-> bidirectional GRU/LSTM (packed: padding never reaches a real position)
+-> x_1..x_T' -> SWAN (`swan`): each x_t emits a segment of 0..L target tokens.
+
+The input positions are the source tokens and the source's </s>, so T' = |x|+1.
+SWAN's y is the target WITHOUT </s>: the output ends when the input ends (the
+segment decoder's $ reuses the </s> id). Training maximizes Eq. 1 through the
+exact segment DP; `loss` returns (−Σ log p(y|x), the same) over the batch, so
+the trainer's division by batch.ntokens gives the NLL per target token (the
+denominator counts one </s> per sentence, which SWAN does not emit). Label
+smoothing does not apply to a marginal likelihood: train.label_smoothing
+must be 0 (the presets set it). Pairs no segmentation can produce
+(|y| > L·T') are skipped (loss 0) and counted in the `skipped_pairs` buffer.
+`npmt_noreorder` is the same network without the reordering layer.
+Shapes: B batch, S source length (+</s>), T target length, E embedding width,
+D = 2 × encoder width, L max segment length.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from phrasenmt.io import InputError
+from phrasenmt.models.base import Seq2Seq
+from phrasenmt.models.registry import register_model, register_preset
+from phrasenmt.models.reordering import SoftLocalReordering, check_window
+from phrasenmt.models.swan import SegmentDecoder, possible, segment_log_likelihood
+from phrasenmt.models.swan_search import (
+    SegmentHypothesis,
+    beam_segments,
+    greedy_segments,
+)
+from phrasenmt.text.vocab import EOS, PAD
+
+
+@dataclass
+class NPMTConfig:
+    """Hyperparameters of NPMT; stored in every checkpoint."""
+
+    src_vocab_size: int = 0  # source vocabulary size (set from the data)
+    tgt_vocab_size: int = 0  # target vocabulary size (set from the data)
+    embed_size: int = 256  # source and segment-decoder input embedding width
+    cell: str = "gru"  # recurrent cell of encoder and segment decoder: gru | lstm
+    encoder_hidden: int = 256  # encoder units per direction (x_t has twice this)
+    encoder_layers: int = 2  # bidirectional encoder layers
+    decoder_hidden: int = 512  # segment decoder units
+    decoder_layers: int = 2  # segment decoder layers
+    dropout: float = 0.5  # on RNN inputs, between RNN layers and on RNN outputs
+    use_reordering: bool = True  # the soft local reordering layer (Eq. 2) on/off
+    window: int = 7  # reordering window 2τ+1 (odd)
+    max_segment_len: int = 6  # L: tokens per segment at most (>= 1)
+    lambda1: float = 1.2  # Eq. 3 word-count weight (translate's default)
+    lambda2: float = 0.2  # Eq. 3 LM weight (used when translate gets --lm)
+    beam: int = 10  # beam size (translate's default; 1 = greedy)
+    max_rollouts: int = 16384  # rollouts per scoring chunk (memory bound; see swan)
+
+
+def check_config(cfg: NPMTConfig) -> None:
+    """Reject settings that cannot work, naming the config key."""
+    if cfg.max_segment_len < 1:
+        raise InputError(f"max segment length L must be >= 1, got "
+                         f"{cfg.max_segment_len}", "model.max_segment_len")
+    check_window(cfg.window)
+    if cfg.cell not in ("gru", "lstm"):
+        raise InputError(f"must be gru or lstm, got {cfg.cell!r}", "model.cell")
+    for key in ("embed_size", "encoder_hidden", "encoder_layers", "decoder_hidden",
+                "decoder_layers", "beam", "max_rollouts"):
+        if getattr(cfg, key) < 1:
+            raise InputError(f"must be >= 1, got {getattr(cfg, key)}", f"model.{key}")
+    if not 0.0 <= cfg.dropout < 1.0:
+        raise InputError(f"must be in [0, 1), got {cfg.dropout}", "model.dropout")
+
+
+class NPMTEncoder(nn.Module):
+    """Embeddings -> (reordering) -> packed bidirectional RNN -> x (B, S, D)."""
+
+    def __init__(self, cfg: NPMTConfig):
+        super().__init__()
+        rnn = {"gru": nn.GRU, "lstm": nn.LSTM}[cfg.cell]
+        self.embed = nn.Embedding(cfg.src_vocab_size, cfg.embed_size, padding_idx=PAD)
+        self.reorder = (SoftLocalReordering(cfg.embed_size, cfg.window)
+                        if cfg.use_reordering else None)
+        self.rnn = rnn(cfg.embed_size, cfg.encoder_hidden, cfg.encoder_layers,
+                       batch_first=True, bidirectional=True,
+                       dropout=cfg.dropout if cfg.encoder_layers > 1 else 0.0)
+        self.dropout = nn.Dropout(cfg.dropout)
+
+    def forward(self, src: Tensor) -> dict[str, Tensor]:
+        """src (B, S) -> x (B, S, D), src_len (B,), gates (B, S, W) if reordering."""
+        mask = src.ne(PAD)  # (B, S)
+        lengths = mask.sum(dim=1)  # (B,)
+        h = self.embed(src)  # (B, S, E)
+        state: dict[str, Tensor] = {"src_len": lengths}
+        if self.reorder is not None:
+            h, state["gates"] = self.reorder(h, mask)
+        packed = pack_padded_sequence(self.dropout(h), lengths.clamp(min=1).cpu(),
+                                      batch_first=True, enforce_sorted=False)
+        out, _ = self.rnn(packed)
+        x, _ = pad_packed_sequence(out, batch_first=True, total_length=src.size(1))
+        state["x"] = self.dropout(x)  # (B, S, D)
+        return state
+
+
+class NPMT(Seq2Seq):
+    """Neural phrase-based MT: reordering, BiRNN encoder, SWAN output."""
+
+    config_class = NPMTConfig
+
+    def __init__(self, cfg: NPMTConfig):
+        super().__init__()
+        check_config(cfg)
+        if cfg.src_vocab_size <= 0 or cfg.tgt_vocab_size <= 0:
+            raise ValueError("src_vocab_size and tgt_vocab_size must be set")
+        self.cfg = cfg
+        self.encoder = NPMTEncoder(cfg)
+        self.decoder = SegmentDecoder(2 * cfg.encoder_hidden, cfg.tgt_vocab_size,
+                                      cfg.embed_size, cfg.decoder_hidden,
+                                      cfg.decoder_layers, cfg.cell, cfg.dropout)
+        self.register_buffer("skipped_pairs", torch.zeros((), dtype=torch.long))
+
+    def encode(self, src: Tensor, **side: Tensor) -> dict[str, Tensor]:
+        """src (B, S) with </s> -> encoder state (x, src_len, gates)."""
+        return self.encoder(src)
+
+    def segment_scores(self, src: Tensor, tgt_out: Tensor) -> tuple[Tensor, Tensor,
+                                                                     Tensor]:
+        """-> seg (B, S, T+1, L+1), src_len, tgt_len; tgt_out is y + </s>, padded."""
+        state = self.encode(src)
+        tgt, tgt_len = strip_eos(tgt_out)
+        seg = self.decoder.segment_scores(state["x"], state["src_len"], tgt, tgt_len,
+                                          self.cfg.max_segment_len,
+                                          self.cfg.max_rollouts)
+        return seg, state["src_len"], tgt_len
+
+    def forward(self, src: Tensor, tgt_out: Tensor, **side: Tensor) -> Tensor:
+        """src (B, S), tgt_out (B, T) = y + </s> -> log p(y|x) (B,) float64."""
+        seg, src_len, tgt_len = self.segment_scores(src, tgt_out)
+        return segment_log_likelihood(seg, src_len, tgt_len)
+
+    def loss(self, batch: Any, label_smoothing: float) -> tuple[Tensor, Tensor]:
+        """(−Σ log p(y|x), the same) over the batch's possible pairs."""
+        if label_smoothing != 0.0:
+            raise InputError("NPMT maximizes a marginal likelihood (Eq. 1); label "
+                             f"smoothing must be 0, got {label_smoothing}",
+                             "train.label_smoothing")
+        seg, src_len, tgt_len = self.segment_scores(batch.src, batch.tgt_out)
+        ok = possible(src_len, tgt_len, self.cfg.max_segment_len)
+        if not bool(ok.all()):
+            self._count_skipped(int((~ok).sum()))
+        ll = segment_log_likelihood(seg, src_len, tgt_len)
+        nll = -torch.where(ok, ll, 0.0).sum().float()
+        return nll, nll
+
+    def _count_skipped(self, n: int) -> None:
+        """Count pairs no segmentation can produce (training only), say so once."""
+        if not self.training:
+            return
+        if int(self.skipped_pairs) == 0:
+            print(f"note: skipping training pairs longer than L·T' (L = "
+                  f"{self.cfg.max_segment_len}); counted in the model's "
+                  f"`skipped_pairs` buffer", file=sys.stderr)
+        self.skipped_pairs += n
+
+    @torch.no_grad()
+    def score_pairs(self, src: Tensor, tgt_out: Tensor) -> Tensor:
+        """Forced scoring (translate score): log p(y|x) (B,) by the DP; −inf where
+        no segmentation can produce y."""
+        return self(src, tgt_out)
+
+    @torch.no_grad()
+    def decode_segments(self, src: Tensor, beam: int = 1, lambda1: float = 0.0,
+                        lambda2: float = 0.0, lm: Any = None,
+                        words: list[str] | None = None,
+                        max_tokens: list[int] | None = None
+                        ) -> list[SegmentHypothesis]:
+        """src (B, S) -> the best hypothesis per sentence (beam 1 = greedy)."""
+        state = self.encode(src)
+        L = self.cfg.max_segment_len
+        if beam == 1:
+            best = greedy_segments(self.decoder, state["x"], state["src_len"], L)
+            return [truncate(h, n) for h, n in
+                    zip(best, max_tokens or [len(h.tokens) for h in best], strict=True)]
+        hyps = beam_segments(self.decoder, state["x"], state["src_len"], L, beam,
+                             lambda1, lambda2, lm, words or [], max_tokens)
+        return [h[0] for h in hyps]
+
+
+def strip_eos(tgt_out: Tensor) -> tuple[Tensor, Tensor]:
+    """y + </s> (B, T) -> y (B, T) with </s> as <pad>, and |y| (B,)."""
+    tgt = torch.where(tgt_out.eq(EOS), PAD, tgt_out)
+    return tgt, tgt.ne(PAD).sum(dim=1)
+
+
+def truncate(hyp: SegmentHypothesis, limit: int) -> SegmentHypothesis:
+    """Cut a greedy output (and its segments) to at most `limit` tokens."""
+    if len(hyp.tokens) <= limit:
+        return hyp
+    segments, room = [], limit
+    for seg in hyp.segments:
+        segments.append(seg[:room])
+        room -= len(segments[-1])
+    return SegmentHypothesis(hyp.tokens[:limit], segments, hyp.score, hyp.log_prob)
+
+
+register_model("npmt")(NPMT)
+register_model("npmt_noreorder")(NPMT)
+
+
+# ---------------------------------------------------------------------------
+# Presets (fairseq style: functions that only set defaults).
+
+
+def tiny(m: NPMTConfig, t: Any) -> None:
+    """CPU-sized for the synthetic de->en corpus: about 90 s on one thread.
+
+    SWAN's cost per target token grows with the sentence length (T'·L softmax
+    states per token), so the tiny run trains on the pairs of at most 12
+    tokens (about half of the corpus) and decodes sentences of any length.
+    """
+    m.embed_size, m.cell, m.dropout = 64, "gru", 0.0
+    m.encoder_hidden, m.encoder_layers = 32, 1  # x_t (64) starts the decoder as is
+    m.decoder_hidden, m.decoder_layers = 64, 1
+    m.window, m.max_segment_len = 7, 3
+    m.lambda1, m.lambda2, m.beam, m.max_rollouts = 1.0, 0.2, 4, 32768
+    t.lr, t.warmup_steps, t.clip_norm, t.label_smoothing = 4e-3, 150, 5.0, 0.0
+    t.max_tokens, t.update_tokens, t.max_len = 450, 300, 12
+    t.max_steps, t.valid_interval, t.save_interval, t.log_interval = 400, 400, 100, 25
+    t.keep_last, t.average_last = 3, 1
+
+
+def iwslt(m: NPMTConfig, t: Any) -> None:
+    """Section 3.1 (IWSLT14 de-en): window 7, 2×BiGRU 256, 2×GRU 512, L 6."""
+    m.embed_size, m.cell, m.dropout = 256, "gru", 0.5
+    m.encoder_hidden, m.encoder_layers = 256, 2
+    m.decoder_hidden, m.decoder_layers = 512, 2
+    m.window, m.max_segment_len = 7, 6
+    m.lambda1, m.lambda2, m.beam, m.max_rollouts = 1.2, 0.2, 10, 8192
+    # Adam 1e-3 as the paper; the trainer's schedule adds warm-up and 1/sqrt decay.
+    t.lr, t.warmup_steps, t.clip_norm, t.label_smoothing = 1e-3, 1000, 5.0, 0.0
+    t.max_tokens = t.update_tokens = 4096  # ~128 sentences: 32 per GPU × 4 GPUs
+    t.max_steps, t.valid_interval, t.save_interval, t.log_interval = 50000, 1000, 1000, 100
+    t.keep_last, t.average_last = 5, 1
+
+
+def iwslt_en_de(m: NPMTConfig, t: Any) -> None:
+    """Section 3.2 (IWSLT14 en-de): the de-en network, λ1 = 1, λ2 = 0.15."""
+    iwslt(m, t)
+    m.lambda1, m.lambda2 = 1.0, 0.15
+
+
+def iwslt_en_vi(m: NPMTConfig, t: Any) -> None:
+    """Section 3.3 (IWSLT15 en-vi): 2×BiLSTM 512, 3×LSTM 512, dropout 0.4, L 7."""
+    iwslt(m, t)
+    m.cell, m.dropout = "lstm", 0.4
+    m.encoder_hidden, m.encoder_layers = 512, 2
+    m.decoder_hidden, m.decoder_layers = 512, 3
+    m.max_segment_len, m.lambda1, m.lambda2 = 7, 0.7, 0.15
+    t.max_tokens = t.update_tokens = 3072  # ~48 sentences per GPU
+
+
+PRESETS = {"tiny": tiny, "iwslt": iwslt, "iwslt_en_de": iwslt_en_de,
+           "iwslt_en_vi": iwslt_en_vi}
+
+
+def _without_reordering(preset: Any) -> Any:
+    """The same preset with use_reordering off (the npmt_noreorder ablation)."""
+
+    def fn(m: NPMTConfig, t: Any) -> None:
+        preset(m, t)
+        m.use_reordering = False
+
+    fn.__doc__ = f"{preset.__doc__} No reordering layer."
+    return fn
+
+
+for _name, _preset in PRESETS.items():
+    register_preset("npmt", _name)(_preset)
+    register_preset("npmt_noreorder", _name)(_without_reordering(_preset))

@@ -1,0 +1,171 @@
+"""Soft local reordering (Huang et al. 2018, Eq. 2) and the `attn_rnn_reorder` model.
+
+    h_t = tanh( Σ_{i=0..2τ} σ(w_iᵀ [e_{t−τ}; …; e_{t+τ}] + b_i) · e_{t−τ+i} )
+
+A window of 2τ+1 embeddings centred on t; every gate sees the whole window;
+the gates are not normalised (they can switch everything off). Positions
+beyond the sentence edges, and beyond a sentence's real length in a padded
+batch, read zero vectors. The layer returns its gates (B, S, 2τ+1) too, for
+the Appendix A heatmap: `python -m phrasenmt.models.reordering gates ...`
+(this package's __main__) writes them as a tidy TSV (position, source_token,
+offset, gate).
+
+`attn_rnn_reorder` is the attention RNN of `attn_rnn` with this layer between
+the source embeddings and the BiLSTM (the paper's Section 3.1 ablation).
+Shapes: B batch, S source length, E embedding width, W = 2τ+1 window.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from phrasenmt.io import InputError, read_lines, write_lines
+from phrasenmt.models.attn_rnn import AttnRNN, RNNConfig, base_rnn, tiny_rnn
+from phrasenmt.models.registry import register_model, register_preset
+from phrasenmt.text.vocab import EOS, PAD
+
+GATE_BIAS = 3.0  # initial b_i: σ(3) = 0.95 at the centre, σ(-3) = 0.05 elsewhere
+
+
+def check_window(window: int, key: str = "model.window") -> None:
+    """A reordering window must be odd (centred) and positive; else InputError."""
+    if window < 1 or window % 2 == 0:
+        raise InputError(f"reordering window must be an odd number >= 1 (2τ+1), "
+                         f"got {window}", key)
+
+
+class SoftLocalReordering(nn.Module):
+    """Eq. 2: gated sum over a centred window of embeddings, then tanh."""
+
+    def __init__(self, embed_size: int, window: int = 7):
+        super().__init__()
+        check_window(window)
+        self.window, self.tau = window, window // 2
+        self.gate = nn.Linear(window * embed_size, window)  # rows w_i, biases b_i
+        with torch.no_grad():  # start near the identity: the centre gate open
+            self.gate.bias.fill_(-GATE_BIAS)
+            self.gate.bias[self.tau] = GATE_BIAS
+
+    def forward(self, embedded: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:
+        """embedded (B, S, E), mask (B, S) True = real -> h (B, S, E), gates (B, S, W)."""
+        B, S, E = embedded.shape
+        e = embedded * mask.unsqueeze(-1).to(embedded.dtype)  # zeros past the end
+        padded = F.pad(e, (0, 0, self.tau, self.tau))  # (B, S + 2τ, E)
+        windows = padded.unfold(1, self.window, 1).transpose(2, 3)  # (B, S, W, E)
+        gates = torch.sigmoid(self.gate(windows.reshape(B, S, self.window * E)))
+        h = torch.tanh(torch.einsum("bsw,bswe->bse", gates, windows))  # (B, S, E)
+        return h, gates
+
+
+class ReorderedEmbedding(nn.Module):
+    """Token embeddings followed by soft local reordering: ids (B, S) -> (B, S, E)."""
+
+    def __init__(self, tokens: nn.Embedding, window: int):
+        super().__init__()
+        self.tokens = tokens
+        self.reorder = SoftLocalReordering(tokens.embedding_dim, window)
+
+    def forward(self, ids: Tensor) -> Tensor:
+        """ids (B, S) -> reordered embeddings h (B, S, E)."""
+        return self.reorder(self.tokens(ids), ids.ne(PAD))[0]
+
+
+# ---------------------------------------------------------------------------
+# The attention RNN with the reordering layer in front (an ablation).
+
+
+@dataclass
+class ReorderRNNConfig(RNNConfig):
+    """The attention RNN's settings plus the reordering window."""
+
+    window: int = 7  # reordering window 2τ+1 (odd); the paper's 7
+
+
+@register_model("attn_rnn_reorder")
+class AttnRNNReorder(AttnRNN):
+    """AttnRNN whose encoder reads reordered embeddings (Section 3.1 ablation)."""
+
+    config_class = ReorderRNNConfig
+
+    def __init__(self, cfg: ReorderRNNConfig):
+        check_window(cfg.window)
+        super().__init__(cfg)
+        self.encoder.embed = ReorderedEmbedding(self.encoder.embed, cfg.window)
+
+
+register_preset("attn_rnn_reorder", "tiny")(tiny_rnn)
+register_preset("attn_rnn_reorder", "base")(base_rnn)
+
+
+# ---------------------------------------------------------------------------
+# Gate dump for the Appendix A heatmap.
+
+
+def reordering_layer(model: nn.Module) -> SoftLocalReordering:
+    """The model's (first) reordering layer; InputError if it has none."""
+    for module in model.modules():
+        if isinstance(module, SoftLocalReordering):
+            return module
+    raise InputError("the model has no reordering layer", "--checkpoint")
+
+
+@torch.no_grad()
+def sentence_gates(model: nn.Module, ids: list[int]) -> Tensor:
+    """Gates (S + 1, W) of one encoded sentence (its </s> position included)."""
+    layer, captured = reordering_layer(model), []
+    hook = layer.register_forward_hook(lambda _m, _i, out: captured.append(out[1]))
+    try:
+        device = next(model.parameters()).device
+        model.encode(torch.tensor([[*ids, EOS]], device=device))
+    finally:
+        hook.remove()
+    return captured[0][0].float().cpu()
+
+
+def gate_rows(tokens: list[str], gates: Tensor) -> list[str]:
+    """Tidy TSV rows: position (1-based), source_token, offset (−τ..τ), gate."""
+    tau = gates.size(1) // 2
+    rows = ["position\tsource_token\toffset\tgate"]
+    for pos, token in enumerate([*tokens, "</s>"], start=1):
+        for i in range(gates.size(1)):
+            rows.append(f"{pos}\t{token}\t{i - tau}\t{float(gates[pos - 1, i]):.6f}")
+    return rows
+
+
+def gates_parser() -> argparse.ArgumentParser:
+    """Options of the `gates` command."""
+    p = argparse.ArgumentParser(prog="python -m phrasenmt.models.reordering",
+                                description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    g = sub.add_parser("gates", help="write one sentence's gates as a tidy TSV",
+                       description="Reordering gates of one source sentence: "
+                       "position (1-based; the final </s> is n+1), source_token, "
+                       "offset (-tau..tau), gate.")
+    g.add_argument("--checkpoint", required=True, type=Path, help="model file")
+    g.add_argument("--input", required=True, type=Path, help="source text")
+    g.add_argument("--line", required=True, type=int, help="1-based line number")
+    g.add_argument("--out", required=True, type=Path, help="TSV to write")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: `gates --checkpoint M --input SRC --line N --out OUT.tsv`."""
+    from phrasenmt.training.checkpoint import load_model  # avoids an import cycle
+
+    args = gates_parser().parse_args(argv)
+    lines = read_lines(args.input, allow_empty=False)
+    if not 1 <= args.line <= len(lines):
+        raise InputError(f"must be between 1 and {len(lines)} (lines in "
+                         f"{args.input}), got {args.line}", "--line")
+    model, src_vocab, _, _ = load_model(args.checkpoint)
+    reordering_layer(model)  # fail before any work if there is none
+    line = lines[args.line - 1]
+    gates = sentence_gates(model, src_vocab.encode(line))
+    write_lines(args.out, gate_rows(line.split(), gates))
+    return 0
