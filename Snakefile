@@ -22,6 +22,8 @@ include: "rules/report.smk"
 include: "rules/continuous.smk"
 include: "rules/npmt.smk"
 include: "rules/npmt_report.smk"
+include: "rules/documents.smk"
+include: "rules/documents_report.smk"
 
 
 rule all:

@@ -6,6 +6,8 @@ import sys
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from phrasenmt import workflow as wf
+from phrasenmt import workflow_discourse as wfdis
+from phrasenmt import workflow_documents as wfd
 from phrasenmt import workflow_npmt as wfn
 from phrasenmt.config import validate_config
 from phrasenmt.io import InputError
@@ -16,7 +18,10 @@ try:
     validate_config(config, None)
     wf.check_phrase_models(config)
     wfn.check_npmt_models(config)
+    wfd.derive_joint_finetune(config)
     wf.derive_sweeps(config)
+    wfd.check_document_models(config)
+    wfdis.check_contrastive_sets(config)
     wf.apply_lm_availability(config, wf.lm_unavailable_reason())
     DATASETS = wf.datasets(config)
 except InputError as err:
@@ -538,3 +543,152 @@ def sweep_args(wildcards):
     args = ["--name", wildcards.sweep, "--key", sweep["key"], "--base", sweep["model"],
             "--eval", *(f"{k}={v}" for k, v in evals)]
     return shlex.join(args)
+
+
+# --- document-level family (rules/documents.smk, rules/documents_report.smk;
+# helpers in phrasenmt.workflow_documents and phrasenmt.workflow_discourse) ---
+
+DOCUMENT_MODELS = wf.model_regex(config, "documents")
+CONTRASTIVE_SETS = wf.name_regex(
+    sorted({s for ds in config["datasets"] for s in wfdis.contrastive_sets(config, ds)})
+)
+
+
+def docs_file(split):
+    """Input function: the cleaned document ids of `split` ('{testset}' allowed)."""
+
+    def inner(wildcards):
+        return f"{RESULTS}/{wildcards.dataset}/data/{split.format(**wildcards)}.docs"
+
+    return inner
+
+
+def expand_bpe_vocab(side):
+    """Input function: the BPE vocabulary of the source or target language."""
+
+    def inner(wildcards):
+        lang = wf.langs(config, wildcards.dataset)[side == "tgt"]
+        return f"{RESULTS}/{wildcards.dataset}/bpe/vocab.{lang}"
+
+    return inner
+
+
+def step1_checkpoint(wildcards):
+    return wfd.step1_checkpoint(config, wildcards.dataset, wildcards.model)
+
+
+def local_docs_inputs(wildcards):
+    """The split's source text, and the user's docs file when there is one."""
+    src = wf.langs(config, wildcards.dataset)[0]
+    files = {"text": f"{RESULTS}/{wildcards.dataset}/raw/{wildcards.split}.{src}"}
+    docs = wfd.local_docs(config, wildcards.dataset, wildcards.split)
+    return {**files, "docs": docs} if docs else files
+
+
+def local_docs_command(wildcards, input, output):
+    """`local --docs-for` with a docs file, else `docs` (one document per line)."""
+    if "docs" in input.keys():
+        return f"local --in {input.docs} --docs-for {input.text} --out {output}"
+    return f"docs --text {input.text} --split {wildcards.split} --out {output}"
+
+
+def contrastive_inputs(wildcards):
+    return list(wfdis.contrastive_files(config, wildcards.dataset, wildcards.cset).values())
+
+
+def contrastive_prepare_args(wildcards):
+    return wfdis.contrastive_args(config, wildcards.dataset, wildcards.cset)
+
+
+def contrastive_context(wildcards):
+    """The BPE'd context of the pairs, for a document-level model (else none)."""
+    if not wfd.is_document(config, wildcards.model):
+        return []
+    return f"{wfdis.contrastive_root(wildcards.dataset, wildcards.cset)}/pairs.ctx.bpe.jsonl"
+
+
+def contrastive_context_arg(wildcards, input):
+    return f"--context {input.context}" if input.context else ""
+
+
+def contrastive_scores(wildcards):
+    return wfdis.contrastive_scores(config, wildcards.dataset, wildcards.cset)
+
+
+def contrastive_score_args(wildcards):
+    return wfdis.contrastive_score_args(config, wildcards.dataset, wildcards.cset)
+
+
+def align_args(wildcards):
+    return wfdis.align_args(config)
+
+
+def lsa_args(wildcards):
+    return wfdis.lsa_args(config)
+
+
+def discourse_hyps(wildcards):
+    return list(wfdis.hypotheses(config, wildcards.dataset, wildcards.testset).values())
+
+
+def discourse_hyp_args(wildcards):
+    hyps = wfdis.hypotheses(config, wildcards.dataset, wildcards.testset)
+    return " ".join(f"{m}={path}" for m, path in hyps.items())
+
+
+def discourse_order(wildcards):
+    return ",".join(wfd.discourse_models(config, wildcards.dataset))
+
+
+def discourse_evals(wildcards):
+    ds = wildcards.dataset
+    return [f"{RESULTS}/{ds}/eval/{m}/{t}.json" for m in wfd.discourse_models(config, ds)
+            for t in wf.testsets(config, ds)]
+
+
+def discourse_notes(wildcards):
+    return shlex.join(f"--note={n}" for n in wfdis.notes(config, wildcards.dataset))
+
+
+def contrastive_tsv_args(wildcards):
+    ds = wildcards.dataset
+    return " ".join(f"{s}={wfdis.contrastive_tsv(ds, s)}"
+                    for s in wfdis.contrastive_sets(config, ds))
+
+
+def contrastive_tsvs(wildcards):
+    ds = wildcards.dataset
+    return [wfdis.contrastive_tsv(ds, s) for s in wfdis.contrastive_sets(config, ds)]
+
+
+def pronoun_tsvs(wildcards):
+    ds, t = wildcards.dataset, wildcards.testset
+    return [wfdis.pronoun_tsv(ds, t, m) for m in wfd.discourse_models(config, ds)]
+
+
+def han_evals(wildcards):
+    ds = wildcards.dataset
+    return [f"{RESULTS}/{ds}/eval/{m}/{t}.json" for m in wfd.han_models(config, ds)
+            for t in wf.testsets(config, ds)]
+
+
+def han_order(wildcards):
+    return ",".join(wfd.han_models(config, wildcards.dataset))
+
+
+def doc_sweep_evals(wildcards):
+    testset = first_testset(wildcards)
+    return [f"{RESULTS}/{wildcards.dataset}/eval/{m}/{testset}.json"
+            for m in wfdis.sweep_models(config, wildcards.sweep)]
+
+
+def doc_sweep_pronouns(wildcards):
+    ds, testset = wildcards.dataset, first_testset(wildcards)
+    return [wfdis.pronoun_tsv(ds, testset, m)
+            for m in wfdis.sweep_models(config, wildcards.sweep)]
+
+
+def doc_sweep_args(wildcards):
+    parameter = shlex.quote(wfdis.sweep_parameter(config, wildcards.sweep))
+    points = wfdis.sweep_point_args(config, wildcards.sweep)
+    return f"--parameter {parameter} {points}"

@@ -61,6 +61,27 @@ rule prepare:
         "--split {wildcards.split} --lang {wildcards.lang} --out {output} > {log} 2>&1"
 
 
+# Document ids (raw/{split}.docs): the talks of a TED dataset, or one document
+# per line for a dataset without documents (phrasenmt.data.prepare --lang docs).
+rule prepare_docs:
+    input:
+        manifest="results/{dataset}/download/MANIFEST.sha256",
+    output:
+        "results/{dataset}/raw/{split}.docs",
+    wildcard_constraints:
+        dataset=DOWNLOADED,
+    params:
+        name=download_name,
+    log:
+        "results/logs/prepare_docs/{dataset}.{split}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.data.prepare --dataset {params.name} "
+        "--download-dir results/{wildcards.dataset}/download "
+        "--split {wildcards.split} --lang docs --out {output} > {log} 2>&1"
+
+
 rule prepare_local:
     input:
         local_file,
@@ -74,6 +95,25 @@ rule prepare_local:
         "../envs/phrasenmt.yaml"
     shell:
         "python -m phrasenmt.data.prepare local --in {input} --out {output} > {log} 2>&1"
+
+
+# A local split's docs file (`docs:` of the split), checked against its source's
+# line count; without one, every line is its own document.
+rule prepare_local_docs:
+    input:
+        unpack(local_docs_inputs),
+    output:
+        "results/{dataset}/raw/{split}.docs",
+    wildcard_constraints:
+        dataset=LOCAL,
+    params:
+        command=local_docs_command,
+    log:
+        "results/logs/prepare_local_docs/{dataset}.{split}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.data.prepare {params.command} > {log} 2>&1"
 
 
 # Cleaning turns a pair of files into a pair of files, so its outputs name both

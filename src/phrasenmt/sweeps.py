@@ -20,6 +20,19 @@ from phrasenmt.io import InputError
 PRESET_VALUES = {(arch, preset): {"model.window": 7}
                  for arch in ("npmt", "npmt_noreorder")
                  for preset in ("tiny", "iwslt", "iwslt_en_de", "iwslt_en_vi")}
+# Document-level models (the slides' K, N_c, integration and gating tables): the
+# values every Transformer size preset of each arch has.
+_CTX = {"ctx_transformer": "both", "ctx_transformer_enc": "encoder",
+        "ctx_transformer_dec": "decoder"}
+_DOCUMENT_VALUES = {
+    **{arch: {"model.context_size": 2, "model.context_layers": 1,
+              "model.gating": True, "model.integration": where}
+       for arch, where in _CTX.items()},
+    **{arch: {"model.context_size": 3} for arch in ("han_enc", "han_dec",
+                                                     "han_enc_dec")}}
+PRESET_VALUES.update({(arch, preset): values
+                      for arch, values in _DOCUMENT_VALUES.items()
+                      for preset in ("tiny", "small", "iwslt", "base", "big")})
 
 
 def _get_dotted(entry: dict, key: str) -> object:

@@ -135,8 +135,9 @@ def clean_args(config: dict, dataset: str, split: str) -> str:
 
 
 def sidecars(config: dict, dataset: str) -> list[str]:
-    """Per-line files that travel with the text through cleaning (synthetic only)."""
-    return list(SIDECARS) if source(config, dataset) == "synthetic" else []
+    """Per-line files that travel with the text through cleaning: the document ids
+    of every dataset, plus the gold trees and alignments of a synthetic one."""
+    return list(SIDECARS) if source(config, dataset) == "synthetic" else ["docs"]
 
 
 def final_targets(config: dict) -> list[str]:
@@ -156,9 +157,12 @@ def final_targets(config: dict) -> list[str]:
             targets += [f"{root}/report/length_{testset}.{ext}" for ext in ("png", "svg")]
         targets += continuous_targets(config, ds)
         targets += phrase_targets(config, ds)
-        from phrasenmt.workflow_npmt import npmt_targets  # it imports this module
+        # these modules import this one
+        from phrasenmt.workflow_discourse import document_targets
+        from phrasenmt.workflow_npmt import npmt_targets
 
         targets += npmt_targets(config, ds)
+        targets += document_targets(config, ds)
     return targets
 
 
@@ -199,8 +203,14 @@ FERTILITY_CLASSES = {"pconmt_fert2": 2, "pconmt_fert4": 4}
 # its own rules (rules/npmt.smk, helpers in phrasenmt.workflow_npmt).
 SWAN_ARCHS = ("npmt", "npmt_noreorder")  # sleep-wake segment output, Eq. 3 search
 NPMT_ARCHS = (*SWAN_ARCHS, "attn_rnn_reorder")
+# Document-level family (Zhang et al. 2018; Miculicich et al. 2018): BPE'd data
+# with document ids, trained from a step-1 model (rules/documents.smk, helpers in
+# phrasenmt.workflow_documents).
+CTX_ARCHS = ("ctx_transformer", "ctx_transformer_enc", "ctx_transformer_dec")
+HAN_ARCHS = ("han_enc", "han_dec", "han_enc_dec")
+DOCUMENT_ARCHS = (*CTX_ARCHS, *HAN_ARCHS)
 FAMILIES = {"continuous": CONTINUOUS_ARCHS,  # family -> archs; others: "default"
-            "npmt": NPMT_ARCHS}
+            "npmt": NPMT_ARCHS, "documents": DOCUMENT_ARCHS}
 
 
 def model_family(config: dict, model: str) -> str:

@@ -50,9 +50,12 @@ TINY = {
     "embeddings": {"dim": 8, "epoch": 1},
 }
 # Rules that run a model ask for a GPU (rules/*.smk `resources: gpu=`): training,
-# decoding and forced-decoding scores of the Lingeval items.
+# decoding and forced-decoding scores (tests/unit/test_workflow_helpers.py checks
+# this list against the rules and the profile's cpus_per_gpu).
 GPU_RULES = {"train", "translate", "lingeval_score", "train_continuous",
-             "translate_continuous"}
+             "translate_continuous", "train_npmt", "translate_npmt",
+             "translate_npmt_greedy", "translate_decoding", "train_document",
+             "translate_document", "contrastive_score"}
 SUBMITTED = re.compile(r"submitted with SLURM jobid (\d+) \(log: \S*/rule_(\w+)/")
 
 

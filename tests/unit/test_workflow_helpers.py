@@ -10,10 +10,14 @@ import pytest
 import yaml
 
 from phrasenmt import workflow as wf
+from phrasenmt import workflow_discourse as wfdis
+from phrasenmt import workflow_documents as wfd
 from phrasenmt import workflow_npmt as wfn
 from phrasenmt.config import validate_config
 from phrasenmt.io import InputError
 from tests.conftest import REPO
+
+DOCUMENT_ROWS = ["ctx_transformer", "han_enc", "han_dec", "han_enc_dec"]
 
 
 @pytest.fixture
@@ -76,7 +80,8 @@ def test_testsets_validate_the_choice(config):
 def test_models_restricted_to_datasets(config):
     config["models"]["other"] = {"arch": "transformer", "preset": "tiny",
                                  "datasets": ["elsewhere"]}
-    assert wf.models(config, "synthetic_en_de") == ["transformer", *wf.PHRASE_REPR_ARCHS]
+    assert wf.models(config, "synthetic_en_de") == ["transformer", *wf.PHRASE_REPR_ARCHS,
+                                                    *DOCUMENT_ROWS]
 
 
 def test_name_regex():
@@ -174,9 +179,9 @@ def test_checkpoint_of_only_for_the_npmt_family(config):
 
 def test_decode_settings_preset_then_config(npmt_config):
     assert wfn.translate_args(npmt_config, "npmt", "beam") == (
-        "--beam 4 --lambda1 0.0 --lambda2 0.0")
+        "--beam 4 --lambda1 1.0 --lambda2 0.0")
     assert wfn.translate_args(npmt_config, "npmt_lm", "beam") == (
-        "--beam 4 --lambda1 0.0 --lambda2 0.2")
+        "--beam 4 --lambda1 1.0 --lambda2 0.2")
     assert wfn.translate_args(npmt_config, "npmt", "greedy") == (
         "--beam 1 --lambda1 0 --lambda2 0")
     assert wfn.translate_args(npmt_config, "attn_rnn", "beam") == "--beam 4 --lenpen 0.6"
@@ -299,3 +304,289 @@ def test_lm_reason_is_the_lm_modules_howto(monkeypatch):
     monkeypatch.setattr(lm, "lmplz_path", lambda: None)
     assert wf.lm_unavailable_reason() == lm.HOWTO
     assert "make kenlm" in lm.HOWTO
+
+
+# --- document-level family and discourse evaluation ------------------------------
+
+EN_DE = "synthetic_en_de"
+
+
+@pytest.fixture
+def doc_config(config) -> dict:
+    """The default config as the Snakefile sees it, document models checked."""
+    wfd.derive_joint_finetune(config)
+    wf.derive_sweeps(config)
+    wfd.check_document_models(config)
+    wfdis.check_contrastive_sets(config)
+    return config
+
+
+def test_document_models_have_their_own_rules(doc_config):
+    assert wf.family_models(doc_config, "documents", EN_DE) == DOCUMENT_ROWS
+    default = wf.model_regex(doc_config, "default")
+    assert re.fullmatch(default, "transformer")
+    assert not any(re.fullmatch(default, m) for m in DOCUMENT_ROWS)
+    assert "ctx_transformer" not in wf.lingeval_models(doc_config, EN_DE)
+    assert wf.sidecars(doc_config, EN_DE) == ["docs", "trees", "align"]
+    doc_config["datasets"]["multi"] = {"source": "download", "name": "multi30k"}
+    assert wf.sidecars(doc_config, "multi") == ["docs"]  # every dataset has ids
+
+
+def test_step2_starts_from_the_step1_run(doc_config):
+    assert wfd.step1_checkpoint(doc_config, EN_DE, "ctx_transformer") == (
+        f"results/{EN_DE}/models/transformer/averaged.pt")
+    assert wfd.step1_checkpoint(doc_config, EN_DE, "han_enc_dec") == (
+        f"results/{EN_DE}/models/han_enc/averaged.pt")
+    assert wfd.sentence_root(doc_config, "han_enc_dec") == "transformer"
+    assert [wfd.context_size(doc_config, m) for m in DOCUMENT_ROWS] == [2, 3, 3, 3]
+    assert wfdis.max_context(doc_config, EN_DE) == 3
+
+
+def test_default_targets_have_every_discourse_table(doc_config):
+    targets = wf.final_targets(doc_config)
+    root = f"results/{EN_DE}/report"
+    for name in ("discourse_bleu", "discourse_contrastive", "han_bleu",
+                 "discourse_pronouns_test", "discourse_cohesion_test"):
+        assert all(f"{root}/{name}.{e}" in targets for e in ("md", "tex", "csv"))
+    assert not any("sweep_ctx" in t or "sweep_han" in t for t in targets)
+    assert not any("/synthetic_de_en/report/discourse" in t for t in targets)
+    assert wfd.discourse_models(doc_config, EN_DE) == ["transformer", *DOCUMENT_ROWS]
+    assert wfd.han_models(doc_config, EN_DE) == ["transformer", "han_enc", "han_dec",
+                                                 "han_enc_dec"]
+    assert wfdis.notes(doc_config, EN_DE)[0] == (
+        "Sweep ctx_k (K of ctx_transformer) not run: enabled: false in the config.")
+    assert len(wfdis.notes(doc_config, EN_DE)) == 5
+
+
+def test_synthetic_contrastive_set_scored_with_and_without_context(doc_config):
+    assert wfdis.contrastive_sets(doc_config, EN_DE) == {"synthetic": {
+        "format": "lingeval"}}
+    assert wfdis.contrastive_sets(doc_config, "synthetic_de_en") == {}
+    args = shlex.split(wfdis.contrastive_args(doc_config, EN_DE, "synthetic"))
+    raw = f"results/{EN_DE}/raw/test"
+    assert args == ["--format", "lingeval", "--context", "3", "--src-lang", "en",
+                    "--tgt-lang", "de", "--json", f"{raw}.lingeval.json",
+                    "--src-text", f"{raw}.en", "--tgt-text", f"{raw}.de",
+                    "--docs", f"{raw}.docs"]
+    scores = shlex.split(wfdis.contrastive_score_args(doc_config, EN_DE, "synthetic"))
+    root = f"results/{EN_DE}/discourse/contrastive/synthetic/scores"
+    assert scores == ["--scores", *(f"{m}={root}/{m}.txt" for m in DOCUMENT_ROWS),
+                      "--no-context-scores", f"transformer={root}/transformer.txt"]
+
+
+def test_configured_contrastive_sets_take_their_files(doc_config):
+    doc_config["datasets"][EN_DE]["contrastive"] = {"cp": {
+        "format": "contrapro", "json": "c.json", "text_src": "t.en",
+        "text_tgt": "t.de", "context_src": "c.en", "context_tgt": "c.de",
+        "extracted": 1}}
+    wfdis.check_contrastive_sets(doc_config)
+    assert list(wfdis.contrastive_sets(doc_config, EN_DE)) == ["synthetic", "cp"]
+    assert wfdis.contrastive_files(doc_config, EN_DE, "cp") == {
+        "json": "c.json", "text-src": "t.en", "text-tgt": "t.de",
+        "context-src": "c.en", "context-tgt": "c.de"}
+    args = wfdis.contrastive_args(doc_config, EN_DE, "cp")
+    assert "--format contrapro --context 3" in args and "--extracted 1" in args
+
+
+@pytest.mark.parametrize("spec, message", [
+    ({"format": "bawden", "current_src": "a", "current_tgt": "b", "prev_src": "c"},
+     "cs.prev_tgt: required for format bawden"),
+    ({"format": "voita", "json": "v.json", "text_src": "x"},
+     "cs.text_src: not read for format voita"),
+    ({"format": "contrapro", "json": "a", "text_src": "b", "text_tgt": "c",
+      "context_src": "d", "context_tgt": "e"}, "cs.extracted: the --context N"),
+])
+def test_bad_contrastive_sets(doc_config, spec, message):
+    doc_config["datasets"][EN_DE]["contrastive"] = {"cs": spec}
+    with pytest.raises(InputError, match=f"datasets.{EN_DE}.contrastive.{message}"):
+        wfdis.check_contrastive_sets(doc_config)
+
+
+def _ctx(**extra) -> dict:
+    return {"arch": "ctx_transformer", "preset": "tiny", "datasets": [EN_DE], **extra}
+
+
+@pytest.mark.parametrize("name, entry, message", [
+    ("c", _ctx(), "models.c.init_from: required for the document-level arch"),
+    ("c", _ctx(init_from="nope"), "'nope' is not another model that trains"),
+    ("c", _ctx(init_from="han_enc"),
+     "'han_enc' has arch 'han_enc', but 'ctx_transformer' starts from 'transformer'"),
+    ("c", {**_ctx(init_from="han_enc"), "arch": "han_enc_dec"}, None),
+    ("c", {**_ctx(init_from="transformer"), "arch": "han_enc_dec"},
+     "starts from 'han_enc'"),
+    ("c", _ctx(init_from="transformer", preset="small"),
+     "models.c.preset: 'small', but its init_from 'transformer' has 'tiny'"),
+    ("c", _ctx(init_from="pr_mean"), "has arch 'pr_mean'"),
+    ("c", _ctx(init_from="transformer", datasets=["synthetic_de_en"]),
+     "'transformer' does not train on dataset synthetic_de_en"),
+    ("pr_mean", {"arch": "pr_mean", "preset": "tiny", "init_from": "transformer"},
+     "models.pr_mean.init_from: only document-level models"),
+])
+def test_bad_init_from(doc_config, name, entry, message):
+    doc_config["models"][name] = entry
+    if message is None:
+        wfd.check_document_models(doc_config)
+        return
+    with pytest.raises(InputError, match=re.escape(message)):
+        wfd.check_document_models(doc_config)
+
+
+def test_step1_sizes_must_agree(doc_config):
+    doc_config["models"]["transformer"]["model"] = {"d_model": 64, "dropout": 0.3}
+    with pytest.raises(InputError, match=r"models.ctx_transformer.model.d_model: "
+                       r"None, but its init_from 'transformer' has 64"):
+        wfd.check_document_models(doc_config)
+    for m in DOCUMENT_ROWS:
+        doc_config["models"][m]["model"] = {"d_model": 64}  # dropout may differ
+    wfd.check_document_models(doc_config)
+    doc_config["models"]["han_enc_dec"]["model"]["context_size"] = 2
+    with pytest.raises(InputError, match="han_enc_dec.model.context_size: 2, but its "
+                       "init_from 'han_enc' has None"):
+        wfd.check_document_models(doc_config)
+
+
+def test_a_dataset_without_documents_is_a_config_error(doc_config):
+    datasets = doc_config["datasets"]
+    datasets["multi"] = {"source": "download", "name": "multi30k", "src": "en",
+                         "tgt": "de"}
+    datasets["ted"] = {"source": "download", "name": "iwslt17_en_de", "src": "en",
+                       "tgt": "de"}
+    pair = {"src": "a.en", "tgt": "a.de"}
+    datasets["mine"] = {"source": "local", "src": "en", "tgt": "de", "local": {
+        "train": {**pair, "docs": "a.docs"}, "dev": {**pair, "docs": "d.docs"},
+        "test": {"t1": {**pair, "docs": "t.docs"}}}}
+    everywhere = [EN_DE, "multi", "ted", "mine"]
+    for m in ["transformer", *DOCUMENT_ROWS]:
+        doc_config["models"][m]["datasets"] = everywhere
+    with pytest.raises(InputError, match=re.escape(
+            "models.ctx_transformer: document-level arch 'ctx_transformer', but "
+            "dataset multi has no document ids (multi30k has no document "
+            "boundaries)")):
+        wfd.check_document_models(doc_config)
+    everywhere.remove("multi")
+    wfd.check_document_models(doc_config)  # iwslt17 talks, local docs files
+    assert wfd.local_docs(doc_config, "mine", "t1") == "t.docs"
+    del datasets["mine"]["local"]["test"]["t1"]["docs"]
+    with pytest.raises(InputError, match=r"dataset mine .*local split 't1' has no "):
+        wfd.check_document_models(doc_config)
+
+
+def test_idle_document_models_are_not_checked_against_their_step1(doc_config):
+    doc_config["models"]["transformer"].update(preset="base", datasets=["other"])
+    doc_config["datasets"]["other"] = dict(doc_config["datasets"][EN_DE])
+    doc_config["run_datasets"] = ["other"]
+    wfd.check_document_models(doc_config)  # ctx_transformer's dataset is idle
+    doc_config["run_datasets"] = [EN_DE]
+    with pytest.raises(InputError, match="'transformer' does not train on dataset "
+                       f"{EN_DE}"):
+        wfd.check_document_models(doc_config)
+
+
+def test_joint_finetune_derives_a_row_after_its_model(config):
+    config["models"]["han_enc_dec"]["joint_finetune"] = {"train": {"max_steps": 9}}
+    wfd.derive_joint_finetune(config)
+    names = list(config["models"])
+    assert names[names.index("han_enc_dec") + 1] == "han_enc_dec_joint"
+    joint = config["models"]["han_enc_dec_joint"]
+    assert joint["init_from"] == "han_enc_dec" and "joint_finetune" not in joint
+    assert joint["train"]["freeze"] == "none" and joint["train"]["max_steps"] == 9
+    assert joint["train"]["warmup_steps"] == config["models"]["han_enc_dec"][
+        "train"]["warmup_steps"]
+    before = json.dumps(config["models"])
+    wfd.derive_joint_finetune(config)  # idempotent
+    assert json.dumps(config["models"]) == before
+    wf.derive_sweeps(config)
+    wfd.check_document_models(config)  # its own arch is a valid start
+    assert wfd.han_models(config, EN_DE)[-1] == "han_enc_dec_joint"
+    assert json.loads(wf.model_spec(config, "han_enc_dec_joint"))["train"][
+        "freeze"] == "none"
+
+
+def test_a_cycle_of_joint_steps_is_a_config_error(doc_config):
+    models = doc_config["models"]
+    models["a"] = {**models["han_enc_dec"], "init_from": "b",
+                   "train": {"freeze": "none"}}
+    models["b"] = {**models["han_enc_dec"], "init_from": "a",
+                   "train": {"freeze": "none"}}
+    with pytest.raises(InputError, match="models.a.init_from: the chain of init_from "
+                       "comes back to 'a'"):
+        wfd.check_document_models(doc_config)
+
+
+def test_document_sweeps_have_their_own_table(config):
+    for name in ("ctx_k", "ctx_integration", "ctx_gating", "han_k"):
+        config["sweeps"][name]["enabled"] = True
+    wfd.derive_joint_finetune(config)
+    wf.derive_sweeps(config)
+    wfd.check_document_models(config)
+    assert wf.sweep_points(config, "ctx_integration") == [
+        ("encoder", "ctx_transformer_integrationencoder"),
+        ("decoder", "ctx_transformer_integrationdecoder"), ("both", "ctx_transformer")]
+    assert wfdis.sweep_point_args(config, "ctx_gating") == (
+        "--point false=ctx_transformer_gatingfalse true=ctx_transformer")
+    assert [wfdis.sweep_parameter(config, n) for n in ("ctx_k", "ctx_nc", "han_k")] \
+        == ["K", "N_c", "K"]
+    point = config["models"]["han_enc_context_size5"]
+    assert point["init_from"] == "transformer" and point["model"] == {
+        "context_size": 5}
+    targets = wf.final_targets(config)
+    root = f"results/{EN_DE}/report"
+    assert f"{root}/discourse_sweep_ctx_k.md" in targets
+    assert f"{root}/sweep_ctx_k.md" not in targets  # not the NPMT family's table
+    assert f"{root}/discourse_sweep_ctx_nc.md" not in targets
+    assert "ctx_transformer_context_size1" not in wfd.discourse_models(config, EN_DE)
+    assert len(wfdis.notes(config, EN_DE)) == 1
+    config["sweeps"]["bad"] = {"model": "han_enc_dec", "key": "model.context_size",
+                               "values": [2]}
+    wf.derive_sweeps(config)
+    with pytest.raises(InputError, match="han_enc_dec_context_size2.model."
+                       "context_size: 2, but its init_from 'han_enc' has None"):
+        wfd.check_document_models(config)
+
+
+def test_document_sweep_values_mirror_the_presets():
+    from phrasenmt.models.registry import get_model_class, get_preset
+    from phrasenmt.sweeps import PRESET_VALUES
+    from phrasenmt.training.config import TrainConfig
+
+    for arch in wf.DOCUMENT_ARCHS:
+        for preset in ("tiny", "small", "iwslt", "base", "big"):
+            cfg = get_model_class(arch).config_class()
+            get_preset(arch, preset)(cfg, TrainConfig())
+            values = PRESET_VALUES[arch, preset]
+            assert {k: getattr(cfg, k.split(".")[1]) for k in values} == values
+            assert wfd.STEP1_ARCH[arch] in ("transformer", "han_enc")
+
+
+def test_discourse_files_and_options(doc_config):
+    assert wfdis.align_args(doc_config) == (
+        "--backend eflomal --seed 1 --train-lines 10000")
+    assert wfdis.lsa_args(doc_config) == "--dims 100 --seed 1"
+    assert wfdis.pronoun_tsv(EN_DE, "test", "han_enc") == (
+        f"results/{EN_DE}/analysis/pronouns/test/han_enc.tsv")
+    hyps = wfdis.hypotheses(doc_config, EN_DE, "test")
+    assert list(hyps) == ["transformer", *DOCUMENT_ROWS]
+
+
+def _gpu_rules() -> set[str]:
+    """Rules of rules/*.smk whose resources ask for a GPU."""
+    found = set()
+    for path in (REPO / "rules").glob("*.smk"):
+        for block in re.split(r"\n(?=rule )", path.read_text(encoding="utf-8")):
+            head = re.match(r"rule (\w+):", block)
+            if head and re.search(r"^\s+gpu=", block, re.MULTILINE):
+                found.add(head.group(1))
+    return found
+
+
+def test_every_gpu_rule_gets_cpus_on_the_cluster():
+    profile = yaml.safe_load((REPO / "profiles/slurm/config.yaml").read_text())
+    gpu_rules = _gpu_rules()
+    assert {"train", "train_document", "translate_document",
+            "contrastive_score"} <= gpu_rules
+    with_cpus = {r for r, res in profile["set-resources"].items()
+                 if res.get("cpus_per_gpu")}
+    assert with_cpus == gpu_rules
+    cluster_test = (REPO / "tests/cluster/test_slurm.py").read_text(encoding="utf-8")
+    listed = re.search(r"GPU_RULES = (\{.*?\})", cluster_test, re.DOTALL).group(1)
+    assert set(re.findall(r'"(\w+)"', listed)) == gpu_rules

@@ -232,6 +232,8 @@ def build_parser() -> argparse.ArgumentParser:
         if name != "sweep":
             t.add_argument("--order", type=parse_order, required=True,
                            help="comma-separated model order of the rows")
+        t.add_argument("--note", action="append", default=[],
+                       help="a line under the Markdown table (repeatable)")
         for ext in ("md", "tex", "csv"):
             t.add_argument(f"--out-{ext}", type=Path, required=True)
     return p
@@ -245,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
             raise InputError("--alpha must be between 0 and 1")
         df = bleu_table(args)
         write_tables(df, bleu_display(df, args.baseline), args,
-                     tables.note(args.baseline, args.alpha))
+                     "\n\n".join([tables.note(args.baseline, args.alpha), *args.note]))
         return 0
     if args.table == "contrastive":
         df = contrastive_table(args.tsv, args.order)
@@ -255,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         df = cohesion_table(args.tsv, args.order)
     else:
         df = sweep_table(args)
-    write_tables(df, display(df, args.table), args)
+    write_tables(df, display(df, args.table), args, "\n\n".join(args.note))
     return 0
 
 

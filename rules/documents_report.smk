@@ -1,0 +1,264 @@
+# Discourse evaluation and report of the document-level models, per dataset
+# that trains one: pronoun and noun accuracy (source-pivoted alignments of the
+# reference and of each model's output), lexical cohesion and LSA coherence (the
+# reference as the ceiling row), and the tables: BLEU against the baseline (with
+# the sweeps that were not run), contrastive accuracy with and without context
+# (rules/documents.smk), pronouns, cohesion, the HAN table (the slides' rows) and
+# one table per sweep of a document-level model (K, N_c, integration, gating).
+
+
+rule pronoun_align_reference:
+    input:
+        src=expand_data("{testset}", "src"),
+        ref=expand_data("{testset}", "tgt"),
+        train_src=expand_data("train", "src"),
+        train_tgt=expand_data("train", "tgt"),
+    output:
+        "results/{dataset}/discourse/align/{testset}.ref",
+    params:
+        args=align_args,
+    threads: HALF_CORES
+    log:
+        "results/logs/pronoun_align_reference/{dataset}.{testset}.log",
+    conda:
+        "../envs/align.yaml"
+    shell:
+        "python -m phrasenmt.evaluate.pronouns align --src {input.src} "
+        "--tgt {input.ref} --train-src {input.train_src} --train-tgt {input.train_tgt} "
+        "{params.args} --threads {threads} --out {output} > {log} 2>&1"
+
+
+rule pronoun_align:
+    input:
+        src=expand_data("{testset}", "src"),
+        hyp="results/{dataset}/translations/{model}/{testset}.tok",
+        train_src=expand_data("train", "src"),
+        train_tgt=expand_data("train", "tgt"),
+    output:
+        "results/{dataset}/discourse/align/{testset}/{model}.align",
+    params:
+        args=align_args,
+    threads: HALF_CORES
+    log:
+        "results/logs/pronoun_align/{dataset}.{testset}.{model}.log",
+    conda:
+        "../envs/align.yaml"
+    shell:
+        "python -m phrasenmt.evaluate.pronouns align --src {input.src} "
+        "--tgt {input.hyp} --train-src {input.train_src} --train-tgt {input.train_tgt} "
+        "{params.args} --threads {threads} --out {output} > {log} 2>&1"
+
+
+rule pronoun_score:
+    input:
+        src=expand_data("{testset}", "src"),
+        ref=expand_data("{testset}", "tgt"),
+        ref_align="results/{dataset}/discourse/align/{testset}.ref",
+        hyp="results/{dataset}/translations/{model}/{testset}.tok",
+        hyp_align="results/{dataset}/discourse/align/{testset}/{model}.align",
+    output:
+        "results/{dataset}/analysis/pronouns/{testset}/{model}.tsv",
+    params:
+        lang=tgt_lang,
+    log:
+        "results/logs/pronoun_score/{dataset}.{testset}.{model}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.evaluate.pronouns score --model {wildcards.model} "
+        "--lang {params.lang} --src {input.src} --ref {input.ref} "
+        "--ref-align {input.ref_align} --hyp {input.hyp} "
+        "--hyp-align {input.hyp_align} --out {output} > {log} 2>&1"
+
+
+rule lsa_fit:
+    input:
+        expand_data("train", "tgt"),
+    output:
+        "results/{dataset}/discourse/lsa.pkl",
+    params:
+        args=lsa_args,
+    log:
+        "results/logs/lsa_fit/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.evaluate.cohesion fit --train {input} {params.args} "
+        "--out {output} > {log} 2>&1"
+
+
+rule cohesion_score:
+    input:
+        lsa="results/{dataset}/discourse/lsa.pkl",
+        docs=docs_file("{testset}"),
+        ref=expand_data("{testset}", "tgt"),
+        hyps=discourse_hyps,
+    output:
+        "results/{dataset}/analysis/cohesion_{testset}.tsv",
+    params:
+        lang=tgt_lang,
+        hyps=discourse_hyp_args,
+    log:
+        "results/logs/cohesion_score/{dataset}.{testset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.evaluate.cohesion score --lsa {input.lsa} "
+        "--lang {params.lang} --docs {input.docs} --system {params.hyps} "
+        "--reference {input.ref} --out {output} > {log} 2>&1"
+
+
+# --- tables (category "Document-level NMT" of the HTML report) -----------------
+
+
+rule discourse_bleu_table:
+    input:
+        discourse_evals,
+    output:
+        md=report(
+            "results/{dataset}/report/discourse_bleu.md",
+            caption="../report/discourse_bleu.rst",
+            category="Document-level NMT",
+            labels={"dataset": "{dataset}", "table": "BLEU"},
+        ),
+        tex="results/{dataset}/report/discourse_bleu.tex",
+        csv="results/{dataset}/report/discourse_bleu.csv",
+    params:
+        baseline=baseline_name,
+        order=discourse_order,
+        alpha=config["evaluate"]["alpha"],
+        notes=discourse_notes,
+    log:
+        "results/logs/discourse_bleu_table/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.discourse bleu --eval {input} "
+        "--baseline {params.baseline} --order {params.order} --alpha {params.alpha} "
+        "{params.notes} --out-md {output.md} --out-tex {output.tex} "
+        "--out-csv {output.csv} > {log} 2>&1"
+
+
+rule han_table:
+    input:
+        han_evals,
+    output:
+        md=report(
+            "results/{dataset}/report/han_bleu.md",
+            caption="../report/han_table.rst",
+            category="Document-level NMT",
+            labels={"dataset": "{dataset}", "table": "HAN (BLEU)"},
+        ),
+        tex="results/{dataset}/report/han_bleu.tex",
+        csv="results/{dataset}/report/han_bleu.csv",
+    params:
+        baseline=baseline_name,
+        order=han_order,
+        alpha=config["evaluate"]["alpha"],
+    log:
+        "results/logs/han_table/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.discourse bleu --eval {input} "
+        "--baseline {params.baseline} --order {params.order} --alpha {params.alpha} "
+        "--out-md {output.md} --out-tex {output.tex} --out-csv {output.csv} "
+        "> {log} 2>&1"
+
+
+rule discourse_contrastive_table:
+    input:
+        contrastive_tsvs,
+    output:
+        md=report(
+            "results/{dataset}/report/discourse_contrastive.md",
+            caption="../report/discourse_contrastive.rst",
+            category="Document-level NMT",
+            labels={"dataset": "{dataset}", "table": "contrastive accuracy"},
+        ),
+        tex="results/{dataset}/report/discourse_contrastive.tex",
+        csv="results/{dataset}/report/discourse_contrastive.csv",
+    params:
+        tsvs=contrastive_tsv_args,
+        order=discourse_order,
+    log:
+        "results/logs/discourse_contrastive_table/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.discourse contrastive --tsv {params.tsvs} "
+        "--order {params.order} --out-md {output.md} --out-tex {output.tex} "
+        "--out-csv {output.csv} > {log} 2>&1"
+
+
+rule discourse_pronouns_table:
+    input:
+        pronoun_tsvs,
+    output:
+        md=report(
+            "results/{dataset}/report/discourse_pronouns_{testset}.md",
+            caption="../report/discourse_pronouns.rst",
+            category="Document-level NMT",
+            labels={"dataset": "{dataset}", "table": "pronouns and nouns ({testset})"},
+        ),
+        tex="results/{dataset}/report/discourse_pronouns_{testset}.tex",
+        csv="results/{dataset}/report/discourse_pronouns_{testset}.csv",
+    params:
+        order=discourse_order,
+    log:
+        "results/logs/discourse_pronouns_table/{dataset}.{testset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.discourse pronouns --tsv {input} "
+        "--order {params.order} --out-md {output.md} --out-tex {output.tex} "
+        "--out-csv {output.csv} > {log} 2>&1"
+
+
+rule discourse_cohesion_table:
+    input:
+        "results/{dataset}/analysis/cohesion_{testset}.tsv",
+    output:
+        md=report(
+            "results/{dataset}/report/discourse_cohesion_{testset}.md",
+            caption="../report/discourse_cohesion.rst",
+            category="Document-level NMT",
+            labels={"dataset": "{dataset}", "table": "cohesion, coherence ({testset})"},
+        ),
+        tex="results/{dataset}/report/discourse_cohesion_{testset}.tex",
+        csv="results/{dataset}/report/discourse_cohesion_{testset}.csv",
+    params:
+        order=discourse_order,
+    log:
+        "results/logs/discourse_cohesion_table/{dataset}.{testset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.discourse cohesion --tsv {input} "
+        "--order {params.order} --out-md {output.md} --out-tex {output.tex} "
+        "--out-csv {output.csv} > {log} 2>&1"
+
+
+rule discourse_sweep_table:
+    input:
+        evals=doc_sweep_evals,
+        pronouns=doc_sweep_pronouns,
+    output:
+        md=report(
+            "results/{dataset}/report/discourse_sweep_{sweep}.md",
+            caption="../report/discourse_sweep.rst",
+            category="Document-level NMT",
+            labels={"dataset": "{dataset}", "table": "sweep {sweep}"},
+        ),
+        tex="results/{dataset}/report/discourse_sweep_{sweep}.tex",
+        csv="results/{dataset}/report/discourse_sweep_{sweep}.csv",
+    params:
+        args=doc_sweep_args,
+    log:
+        "results/logs/discourse_sweep_table/{dataset}.{sweep}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.discourse sweep --eval {input.evals} "
+        "--pronouns {input.pronouns} {params.args} --out-md {output.md} "
+        "--out-tex {output.tex} --out-csv {output.csv} > {log} 2>&1"

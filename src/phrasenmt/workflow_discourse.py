@@ -1,0 +1,245 @@
+"""Workflow helpers of the discourse evaluation of document-level models.
+
+Per dataset that trains a document-level model (rules/documents_report.smk),
+over the rows of `workflow_documents.discourse_models` (the baseline, the
+sentence-level models the document-level ones start from, and those):
+contrastive accuracy with context (a synthetic en-de corpus's own items;
+ContraPro, Bawden and Voita files from `datasets.<name>.contrastive`; document
+models score with context, sentence-level ones the same pairs without it),
+pronoun and noun accuracy through source-pivoted alignments, lexical cohesion
+and LSA coherence with the reference as the ceiling row, BLEU against the
+baseline, the HAN table (the slides' rows) and the sweep tables.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from phrasenmt import workflow as wf
+from phrasenmt.io import InputError
+from phrasenmt.sweeps import sweep_points
+from phrasenmt.workflow_documents import (
+    context_size,
+    discourse_models,
+    document_models,
+    han_models,
+    is_document,
+)
+
+SYNTHETIC_SET = "synthetic"  # the synthetic corpus's own contrastive items
+# Contrastive formats given in the config: files each needs, and optional ones.
+FORMAT_FILES = {"contrapro": ("json", "text_src", "text_tgt", "context_src",
+                              "context_tgt"),
+                "bawden": ("current_src", "current_tgt", "prev_src", "prev_tgt"),
+                "voita": ("json",)}
+OPTIONAL_FILES = {"voita": ("scoring_src", "scoring_dst")}
+SWEEP_LABELS = {"context_size": "K", "context_layers": "N_c"}
+
+
+# --- contrastive test sets -----------------------------------------------------
+
+
+def contrastive_sets(config: dict, dataset: str) -> dict[str, dict]:
+    """Contrastive sets of a dataset with document-level models: a synthetic en-de
+    corpus's own items (lingeval format), then `datasets.<name>.contrastive`."""
+    if not document_models(config, dataset):
+        return {}
+    sets = {}
+    if wf.source(config, dataset) == "synthetic" and \
+            wf.langs(config, dataset) == ("en", "de"):
+        sets[SYNTHETIC_SET] = {"format": "lingeval"}
+    sets.update(config["datasets"][dataset].get("contrastive", {}))
+    return sets
+
+
+def check_contrastive_sets(config: dict) -> None:
+    """Every configured set has the files its format needs and no others."""
+    for ds, entry in config["datasets"].items():
+        for name, spec in entry.get("contrastive", {}).items():
+            where = f"datasets.{ds}.contrastive.{name}"
+            if name == SYNTHETIC_SET:
+                raise InputError(f"{where}: the name is reserved for the synthetic "
+                                 "corpus's own items", "config")
+            fmt = spec["format"]
+            needed = FORMAT_FILES[fmt]
+            allowed = {*needed, *OPTIONAL_FILES.get(fmt, ()), "format", "name",
+                       "extracted"}
+            missing = [k for k in needed if k not in spec]
+            extra = sorted(k for k in spec if k not in allowed)
+            if missing or extra:
+                what = "required" if missing else "not read"
+                raise InputError(f"{where}.{(missing or extra)[0]}: {what} for "
+                                 f"format {fmt}", "config")
+            if (fmt == "contrapro") != ("extracted" in spec):
+                raise InputError(f"{where}.extracted: the --context N given to "
+                                 "json2text_and_context.pl, for format contrapro "
+                                 "(and only there)", "config")
+
+
+def contrastive_root(dataset: str, name: str) -> str:
+    """Folder of one contrastive set's items, lines and scores."""
+    return f"results/{dataset}/discourse/contrastive/{name}"
+
+
+def contrastive_files(config: dict, dataset: str, name: str) -> dict[str, str]:
+    """Input files of `prepare`, by option name (--json, --text-src, ...)."""
+    spec = contrastive_sets(config, dataset)[name]
+    if spec["format"] == "lingeval":
+        src, tgt = wf.langs(config, dataset)
+        raw = f"results/{dataset}/raw/test"
+        return {"json": f"{raw}.lingeval.json", "src-text": f"{raw}.{src}",
+                "tgt-text": f"{raw}.{tgt}", "docs": f"{raw}.docs"}
+    keys = (*FORMAT_FILES[spec["format"]], *OPTIONAL_FILES.get(spec["format"], ()))
+    return {k.replace("_", "-"): spec[k] for k in keys if k in spec}
+
+
+def max_context(config: dict, dataset: str) -> int:
+    """The most context sentences any document-level model of `dataset` reads."""
+    return max(context_size(config, m) for m in document_models(config, dataset))
+
+
+def contrastive_args(config: dict, dataset: str, name: str) -> str:
+    """Options of `contrastive prepare`: format, context, files, text processing."""
+    spec = contrastive_sets(config, dataset)[name]
+    ds = config["datasets"][dataset]
+    src, tgt = wf.langs(config, dataset)
+    args = ["--format", spec["format"], "--context", max_context(config, dataset),
+            "--src-lang", src, "--tgt-lang", tgt]
+    for key in ("extracted", "name"):
+        if key in spec:
+            args += [f"--{key}", spec[key]]
+    for opt, path in contrastive_files(config, dataset, name).items():
+        args += [f"--{opt}", path]
+    args += [flag for flag, on in (("--tokenize", ds["tokenize"]),
+                                   ("--lowercase", ds["lowercase"])) if on]
+    return shlex.join(map(str, args))
+
+
+def score_file(dataset: str, name: str, model: str) -> str:
+    """A model's log-probabilities of one set's lines."""
+    return f"{contrastive_root(dataset, name)}/scores/{model}.txt"
+
+
+def contrastive_models(config: dict, dataset: str) -> list[str]:
+    """Rows that score the contrastive pairs: document-level models, and the
+    sentence-level ones on BPE'd text (the default family's)."""
+    return [m for m in discourse_models(config, dataset)
+            if is_document(config, m) or wf.model_family(config, m) == "default"]
+
+
+def contrastive_scores(config: dict, dataset: str, name: str) -> list[str]:
+    """Score files of every row on one set."""
+    return [score_file(dataset, name, m) for m in contrastive_models(config, dataset)]
+
+
+def contrastive_score_args(config: dict, dataset: str, name: str) -> str:
+    """--scores (with context) and --no-context-scores options of `evaluate`."""
+    rows = contrastive_models(config, dataset)
+    parts = []
+    for flag, context in (("--scores", True), ("--no-context-scores", False)):
+        named = [f"{m}={score_file(dataset, name, m)}" for m in rows
+                 if is_document(config, m) == context]
+        parts += [flag, *named] if named else []
+    return shlex.join(parts)
+
+
+def contrastive_tsv(dataset: str, name: str) -> str:
+    """Tidy accuracies of one set (every row, with and without context)."""
+    return f"results/{dataset}/analysis/contrastive_{name}.tsv"
+
+
+# --- pronouns, cohesion --------------------------------------------------------
+
+
+def reference_alignment(dataset: str, testset: str) -> str:
+    """Links source-reference of a test set."""
+    return f"results/{dataset}/discourse/align/{testset}.ref"
+
+
+def hypothesis_alignment(dataset: str, testset: str, model: str) -> str:
+    """Links source-hypothesis of a model on a test set."""
+    return f"results/{dataset}/discourse/align/{testset}/{model}.align"
+
+
+def pronoun_tsv(dataset: str, testset: str, model: str) -> str:
+    """A model's pronoun and noun accuracy on a test set."""
+    return f"results/{dataset}/analysis/pronouns/{testset}/{model}.tsv"
+
+
+def align_args(config: dict) -> str:
+    """Aligner, seed and training lines of `pronouns align`."""
+    args = ["--backend", config["align"]["backend"], "--seed", config["seed"]]
+    lines = config["discourse"]["align_train_lines"]
+    return shlex.join(map(str, args + (["--train-lines", lines] if lines else [])))
+
+
+def lsa_args(config: dict) -> str:
+    """Dimensions, seed and training lines of `cohesion fit`."""
+    disc = config["discourse"]
+    args = ["--dims", disc["lsa_dims"], "--seed", config["seed"]]
+    lines = disc["lsa_train_lines"]
+    return shlex.join(map(str, args + (["--max-lines", lines] if lines else [])))
+
+
+def hypotheses(config: dict, dataset: str, testset: str) -> dict[str, str]:
+    """Tokenized hypotheses of every discourse row on a test set."""
+    return {m: f"results/{dataset}/translations/{m}/{testset}.tok"
+            for m in discourse_models(config, dataset)}
+
+
+# --- sweeps, notes and targets ---------------------------------------------------
+
+
+def document_sweeps(config: dict, dataset: str | None = None,
+                    enabled: bool = True) -> list[str]:
+    """Sweeps of document-level models (on `dataset`), enabled or switched off."""
+    out = []
+    for name, sweep in config.get("sweeps", {}).items():
+        base = sweep["model"]
+        if (base not in config["models"] or not is_document(config, base)
+                or sweep.get("enabled", True) != enabled):
+            continue
+        if dataset is None or dataset in wf.models_datasets(config, base):
+            out.append(name)
+    return out
+
+
+def sweep_parameter(config: dict, name: str) -> str:
+    """The column name of a sweep: K, N_c, or the key's last part."""
+    key = config["sweeps"][name]["key"].rsplit(".", 1)[-1]
+    return SWEEP_LABELS.get(key, key)
+
+
+def sweep_models(config: dict, name: str) -> list[str]:
+    """Models of a sweep's points, in value order."""
+    return [m for _, m in sweep_points(config, name)]
+
+
+def sweep_point_args(config: dict, name: str) -> str:
+    """--point VALUE=MODEL options of the sweep table."""
+    points = [f"{str(v).lower()}={m}" for v, m in sweep_points(config, name)]
+    return shlex.join(["--point", *points])
+
+
+def notes(config: dict, dataset: str) -> list[str]:
+    """Lines under the discourse BLEU table: sweeps that were not run."""
+    off = document_sweeps(config, dataset, enabled=False)
+    return [f"Sweep {n} ({sweep_parameter(config, n)} of "
+            f"{config['sweeps'][n]['model']}) not run: enabled: false in the config."
+            for n in off]
+
+
+def document_targets(config: dict, dataset: str) -> list[str]:
+    """The discourse and HAN tables and the sweep tables of a dataset."""
+    if not document_models(config, dataset):
+        return []
+    root, exts = f"results/{dataset}/report", ("md", "tex", "csv")
+    names = ["discourse_bleu"]
+    if contrastive_sets(config, dataset):
+        names.append("discourse_contrastive")
+    if han_models(config, dataset):
+        names.append("han_bleu")
+    for t in wf.testsets(config, dataset):
+        names += [f"discourse_pronouns_{t}", f"discourse_cohesion_{t}"]
+    names += [f"discourse_sweep_{s}" for s in document_sweeps(config, dataset)]
+    return [f"{root}/{n}.{e}" for n in names for e in exts]
