@@ -24,13 +24,13 @@ from torch import Tensor, nn
 from phrasenmt.io import InputError
 from phrasenmt.models.attention import Cache, CrossAttention
 from phrasenmt.models.layers import DecoderLayer, Embeddings, EncoderLayer, _Residual
-from phrasenmt.models.registry import PRESETS, register_model, register_preset
 from phrasenmt.models.transformer import (
     State,
     Transformer,
     TransformerConfig,
     TransformerDecoder,
     TransformerEncoder,
+    register_variant,
 )
 from phrasenmt.text.vocab import PAD
 
@@ -302,15 +302,6 @@ VARIANTS: dict[str, type[ContextTransformerConfig]] = {
 }
 
 
-def _register(arch: str, config: type[ContextTransformerConfig]) -> type:
-    """Register one variant and give it every Transformer size preset."""
-    cls = type(f"ContextTransformer_{arch}", (ContextTransformer,),
-               {"config_class": config, "__doc__": config.__doc__})
-    register_model(arch)(cls)
-    for name, preset in PRESETS["transformer"].items():
-        register_preset(arch, name)(preset)
-    return cls
-
-
 for _arch, _config in VARIANTS.items():
-    _register(_arch, _config)
+    register_variant(_arch, type(f"ContextTransformer_{_arch}", (ContextTransformer,),
+                                 {"config_class": _config, "__doc__": _config.__doc__}))

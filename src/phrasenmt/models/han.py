@@ -49,13 +49,13 @@ from phrasenmt.io import InputError
 from phrasenmt.models.attention import CrossAttention
 from phrasenmt.models.ctx_transformer import context_gate
 from phrasenmt.models.layers import FeedForward
-from phrasenmt.models.registry import PRESETS, register_model, register_preset
 from phrasenmt.models.transformer import (
     DecoderCache,
     State,
     Transformer,
     TransformerConfig,
     TransformerDecoder,
+    register_variant,
 )
 from phrasenmt.text.vocab import BOS, PAD
 
@@ -290,6 +290,4 @@ VARIANTS: dict[str, type[HanTransformer]] = {
     "han_enc": HanEncoder, "han_dec": HanDecoder, "han_enc_dec": HanEncoderDecoder}
 
 for _arch, _cls in VARIANTS.items():
-    register_model(_arch)(_cls)
-    for _name, _preset in PRESETS["transformer"].items():
-        register_preset(_arch, _name)(_preset)
+    register_variant(_arch, _cls)

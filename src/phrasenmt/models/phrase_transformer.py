@@ -26,13 +26,13 @@ from phrasenmt.models.phrase_repr import (
     Segments,
     TransparentAttention,
 )
-from phrasenmt.models.registry import PRESETS, register_model, register_preset
 from phrasenmt.models.transformer import (
     State,
     Transformer,
     TransformerConfig,
     TransformerDecoder,
     TransformerEncoder,
+    register_variant,
 )
 from phrasenmt.text.vocab import PAD
 
@@ -232,15 +232,6 @@ VARIANTS: dict[str, type[PhraseTransformerConfig]] = {
 }
 
 
-def _register(arch: str, config: type[PhraseTransformerConfig]) -> type:
-    """Register one variant and give it every Transformer size preset."""
-    cls = type(f"PhraseTransformer_{arch}", (PhraseTransformer,),
-               {"config_class": config, "__doc__": config.__doc__})
-    register_model(arch)(cls)
-    for name, preset in PRESETS["transformer"].items():
-        register_preset(arch, name)(preset)
-    return cls
-
-
 for _arch, _config in VARIANTS.items():
-    _register(_arch, _config)
+    register_variant(_arch, type(f"PhraseTransformer_{_arch}", (PhraseTransformer,),
+                                 {"config_class": _config, "__doc__": _config.__doc__}))

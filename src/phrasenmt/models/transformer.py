@@ -15,7 +15,7 @@ from torch import Tensor, nn
 
 from phrasenmt.models.base import Seq2Seq
 from phrasenmt.models.layers import DecoderLayer, Embeddings, EncoderLayer
-from phrasenmt.models.registry import register_model, register_preset
+from phrasenmt.models.registry import PRESETS, register_model, register_preset
 from phrasenmt.text.vocab import PAD
 
 State = dict[str, Tensor]
@@ -205,3 +205,12 @@ def big(m: TransformerConfig, t: Any) -> None:
     t.max_tokens, t.update_tokens = 4096, 25000
     t.max_steps, t.valid_interval, t.save_interval = 300000, 1500, 1500
     t.keep_last = t.average_last = 20
+
+
+def register_variant(arch: str, cls: type) -> type:
+    """Register a Transformer variant under `arch` with every Transformer preset
+    (the presets only set sizes and schedules, which every variant shares)."""
+    register_model(arch)(cls)
+    for name in ("tiny", "small", "iwslt", "base", "big"):
+        register_preset(arch, name)(PRESETS["transformer"][name])
+    return cls
