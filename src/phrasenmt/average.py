@@ -8,14 +8,14 @@ Sums are taken in float64, so averaging identical checkpoints is exact.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from phrasenmt.io import InputError, run_cli
+from phrasenmt.cli import ArgumentParser, output_file, positive_int
+from phrasenmt.io import InputError, read_json, run_cli
 from phrasenmt.training.checkpoint import list_checkpoints, load_file, save_file
 
 MODEL_KEYS = ("format", "arch", "model_args", "src_vocab", "tgt_vocab", "spec")
@@ -54,10 +54,8 @@ def average_checkpoints(paths: list[Path]) -> dict[str, Any]:
 def last_from_summary(path: Path) -> int:
     """The `average_last` a finished training run recorded in summary.json."""
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))["average_last"]
-    except FileNotFoundError:
-        raise InputError("file not found", path) from None
-    except (json.JSONDecodeError, KeyError, TypeError):
+        value = read_json(path)["average_last"]
+    except (KeyError, TypeError):
         raise InputError("not a training summary with an 'average_last' key",
                          path) from None
     if not isinstance(value, int) or isinstance(value, bool):
@@ -67,16 +65,16 @@ def last_from_summary(path: Path) -> int:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Command-line options."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.average",
-                                description=__doc__.split("\n")[0])
+    p = ArgumentParser(prog="python -m phrasenmt.average",
+                       description=__doc__.split("\n")[0])
     p.add_argument("--checkpoint-dir", required=True, type=Path,
                    help="folder with checkpoint_{step}.pt files")
     how_many = p.add_mutually_exclusive_group(required=True)
-    how_many.add_argument("--last", type=int,
+    how_many.add_argument("--last", type=positive_int,
                           help="average the N checkpoints with the highest steps")
     how_many.add_argument("--summary", type=Path,
                           help="take N from this run's summary.json (average_last)")
-    p.add_argument("--out", required=True, type=Path, help="averaged model file")
+    p.add_argument("--out", required=True, type=output_file, help="averaged model file")
     return p.parse_args(argv)
 
 

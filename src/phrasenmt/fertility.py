@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 
 from phrasenmt.align.pharaoh import read_alignments, read_corpus
+from phrasenmt.cli import ArgumentParser, output_file, positive_int
 from phrasenmt.io import run_cli, write_lines
 from phrasenmt.phrases import Phrase, extract, fertility, read_phrase_list
 
@@ -36,16 +37,18 @@ def binary(labels: list[int]) -> list[int]:
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.fertility",
-                                description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="python -m phrasenmt.fertility",
+                       description=__doc__.splitlines()[0])
     p.add_argument("--src", required=True, help="tokenized source text")
     p.add_argument("--tgt", required=True, help="tokenized target text")
     p.add_argument("--alignment", required=True, help="Pharaoh source-target links")
     p.add_argument("--phrases", required=True, help="phrase list TSV")
-    p.add_argument("--max-length", type=int, default=6,
+    p.add_argument("--max-length", type=positive_int, default=6,
                    help="longest phrase (as in the phrase stage)")
-    p.add_argument("--out-fert4", required=True, help="labels 0..3 per source token")
-    p.add_argument("--out-fert2", required=True, help="labels 0/1 per source token")
+    p.add_argument("--out-fert4", type=output_file, required=True,
+                   help="labels 0..3 per source token")
+    p.add_argument("--out-fert2", type=output_file, required=True,
+                   help="labels 0/1 per source token")
     return p
 
 

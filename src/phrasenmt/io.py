@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
@@ -29,20 +30,54 @@ class InputError(Exception):
         return f"{where}{self.message}"
 
 
-def read_lines(path: str | os.PathLike, allow_empty: bool = True,
-               max_tokens: int | None = None) -> list[str]:
-    """Read a UTF-8 text file into stripped lines; bad bytes/empty/long lines raise."""
-    path = Path(path)
+BOM = "\ufeff"  # a UTF-8 byte-order mark, as Windows editors write it
+
+
+def check_text(text: str, path: str | os.PathLike, line: int) -> str:
+    """One decoded line without its line end; BOM (line 1 only), NUL and CR checked.
+
+    A byte-order mark at the very start of a file is dropped (it is an encoding
+    signature, not text); anywhere else it, a NUL byte or a lone carriage return
+    (old Mac line ends, or Windows line ends inside a line) would silently
+    become part of a token, so they are rejected.
+    """
+    text = text.removesuffix("\n").removesuffix("\r")
+    if line == 1:
+        text = text.removeprefix(BOM)
+    for char, what in (("\0", "NUL byte"), (BOM, "byte-order mark"),
+                       ("\r", "carriage return (a line ending inside the line)")):
+        if char in text:
+            raise InputError(f"{what} at column {text.index(char) + 1}", path, line)
+    return text
+
+
+def decode_line(raw: bytes, path: str | os.PathLike, line: int) -> str:
+    """UTF-8-decode one raw line; UTF-16 and other encodings raise naming it."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        if line == 1 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            raise InputError("UTF-16 text; convert it to UTF-8", path, 1) from None
+        raise InputError(f"invalid UTF-8 at byte {err.start}", path, line) from None
+
+
+def _check_input_file(path: Path) -> None:
+    """A missing path or a folder given as an input file raises InputError."""
+    if path.is_dir():
+        raise InputError("is a folder, not a file", path)
     if not path.is_file():
         raise InputError("file not found", path)
+
+
+def read_lines(path: str | os.PathLike, allow_empty: bool = True,
+               max_tokens: int | None = None) -> list[str]:
+    """Read a UTF-8 text file into lines; bad bytes/empty/long lines raise."""
+    path = Path(path)
+    _check_input_file(path)
     lines = []
     with open(path, "rb") as fh:
         for n, raw in enumerate(fh, start=1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as err:
-                raise InputError(f"invalid UTF-8 at byte {err.start}", path, n) from None
-            text = text.rstrip("\r\n")
+            text = check_text(decode_line(raw, path, n), path, n)
             if not allow_empty and not text.strip():
                 raise InputError("empty line", path, n)
             if max_tokens is not None and len(text.split()) > max_tokens:
@@ -51,6 +86,30 @@ def read_lines(path: str | os.PathLike, allow_empty: bool = True,
                     path, n)
             lines.append(text)
     return lines
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """A whole UTF-8 text file (JSON, YAML, ...), checked line by line as above."""
+    return "".join(line + "\n" for line in read_lines(path))
+
+
+def parse_json(text: str, path: str | os.PathLike, line: int | None = None) -> Any:
+    """Parse JSON; bad syntax, NaN/Infinity or deep nesting raise naming the file."""
+    def no_constants(name: str) -> None:  # Python's json takes NaN, Infinity
+        raise InputError(f"{name} is not a JSON number", path, line)
+
+    try:
+        return json.loads(text, parse_constant=no_constants)
+    except json.JSONDecodeError as err:
+        raise InputError(f"invalid JSON: {err.msg}", path,
+                         line or err.lineno) from None
+    except RecursionError:
+        raise InputError("invalid JSON: nested too deeply", path, line) from None
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    """Parse a JSON file (checked as text first: UTF-8, BOM, NUL)."""
+    return parse_json(read_text(path), path)
 
 
 def read_parallel(src: str | os.PathLike, tgt: str | os.PathLike,
@@ -64,11 +123,25 @@ def read_parallel(src: str | os.PathLike, tgt: str | os.PathLike,
     return a, b
 
 
+def make_dir(path: str | os.PathLike) -> Path:
+    """Create a folder (and its parents); a file in the way raises InputError."""
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocker = next(p for p in (path, *path.parents) if p.exists())
+        raise InputError(f"cannot create this folder: {blocker} is a file",
+                         path) from None
+    return path
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temp path next to `path`; rename it over `path` only on success."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        raise InputError("is a folder; expected a file path to write", path)
+    make_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; give files the usual mode
@@ -100,12 +173,36 @@ def write_lines(path: str | os.PathLike, lines: list[str]) -> None:
             fh.write(line + "\n")
 
 
+def write_all(outputs: list[tuple[str | os.PathLike, list[str]]]) -> None:
+    """Write several files of lines; they appear only if all were written.
+
+    Every temp file is complete before the first rename, and every target was
+    checked (not a folder, folder creatable) before anything was written.
+    """
+    with contextlib.ExitStack() as stack:
+        for path, lines in outputs:
+            fh = stack.enter_context(atomic_open(path))
+            fh.writelines(line + "\n" for line in lines)
+
+
+def remove_created(paths: list[Path]) -> None:
+    """Undo a failed start: remove these files, then these folders if empty."""
+    for path in sorted(paths, key=lambda p: len(p.parts), reverse=True):
+        with contextlib.suppress(OSError):  # gone already, or a folder not empty
+            path.rmdir() if path.is_dir() else path.unlink()
+
+
 def run_cli(main: Callable[[list[str] | None], int | None],
             argv: list[str] | None = None) -> None:
-    """Run a CLI entry point; InputError becomes one line on stderr and exit 1."""
+    """Run a CLI entry point; InputError or a file's OSError: one line, exit 1."""
     try:
         code = main(argv)
     except InputError as err:
         print(f"error: {err}", file=sys.stderr)
+        sys.exit(1)
+    except OSError as err:  # a file system refusal (permissions, disk full, ...)
+        if err.filename is None:
+            raise
+        print(f"error: {err.filename}: {err.strerror or err}", file=sys.stderr)
         sys.exit(1)
     sys.exit(code or 0)

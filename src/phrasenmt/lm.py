@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from phrasenmt.cli import ArgumentParser, output_file, positive_int
 from phrasenmt.io import InputError, atomic_path, read_lines, run_cli, write_lines
 from phrasenmt.text.vocab import SPECIALS
 
@@ -212,14 +213,16 @@ def score_file(lm: Path, text: Path, out: Path) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line interface: `train`, `score` and `available` subcommands."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.lm", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="python -m phrasenmt.lm", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
     tp = sub.add_parser("train", help="estimate a KenLM model with lmplz")
     tp.add_argument("--text", required=True, type=Path,
                     help="training text, one tokenized sentence per line")
-    tp.add_argument("--order", type=int, default=4, help="n-gram order (default 4)")
-    tp.add_argument("--out", required=True, type=Path, help="model file to write")
+    tp.add_argument("--order", type=positive_int, default=4,
+                    help="n-gram order (default 4)")
+    tp.add_argument("--out", required=True, type=output_file,
+                    help="model file to write")
     tp.add_argument("--memory", default="1G", help="lmplz sorting memory (1G)")
     tp.add_argument("--discount-fallback", "--discount_fallback", action="store_true",
                     help="fixed discounts when the text is too small or repetitive "
@@ -227,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("score", help="natural-log LM score of each line")
     sp.add_argument("--lm", required=True, type=Path, help="KenLM model file")
     sp.add_argument("--text", required=True, type=Path, help="tokenized sentences")
-    sp.add_argument("--out", required=True, type=Path, help="one score per line")
+    sp.add_argument("--out", required=True, type=output_file, help="one score per line")
     sub.add_parser("available", help="print lmplz's path; exit 1 if there is none")
     return p
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from phrasenmt.cli import ArgumentParser, output_file
 from phrasenmt.io import InputError, read_lines, run_cli, write_lines
 from phrasenmt.text.segmentation import read_tree_lines
 
@@ -66,8 +67,8 @@ def check_gold(text: Path, gold: Path) -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.parse", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="python -m phrasenmt.parse", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("method", choices=("stanza", "gold"))
     p.add_argument("--text", type=Path, required=True,
                    help="tokenized source text, one sentence per line")
@@ -75,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", default="en", help="source language (stanza)")
     p.add_argument("--stanza-dir", type=Path, default=None,
                    help="stanza resources folder (default: stanza's own)")
-    p.add_argument("--out", type=Path, required=True, help="trees, one per line")
+    p.add_argument("--out", type=output_file, required=True, help="trees, one per line")
     return p
 
 

@@ -40,6 +40,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from phrasenmt.align.pharaoh import Link, read_alignments, read_corpus
+from phrasenmt.cli import ArgumentParser, int_range, positive_int
 from phrasenmt.io import InputError, read_lines, run_cli, write_lines
 
 Phrase = tuple[str, ...]
@@ -194,14 +195,14 @@ def fertility(n_src: int, tgt: list[str], links: set[Link],
 
 def build_parser() -> argparse.ArgumentParser:
     """Argument parser for the phrase extraction CLI."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.phrases",
-                                description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="python -m phrasenmt.phrases",
+                       description=__doc__.splitlines()[0])
     p.add_argument("--src", required=True, help="tokenized source text")
     p.add_argument("--tgt", required=True, help="tokenized target text")
     p.add_argument("--alignment", required=True, help="symmetrized Pharaoh links")
     p.add_argument("--tgt-lang", required=True, help="ISO 639-1 code, stopwords")
-    p.add_argument("--min-count", type=int, default=2)
-    p.add_argument("--max-length", type=int, default=6)
+    p.add_argument("--min-count", type=positive_int, default=2)
+    p.add_argument("--max-length", type=int_range(2), default=6)
     p.add_argument("--fertility-from", choices=("phrases", "alignment"),
                    default="phrases")
     for name in ("phrases", "filters", "fertility", "fertility2"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from phrasenmt.cli import ArgumentParser, output_file, positive_int
 from phrasenmt.io import InputError, read_lines, run_cli, write_lines
 from phrasenmt.text import segmentation as seg
 
@@ -54,16 +55,16 @@ def segment(bpe: Path, trees: Path | None, method: str,
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.segment",
-                                description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="python -m phrasenmt.segment",
+                       description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--method", choices=("ngram", "parse"), required=True)
     p.add_argument("--bpe", type=Path, required=True, help="BPE'd source text")
     p.add_argument("--trees", type=Path, help="one PTB tree per line (parse)")
-    p.add_argument("--max-phrase", type=int, default=None,
+    p.add_argument("--max-phrase", type=positive_int, default=None,
                    help="fixed maximum phrase length in words (default: "
                    "max(min(8, words // 6), 3) per sentence)")
-    p.add_argument("--out", type=Path, required=True, help="side-input file")
+    p.add_argument("--out", type=output_file, required=True, help="side-input file")
     return p
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import torch
 
+from phrasenmt.cli import ArgumentParser, nonnegative_int, output_dir, positive_int
 from phrasenmt.io import InputError, run_cli
 from phrasenmt.training.data import DataPaths
 from phrasenmt.training.spec import load_spec, resolve_spec
@@ -36,17 +37,19 @@ from phrasenmt.training.trainer import Trainer
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Command-line options."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.train",
-                                description=__doc__.split("\n")[0])
+    p = ArgumentParser(prog="python -m phrasenmt.train",
+                       description=__doc__.split("\n")[0])
     p.add_argument("--spec", required=True,
                    help="inline JSON or a JSON/YAML file: arch, preset, model, train")
     p.add_argument("--train-src", required=True, type=Path, help="BPE'd train source")
     p.add_argument("--train-tgt", required=True, type=Path, help="BPE'd train target")
     p.add_argument("--dev-src", required=True, type=Path, help="BPE'd dev source")
     p.add_argument("--dev-tgt", required=True, type=Path, help="BPE'd dev target")
-    p.add_argument("--outdir", required=True, type=Path, help="run folder")
-    p.add_argument("--seed", required=True, type=int, help="seeds init and batching")
-    p.add_argument("--threads", type=int, default=None, help="CPU threads for torch")
+    p.add_argument("--outdir", required=True, type=output_dir, help="run folder")
+    p.add_argument("--seed", required=True, type=nonnegative_int,
+                   help="seeds init and batching")
+    p.add_argument("--threads", type=positive_int, default=None,
+                   help="CPU threads for torch")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="auto: CUDA (bf16 autocast) when present, else CPU")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")

@@ -23,6 +23,13 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from phrasenmt.cli import (
+    ArgumentParser,
+    nonnegative_int,
+    output_file,
+    positive_float,
+    positive_int,
+)
 from phrasenmt.io import InputError, read_lines, run_cli
 from phrasenmt.training.batching import SIDE_PAD, collate, make_batches
 from phrasenmt.training.checkpoint import load_model, model_payload, save_file
@@ -100,8 +107,8 @@ def train(model, train_data: Data, dev_data: Data, epochs: int, lr: float,
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.train_fertility",
-                                description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="python -m phrasenmt.train_fertility",
+                       description=__doc__.splitlines()[0])
     p.add_argument("--checkpoint", required=True, type=Path,
                    help="trained PCoNMT model (with a fertility module)")
     for split in ("train", "dev"):
@@ -109,12 +116,16 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"{split} source text (as the model was trained on)")
         p.add_argument(f"--{split}-labels", required=True, type=Path,
                        help=f"{split} fertility labels, one per source token")
-    p.add_argument("--out", required=True, type=Path, help="model file to write")
-    p.add_argument("--epochs", type=int, default=2, help="passes over the data")
-    p.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate")
-    p.add_argument("--max-tokens", type=int, default=4096, help="tokens per batch")
-    p.add_argument("--seed", type=int, default=1, help="seeds init and batch order")
-    p.add_argument("--threads", type=int, default=None, help="CPU threads for torch")
+    p.add_argument("--out", required=True, type=output_file, help="model file to write")
+    p.add_argument("--epochs", type=positive_int, default=2,
+                   help="passes over the data")
+    p.add_argument("--lr", type=positive_float, default=1e-3, help="Adam learning rate")
+    p.add_argument("--max-tokens", type=positive_int, default=4096,
+                   help="tokens per batch")
+    p.add_argument("--seed", type=nonnegative_int, default=1,
+                   help="seeds init and batch order")
+    p.add_argument("--threads", type=positive_int, default=None,
+                   help="CPU threads for torch")
     return p
 
 

@@ -79,7 +79,7 @@ def test_context_file_reads_and_validates(tmp_path):
     assert got == [{"src": ["a b", "c"], "tgt": ["A"]}, {"src": [], "tgt": []},
                    {"src": [], "tgt": []}]
     write(path, [json.dumps(items[0]), "{bad", json.dumps(items[1])])
-    with pytest.raises(InputError, match=r"c.jsonl:2: not JSON"):
+    with pytest.raises(InputError, match=r"c.jsonl:2: invalid JSON"):
         read_context_file(path, 3)
     write(path, [json.dumps({"src": "a b"})])
     with pytest.raises(InputError, match=r"c.jsonl:1: 'src' must be a list"):

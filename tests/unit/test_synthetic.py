@@ -223,9 +223,9 @@ def test_pronoun_items_follow_antecedent_gender(test_split):
 
 
 def test_bad_cli_values_raise(tmp_path):
-    with pytest.raises(InputError):
+    with pytest.raises(SystemExit):  # a range the parser checks: exit 2
         main(["--outdir", str(tmp_path), "--train-size", "0"])
-    with pytest.raises(InputError):
+    with pytest.raises(InputError, match="--max-doc-sentences: is 3, less than"):
         main(["--outdir", str(tmp_path), "--min-doc-sentences", "5",
               "--max-doc-sentences", "3"])
     with pytest.raises(SystemExit):

@@ -20,28 +20,31 @@ from phrasenmt.align.pharaoh import (
     read_corpus,
 )
 from phrasenmt.align.symmetrize import METHODS, symmetrize
+from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file, positive_int
 from phrasenmt.io import InputError, read_lines, run_cli, write_lines
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Argument parser with the `run` and `symmetrize` subcommands."""
-    parser = argparse.ArgumentParser(prog="python -m phrasenmt.align",
-                                     description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="python -m phrasenmt.align",
+                            description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="align a tokenized parallel corpus")
     run.add_argument("--backend", choices=sorted(BACKENDS), default="eflomal")
     run.add_argument("--src", required=True, help="tokenized source text")
     run.add_argument("--tgt", required=True, help="tokenized target text")
-    run.add_argument("--fwd", required=True, help="output: source->target links")
-    run.add_argument("--rev", required=True, help="output: target->source links")
-    run.add_argument("--seed", type=int, default=1,
+    run.add_argument("--fwd", type=output_file, required=True,
+                     help="output: source->target links")
+    run.add_argument("--rev", type=output_file, required=True,
+                     help="output: target->source links")
+    run.add_argument("--seed", type=nonnegative_int, default=1,
                      help="random seed (eflomal cannot be seeded; ignored there)")
-    run.add_argument("--threads", type=int, default=1)
+    run.add_argument("--threads", type=positive_int, default=1)
     sym = sub.add_parser("symmetrize", help="combine forward and reverse links")
     sym.add_argument("--fwd", required=True)
     sym.add_argument("--rev", required=True)
     sym.add_argument("--method", choices=METHODS, default="grow-diag-final-and")
-    sym.add_argument("--out", required=True)
+    sym.add_argument("--out", type=output_file, required=True)
     sym.add_argument("--src", help="source text, to range-check links (optional)")
     sym.add_argument("--tgt", help="target text, to range-check links (optional)")
     return parser

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import argparse
-
+from phrasenmt.cli import ArgumentParser, output_file
 from phrasenmt.data.clean import detokenize
 from phrasenmt.io import read_lines, run_cli, write_lines
 
 
 def main(argv: list[str] | None = None) -> int:
     """Detokenize one file line by line (empty hypotheses stay empty)."""
-    parser = argparse.ArgumentParser(prog="python -m phrasenmt.data.detokenize",
-                                     description=__doc__)
+    parser = ArgumentParser(prog="python -m phrasenmt.data.detokenize",
+                            description=__doc__)
     parser.add_argument("--lang", required=True, help="language code of the text")
     parser.add_argument("--in", dest="inp", required=True, help="tokenized text")
-    parser.add_argument("--out", required=True, help="detokenized text (atomic)")
+    parser.add_argument("--out", type=output_file, required=True,
+                        help="detokenized text (atomic)")
     args = parser.parse_args(argv)
     write_lines(args.out, detokenize(read_lines(args.inp), args.lang))
     return 0

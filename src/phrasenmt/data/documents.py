@@ -16,10 +16,9 @@ empty.
 
 from __future__ import annotations
 
-import json
 import os
 
-from phrasenmt.io import InputError, read_lines
+from phrasenmt.io import InputError, parse_json, read_lines
 
 CONTEXT_SIDES = ("src", "tgt")
 
@@ -78,10 +77,7 @@ def documents(doc_ids: list[str]) -> list[list[int]]:
 
 def _context_entry(line: str, path: str | os.PathLike, n: int) -> dict[str, list[str]]:
     """One JSON line of a context file -> {"src": [...], "tgt": [...]}."""
-    try:
-        item = json.loads(line)
-    except json.JSONDecodeError as err:
-        raise InputError(f"not JSON: {err.msg}", path, n) from None
+    item = parse_json(line, path, n)
     if not isinstance(item, dict):
         raise InputError('expected an object {"src": [...], "tgt": [...]}', path, n)
     unknown = sorted(set(item) - set(CONTEXT_SIDES))

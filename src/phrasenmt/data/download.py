@@ -12,6 +12,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from phrasenmt.cli import ArgumentParser, nonnegative_int, output_dir, positive_float
 from phrasenmt.data.datasets import Dataset, dataset_names, get_dataset
 from phrasenmt.io import InputError, atomic_path, run_cli, write_lines
 
@@ -137,15 +138,16 @@ def fetch_dataset(ds: Dataset, outdir: Path, mirror: Path | None = None,
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line interface of the download step."""
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="python -m phrasenmt.data.download", description=__doc__)
     p.add_argument("--dataset", required=True, help=f"one of {dataset_names()}")
-    p.add_argument("--outdir", required=True, type=Path,
+    p.add_argument("--outdir", required=True, type=output_dir,
                    help="files land in OUTDIR/<path relative to the base URL>")
     p.add_argument("--mirror", type=Path,
                    help="copy from MIRROR/<relative path> instead of the network")
-    p.add_argument("--timeout", type=float, default=60, help="seconds per request")
-    p.add_argument("--retries", type=int, default=3,
+    p.add_argument("--timeout", type=positive_float, default=60,
+                   help="seconds per request")
+    p.add_argument("--retries", type=nonnegative_int, default=3,
                    help="extra attempts per file after a network failure")
     p.add_argument("--manifest", type=Path,
                    help="also write 'SHA256  PATH' lines of every file here")

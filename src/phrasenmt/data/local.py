@@ -19,6 +19,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from phrasenmt.cli import ArgumentParser, output_file
 from phrasenmt.data.archives import line_docs, one_line, write_pair
 from phrasenmt.data.documents import read_docs
 from phrasenmt.io import InputError, atomic_open, read_lines, read_parallel, write_lines
@@ -95,19 +96,19 @@ def copy_docs(docs: Path, text: Path, out: Path) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """Interface of the `local` and `docs` subcommands of phrasenmt.data.prepare."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.data.prepare",
-                                description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="python -m phrasenmt.data.prepare",
+                       description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
     loc = sub.add_parser("local", help="check (UTF-8) and copy one file")
     loc.add_argument("--in", required=True, type=Path, metavar="IN")
-    loc.add_argument("--out", required=True, type=Path)
+    loc.add_argument("--out", required=True, type=output_file)
     loc.add_argument("--docs-for", type=Path, metavar="TEXT",
                      help="IN is a docs file for TEXT: check line count and ids")
     one = sub.add_parser("docs", help="ids of a split without documents")
     one.add_argument("--text", required=True, type=Path, help="the split's text")
     one.add_argument("--split", required=True, help="split name (id prefix)")
-    one.add_argument("--out", required=True, type=Path)
+    one.add_argument("--out", required=True, type=output_file)
     return p
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import json
 import re
 import shutil
 import sys
@@ -17,6 +16,7 @@ import tarfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from phrasenmt.cli import ArgumentParser, output_dir, output_file
 from phrasenmt.data import local
 from phrasenmt.data.archives import (
     Pair,
@@ -49,7 +49,7 @@ from phrasenmt.data.ted import (
     ted_train,
     text_only_filter,
 )
-from phrasenmt.io import InputError, atomic_path, run_cli, write_lines
+from phrasenmt.io import InputError, atomic_path, read_json, run_cli, write_lines
 
 DOCS = "docs"  # the `--lang` value (and file extension) of the document ids
 
@@ -168,10 +168,7 @@ def lingeval_pairs(entries: list[dict], where: Path) -> Pair:
 def prepare_lingeval97(ddir: Path, src: str, tgt: str) -> Iterator[Split]:
     """Yield the contrastive pairs as one evaluation split."""
     path = require(ddir / "lingeval97.json")
-    try:
-        entries = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise InputError(f"not valid UTF-8 JSON: {err}", path) from None
+    entries = read_json(path)
     yield Split("lingeval97", *lingeval_pairs(entries, path))
 
 
@@ -245,7 +242,7 @@ def prepare_one(name: str, ddir: Path, split: str, lang: str, out: Path) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line interface of the prepare step."""
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="python -m phrasenmt.data.prepare", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Subcommands `local` (check and copy one file) and `docs` (one "
@@ -253,7 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dataset", required=True,
                    help=f"one of {dataset_names()} or 'local'")
     p.add_argument("--download-dir", type=Path, help="where download put the files")
-    p.add_argument("--outdir", type=Path,
+    p.add_argument("--outdir", type=output_dir,
                    help="writes OUTDIR/{split}.{lang} and OUTDIR/{split}.docs")
     p.add_argument("--src", help="source language code")
     p.add_argument("--tgt", help="target language code")
@@ -268,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", help="write only this split of --lang to --out")
     p.add_argument("--lang", help=f"(with --split) the language, or {DOCS!r} for "
                                   "the document ids")
-    p.add_argument("--out", type=Path, help="(with --split) the file to write")
+    p.add_argument("--out", type=output_file, help="(with --split) the file to write")
     return p
 
 

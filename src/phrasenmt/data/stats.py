@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from phrasenmt.cli import ArgumentParser, output_file
 from phrasenmt.io import InputError, read_parallel, run_cli, write_lines
 
 COLUMNS = ("split", "side", "lang", "lines", "tokens", "types", "mean_tokens",
@@ -45,12 +46,12 @@ def stats_table(splits: list[tuple[str, Path, Path]], src: str,
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line interface of the statistics step."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.data.stats",
-                                description=__doc__)
+    p = ArgumentParser(prog="python -m phrasenmt.data.stats",
+                       description=__doc__)
     p.add_argument("--lang-pair", required=True, help="SRC-TGT, e.g. en-de")
     p.add_argument("--split", nargs=3, action="append", required=True,
                    metavar=("NAME", "SRC", "TGT"), help="one split; repeatable")
-    p.add_argument("--out", required=True, type=Path, help="TSV to write")
+    p.add_argument("--out", required=True, type=output_file, help="TSV to write")
     return p
 
 

@@ -18,6 +18,14 @@ import random
 from dataclasses import fields
 from pathlib import Path
 
+from phrasenmt.cli import (
+    ArgumentParser,
+    int_range,
+    nonnegative_int,
+    output_dir,
+    positive_int,
+    rate,
+)
 from phrasenmt.data import lexicon
 from phrasenmt.data.synthetic_clause import RATE_HELP, GrammarConfig, Pools
 from phrasenmt.data.synthetic_docs import Limits, document
@@ -150,51 +158,43 @@ def build_corpus(outdir: Path, seed: int, sizes: dict[str, int], direction: str,
     return result
 
 
-def _rate(text: str) -> float:
-    value = float(text)
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"rate must be in [0, 1], got {text}")
-    return value
-
-
 def parser() -> argparse.ArgumentParser:
     """Command-line interface."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.data.synthetic",
-                                description=__doc__.split("\n\n")[0])
-    p.add_argument("--outdir", required=True, help="output folder (created)")
-    p.add_argument("--seed", type=int, default=1, help="main seed; splits derive theirs")
-    p.add_argument("--train-size", type=int, default=40000, help="train sentence pairs")
-    p.add_argument("--dev-size", type=int, default=1000, help="dev sentence pairs")
-    p.add_argument("--test-size", type=int, default=1000, help="test sentence pairs")
+    p = ArgumentParser(prog="python -m phrasenmt.data.synthetic",
+                       description=__doc__.split("\n\n")[0])
+    p.add_argument("--outdir", type=output_dir, required=True,
+                   help="output folder (created)")
+    p.add_argument("--seed", type=nonnegative_int, default=1,
+                   help="main seed; splits derive theirs")
+    p.add_argument("--train-size", type=positive_int, default=40000,
+                   help="train sentence pairs")
+    p.add_argument("--dev-size", type=positive_int, default=1000,
+                   help="dev sentence pairs")
+    p.add_argument("--test-size", type=positive_int, default=1000,
+                   help="test sentence pairs")
     p.add_argument("--direction", choices=("en-de", "de-en"), default="en-de",
                    help="source-target order of the .align files (i = source)")
-    p.add_argument("--min-doc-sentences", type=int, default=3, help="shortest document")
-    p.add_argument("--max-doc-sentences", type=int, default=8, help="longest document")
-    p.add_argument("--max-sentence-tokens", type=int, default=50,
+    p.add_argument("--min-doc-sentences", type=positive_int, default=3,
+                   help="shortest document")
+    p.add_argument("--max-doc-sentences", type=positive_int, default=8,
+                   help="longest document")
+    p.add_argument("--max-sentence-tokens", type=int_range(8), default=50,
                    help="resample English sentences longer than this (tokens)")
-    p.add_argument("--max-distance-words", type=int, default=30,
+    p.add_argument("--max-distance-words", type=positive_int, default=30,
                    help="resample when German subject and verb are further apart")
-    p.add_argument("--agreement-items-per-bin", type=int, default=20,
+    p.add_argument("--agreement-items-per-bin", type=nonnegative_int, default=20,
                    help="top up agreement distance bins 1..15 and >15 to this many")
     for f in fields(GrammarConfig):
-        p.add_argument("--" + f.name.replace("_", "-"), type=_rate, default=f.default,
+        p.add_argument("--" + f.name.replace("_", "-"), type=rate, default=f.default,
                        help=f"probability: {RATE_HELP[f.name]} (default {f.default})")
     return p
 
 
 def validate(args: argparse.Namespace) -> None:
-    """Reject sizes and limits that cannot produce a corpus."""
-    for name in ("train_size", "dev_size", "test_size", "min_doc_sentences",
-                 "max_sentence_tokens", "max_distance_words"):
-        if getattr(args, name) <= 0:
-            raise InputError(f"--{name.replace('_', '-')} must be > 0, "
-                             f"got {getattr(args, name)}")
+    """Reject limits that contradict each other (the parser checks each range)."""
     if args.max_doc_sentences < args.min_doc_sentences:
-        raise InputError("--max-doc-sentences must be >= --min-doc-sentences")
-    if args.max_sentence_tokens < 8:
-        raise InputError("--max-sentence-tokens must be at least 8")
-    if args.agreement_items_per_bin < 0:
-        raise InputError("--agreement-items-per-bin must be >= 0")
+        raise InputError(f"is {args.max_doc_sentences}, less than --min-doc-sentences "
+                         f"{args.min_doc_sentences}", "--max-doc-sentences")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,6 +14,7 @@ import argparse
 import json
 
 from phrasenmt.align.pharaoh import Link, read_alignments, read_corpus
+from phrasenmt.cli import ArgumentParser, output_file
 from phrasenmt.io import atomic_open, run_cli
 
 
@@ -37,13 +38,13 @@ def alignment_scores(pred: list[set[Link]], sure: list[set[Link]],
 
 def build_parser() -> argparse.ArgumentParser:
     """Argument parser for the AER CLI."""
-    parser = argparse.ArgumentParser(prog="python -m phrasenmt.evaluate.aer",
-                                     description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="python -m phrasenmt.evaluate.aer",
+                            description=__doc__.splitlines()[0])
     parser.add_argument("--gold", required=True, help="gold (sure) links, Pharaoh")
     parser.add_argument("--pred", required=True, help="predicted links, Pharaoh")
     parser.add_argument("--src", required=True, help="tokenized source text")
     parser.add_argument("--tgt", required=True, help="tokenized target text")
-    parser.add_argument("--out", required=True, help="output JSON")
+    parser.add_argument("--out", type=output_file, required=True, help="output JSON")
     return parser
 
 

@@ -20,6 +20,7 @@ from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.metrics.base import Metric
 from sacrebleu.significance import PairedTest
 
+from phrasenmt.cli import ArgumentParser, output_file, positive_int
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
 
 DEFAULT_SAMPLES = 1000
@@ -135,18 +136,10 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-def _positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface of the BLEU/chrF evaluation."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.evaluate.bleu",
-                                description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="python -m phrasenmt.evaluate.bleu",
+                       description=__doc__.splitlines()[0])
     p.add_argument("--system", required=True, help="name of the evaluated system")
     p.add_argument("--testset", required=True, help="name of the test set")
     p.add_argument("--hyp", type=Path, required=True,
@@ -160,11 +153,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--baseline-name", help="name of the baseline system")
     p.add_argument("--baseline-hyp", type=Path,
                    help="detokenized hypotheses of the baseline")
-    p.add_argument("--bootstrap", type=_positive_int, default=DEFAULT_SAMPLES,
+    p.add_argument("--bootstrap", type=positive_int, default=DEFAULT_SAMPLES,
                    help="bootstrap samples (default: %(default)s)")
-    p.add_argument("--seed", type=_positive_int, default=DEFAULT_SEED,
+    p.add_argument("--seed", type=positive_int, default=DEFAULT_SEED,
                    help="bootstrap seed, >= 1 (default: %(default)s)")
-    p.add_argument("--out", type=Path, required=True, help="output JSON file")
+    p.add_argument("--out", type=output_file, required=True, help="output JSON file")
     return p
 
 

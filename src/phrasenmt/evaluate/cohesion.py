@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file, positive_int
 from phrasenmt.data.documents import documents, read_docs
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
 
@@ -174,16 +175,17 @@ def _named(spec: str) -> tuple[str, Path]:
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.evaluate.cohesion",
-                                description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="python -m phrasenmt.evaluate.cohesion",
+                       description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
     f = sub.add_parser("fit", help="fit the LSA model on the training target text")
     f.add_argument("--train", type=Path, required=True, help="tokenized target text")
-    f.add_argument("--dims", type=int, default=100, help="LSA dimensions")
-    f.add_argument("--seed", type=int, default=1, help="TruncatedSVD random state")
-    f.add_argument("--max-lines", type=int, help="use the first N lines only")
-    f.add_argument("--out", type=Path, required=True, help="pickled LSA model")
+    f.add_argument("--dims", type=positive_int, default=100, help="LSA dimensions")
+    f.add_argument("--seed", type=nonnegative_int, default=1,
+                   help="TruncatedSVD random state")
+    f.add_argument("--max-lines", type=positive_int, help="use the first N lines only")
+    f.add_argument("--out", type=output_file, required=True, help="pickled LSA model")
     s = sub.add_parser("score", help="cohesion and coherence per system")
     s.add_argument("--lsa", type=Path, required=True, help="model from `fit`")
     s.add_argument("--lang", required=True, help="target language (stopwords)")
@@ -191,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--system", nargs="+", metavar="NAME=FILE",
                    help="tokenized hypotheses of each model")
     s.add_argument("--reference", type=Path, help="tokenized reference (ceiling)")
-    s.add_argument("--out", type=Path, required=True, help="tidy TSV")
+    s.add_argument("--out", type=output_file, required=True, help="tidy TSV")
     return p
 
 

@@ -29,6 +29,7 @@ from typing import Any
 import pandas as pd
 
 from phrasenmt.bpe import Segmenter, read_codes, read_vocabulary
+from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file
 from phrasenmt.data.documents import read_context_file
 from phrasenmt.evaluate import contrastive_formats as formats
 from phrasenmt.evaluate.lingeval import accuracy_table, read_scores
@@ -240,7 +241,7 @@ def _add_prepare(sub: argparse._SubParsersAction) -> None:
     """Options of the prepare command."""
     p = sub.add_parser("prepare", help="a test set -> items and lines to score")
     p.add_argument("--format", required=True, choices=FORMATS)
-    p.add_argument("--context", type=int,
+    p.add_argument("--context", type=nonnegative_int,
                    help="keep at most K previous sentences (lingeval: required)")
     p.add_argument("--json", type=Path, help="items/entries/groups JSON "
                    "(lingeval, contrapro, voita)")
@@ -258,7 +259,7 @@ def _add_prepare(sub: argparse._SubParsersAction) -> None:
                       ("--scoring-src", "(voita, optional) scoring_data/<set>.src"),
                       ("--scoring-dst", "(voita, optional) scoring_data/<set>.dst")):
         p.add_argument(opt, type=Path, help=text)
-    p.add_argument("--extracted", type=int,
+    p.add_argument("--extracted", type=nonnegative_int,
                    help="(contrapro) the --context N given to json2text_and_context.pl")
     p.add_argument("--need-context", nargs="*", default=["pronoun_gender"],
                    help="(lingeval) types whose items must have context "
@@ -275,25 +276,25 @@ def _add_prepare(sub: argparse._SubParsersAction) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.evaluate.contrastive",
-                                description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="python -m phrasenmt.evaluate.contrastive",
+                       description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
     _add_prepare(sub)
     b = sub.add_parser("bpe", help="BPE every sentence of a context file")
     b.add_argument("--codes", type=Path, required=True)
     b.add_argument("--vocab-src", type=Path, help="source vocabulary (optional)")
     b.add_argument("--vocab-tgt", type=Path, help="target vocabulary (optional)")
-    b.add_argument("--threshold", type=int, default=None)
+    b.add_argument("--threshold", type=nonnegative_int, default=None)
     b.add_argument("--in", type=Path, required=True, metavar="IN")
-    b.add_argument("--out", type=Path, required=True)
+    b.add_argument("--out", type=output_file, required=True)
     ev = sub.add_parser("evaluate", help="scores -> accuracy TSV")
     ev.add_argument("--items", type=Path, required=True, help="items.json of prepare")
     ev.add_argument("--scores", nargs="+", metavar="MODEL=FILE",
                     help="log-probabilities scored with context")
     ev.add_argument("--no-context-scores", nargs="+", metavar="MODEL=FILE",
                     help="log-probabilities scored without context")
-    ev.add_argument("--out", type=Path, required=True, help="tidy TSV")
+    ev.add_argument("--out", type=output_file, required=True, help="tidy TSV")
     return p
 
 

@@ -36,7 +36,6 @@ has none where its format promises them is an error.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -44,7 +43,7 @@ from typing import Any
 from phrasenmt.data.documents import context_indices, read_docs
 from phrasenmt.evaluate.lingeval import MAX_BIN as LINGEVAL_MAX_BIN
 from phrasenmt.evaluate.lingeval import load_items
-from phrasenmt.io import InputError, read_parallel
+from phrasenmt.io import InputError, read_json, read_parallel
 
 Item = dict[str, Any]
 CONTRAPRO_MAX_BIN = 3  # ContraPro's evaluate.py bins ante distance as 0..3, >3
@@ -71,16 +70,6 @@ def make_item(source: str, reference: str, contrastive: list[str],
         if any(ctx != ctx_tgt for ctx in own):
             item["contrastive_context_tgt"] = own
     return item
-
-
-def read_json(path: Path) -> Any:
-    """Parse a UTF-8 JSON file, naming it on failure."""
-    if not Path(path).is_file():
-        raise InputError("file not found", path)
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise InputError(f"not valid UTF-8 JSON: {err}", path) from None
 
 
 def _field(obj: Any, key: str, kind: type | tuple, path: Path, where: str) -> Any:

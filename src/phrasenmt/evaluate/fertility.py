@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 
+from phrasenmt.cli import ArgumentParser, output_file, positive_int
 from phrasenmt.io import InputError, atomic_open, run_cli
 from phrasenmt.train_fertility import load_split
 from phrasenmt.training.batching import collate, make_batches
@@ -54,16 +55,17 @@ def class_scores(gold: list[int], pred: list[int], classes: int
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.evaluate.fertility",
-                                description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="python -m phrasenmt.evaluate.fertility",
+                       description=__doc__.splitlines()[0])
     p.add_argument("--checkpoint", required=True, type=Path,
                    help="model file with a trained fertility module")
     p.add_argument("--src", required=True, type=Path, help="test source text")
     p.add_argument("--gold", required=True, type=Path,
                    help="gold labels, one per source token")
     p.add_argument("--system", required=True, help="model name for the table")
-    p.add_argument("--out", required=True, type=Path, help="TSV to write")
-    p.add_argument("--threads", type=int, default=None, help="CPU threads for torch")
+    p.add_argument("--out", required=True, type=output_file, help="TSV to write")
+    p.add_argument("--threads", type=positive_int, default=None,
+                   help="CPU threads for torch")
     return p
 
 

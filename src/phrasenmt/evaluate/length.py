@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from phrasenmt.cli import ArgumentParser, output_file, positive_int
 from phrasenmt.evaluate.bleu import tok_bleu
 from phrasenmt.io import InputError, atomic_open, read_lines, read_parallel, run_cli
 
@@ -27,11 +28,8 @@ COLUMNS = ["model", "testset", "group", "lower", "upper", "sentences", "bleu"]
 
 def parse_bounds(text: str) -> list[int]:
     """Parse comma-separated, strictly increasing, positive group upper bounds."""
-    try:
-        bounds = [int(x) for x in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a list of integers: {text!r}") from None
-    if any(b < 1 for b in bounds) or any(a >= b for a, b in pairwise(bounds)):
+    bounds = [positive_int(x) for x in text.split(",")]  # ASCII digits, >= 1
+    if any(a >= b for a, b in pairwise(bounds)):
         raise argparse.ArgumentTypeError(
             f"bounds must be positive and strictly increasing: {text!r}")
     return bounds
@@ -104,8 +102,8 @@ def write_tsv(df: pd.DataFrame, path: Path) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface of the BLEU-by-length analysis."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.evaluate.length",
-                                description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="python -m phrasenmt.evaluate.length",
+                       description=__doc__.splitlines()[0])
     p.add_argument("--src", type=Path, required=True,
                    help="tokenized source of the test set")
     p.add_argument("--ref", type=Path, required=True, help="tokenized reference")
@@ -115,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="upper bounds of the length groups in source words "
                         "(default: 15,25,35,45)")
     p.add_argument("--testset", required=True, help="name of the test set")
-    p.add_argument("--out", type=Path, required=True, help="output TSV")
+    p.add_argument("--out", type=output_file, required=True, help="output TSV")
     return p
 
 

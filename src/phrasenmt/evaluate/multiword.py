@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from phrasenmt.cli import ArgumentParser, output_file
 from phrasenmt.evaluate.bleu import tok_bleu
 from phrasenmt.evaluate.length import named_path
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
@@ -60,14 +61,14 @@ def score_rows(name: str, hyps: list[str], refs: list[str], subset: list[int],
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.evaluate.multiword",
-                                description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="python -m phrasenmt.evaluate.multiword",
+                       description=__doc__.splitlines()[0])
     p.add_argument("--phrases", required=True, type=Path, help="phrase list TSV")
     p.add_argument("--ref", required=True, type=Path, help="tokenized reference")
     p.add_argument("--hyp", required=True, nargs="+", type=named_path,
                    metavar="NAME=FILE", help="tokenized hypotheses of each model")
     p.add_argument("--testset", required=True, help="test set name for the table")
-    p.add_argument("--out", required=True, type=Path, help="TSV to write")
+    p.add_argument("--out", required=True, type=output_file, help="TSV to write")
     return p
 
 

@@ -43,6 +43,7 @@ import pandas as pd
 from phrasenmt.align.backends import BACKENDS
 from phrasenmt.align.pharaoh import Link, format_links, parse_line
 from phrasenmt.align.symmetrize import symmetrize
+from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file, positive_int
 from phrasenmt.io import (
     InputError,
     atomic_open,
@@ -213,9 +214,9 @@ def align(args: argparse.Namespace) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.evaluate.pronouns",
-                                description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="python -m phrasenmt.evaluate.pronouns",
+                       description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
     a = sub.add_parser("align", help="source-target links of a test set")
     a.add_argument("--src", type=Path, required=True, help="tokenized source")
@@ -223,11 +224,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="tokenized reference or hypotheses")
     a.add_argument("--train-src", type=Path, help="tokenized training source")
     a.add_argument("--train-tgt", type=Path, help="tokenized training target")
-    a.add_argument("--train-lines", type=int, help="use the first N training lines")
+    a.add_argument("--train-lines", type=positive_int,
+                   help="use the first N training lines")
     a.add_argument("--backend", choices=sorted(BACKENDS), default="fast_align")
-    a.add_argument("--seed", type=int, default=1)
-    a.add_argument("--threads", type=int, default=1)
-    a.add_argument("--out", type=Path, required=True, help="Pharaoh links")
+    a.add_argument("--seed", type=nonnegative_int, default=1)
+    a.add_argument("--threads", type=positive_int, default=1)
+    a.add_argument("--out", type=output_file, required=True, help="Pharaoh links")
     s = sub.add_parser("score", help="pronoun/noun accuracy of one model")
     s.add_argument("--model", required=True, help="name in the TSV")
     s.add_argument("--lang", required=True, help="target language (de, en, fr)")

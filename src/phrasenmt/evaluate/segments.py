@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file, positive_int
 from phrasenmt.evaluate.length import (
     assign_group,
     length_groups,
@@ -40,7 +41,7 @@ from phrasenmt.evaluate.length import (
     parse_bounds,
     write_tsv,
 )
-from phrasenmt.io import InputError, read_lines, run_cli
+from phrasenmt.io import InputError, parse_json, read_lines, run_cli
 
 EOS = "</s>"
 UNK = "<unk>"
@@ -57,8 +58,8 @@ CATEGORIES = ("One→One", "One→Many", "Many→One", "Many→Many", "Many→Ma
 def _parse_line(text: str, n_src: int, path: Path, line: int) -> Segments:
     """One JSON line -> its segments; anything malformed raises naming the line."""
     try:
-        segs = json.loads(text)["segments"]
-    except (json.JSONDecodeError, TypeError, KeyError):
+        segs = parse_json(text, path, line)["segments"]
+    except (TypeError, KeyError):
         raise InputError('not a JSON object with a "segments" list', path,
                          line) from None
     if not isinstance(segs, list) or not all(
@@ -193,18 +194,10 @@ def read_models(named: Sequence[tuple[str, Path]], src: Sequence[str]
     return out
 
 
-def _positive(text: str) -> int:
-    """argparse type: an integer >= 1."""
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface of the segment analyses."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.evaluate.segments",
-                                description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="python -m phrasenmt.evaluate.segments",
+                       description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="analysis", required=True)
     parsers = {name: sub.add_parser(name, help=text) for name, text in (
         ("stats", "average segment length, overall and per source length"),
@@ -215,17 +208,17 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("--segments", type=named_path, nargs="+", required=True,
                        metavar="NAME=FILE", help="greedy segments of each model")
         q.add_argument("--testset", required=True, help="name of the test set")
-        q.add_argument("--out", type=Path, required=True, help="output TSV")
+        q.add_argument("--out", type=output_file, required=True, help="output TSV")
     parsers["stats"].add_argument("--bins", type=parse_bounds, default=[15, 25, 35, 45],
                                   help="upper bounds of the source-length groups")
     ex = parsers["examples"]
     ex.add_argument("--ref", type=Path, required=True, help="tokenized reference")
-    ex.add_argument("--n", type=_positive, default=3, help="number of sentences")
-    ex.add_argument("--max-words", type=_positive, default=25,
+    ex.add_argument("--n", type=positive_int, default=3, help="number of sentences")
+    ex.add_argument("--max-words", type=positive_int, default=25,
                     help="draw from sentences of at most this many source words")
-    ex.add_argument("--seed", type=int, default=1, help="sampling seed")
+    ex.add_argument("--seed", type=nonnegative_int, default=1, help="sampling seed")
     mp = parsers["mappings"]
-    mp.add_argument("--top", type=_positive, default=10, help="pairs per category")
+    mp.add_argument("--top", type=positive_int, default=10, help="pairs per category")
     mp.add_argument("--unk", default=UNK, help="the unknown-word token")
     return p
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from phrasenmt.cli import ArgumentParser, alpha_level, output_file
 from phrasenmt.evaluate.length import named_path
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
 from phrasenmt.report import tables
@@ -135,8 +136,8 @@ def run_ablation(args: argparse.Namespace) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface of the ablation table."""
-    a = argparse.ArgumentParser(prog="python -m phrasenmt.report.ablation",
-                                description=__doc__.splitlines()[0])
+    a = ArgumentParser(prog="python -m phrasenmt.report.ablation",
+                       description=__doc__.splitlines()[0])
     for opt, what in (("--eval", "evaluation JSON"), ("--summary", "summary.json"),
                       ("--benchmark", "translate benchmark TSV"),
                       ("--hyp", "tokenized hypotheses")):
@@ -146,10 +147,10 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--order", type=tables.parse_order, required=True,
                    help="comma-separated model order of the rows")
     a.add_argument("--testset", required=True, help="test set name (title)")
-    a.add_argument("--alpha", type=tables._alpha, default=0.01)
-    a.add_argument("--out-md", type=Path, required=True)
-    a.add_argument("--out-tex", type=Path, required=True)
-    a.add_argument("--out-csv", type=Path, required=True)
+    a.add_argument("--alpha", type=alpha_level, default=0.01)
+    a.add_argument("--out-md", type=output_file, required=True)
+    a.add_argument("--out-tex", type=output_file, required=True)
+    a.add_argument("--out-csv", type=output_file, required=True)
     return a
 
 

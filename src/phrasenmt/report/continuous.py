@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from phrasenmt.cli import ArgumentParser
 from phrasenmt.evaluate.length import named_path
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
 from phrasenmt.report.style import parse_order
@@ -149,8 +150,8 @@ def write_all(df: pd.DataFrame, args: argparse.Namespace) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options of the three tables."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.report.continuous",
-                                description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="python -m phrasenmt.report.continuous",
+                       description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="table", required=True)
     for name, title in TITLES.items():
         t = sub.add_parser(name, help=title)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from phrasenmt.cli import ArgumentParser, alpha_level
 from phrasenmt.io import InputError, atomic_open, run_cli
 from phrasenmt.report import tables
 from phrasenmt.report.continuous import by_order, read_tsv, to_latex, to_markdown
@@ -204,9 +205,9 @@ def _named(text: str) -> tuple[str, Path]:
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options of the five tables."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.report.discourse",
-                                description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="python -m phrasenmt.report.discourse",
+                       description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="table", required=True)
     for name, title in TITLES.items():
         t = sub.add_parser(name, help=title.replace("%", "%%"))
@@ -216,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "bleu":
             t.add_argument("--baseline", required=True,
                            help="the sentence-level model")
-            t.add_argument("--alpha", type=float, default=0.05,
+            t.add_argument("--alpha", type=alpha_level, default=0.05,
                            help="significance level of † (default: %(default)s)")
         elif name == "contrastive":
             t.add_argument("--tsv", type=_named, nargs="+", required=True,

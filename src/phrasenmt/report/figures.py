@@ -17,6 +17,7 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from phrasenmt.cli import ArgumentParser, output_file
 from phrasenmt.io import InputError, atomic_path, run_cli
 from phrasenmt.report.style import (
     PNG_METADATA,
@@ -134,14 +135,14 @@ def _add_outputs(p: argparse.ArgumentParser) -> None:
     """Options shared by every figure subcommand."""
     p.add_argument("--order", type=parse_order, required=True,
                    help="comma-separated model order (fixes legend and style)")
-    p.add_argument("--out-png", type=Path, required=True, help="output PNG")
-    p.add_argument("--out-svg", type=Path, required=True, help="output SVG")
+    p.add_argument("--out-png", type=output_file, required=True, help="output PNG")
+    p.add_argument("--out-svg", type=output_file, required=True, help="output SVG")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface of the report figures."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.report.figures",
-                                description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="python -m phrasenmt.report.figures",
+                       description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="figure", required=True)
     length = sub.add_parser("length", help="BLEU by source sentence length")
     length.add_argument("--tsv", type=Path, required=True,

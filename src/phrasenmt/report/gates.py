@@ -14,14 +14,14 @@ decoding ("$" when it slept), as the paper's y axis. Cells beyond the sentence
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import matplotlib as mpl
 import numpy as np
 import pandas as pd
 
-from phrasenmt.io import InputError, read_lines, run_cli
+from phrasenmt.cli import ArgumentParser, output_file, positive_int
+from phrasenmt.io import InputError, parse_json, read_lines, run_cli
 from phrasenmt.report.figures import new_axes, save_figure
 from phrasenmt.report.npmt import read_text_tsv
 from phrasenmt.report.style import RC_PARAMS
@@ -53,8 +53,8 @@ def emitted_labels(path: Path, line: int, tokens: list[str]) -> list[str]:
     if not 1 <= line <= len(lines):
         raise InputError(f"has {len(lines)} lines, no line {line}", path)
     try:
-        segs = json.loads(lines[line - 1])["segments"]
-    except (json.JSONDecodeError, KeyError, TypeError):
+        segs = parse_json(lines[line - 1], path, line)["segments"]
+    except (KeyError, TypeError):
         raise InputError('not a JSON object with "segments"', path, line) from None
     if len(segs) != len(tokens):
         raise InputError(f"has {len(segs)} segments but the gates file has "
@@ -97,17 +97,17 @@ def draw(gates: np.ndarray, tokens: list[str], offsets: list[int],
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface of the gates figure."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.report.gates",
-                                description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="python -m phrasenmt.report.gates",
+                       description=__doc__.splitlines()[0])
     p.add_argument("--tsv", type=Path, required=True,
                    help="gates TSV from phrasenmt.models.reordering gates")
     p.add_argument("--segments", type=Path, required=True,
                    help="greedy segments of the same model and test set")
-    p.add_argument("--line", type=int, required=True,
+    p.add_argument("--line", type=positive_int, required=True,
                    help="1-based test line the gates are of")
     p.add_argument("--model", required=True, help="model name (title)")
-    p.add_argument("--out-png", type=Path, required=True, help="output PNG")
-    p.add_argument("--out-svg", type=Path, required=True, help="output SVG")
+    p.add_argument("--out-png", type=output_file, required=True, help="output PNG")
+    p.add_argument("--out-svg", type=output_file, required=True, help="output SVG")
     return p
 
 

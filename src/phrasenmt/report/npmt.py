@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from phrasenmt.cli import ArgumentParser, alpha_level
 from phrasenmt.io import InputError, atomic_open, run_cli
 from phrasenmt.report import tables
 from phrasenmt.report.style import parse_order
@@ -244,8 +245,8 @@ def add_outputs(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface of the NPMT and sweep tables."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.report.npmt",
-                                description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="python -m phrasenmt.report.npmt",
+                       description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="table", required=True)
     t = sub.add_parser("table", help="BLEU greedy / beam (Tables 1, 3, 5)")
     t.add_argument("--eval", type=decoding_path, nargs="+", required=True,
@@ -256,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--note", action="append", default=[], help="a line under it")
     t.add_argument("--order", type=parse_order, required=True, help="row order")
     t.add_argument("--testset", required=True, help="test set name (title)")
-    t.add_argument("--alpha", type=tables._alpha, default=0.01)
+    t.add_argument("--alpha", type=alpha_level, default=0.01)
     add_outputs(t)
     t.set_defaults(build=run_table)
     s = sub.add_parser("sweep", help="value -> BLEU greedy / beam of a sweep")

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from phrasenmt.cli import ArgumentParser
 from phrasenmt.evaluate.segments import (
     CATEGORIES,
     EXAMPLE_COLUMNS,
@@ -194,8 +195,8 @@ def write_all(shown: pd.DataFrame, tidy: pd.DataFrame, title: str,
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface of the segment tables."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.report.segments",
-                                description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="python -m phrasenmt.report.segments",
+                       description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="table", required=True)
     for name, build, text in (
             ("segments", run_segments, "average segment length (footnote 4)"),

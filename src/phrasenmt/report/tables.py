@@ -8,7 +8,6 @@ BLEU is higher than the baseline's with paired-bootstrap p < alpha.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,8 +15,9 @@ from typing import Any
 
 import pandas as pd
 
+from phrasenmt.cli import ArgumentParser, alpha_level, output_file
 from phrasenmt.evaluate.length import named_path
-from phrasenmt.io import InputError, atomic_open, run_cli
+from phrasenmt.io import InputError, atomic_open, read_json, run_cli
 from phrasenmt.report.style import parse_order
 
 DAGGER = "†"
@@ -30,12 +30,7 @@ DEFAULT_TIME_KEY = "train_seconds"
 
 def load_json(path: Path) -> dict[str, Any]:
     """Read a JSON object; a missing file or bad JSON raises naming the file."""
-    if not Path(path).is_file():
-        raise InputError("file not found", path)
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise InputError(f"not valid JSON ({err})", path) from None
+    data = read_json(path)
     if not isinstance(data, dict):
         raise InputError("expected a JSON object", path)
     return data
@@ -194,18 +189,10 @@ def run_main(args: argparse.Namespace) -> None:
         df.to_csv(fh, index=False, lineterminator="\n")
 
 
-def _alpha(text: str) -> float:
-    """argparse type: a significance level strictly between 0 and 1."""
-    value = float(text)
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface of the report tables."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.report.tables",
-                                description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="python -m phrasenmt.report.tables",
+                       description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="table", required=True)
     m = sub.add_parser("main", help="main results: BLEU, chrF, size, time")
     m.add_argument("--eval", type=Path, nargs="+", required=True,
@@ -215,14 +202,14 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--baseline", required=True, help="name of the baseline model")
     m.add_argument("--order", type=parse_order, required=True,
                    help="comma-separated model order of the rows")
-    m.add_argument("--alpha", type=_alpha, default=0.01,
+    m.add_argument("--alpha", type=alpha_level, default=0.01,
                    help="significance level for the dagger (default: %(default)s)")
     m.add_argument("--time-key", default=DEFAULT_TIME_KEY,
                    help="summary.json key with the training time in seconds "
                         "(default: %(default)s)")
-    m.add_argument("--out-md", type=Path, required=True, help="Markdown output")
-    m.add_argument("--out-tex", type=Path, required=True, help="LaTeX output")
-    m.add_argument("--out-csv", type=Path, required=True, help="CSV output")
+    m.add_argument("--out-md", type=output_file, required=True, help="Markdown output")
+    m.add_argument("--out-tex", type=output_file, required=True, help="LaTeX output")
+    m.add_argument("--out-csv", type=output_file, required=True, help="CSV output")
     m.set_defaults(build=run_main)
     return p
 

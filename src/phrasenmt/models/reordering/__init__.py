@@ -25,6 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from phrasenmt.cli import ArgumentParser, output_file, positive_int
 from phrasenmt.io import InputError, read_lines, write_lines
 from phrasenmt.models.attn_rnn import AttnRNN, RNNConfig, base_rnn, tiny_rnn
 from phrasenmt.models.registry import register_model, register_preset
@@ -140,8 +141,8 @@ def gate_rows(tokens: list[str], gates: Tensor) -> list[str]:
 
 def gates_parser() -> argparse.ArgumentParser:
     """Options of the `gates` command."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.models.reordering",
-                                description=__doc__.split("\n")[0])
+    p = ArgumentParser(prog="python -m phrasenmt.models.reordering",
+                       description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     g = sub.add_parser("gates", help="write one sentence's gates as a tidy TSV",
                        description="Reordering gates of one source sentence: "
@@ -149,8 +150,9 @@ def gates_parser() -> argparse.ArgumentParser:
                        "offset (-tau..tau), gate.")
     g.add_argument("--checkpoint", required=True, type=Path, help="model file")
     g.add_argument("--input", required=True, type=Path, help="source text")
-    g.add_argument("--line", required=True, type=int, help="1-based line number")
-    g.add_argument("--out", required=True, type=Path, help="TSV to write")
+    g.add_argument("--line", required=True, type=positive_int,
+                   help="1-based line number")
+    g.add_argument("--out", required=True, type=output_file, help="TSV to write")
     return p
 
 

@@ -1,0 +1,122 @@
+"""Command-line helpers every stage uses: one-line usage errors, typed options.
+
+`ArgumentParser` prints a usage error as ONE line (prog, option, what is wrong)
+and exits 2, as argparse does; the full usage stays in `--help`. The option
+types below check ranges where the options are parsed, so no stage ever sees
+a negative batch size, a zero beam, NaN, or a number written in non-ASCII
+digits (Python's int() and float() accept '٣' and '𝟑'; a user who typed one
+almost certainly did not mean 3), and output paths of the wrong kind (a folder
+given for a file, a file given for a folder) are refused before any work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn
+
+_INT = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with usage errors on one line (exit status 2, as argparse)."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print `prog: error: message (see --help)` and exit 2."""
+        message = " ".join(message.split())  # argparse may wrap choices lists
+        sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
+        sys.exit(2)
+
+
+def _bounds(low: float | None, high: float | None, low_open: bool = False,
+            high_open: bool = False) -> str:
+    """Human-readable range, e.g. '>= 1', '> 0', 'in [0, 1)'."""
+    if high is None:
+        return f"{'>' if low_open else '>='} {low}"
+    if low is None:
+        return f"{'<' if high_open else '<='} {high}"
+    return f"in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
+
+
+def int_range(low: int, high: int | None = None) -> Callable[[str], int]:
+    """argparse type: an integer (ASCII digits) in [low, high]."""
+
+    def parse(text: str) -> int:
+        if not _INT.fullmatch(text.strip()):
+            raise argparse.ArgumentTypeError(
+                f"expected an integer (ASCII digits), got {text!r}")
+        value = int(text)
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(
+                f"must be {_bounds(low, high, False)}, got {value}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def float_range(low: float | None = None, high: float | None = None,
+                low_open: bool = False, high_open: bool = False
+                ) -> Callable[[str], float]:
+    """argparse type: a finite number (ASCII digits) between low and high."""
+
+    def parse(text: str) -> float:
+        if not _FLOAT.fullmatch(text.strip()):
+            raise argparse.ArgumentTypeError(
+                f"expected a finite number (ASCII digits), got {text!r}")
+        value = float(text)
+        if not math.isfinite(value):  # e.g. 1e999
+            raise argparse.ArgumentTypeError(f"must be finite, got {text!r}")
+        too_low = low is not None and (value <= low if low_open else value < low)
+        too_high = high is not None and (value >= high if high_open else value > high)
+        if too_low or too_high:
+            raise argparse.ArgumentTypeError(
+                f"must be {_bounds(low, high, low_open, high_open)}, got {value:g}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+positive_int = int_range(1)  # counts, sizes, beams, threads
+nonnegative_int = int_range(0)  # seeds, thresholds, optional counts
+finite_float = float_range()  # weights that may be negative (lambda1)
+nonnegative_float = float_range(0.0)  # penalties, length factors
+positive_float = float_range(0.0, low_open=True)  # learning rates, timeouts
+rate = float_range(0.0, 1.0)  # probabilities
+alpha_level = float_range(0.0, 1.0, low_open=True, high_open=True)  # alpha
+
+
+def _first_existing(path: Path) -> Path:
+    """`path` itself or its nearest existing ancestor."""
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            return candidate
+    return Path(".")
+
+
+def output_file(text: str) -> Path:
+    """argparse type: a file path to write (not a folder, its folder creatable)."""
+    path = Path(text)
+    if not text or path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file path")
+    existing = _first_existing(path.parent)
+    if not existing.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"cannot write {text!r}: {existing} is a file, not a folder")
+    return path
+
+
+def output_dir(text: str) -> Path:
+    """argparse type: a folder to write into (created if missing; not a file)."""
+    path = Path(text)
+    existing = _first_existing(path)
+    if not text or not existing.is_dir():
+        what = "is a file" if existing == path else f"is inside {existing}, a file"
+        raise argparse.ArgumentTypeError(f"{text!r} {what}; give a folder")
+    return path
