@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
+import os
 import re
 import sys
 from collections import Counter
@@ -13,10 +15,13 @@ from unittest import mock
 
 from subword_nmt import apply_bpe, learn_bpe
 
-from phrasenmt.io import InputError, atomic_open, read_lines, run_cli, write_lines
+from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file, positive_int
+from phrasenmt.io import InputError, read_lines, run_cli, write_all, write_lines
 
 SEPARATOR = "@@"
 _BPE_MARK = re.compile(r"@@( |$)")
+_VERSION = re.compile(r"#version: [0-9]+(\.[0-9]+)*")
+_COUNT = re.compile(r"[0-9]+")
 
 
 def remove_bpe(line: str) -> str:
@@ -36,8 +41,10 @@ def learn_codes(counts: Counter, merges: int, min_frequency: int = 2) -> str:
     """Learn BPE merge operations from joint word counts; returns the codes text."""
     out = io.StringIO()
     vocab = [f"{word} {freq}" for word, freq in counts.items()]
-    # learn_bpe draws a tqdm bar per merge on stderr, which floods rule logs
-    with mock.patch.object(learn_bpe, "tqdm", lambda it, *a, **k: it):
+    # learn_bpe draws a tqdm bar per merge on stderr, which floods rule logs, and
+    # says why it stopped early there (learn() says it in one line instead)
+    with (mock.patch.object(learn_bpe, "tqdm", lambda it, *a, **k: it),
+          contextlib.redirect_stderr(io.StringIO())):
         learn_bpe.learn_bpe(vocab, out, merges, min_frequency=min_frequency,
                             is_dict=True)
     return out.getvalue()
@@ -46,8 +53,14 @@ def learn_codes(counts: Counter, merges: int, min_frequency: int = 2) -> str:
 class Segmenter:
     """Apply BPE codes to tokenized lines, caching each word's segmentation."""
 
-    def __init__(self, codes: str, vocab: set[str] | None = None):
-        self.bpe = apply_bpe.BPE(io.StringIO(codes), separator=SEPARATOR, vocab=vocab)
+    def __init__(self, codes: str, vocab: set[str] | None = None,
+                 where: str | os.PathLike = "codes"):
+        try:  # subword-nmt exits (or raises) on codes it cannot read
+            self.bpe = apply_bpe.BPE(io.StringIO(codes), separator=SEPARATOR,
+                                     vocab=vocab)
+        except (SystemExit, ValueError) as err:
+            raise InputError(f"subword-nmt cannot read these BPE codes ({err})",
+                             where) from None
         self.cache: dict[str, list[str]] = {}
 
     def word(self, word: str) -> list[str]:
@@ -73,35 +86,51 @@ def read_vocabulary(path: Path, threshold: int | None) -> set[str]:
     vocab = set()
     for n, line in enumerate(read_lines(path), start=1):
         parts = line.split(" ")
-        if len(parts) != 2 or not parts[1].isdigit():
-            raise InputError("expected 'SUBWORD COUNT'", path, n)
+        if len(parts) != 2 or not parts[0] or not _COUNT.fullmatch(parts[1]):
+            raise InputError("expected 'SUBWORD COUNT' (count in ASCII digits)",
+                             path, n)
         if threshold is None or int(parts[1]) >= threshold:
             vocab.add(parts[0])
     return vocab
 
 
 def read_codes(path: Path) -> str:
-    """Read and check a BPE codes file."""
+    """Read and check a BPE codes file: a '#version: X.Y' line, then merges."""
     lines = read_lines(path)
     for n, line in enumerate(lines, start=1):
-        if not (n == 1 and line.startswith("#version")) and len(line.split(" ")) != 2:
+        if n == 1 and line.startswith("#version"):
+            if not _VERSION.fullmatch(line):
+                raise InputError("expected '#version: X.Y'", path, n)
+            continue
+        if len(line.split(" ")) != 2 or not all(line.split(" ")):
             raise InputError("expected two space-separated symbols", path, n)
+    if not [line for line in lines if not line.startswith("#version")]:
+        raise InputError("no merge operations in the codes file", path)
     return "\n".join(lines) + "\n"
 
 
 def learn(args: argparse.Namespace) -> None:
     """Learn joint codes on src+tgt and write per-side BPE vocabularies."""
     src, tgt = read_lines(args.src), read_lines(args.tgt)
-    if args.merges < 1:
-        raise InputError("--merges must be positive")
-    codes = learn_codes(word_counts(src) + word_counts(tgt), args.merges,
-                        args.min_frequency)
+    counts = word_counts(src) + word_counts(tgt)
+    if not counts:
+        raise InputError(f"no words to learn BPE from (and none in {args.tgt})",
+                         args.src)
+    codes = learn_codes(counts, args.merges, args.min_frequency)
+    merges = codes.count("\n") - 1  # the first line is '#version: 0.2'
+    if merges == 0:
+        raise InputError(f"nothing to merge: no pair of symbols occurs "
+                         f"--min-frequency {args.min_frequency} times (in it and "
+                         f"{args.tgt})", args.src)
+    if merges < args.merges:
+        print(f"note: learned {merges} merges, fewer than --merges {args.merges}: "
+              "no pair left occurs often enough", file=sys.stderr)
     seg = Segmenter(codes)
-    with atomic_open(args.codes) as fh:
-        fh.write(codes)
-    for lines, out in ((src, args.vocab_src), (tgt, args.vocab_tgt)):
-        if out is not None:
-            write_lines(out, subword_vocabulary(seg, lines))
+    outputs = [(args.codes, codes.splitlines())]  # written together: all or none
+    outputs += [(out, subword_vocabulary(seg, lines))
+                for lines, out in ((src, args.vocab_src), (tgt, args.vocab_tgt))
+                if out is not None]
+    write_all(outputs)
 
 
 def subword_vocabulary(seg: Segmenter, lines: list[str]) -> list[str]:
@@ -111,7 +140,7 @@ def subword_vocabulary(seg: Segmenter, lines: list[str]) -> list[str]:
 
 def vocab(args: argparse.Namespace) -> None:
     """Write the BPE vocabulary of one tokenized file under given codes."""
-    seg = Segmenter(read_codes(args.codes))
+    seg = Segmenter(read_codes(args.codes), where=args.codes)
     write_lines(args.out, subword_vocabulary(seg, read_lines(getattr(args, "in"))))
 
 
@@ -119,34 +148,37 @@ def apply(args: argparse.Namespace) -> None:
     """Segment a tokenized file with codes (+ vocabulary filter)."""
     codes = read_codes(args.codes)
     vocab = read_vocabulary(args.vocab, args.threshold) if args.vocab else None
-    seg = Segmenter(codes, vocab)
+    seg = Segmenter(codes, vocab, args.codes)
     write_lines(args.out, [seg.line(line) for line in read_lines(getattr(args, "in"))])
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line interface: `learn`, `vocab` and `apply` subcommands."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.bpe", description=__doc__)
+    p = ArgumentParser(prog="python -m phrasenmt.bpe", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
     lp = sub.add_parser("learn", help="learn joint BPE codes and vocabularies")
     lp.add_argument("--src", required=True, type=Path, help="tokenized source")
     lp.add_argument("--tgt", required=True, type=Path, help="tokenized target")
-    lp.add_argument("--merges", required=True, type=int, help="merge operations")
-    lp.add_argument("--min-frequency", type=int, default=2,
+    lp.add_argument("--merges", required=True, type=positive_int,
+                    help="merge operations")
+    lp.add_argument("--min-frequency", type=positive_int, default=2,
                     help="stop when the best pair is rarer than this")
-    lp.add_argument("--codes", required=True, type=Path)
-    lp.add_argument("--vocab-src", type=Path, help="BPE vocabulary of the source")
-    lp.add_argument("--vocab-tgt", type=Path, help="BPE vocabulary of the target")
+    lp.add_argument("--codes", required=True, type=output_file)
+    lp.add_argument("--vocab-src", type=output_file,
+                    help="BPE vocabulary of the source")
+    lp.add_argument("--vocab-tgt", type=output_file,
+                    help="BPE vocabulary of the target")
     vp = sub.add_parser("vocab", help="BPE vocabulary of one file under codes")
     vp.add_argument("--codes", required=True, type=Path)
     vp.add_argument("--in", required=True, type=Path, metavar="IN")
-    vp.add_argument("--out", required=True, type=Path)
+    vp.add_argument("--out", required=True, type=output_file)
     ap = sub.add_parser("apply", help="segment a tokenized file")
     ap.add_argument("--codes", required=True, type=Path)
     ap.add_argument("--vocab", type=Path, help="vocabulary of this side (optional)")
-    ap.add_argument("--threshold", type=int, default=None,
+    ap.add_argument("--threshold", type=nonnegative_int, default=None,
                     help="subwords rarer than this in --vocab are split further")
     ap.add_argument("--in", required=True, type=Path, metavar="IN")
-    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--out", required=True, type=output_file)
     return p
 
 

@@ -20,10 +20,18 @@
 from __future__ import annotations
 
 import argparse
-import os
+import contextlib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import IO
 
+from phrasenmt.cli import (
+    ArgumentParser,
+    nonnegative_int,
+    output_dir,
+    output_file,
+    positive_int,
+)
 from phrasenmt.io import InputError, atomic_open, atomic_path, read_lines, run_cli
 from phrasenmt.phrases import Phrase, read_phrase_list
 
@@ -92,51 +100,58 @@ def train_fasttext(text: str, args: argparse.Namespace):
     return model
 
 
-def write_vec(path: str | os.PathLike, tokens: list[str], vector_of) -> None:
+def write_vec(fh: IO, tokens: list[str], vector_of) -> None:
     """Write vectors in word2vec text format with a "count dim" header."""
     rows = [(t, vector_of(t)) for t in tokens]
     dim = len(rows[0][1]) if rows else 0
-    with atomic_open(path) as fh:
-        fh.write(f"{len(rows)} {dim}\n")
-        for token, vec in rows:
-            fh.write(token + " " + " ".join(f"{x:.6g}" for x in vec) + "\n")
+    fh.write(f"{len(rows)} {dim}\n")
+    fh.writelines(f"{token} {' '.join(f'{x:.6g}' for x in vec)}\n"
+                  for token, vec in rows)
 
 
 def run_train(args: argparse.Namespace) -> None:
-    """The `train` subcommand."""
+    """The `train` subcommand: model.bin, words.vec and phrases.vec, all or none."""
     phrases = [JOINER.join(p) for p in read_phrase_list(args.phrases)]
     if not any(line.strip() for line in read_lines(args.text)):
         raise InputError("no text to train on", args.text)
-    model = train_fasttext(args.text, args)
-    out = Path(args.out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out / "model.bin") as tmp:
-        model.save_model(str(tmp))
+    if args.maxn and args.minn > args.maxn:
+        raise InputError(f"is {args.minn}, more than --maxn {args.maxn} (0 turns "
+                         "subwords off)", "--minn")
+    try:
+        model = train_fasttext(args.text, args)
+    except RuntimeError as err:  # fastText's C++ errors, e.g. "Empty vocabulary"
+        raise InputError(f"fastText cannot train on it: {err}", args.text) from None
     phrase_set = set(phrases)
     words = [w for w in model.get_words() if w not in phrase_set]
-    write_vec(out / "words.vec", words, model.get_word_vector)
-    write_vec(out / "phrases.vec", phrases, model.get_word_vector)
+    out = Path(args.out_dir)
+    with contextlib.ExitStack() as stack:  # the three files appear together
+        model.save_model(str(stack.enter_context(atomic_path(out / "model.bin"))))
+        for name, tokens in (("words.vec", words), ("phrases.vec", phrases)):
+            write_vec(stack.enter_context(atomic_open(out / name)), tokens,
+                      model.get_word_vector)
     print(f"{len(words)} words, {len(phrases)} phrases, dim {args.dim}")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Argument parser with the `concat` and `train` subcommands."""
-    parser = argparse.ArgumentParser(prog="python -m phrasenmt.embeddings",
-                                     description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="python -m phrasenmt.embeddings",
+                            description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     con = sub.add_parser("concat", help="join listed phrases into single tokens")
     con.add_argument("--text", required=True, help="tokenized target text")
     con.add_argument("--extra-mono", help="more target-language text to append")
     con.add_argument("--phrases", required=True, help="phrase list TSV")
-    con.add_argument("--out", required=True)
+    con.add_argument("--out", type=output_file, required=True)
     tr = sub.add_parser("train", help="fastText word and phrase tables")
     tr.add_argument("--text", required=True, help="phrase-concatenated text")
     tr.add_argument("--phrases", required=True, help="phrase list TSV")
-    tr.add_argument("--out-dir", required=True)
-    for name, default in (("dim", 100), ("epoch", 5), ("min-count", 1),
-                          ("minn", 3), ("maxn", 6), ("threads", 1), ("seed", 1),
-                          ("bucket", 200_000)):
-        tr.add_argument(f"--{name}", type=int, default=default)
+    tr.add_argument("--out-dir", type=output_dir, required=True)
+    for name, kind, default in (
+            ("dim", positive_int, 100), ("epoch", positive_int, 5),
+            ("min-count", positive_int, 1), ("minn", nonnegative_int, 3),
+            ("maxn", nonnegative_int, 6), ("threads", positive_int, 1),
+            ("seed", nonnegative_int, 1), ("bucket", positive_int, 200_000)):
+        tr.add_argument(f"--{name}", type=kind, default=default)
     return parser
 
 

@@ -31,11 +31,25 @@ from typing import Any
 import torch
 from torch import nn
 
+from phrasenmt.cli import (
+    ArgumentParser,
+    finite_float,
+    nonnegative_float,
+    output_file,
+    positive_int,
+)
 from phrasenmt.decoding import context as doc_context
 from phrasenmt.decoding.postprocess import remove_bpe
 from phrasenmt.decoding.scoring import forced_log_probs
 from phrasenmt.decoding.search import beam_search, greedy_search, max_lengths
-from phrasenmt.io import InputError, read_lines, read_parallel, run_cli, write_lines
+from phrasenmt.io import (
+    InputError,
+    read_lines,
+    read_parallel,
+    run_cli,
+    write_all,
+    write_lines,
+)
 from phrasenmt.text.vocab import BOS, EOS, Vocabulary
 from phrasenmt.train import parse_side
 from phrasenmt.training.batching import pad_sequences, pad_side
@@ -176,9 +190,11 @@ def segment_search(model: nn.Module, args: argparse.Namespace, tgt_vocab: Vocabu
 def _common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--checkpoint", required=True, type=Path,
                    help="training checkpoint or averaged model")
-    p.add_argument("--output", required=True, type=Path, help="file to write")
-    p.add_argument("--batch-size", type=int, default=64, help="sentences per batch")
-    p.add_argument("--threads", type=int, default=None, help="CPU threads for torch")
+    p.add_argument("--output", required=True, type=output_file, help="file to write")
+    p.add_argument("--batch-size", type=positive_int, default=64,
+                   help="sentences per batch")
+    p.add_argument("--threads", type=positive_int, default=None,
+                   help="CPU threads for torch")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     p.add_argument("--side", action="append", default=[], metavar="NAME=FILE",
                    help="a side input the model reads, line-aligned with the "
@@ -188,34 +204,34 @@ def _common_args(p: argparse.ArgumentParser) -> None:
 
 def translate_parser() -> argparse.ArgumentParser:
     """Options of the translate command."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.translate",
-                                description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="python -m phrasenmt.translate",
+                       description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     _common_args(p)
     p.add_argument("--input", required=True, type=Path, help="BPE'd source text")
-    p.add_argument("--beam", type=int, default=None,
+    p.add_argument("--beam", type=positive_int, default=None,
                    help="beam size, 1 = greedy (default 4; SWAN: the preset's)")
-    p.add_argument("--lenpen", type=float, default=0.6,
+    p.add_argument("--lenpen", type=nonnegative_float, default=0.6,
                    help="GNMT length penalty alpha (0 = off)")
-    p.add_argument("--max-len-a", type=float, default=1.5)
-    p.add_argument("--max-len-b", type=float, default=10)
-    p.add_argument("--lambda1", type=float, default=None,
+    p.add_argument("--max-len-a", type=nonnegative_float, default=1.5)
+    p.add_argument("--max-len-b", type=nonnegative_float, default=10)
+    p.add_argument("--lambda1", type=finite_float, default=None,
                    help="SWAN: Eq. 3 word-count weight (default: the preset's)")
-    p.add_argument("--lambda2", type=float, default=None,
+    p.add_argument("--lambda2", type=nonnegative_float, default=None,
                    help="SWAN: Eq. 3 LM weight (default: the preset's with --lm, "
                    "else 0)")
     p.add_argument("--lm", type=Path, default=None,
                    help="SWAN: KenLM language model (ARPA or binary) for Eq. 3")
-    p.add_argument("--segments-out", type=Path, default=None,
+    p.add_argument("--segments-out", type=output_file, default=None,
                    help="SWAN: JSON Lines of each sentence's segments")
     return p
 
 
 def score_parser() -> argparse.ArgumentParser:
     """Options of the score command."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.translate score",
-                                description="Forced-decoding log P(tgt | src), "
-                                "one float per line.")
+    p = ArgumentParser(prog="python -m phrasenmt.translate score",
+                       description="Forced-decoding log P(tgt | src), "
+                       "one float per line.")
     _common_args(p)
     p.add_argument("--src", required=True, type=Path, help="BPE'd source text")
     p.add_argument("--tgt", required=True, type=Path, help="BPE'd target text")
@@ -267,8 +283,6 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "score":
         return score_main(argv[1:])
     args = translate_parser().parse_args(argv)
-    if args.beam is not None and args.beam < 1:
-        raise InputError(f"must be >= 1, got {args.beam}", "--beam")
     model, src_vocab, tgt_vocab = _load(args)
     lines = read_lines(args.input, allow_empty=False, max_tokens=_max_tokens(model))
     side = load_side_inputs(model, args.side, lines)
@@ -277,11 +291,12 @@ def main(argv: list[str] | None = None) -> int:
     if swan is not None:  # SWAN: segments, Eq. 3
         hyps, segments = translate_segments(model, src_vocab, tgt_vocab, lines, swan,
                                             args.batch_size)
+        outputs = [(args.output, hyps)]  # with the segments: both or neither
         if args.segments_out is not None:
-            write_lines(args.segments_out, [json.dumps({"segments": s},
-                                                       ensure_ascii=False)
-                                            for s in segments])
-        write_lines(args.output, hyps)
+            outputs.append((args.segments_out,
+                            [json.dumps({"segments": s}, ensure_ascii=False)
+                             for s in segments]))
+        write_all(outputs)
         return 0
     if context is not None:  # document-level model: context by line index
         search = doc_context.Search(args.beam, args.lenpen, args.max_len_a,

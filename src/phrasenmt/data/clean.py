@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import sys
 from collections import Counter
@@ -13,7 +12,8 @@ from pathlib import Path
 
 from sacremoses import MosesDetokenizer, MosesTokenizer
 
-from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
+from phrasenmt.cli import ArgumentParser, float_range, output_file, positive_int
+from phrasenmt.io import InputError, read_lines, run_cli, write_all
 
 REASONS = ("empty", "too_long", "ratio")
 
@@ -138,12 +138,17 @@ def read_inputs(args: argparse.Namespace, opts: Options):
     return src, tgt, sidecars
 
 
-def write_all(outputs: list[tuple[Path, list[str]]]) -> None:
-    """Write every output atomically: all files appear only if all were written."""
-    with contextlib.ExitStack() as stack:
-        for path, lines in outputs:
-            fh = stack.enter_context(atomic_open(path))
-            fh.writelines(line + "\n" for line in lines)
+def check_not_empty(src: Path, total: int, kept: int, counts: Counter,
+                    opts: Options) -> None:
+    """Stop here, not at training, when cleaning leaves a split without pairs."""
+    if total == 0:
+        raise InputError("no sentence pairs (the file is empty)", src)
+    if kept == 0:
+        why = ", ".join(f"{counts[r]} {r.replace('_', ' ')}" for r in REASONS
+                        if counts[r])
+        raise InputError(f"every one of its {total} pairs was dropped ({why}; "
+                         f"--max-len {opts.max_len}, --max-ratio {opts.max_ratio})",
+                         src)
 
 
 def clean(args: argparse.Namespace, opts: Options) -> tuple[int, int]:
@@ -152,6 +157,7 @@ def clean(args: argparse.Namespace, opts: Options) -> tuple[int, int]:
     src = process_side(src_raw, opts.src_lang, opts)
     tgt = process_side(tgt_raw, opts.tgt_lang, opts)
     keep, counts = select(src, tgt, opts)
+    check_not_empty(args.src_in, len(src), len(keep), counts, opts)
 
     def pick(lines: list[str]) -> list[str]:
         return [lines[i] for i in keep]
@@ -167,8 +173,8 @@ def clean(args: argparse.Namespace, opts: Options) -> tuple[int, int]:
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line interface of the cleaning step."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.data.clean",
-                                description=__doc__)
+    p = ArgumentParser(prog="python -m phrasenmt.data.clean",
+                       description=__doc__)
     for side in ("src", "tgt"):
         p.add_argument(f"--{side}-in", required=True, type=Path)
         p.add_argument(f"--{side}-out", required=True, type=Path)
@@ -181,21 +187,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lowercase", action="store_true")
     p.add_argument("--filter", action="store_true",
                    help="training data: drop empty, too long, badly ratioed pairs")
-    p.add_argument("--max-len", type=int, default=100, help="tokens per side")
-    p.add_argument("--max-ratio", type=float, default=2.5,
+    p.add_argument("--max-len", type=positive_int, default=100, help="tokens per side")
+    p.add_argument("--max-ratio", type=float_range(1.0), default=2.5,
                    help="longest/shortest side token ratio")
     p.add_argument("--sidecar", nargs=2, action="append", metavar=("IN", "OUT"),
                    help="per-line file filtered in lockstep; repeatable")
-    p.add_argument("--ref-out", type=Path, help="target as sacreBLEU's reference")
-    p.add_argument("--stats", required=True, type=Path, help="TSV of drop counts")
-    p.add_argument("--workers", type=int, default=1, help="tokenizer processes")
+    p.add_argument("--ref-out", type=output_file,
+                   help="target as sacreBLEU's reference")
+    p.add_argument("--stats", required=True, type=output_file,
+                   help="TSV of drop counts")
+    p.add_argument("--workers", type=positive_int, default=1,
+                   help="tokenizer processes")
     return p
 
 
 def options_from(args: argparse.Namespace) -> Options:
-    """Build Options from parsed arguments, checking their ranges."""
-    if args.max_len < 1 or args.max_ratio < 1:
-        raise InputError("--max-len and --max-ratio must be at least 1")
+    """Build Options from parsed arguments (the parser checked their ranges)."""
     return Options(args.src_lang, args.tgt_lang, args.tokenize, args.lowercase,
                    args.filter, args.max_len, args.max_ratio, args.workers)
 

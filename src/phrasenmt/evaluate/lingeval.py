@@ -14,14 +14,14 @@ than that contrastive (Sennrich 2017); accuracy is over contrastive pairs.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from phrasenmt.io import InputError, read_lines, run_cli, write_lines
+from phrasenmt.cli import ArgumentParser, finite_float, output_file
+from phrasenmt.io import InputError, read_json, read_lines, run_cli, write_lines
 
 MAX_BIN = 15
 COLUMNS = ["model", "category", "bin", "pairs", "correct", "accuracy"]
@@ -43,12 +43,7 @@ def _need(obj: Any, key: str, kind: type, path: Path, where: str) -> Any:
 
 def load_items(path: Path) -> list[dict]:
     """Read and validate a Lingeval97-format JSON list of items."""
-    if not path.is_file():
-        raise InputError("file not found", path)
-    try:
-        items = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise InputError(f"not valid UTF-8 JSON: {err}", path) from None
+    items = read_json(path)
     if not isinstance(items, list):
         raise InputError("expected a JSON list of items", path)
     for i, item in enumerate(items):
@@ -109,24 +104,18 @@ def accuracy_table(model: str, rows: list[dict]) -> pd.DataFrame:
 
 
 def read_scores(path: Path, expected: int) -> list[float]:
-    """One float per line; the count must match the prepared pairs."""
+    """One finite number per line; the count must match the prepared pairs."""
     lines = read_lines(path, allow_empty=False)
     if len(lines) != expected:
         raise InputError(f"has {len(lines)} scores but the items have {expected} "
                          "pairs", path)
-    try:
-        return [float(x) for x in lines]
-    except ValueError:
-        bad = next(n for n, x in enumerate(lines, 1) if not _is_float(x))
-        raise InputError("not a number", path, bad) from None
-
-
-def _is_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    scores = []
+    for n, line in enumerate(lines, start=1):
+        try:  # ASCII digits, finite: NaN would make every comparison False
+            scores.append(finite_float(line))
+        except argparse.ArgumentTypeError as err:
+            raise InputError(f"score {err}", path, n) from None
+    return scores
 
 
 def prepare(args: argparse.Namespace) -> None:
@@ -171,15 +160,15 @@ def evaluate(args: argparse.Namespace) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options."""
-    p = argparse.ArgumentParser(prog="python -m phrasenmt.evaluate.lingeval",
-                                description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="python -m phrasenmt.evaluate.lingeval",
+                       description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
     prep = sub.add_parser("prepare", help="items -> source/target lines to score")
     prep.add_argument("--json", type=Path, required=True, help="Lingeval97 items")
-    prep.add_argument("--out-src", type=Path, required=True)
-    prep.add_argument("--out-tgt", type=Path, required=True)
-    prep.add_argument("--out-trees", type=Path, help="gold source tree per line")
+    prep.add_argument("--out-src", type=output_file, required=True)
+    prep.add_argument("--out-tgt", type=output_file, required=True)
+    prep.add_argument("--out-trees", type=output_file, help="gold source tree per line")
     prep.add_argument("--tokenize", action="store_true", help="Moses-tokenize")
     prep.add_argument("--lowercase", action="store_true")
     prep.add_argument("--src-lang", default="en")
@@ -188,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", type=Path, required=True, help="Lingeval97 items")
     ev.add_argument("--scores", nargs="+", required=True, metavar="MODEL=FILE",
                     help="log-probabilities, one per prepared pair")
-    ev.add_argument("--out", type=Path, required=True, help="tidy TSV")
+    ev.add_argument("--out", type=output_file, required=True, help="tidy TSV")
     return p
 
 

@@ -139,6 +139,34 @@ def save_checkpoint(payload: dict[str, Any], ckpt_dir: str | os.PathLike,
     return path
 
 
+def weight_differences(own: dict[str, Any], stored: dict[str, Any]) -> list[str]:
+    """Per differing weight: its name and how it differs, in name order."""
+    diffs = []
+    for key in sorted(set(own) | set(stored)):
+        if key not in stored:
+            diffs.append(f"{key} (not in the checkpoint)")
+        elif key not in own:
+            diffs.append(f"{key} (not in this model)")
+        elif not isinstance(stored[key], torch.Tensor):
+            diffs.append(f"{key} (not a tensor)")
+        elif stored[key].shape != own[key].shape:
+            diffs.append(f"{key} (shape {tuple(stored[key].shape)}, this model "
+                         f"{tuple(own[key].shape)})")
+    return diffs
+
+
+def load_weights(model: nn.Module, state: Any, path: str | os.PathLike) -> None:
+    """Load a state dict strictly; a mismatch is one line naming the first weight."""
+    if not isinstance(state, dict):
+        raise InputError("checkpoint holds no model weights", path)
+    diffs = weight_differences(model.state_dict(), state)
+    if diffs:
+        raise InputError(f"checkpoint was trained with a different model "
+                         f"configuration: {len(diffs)} weights differ, first: "
+                         f"{diffs[0]}", path)
+    model.load_state_dict(state)
+
+
 def load_model(path: str | os.PathLike, device: str | torch.device = "cpu"
                ) -> tuple[nn.Module, Vocabulary, Vocabulary, dict[str, Any]]:
     """Rebuild (model in eval mode, src vocab, tgt vocab, payload) from a file."""
@@ -147,9 +175,12 @@ def load_model(path: str | os.PathLike, device: str | torch.device = "cpu"
         cls = get_model_class(payload["arch"], "arch")
         cfg = config_from_dict(cls.config_class, payload["model_args"])
         model = build_model(payload["arch"], cfg)
-        model.load_state_dict(payload["model"])
+        load_weights(model, payload["model"], path)
         vocabs = (Vocabulary.from_list(payload["src_vocab"]),
                   Vocabulary.from_list(payload["tgt_vocab"]))
-    except (KeyError, RuntimeError, ValueError, InputError) as err:
-        raise InputError(f"checkpoint cannot be loaded: {err}", path) from None
+    except KeyError as err:
+        raise InputError(f"checkpoint cannot be loaded: no {err} in it", path) from None
+    except (RuntimeError, ValueError, TypeError, InputError) as err:
+        message = " ".join(str(err).split())  # library messages span lines
+        raise InputError(f"checkpoint cannot be loaded: {message}", path) from None
     return model.to(device).eval(), *vocabs, payload

@@ -139,6 +139,10 @@ def load_data(paths: DataPaths, max_len: int, vocabs: tuple | None = None,
     """
     train = read_parallel(paths.train_src, paths.train_tgt, allow_empty=False)
     dev = read_parallel(paths.dev_src, paths.dev_tgt, allow_empty=False)
+    for lines, path, split in ((train, paths.train_src, "training"),
+                               (dev, paths.dev_src, "dev")):
+        if not lines[0]:  # else the first validation would divide by zero
+            raise InputError(f"no {split} sentence pairs (the file is empty)", path)
     if vocabs is None:
         vocabs = (Vocabulary.build(train[0]), Vocabulary.build(train[1]))
     src_vocab, tgt_vocab = vocabs

@@ -26,7 +26,7 @@ import torch
 import yaml
 from tqdm import tqdm
 
-from phrasenmt.io import InputError, atomic_open
+from phrasenmt.io import InputError, atomic_open, remove_created
 from phrasenmt.models.registry import build_model, get_model_class
 from phrasenmt.text.vocab import Vocabulary
 from phrasenmt.training import checkpoint as ckpt
@@ -187,7 +187,7 @@ class Trainer:
 
     def _restore(self, payload: dict[str, Any]) -> None:
         """Continue exactly where the checkpoint stopped."""
-        self.model.load_state_dict(payload["model"])
+        ckpt.load_weights(self.model, payload["model"], self.resumed_from)
         self.optimizer.load_state_dict(payload["optimizer"])
         self.scheduler.load_state_dict(payload["scheduler"])
         self.iterator.load_state_dict(payload["data_state"])
@@ -353,7 +353,22 @@ class Trainer:
         return self.cfg.max_minutes > 0 and elapsed >= 60 * self.cfg.max_minutes
 
     def run(self) -> dict[str, Any]:
-        """Train to max_steps (or max_minutes); write config.yaml, summary.json."""
+        """Train to max_steps (or max_minutes); write config.yaml, summary.json.
+
+        A fresh run that fails before its first checkpoint takes away what it
+        wrote (metrics.tsv, empty folders): a failed start leaves nothing behind.
+        """
+        made = [p for p in (self.outdir, self.ckpt_dir, self.outdir / "metrics.tsv")
+                if not p.exists()]
+        try:
+            return self._run()
+        except BaseException:
+            if self.dist.is_main and ckpt.latest_checkpoint(self.ckpt_dir) is None:
+                remove_created(made)
+            raise
+
+    def _run(self) -> dict[str, Any]:
+        """The loop of `run`."""
         if self.dist.is_main:
             (self.outdir / "summary.json").unlink(missing_ok=True)
         window = {"loss": 0.0, "nll": 0.0, "tokens": 0.0, "seconds": 0.0}
