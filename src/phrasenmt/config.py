@@ -9,7 +9,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from phrasenmt.io import InputError
+from phrasenmt.io import InputError, read_text
 
 SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
 
@@ -150,15 +150,69 @@ def _check_baseline(config: dict, source: str | None) -> None:
                              f"{', '.join(trained)}", source)
 
 
-def load_config(path: str | os.PathLike) -> dict:
-    """Read and validate a YAML config file."""
+def _duplicate(node: yaml.Node, path: list[str]) -> tuple[str, int, int] | None:
+    """(dotted key, line, first line) of the first mapping key written twice."""
+    if isinstance(node, yaml.SequenceNode):
+        items = [(str(i), item) for i, item in enumerate(node.value)]
+    elif isinstance(node, yaml.MappingNode):
+        items, seen = [], {}
+        for key_node, value in node.value:
+            key = str(key_node.value)
+            line = key_node.start_mark.line + 1
+            if key in seen and key != "<<":  # YAML merge keys may repeat
+                return ".".join([*path, key]), line, seen[key]
+            seen[key] = line
+            items.append((key, value))
+    else:
+        return None
+    for key, child in items:
+        found = _duplicate(child, [*path, key])
+        if found:
+            return found
+    return None
+
+
+def load_yaml(text: str, where: str | os.PathLike) -> Any:
+    """Parse YAML (or JSON); bad syntax or a key written twice raises naming it.
+
+    PyYAML (and Snakemake, which loads --configfile itself) keeps the last of
+    two equal keys; two models with the same name would silently become one.
+    """
+    loader = yaml.SafeLoader(text)
     try:
-        with open(path, encoding="utf-8") as fh:
-            config = yaml.safe_load(fh) or {}
-    except FileNotFoundError:
-        raise InputError("config file not found", path) from None
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        found = _duplicate(node, [])
+        if found:
+            key, line, first = found
+            raise InputError(f"{key}: key written twice (first at line {first}); "
+                             "the first would be silently dropped", where, line)
+        return loader.construct_document(node)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        raise InputError(f"invalid YAML: {getattr(err, 'problem', err)}", path,
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise InputError(f"invalid YAML: {problem}", where,
                          mark.line + 1 if mark else None) from None
-    return validate_config(config, str(path))
+    except RecursionError:
+        raise InputError("invalid YAML: nested too deeply", where) from None
+    finally:
+        loader.dispose()
+
+
+def read_config_file(path: str | os.PathLike) -> dict:
+    """Read one YAML config file (not yet validated); a non-mapping raises."""
+    config = load_yaml(read_text(path), path)
+    if config is None:
+        return {}
+    if not isinstance(config, dict):
+        raise InputError("a config file must be a mapping of keys at top level",
+                         path)
+    return config
+
+
+def load_config(path: str | os.PathLike) -> dict:
+    """Read and validate a YAML config file."""
+    if not Path(path).is_file():
+        raise InputError("config file not found", path)
+    return validate_config(read_config_file(path), str(path))

@@ -191,8 +191,18 @@ def test_score_gives_the_dp_log_likelihood(checkpoint):
     assert scores[2] == float("-inf")  # no segmentation can produce it
 
 
+def test_beam_zero_is_a_usage_error(checkpoint, capsys):
+    model, src, _ = checkpoint
+    out = src.parent / "out.tok"
+    with pytest.raises(SystemExit) as done:
+        translate_main(["--checkpoint", str(model), "--input", str(src), "--output",
+                        str(out), "--beam", "0"])
+    assert done.value.code == 2
+    assert "argument --beam: must be >= 1, got 0" in capsys.readouterr().err
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("extra,key", [
-    (["--beam", "0"], "--beam"),
     (["--lambda2", "0.3"], "--lambda2"),
     (["--lm", "missing.arpa"], "missing.arpa")])
 def test_bad_decoding_options_are_one_input_error(checkpoint, extra, key):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -41,3 +42,27 @@ def test_bad_config_gives_one_clear_line(override: str, message: str):
     result = snakemake("-n", "--config", override)
     assert result.returncode != 0
     assert f"invalid configuration: {message}" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("text, message", [
+    ("models:\n  pr_max:\n    model: {n_heads: 5}\n",
+     "models.pr_max.model.n_heads: 5 does not divide d_model 128"),
+    ("models:\n  npmt: {train: {max_steps: 0}}\n  npmt: {}\n",
+     "{bad}:3: models.npmt: key written twice (first at line 2)"),
+    ("datasets:\n  synthetic_de_en: {tgt: de}\n",
+     "datasets.synthetic_de_en.tgt: 'de' is also the source language"),
+], ids=["model setting", "key written twice", "dataset setting"])
+def test_bad_experiment_fails_the_dry_run_fast(tmp_path: Path, text: str,
+                                               message: str):
+    """Found at start-up, not when a job runs (issue 14's budget: 10 s; measured
+    3-7 s on a loaded 2-core machine; the assertion leaves room for slower CI)."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text, encoding="utf-8")
+    start = time.monotonic()
+    result = snakemake("-n", "--configfile", str(bad))
+    elapsed = time.monotonic() - start
+    assert result.returncode != 0
+    message = message.format(bad=bad)
+    assert f"invalid configuration: {message}" in result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+    assert elapsed < 20, f"{elapsed:.1f} s"

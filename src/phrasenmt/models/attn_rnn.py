@@ -21,6 +21,8 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from phrasenmt import ranges
+from phrasenmt.io import InputError
 from phrasenmt.models.base import Seq2Seq
 from phrasenmt.models.registry import register_model, register_preset
 from phrasenmt.text.vocab import PAD
@@ -39,6 +41,16 @@ class RNNConfig:
     hidden_size: int = 512  # decoder width; the encoder has hidden/2 per direction
     layers: int = 1  # LSTM layers in the encoder and in the decoder
     dropout: float = 0.2  # dropout on embeddings and attentional states
+
+    def check(self) -> None:
+        """Reject sizes and rates that cannot work, naming the key."""
+        ranges.finite(self)
+        ranges.at_least(self, 0, ("src_vocab_size", "tgt_vocab_size"))
+        ranges.at_least(self, 1, ("embed_size", "hidden_size", "layers"))
+        if self.hidden_size % 2:
+            raise InputError(f"must be even (two encoder directions), got "
+                             f"{self.hidden_size}", "model.hidden_size")
+        ranges.fraction(self, ("dropout",))
 
 
 class RNNEncoder(nn.Module):
@@ -112,6 +124,7 @@ class RNNSeq2Seq(Seq2Seq):
 
     def __init__(self, cfg: RNNConfig):
         super().__init__()
+        cfg.check()
         if cfg.src_vocab_size <= 0 or cfg.tgt_vocab_size <= 0:
             raise ValueError("src_vocab_size and tgt_vocab_size must be set")
         self.cfg = cfg

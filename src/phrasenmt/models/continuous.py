@@ -37,6 +37,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from phrasenmt import ranges
 from phrasenmt.decoding.search import Hypothesis, mask_log_probs, max_lengths
 from phrasenmt.io import InputError
 from phrasenmt.models.attn_rnn import RNNConfig, RNNSeq2Seq, State, base_rnn, tiny_rnn
@@ -61,6 +62,15 @@ class ContinuousConfig(RNNConfig):
     fertility_classes: int = 0  # 0 (no fertility module), 2 or 4
     fertility_hidden: int = 64  # hidden width of the fertility FFNN
 
+    def check(self) -> None:
+        """The RNN's checks plus the table, loss and fertility settings."""
+        super().check()
+        ranges.at_least(self, 1, ("embed_dim", "fertility_hidden"))
+        ranges.at_least(self, 0.0, ("lambda1", "lambda2"))
+        if self.fertility_classes not in (0, 2, 4):
+            raise InputError(f"must be 0, 2 or 4, got {self.fertility_classes}",
+                             "model.fertility_classes")
+
 
 class ContinuousOutputNMT(RNNSeq2Seq):
     """CoNMT and PCoNMT: vMF training, nearest-neighbour greedy decoding."""
@@ -68,9 +78,7 @@ class ContinuousOutputNMT(RNNSeq2Seq):
     config_class = ContinuousConfig
 
     def __init__(self, cfg: ContinuousConfig):
-        super().__init__(cfg)
-        if cfg.fertility_classes not in (0, 2, 4):
-            raise ValueError("fertility_classes must be 0, 2 or 4")
+        super().__init__(cfg)  # runs cfg.check()
         self.head = nn.Linear(cfg.hidden_size, cfg.embed_dim)
         self.register_buffer("table", torch.zeros(cfg.tgt_vocab_size, cfg.embed_dim))
         self.register_buffer("is_phrase", torch.zeros(cfg.tgt_vocab_size,

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from phrasenmt import ranges
 from phrasenmt.io import InputError
 from phrasenmt.models.attention import Cache, CrossAttention
 from phrasenmt.models.layers import DecoderLayer, Embeddings, EncoderLayer, _Residual
@@ -46,6 +47,14 @@ class ContextTransformerConfig(TransformerConfig):
     gating: bool = True  # context gating instead of a plain residual
     context_dropout: float = 0.1  # dropout in the context encoder and its branches
     integration: str = "both"  # context attention in: both | encoder | decoder
+
+    def check(self) -> None:
+        """The Transformer's checks plus the context settings."""
+        super().check()
+        ranges.one_of(self, "integration", INTEGRATIONS)
+        ranges.at_least(self, 1, ("context_size",))
+        ranges.at_least(self, 0, ("context_layers",))
+        ranges.fraction(self, ("context_dropout",))
 
 
 @dataclass
@@ -234,7 +243,7 @@ class ContextTransformer(Transformer):
     document_modules = ("context_encoder", "ctx_attn", "res_ctx")
 
     def __init__(self, cfg: ContextTransformerConfig):
-        check_config(cfg)
+        cfg.check()
         nn.Module.__init__(self)
         if cfg.src_vocab_size <= 0 or cfg.tgt_vocab_size <= 0:
             raise ValueError("src_vocab_size and tgt_vocab_size must be set")
@@ -264,18 +273,6 @@ class ContextTransformer(Transformer):
         if self.in_decoder:
             state.update(ctx_memory=ctx.memory, ctx_mask=ctx.mask, ctx_keep=ctx.keep)
         return state
-
-
-def check_config(cfg: ContextTransformerConfig) -> None:
-    """Reject settings that cannot work, naming the key."""
-    if cfg.integration not in INTEGRATIONS:
-        raise InputError(f"must be one of {', '.join(INTEGRATIONS)}, got "
-                         f"{cfg.integration!r}", "model.integration")
-    if cfg.context_size < 1:
-        raise InputError(f"must be >= 1, got {cfg.context_size}", "model.context_size")
-    if cfg.context_layers < 0:
-        raise InputError(f"must be >= 0, got {cfg.context_layers}",
-                         "model.context_layers")
 
 
 # ---------------------------------------------------------------------------

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor, nn
 
+from phrasenmt import ranges
 from phrasenmt.io import InputError
 from phrasenmt.models.attention import CrossAttention
 from phrasenmt.models.ctx_transformer import context_gate
@@ -72,6 +73,12 @@ class HanConfig(TransformerConfig):
     # Stop gradients at the context states (matters only when θ_s train, i.e.
     # joint fine-tuning); a training choice, so a step may change it.
     detach_context: bool = field(default=False, metadata={"architecture": False})
+
+    def check(self) -> None:
+        """The Transformer's checks plus the HAN settings."""
+        super().check()
+        ranges.at_least(self, 1, ("context_size",))
+        ranges.fraction(self, ("context_dropout",))
 
 
 class HierarchicalAttention(nn.Module):
@@ -174,10 +181,7 @@ class HanTransformer(Transformer):
     init_modules: tuple[str, ...] = ()  # θ_d that --init-from must provide
 
     def __init__(self, cfg: HanConfig):
-        if cfg.context_size < 1:
-            raise InputError(f"must be >= 1, got {cfg.context_size}",
-                             "model.context_size")
-        super().__init__(cfg)
+        super().__init__(cfg)  # runs cfg.check()
         self.han_encoder = (HierarchicalAttention(cfg) if "encoder" in self.places
                             else None)
         self.han_decoder = (HierarchicalAttention(cfg) if "decoder" in self.places

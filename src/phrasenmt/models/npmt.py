@@ -28,6 +28,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from phrasenmt import ranges
 from phrasenmt.io import InputError
 from phrasenmt.models.base import Seq2Seq
 from phrasenmt.models.registry import register_model, register_preset
@@ -62,21 +63,24 @@ class NPMTConfig:
     beam: int = 10  # beam size (translate's default; 1 = greedy)
     max_rollouts: int = 16384  # rollouts per scoring chunk (memory bound; see swan)
 
+    def check(self) -> None:
+        """Reject settings that cannot work, naming the config key."""
+        ranges.finite(self)
+        ranges.at_least(self, 0, ("src_vocab_size", "tgt_vocab_size"))
+        ranges.at_least(self, 1, ("embed_size", "encoder_hidden", "encoder_layers",
+                                  "decoder_hidden", "decoder_layers", "beam",
+                                  "max_rollouts", "max_segment_len"))
+        check_window(self.window)
+        ranges.one_of(self, "cell", ("gru", "lstm"))
+        ranges.fraction(self, ("dropout",))
+        ranges.at_least(self, 0.0, ("lambda2",))
 
-def check_config(cfg: NPMTConfig) -> None:
-    """Reject settings that cannot work, naming the config key."""
-    if cfg.max_segment_len < 1:
-        raise InputError(f"max segment length L must be >= 1, got "
-                         f"{cfg.max_segment_len}", "model.max_segment_len")
-    check_window(cfg.window)
-    if cfg.cell not in ("gru", "lstm"):
-        raise InputError(f"must be gru or lstm, got {cfg.cell!r}", "model.cell")
-    for key in ("embed_size", "encoder_hidden", "encoder_layers", "decoder_hidden",
-                "decoder_layers", "beam", "max_rollouts"):
-        if getattr(cfg, key) < 1:
-            raise InputError(f"must be >= 1, got {getattr(cfg, key)}", f"model.{key}")
-    if not 0.0 <= cfg.dropout < 1.0:
-        raise InputError(f"must be in [0, 1), got {cfg.dropout}", "model.dropout")
+    def check_train(self, train: Any) -> None:
+        """NPMT maximizes a marginal likelihood (Eq. 1): no label smoothing."""
+        if train.label_smoothing != 0.0:
+            raise InputError("NPMT maximizes a marginal likelihood (Eq. 1); label "
+                             f"smoothing must be 0, got {train.label_smoothing}",
+                             "train.label_smoothing")
 
 
 class NPMTEncoder(nn.Module):
@@ -116,7 +120,7 @@ class NPMT(Seq2Seq):
 
     def __init__(self, cfg: NPMTConfig):
         super().__init__()
-        check_config(cfg)
+        cfg.check()
         if cfg.src_vocab_size <= 0 or cfg.tgt_vocab_size <= 0:
             raise ValueError("src_vocab_size and tgt_vocab_size must be set")
         self.cfg = cfg
@@ -147,7 +151,7 @@ class NPMT(Seq2Seq):
 
     def loss(self, batch: Any, label_smoothing: float) -> tuple[Tensor, Tensor]:
         """(−Σ log p(y|x), the same) over the batch's possible pairs."""
-        if label_smoothing != 0.0:
+        if label_smoothing != 0.0:  # resolve_spec rejects it (check_train)
             raise InputError("NPMT maximizes a marginal likelihood (Eq. 1); label "
                              f"smoothing must be 0, got {label_smoothing}",
                              "train.label_smoothing")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from torch import Tensor, nn
 
+from phrasenmt import ranges
 from phrasenmt.io import InputError
 from phrasenmt.models.attention import Cache
 from phrasenmt.models.layers import DecoderLayer, EncoderLayer, _Residual
@@ -49,6 +50,13 @@ class PhraseTransformerConfig(TransformerConfig):
     segmentation: str = "ngram"  # side-input file the workflow passes: ngram | parse
     phrase_hidden: int = 0  # width of W1 in Eq. 3 (0 = d_model; not in the paper)
     combine_hidden: int = 0  # width of W3 in Eq. 8 (0 = d_model; not in the paper)
+
+    def check(self) -> None:
+        """The Transformer's checks plus the phrase-representation switches."""
+        super().check()
+        ranges.one_of(self, "glance", ("mean", "max"))
+        ranges.one_of(self, "segmentation", SEGMENTATIONS)
+        ranges.at_least(self, 0, ("phrase_hidden", "combine_hidden"))
 
 
 def _combination(cfg: PhraseTransformerConfig) -> AttentiveCombination:
@@ -154,11 +162,7 @@ class PhraseTransformer(Transformer):
     side_inputs = ("phrases",)
 
     def __init__(self, cfg: PhraseTransformerConfig):
-        if cfg.segmentation not in SEGMENTATIONS:
-            raise InputError(f"must be one of {', '.join(SEGMENTATIONS)}, got "
-                             f"{cfg.segmentation!r}", "model.segmentation")
-        if cfg.glance not in ("mean", "max"):
-            raise InputError(f"must be mean or max, got {cfg.glance!r}", "model.glance")
+        cfg.check()
         nn.Module.__init__(self)
         if cfg.src_vocab_size <= 0 or cfg.tgt_vocab_size <= 0:
             raise ValueError("src_vocab_size and tgt_vocab_size must be set")

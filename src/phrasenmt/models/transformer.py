@@ -13,6 +13,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from phrasenmt import ranges
 from phrasenmt.models.base import Seq2Seq
 from phrasenmt.models.layers import DecoderLayer, Embeddings, EncoderLayer
 from phrasenmt.models.registry import PRESETS, register_model, register_preset
@@ -39,6 +40,15 @@ class TransformerConfig:
     pre_norm: bool = False  # layer norm before sublayers (the paper: after)
     share_decoder_embeddings: bool = False  # tie decoder input and output embeddings
     max_positions: int = 1024  # longest sequence the position table covers
+
+    def check(self) -> None:
+        """Reject sizes and rates that cannot work, naming the key."""
+        ranges.finite(self)
+        ranges.at_least(self, 0, ("src_vocab_size", "tgt_vocab_size"))
+        ranges.at_least(self, 1, ("d_model", "d_ff", "n_heads", "encoder_layers",
+                                  "decoder_layers", "max_positions"))
+        ranges.divides(self, "n_heads", "d_model")
+        ranges.fraction(self, ("dropout", "attention_dropout", "activation_dropout"))
 
 
 class TransformerEncoder(nn.Module):
@@ -99,6 +109,7 @@ class Transformer(Seq2Seq):
 
     def __init__(self, cfg: TransformerConfig):
         super().__init__()
+        cfg.check()
         if cfg.src_vocab_size <= 0 or cfg.tgt_vocab_size <= 0:
             raise ValueError("src_vocab_size and tgt_vocab_size must be set")
         self.cfg = cfg

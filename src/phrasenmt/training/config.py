@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
+
+from phrasenmt import ranges
+from phrasenmt.io import InputError
 
 
 @dataclass
@@ -28,6 +32,22 @@ class TrainConfig:
     average_last: int = 5  # checkpoints to average for the final model
     log_interval: int = 100  # updates between rows of metrics.tsv
     freeze: str = "sentence"  # --init-from freezes: θ_s | loaded weights | none
+    section: ClassVar[str] = "train"  # where its keys live in a spec: train.lr
+
+    def check(self) -> None:
+        """Reject values that cannot work, naming the key."""
+        ranges.finite(self)
+        ranges.positive(self, ("lr", "adam_eps"))
+        ranges.at_least(self, 1, ("max_tokens", "update_tokens", "max_len",
+                                  "max_steps", "valid_interval", "save_interval",
+                                  "keep_last", "average_last", "log_interval"))
+        ranges.at_least(self, 0, ("warmup_steps", "weight_decay", "clip_norm",
+                                  "max_minutes"))
+        ranges.fraction(self, ("adam_beta1", "adam_beta2", "label_smoothing"))
+        if self.keep_last < self.average_last:
+            raise InputError(f"keeps {self.keep_last} checkpoints but average_last "
+                             f"is {self.average_last}", "train.keep_last")
+        ranges.one_of(self, "freeze", FREEZE_MODES)
 
 
 FREEZE_MODES = ("sentence", "loaded", "none")  # the values of TrainConfig.freeze

@@ -12,11 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from phrasenmt.io import InputError
+from phrasenmt.io import InputError, read_text
 from phrasenmt.models.registry import apply_overrides, get_model_class, get_preset
-from phrasenmt.training.config import FREEZE_MODES, TrainConfig
+from phrasenmt.training.config import TrainConfig
 
 SPEC_KEYS = ("arch", "preset", "model", "train")
 
@@ -39,28 +37,34 @@ class RunSpec:
 
 def load_spec(spec: str) -> tuple[dict[str, Any], str]:
     """Parse SPEC (a path to JSON/YAML, or inline JSON) -> (dict, where-label)."""
+    from phrasenmt.config import load_yaml  # jsonschema: only where it is needed
+
     path = Path(spec)
     if spec.lstrip().startswith("{"):
         text, where = spec, "spec"
     elif path.is_file():
-        text, where = path.read_text(encoding="utf-8"), str(path)
+        text, where = read_text(path), str(path)
     else:
         raise InputError("not a file and not inline JSON", spec)
-    try:
-        raw = yaml.safe_load(text)  # YAML is a superset of JSON
-    except yaml.YAMLError as err:
-        line = getattr(getattr(err, "problem_mark", None), "line", None)
-        raise InputError(f"cannot parse spec: {err}".splitlines()[0], where,
-                         None if line is None else line + 1) from None
+    raw = load_yaml(text, where)  # YAML is a superset of JSON
     if not isinstance(raw, dict):
         raise InputError("spec must be a mapping with keys " + ", ".join(SPEC_KEYS),
                          where)
     return raw, where
 
 
-def resolve_spec(raw: dict[str, Any], where: str = "spec") -> RunSpec:
-    """Apply defaults, the preset and overrides; unknown names raise InputError."""
+def resolve_spec(raw: dict[str, Any], where: str | None = "spec",
+                 prefix: str = "") -> RunSpec:
+    """Apply defaults, the preset and overrides, then check every value.
+
+    Unknown names, wrong types and values out of range raise one InputError
+    naming `prefix` + the key (e.g. `model.n_heads`); the workflow's start-up
+    validation calls this with prefix `models.NAME.` for every model entry.
+    """
     try:
+        if not isinstance(raw, dict):
+            raise InputError("must be a mapping with keys " + ", ".join(SPEC_KEYS),
+                             "spec")
         for key in raw:
             if key not in SPEC_KEYS:
                 raise InputError(f"unknown key (known: {', '.join(SPEC_KEYS)})", key)
@@ -71,28 +75,24 @@ def resolve_spec(raw: dict[str, Any], where: str = "spec") -> RunSpec:
         get_preset(arch, preset)(model_cfg, train_cfg)
         apply_overrides(model_cfg, raw.get("model") or {}, "model")
         apply_overrides(train_cfg, raw.get("train") or {}, "train")
-        check_train_config(train_cfg)
+        check_run(model_cfg, train_cfg)
     except InputError as err:
-        raise InputError(f"{err.path}: {err.message}", where) from None
+        raise InputError(f"{prefix}{err.path}: {err.message}", where) from None
     return RunSpec(arch, preset, model_cfg, train_cfg)
 
 
-def check_train_config(cfg: TrainConfig) -> None:
-    """Reject values that cannot work, naming the key."""
-    positive = ("lr", "max_tokens", "update_tokens", "max_len", "max_steps",
-                "valid_interval", "save_interval", "keep_last", "average_last",
-                "log_interval")
-    for name in positive:
-        if getattr(cfg, name) <= 0:
-            raise InputError(f"must be > 0, got {getattr(cfg, name)}", f"train.{name}")
-    if cfg.keep_last < cfg.average_last:
-        raise InputError(f"keeps {cfg.keep_last} checkpoints but average_last is "
-                         f"{cfg.average_last}", "train.keep_last")
-    if not 0.0 <= cfg.label_smoothing < 1.0:
-        raise InputError("must be in [0, 1)", "train.label_smoothing")
-    if cfg.freeze not in FREEZE_MODES:
-        raise InputError(f"must be one of {', '.join(FREEZE_MODES)}, got "
-                         f"{cfg.freeze!r}", "train.freeze")
+def check_run(model: Any, train: TrainConfig) -> None:
+    """Each config's own checks, then those between the model and training."""
+    model.check()
+    train.check()
+    if hasattr(model, "check_train"):  # a family's own demands on training
+        model.check_train(train)
+    positions = getattr(model, "max_positions", None)
+    if positions is not None and train.max_len + 1 > positions:
+        # a pair of max_len tokens gets </s> (source) or <s> (target input)
+        raise InputError(f"is {train.max_len}, but model.max_positions "
+                         f"{positions} holds at most {positions - 1} tokens + </s>",
+                         "train.max_len")
 
 
 def spec_differences(old: dict[str, Any], new: dict[str, Any],

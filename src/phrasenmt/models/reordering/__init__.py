@@ -87,6 +87,11 @@ class ReorderRNNConfig(RNNConfig):
 
     window: int = 7  # reordering window 2τ+1 (odd); the paper's 7
 
+    def check(self) -> None:
+        """The RNN's checks plus the window."""
+        super().check()
+        check_window(self.window)
+
 
 @register_model("attn_rnn_reorder")
 class AttnRNNReorder(AttnRNN):
@@ -95,8 +100,7 @@ class AttnRNNReorder(AttnRNN):
     config_class = ReorderRNNConfig
 
     def __init__(self, cfg: ReorderRNNConfig):
-        check_window(cfg.window)
-        super().__init__(cfg)
+        super().__init__(cfg)  # runs cfg.check()
         self.encoder.embed = ReorderedEmbedding(self.encoder.embed, cfg.window)
 
 

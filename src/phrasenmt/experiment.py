@@ -1,0 +1,158 @@
+"""Start-up validation of the whole experiment, before any job runs.
+
+`rules/common.smk` calls `start`: it checks the config files Snakemake read
+(`check_config_files`), validates the merged config against the schema, runs
+the families' checks, derives the models of sweeps and joint fine-tuning, and
+then checks the result as a whole (`check_experiment`), so `snakemake -n`
+stops in seconds with one line naming the key. Every model entry is resolved with
+`training.spec.resolve_spec` from the very spec its train rule passes
+(`phrasenmt.train --spec`), so the two cannot disagree; dataset settings are
+checked against what the rules and stages accept.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Iterable
+from itertools import pairwise
+from typing import Any
+
+from phrasenmt import workflow as wf
+from phrasenmt import workflow_discourse as wfdis
+from phrasenmt import workflow_documents as wfd
+from phrasenmt import workflow_npmt as wfn
+from phrasenmt.config import read_config_file, validate_config
+from phrasenmt.io import InputError
+
+LANG = re.compile(r"[a-z]{2,3}")  # rules/common.smk's `lang` wildcard constraint
+SYNTHETIC_DIRECTIONS = ("en-de", "de-en")  # what the generator writes
+
+
+def start(config: dict, files: Iterable[str | os.PathLike] = ()) -> None:
+    """Everything the workflow does with its config at start-up, in order.
+
+    Fills the schema's defaults and derives the models of sweeps and joint
+    fine-tuning (in place); any problem raises one InputError naming the key.
+    """
+    check_config_files(files)
+    validate_config(config, None)
+    check_experiment(config)  # each entry on its own before the families' checks
+    wf.check_phrase_models(config)
+    wfn.check_npmt_models(config)
+    wfd.derive_joint_finetune(config)
+    wf.derive_sweeps(config)
+    wfd.check_document_models(config)
+    wfdis.check_contrastive_sets(config)
+    check_models(config)  # the derived models too
+
+
+def check_config_files(paths: Iterable[str | os.PathLike]) -> None:
+    """Each config file parses, and no key in it is written twice."""
+    for path in paths:
+        read_config_file(path)
+
+
+def check_experiment(config: dict) -> None:
+    """Every check below, in the order a reader of the config meets the keys."""
+    check_finite(config)
+    check_datasets(config)
+    check_settings(config)
+    check_models(config)
+
+
+def check_finite(value: Any, key: str = "") -> None:
+    """No NaN or infinity anywhere (JSON Schema's minimum lets NaN through)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"{key}: must be a finite number, got {value}")
+    items = value.items() if isinstance(value, dict) else (
+        enumerate(value) if isinstance(value, list) else ())
+    for sub, item in items:
+        check_finite(item, f"{key}.{sub}" if key else str(sub))
+
+
+def check_datasets(config: dict) -> None:
+    """Language codes, directions and generator options of every dataset."""
+    for name, ds in config["datasets"].items():
+        key = f"datasets.{name}"
+        for side in ("src", "tgt"):
+            if not LANG.fullmatch(ds[side]):
+                raise InputError(f"{key}.{side}: {ds[side]!r} is not a language code "
+                                 "of 2-3 lowercase letters (en, de, vi)")
+        if ds["src"] == ds["tgt"]:
+            raise InputError(f"{key}.tgt: {ds['tgt']!r} is also the source language")
+        _check_stopwords(key, ds["tgt"])
+        if ds["source"] == "synthetic":
+            _check_synthetic(key, ds)
+        elif ds["source"] == "download":
+            from phrasenmt.data.datasets import check_direction
+
+            try:
+                check_direction(ds["name"], ds["src"], ds["tgt"])
+            except InputError as err:
+                raise InputError(f"{key}.name: {err.message}") from None
+
+
+def _check_stopwords(key: str, lang: str) -> None:
+    """The phrase filters (Park & Tsvetkov's filter 5) need a stopword list."""
+    import stopwordsiso
+
+    if not stopwordsiso.has_lang(lang):
+        raise InputError(f"{key}.tgt: stopwordsiso has no stopword list for {lang!r}"
+                         ", which the phrase filters need")
+
+
+def _check_synthetic(key: str, ds: dict) -> None:
+    """The generator's direction, document lengths and rate names."""
+    from phrasenmt.data.synthetic_clause import GrammarConfig
+
+    direction = f"{ds['src']}-{ds['tgt']}"
+    if direction not in SYNTHETIC_DIRECTIONS:
+        raise InputError(f"{key}.src: the synthetic generator writes "
+                         f"{' or '.join(SYNTHETIC_DIRECTIONS)}, not {direction}")
+    syn = ds["synthetic"]
+    if syn["max_doc_sentences"] < syn["min_doc_sentences"]:
+        raise InputError(f"{key}.synthetic.max_doc_sentences: "
+                         f"{syn['max_doc_sentences']} is less than "
+                         f"min_doc_sentences {syn['min_doc_sentences']}")
+    known = sorted(f.removeprefix("rate_") for f in GrammarConfig.__dataclass_fields__)
+    for rate in syn.get("rates", {}):
+        if rate not in known:
+            raise InputError(f"{key}.synthetic.rates.{rate}: unknown rate (known: "
+                             f"{', '.join(known)})")
+
+
+def check_settings(config: dict) -> None:
+    """Global settings whose parts must agree with each other."""
+    bins = config["evaluate"]["length_bins"]
+    for a, b in pairwise(bins):
+        if a >= b:
+            raise InputError(f"evaluate.length_bins: must increase strictly, but "
+                             f"{b} follows {a}")
+    emb = config["embeddings"]
+    if emb["maxn"] and emb["minn"] > emb["maxn"]:
+        raise InputError(f"embeddings.minn: {emb['minn']} is more than maxn "
+                         f"{emb['maxn']} (maxn 0 turns subword n-grams off)")
+
+
+def check_models(config: dict) -> None:
+    """Resolve every model entry as its train rule will; one line per problem."""
+    from phrasenmt.training.spec import resolve_spec  # imports torch (~1-2 s)
+
+    for name, entry in config["models"].items():
+        for spec in sorted(set(rule_specs(config, name))):
+            run = resolve_spec(json.loads(spec), None, f"models.{name}.")
+            if run.train.freeze != "sentence" and not entry.get("init_from"):
+                raise InputError(f"models.{name}.train.freeze: is "
+                                 f"{run.train.freeze!r}, which only applies to a "
+                                 "model with init_from")
+
+
+def rule_specs(config: dict, model: str) -> list[str]:
+    """The `--spec` strings the train rules pass for a model, one per dataset."""
+    if wf.model_family(config, model) != "continuous":
+        return [wf.model_spec(config, model)]
+    return [wf.continuous_spec(config, ds, model)
+            for ds in wf.models_datasets(config, model)]

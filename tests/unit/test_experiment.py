@@ -1,0 +1,151 @@
+"""Start-up validation: each class of bad config fails with one line naming the key.
+
+The config is the default experiment (config.yaml) with one override merged in
+as `snakemake --config` / `--configfile` would; `experiment.start` is exactly
+what rules/common.smk runs. tests/workflow/test_workflow.py runs a few of these
+through `snakemake -n` itself.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from phrasenmt import experiment
+from phrasenmt.config import load_yaml
+from phrasenmt.io import InputError
+from phrasenmt.training.spec import load_spec, resolve_spec
+from tests.conftest import REPO
+
+BASE = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
+
+
+def merged(override: dict) -> dict:
+    """config.yaml updated with `override` the way Snakemake merges configs."""
+    def update(into: dict, new: dict) -> None:
+        for key, value in new.items():
+            if isinstance(value, dict) and isinstance(into.get(key), dict):
+                update(into[key], value)
+            else:
+                into[key] = value
+
+    config = copy.deepcopy(BASE)
+    update(config, override)
+    return config
+
+
+def model(name: str, **settings) -> dict:
+    """An override of one model entry's settings."""
+    return {"models": {name: settings}}
+
+
+def dataset(name: str, **settings) -> dict:
+    """An override of one dataset entry's settings."""
+    return {"datasets": {name: settings}}
+
+
+CASES = [
+    ("heads do not divide the width", model("pr_max", model={"n_heads": 5}),
+     "models.pr_max.model.n_heads: 5 does not divide d_model 128"),
+    ("dropout out of range", model("transformer", model={"dropout": 1.0}),
+     "models.transformer.model.dropout: must be in [0, 1), got 1.0"),
+    ("negative learning rate", model("conmt", train={"lr": -0.001}),
+     "models.conmt.train.lr: must be > 0, got -0.001"),
+    ("NaN learning rate", model("transformer", train={"lr": float("nan")}),
+     "models.transformer.train.lr: must be a finite number, got nan"),
+    ("zero budget", model("npmt", train={"max_steps": 0}),
+     "models.npmt.train.max_steps: must be >= 1, got 0"),
+    ("even reordering window", model("npmt", model={"window": 4}),
+     "models.npmt.model.window: reordering window must be an odd number >= 1"),
+    ("no segment length", model("npmt_noreorder", model={"max_segment_len": 0}),
+     "models.npmt_noreorder.model.max_segment_len: must be >= 1, got 0"),
+    ("label smoothing for NPMT", model("npmt", train={"label_smoothing": 0.1}),
+     "models.npmt.train.label_smoothing: NPMT maximizes a marginal likelihood"),
+    ("odd RNN width", model("attn_rnn", model={"hidden_size": 33}),
+     "models.attn_rnn.model.hidden_size: must be even"),
+    ("fertility classes", model("pconmt_fert2", model={"fertility_classes": 3}),
+     "models.pconmt_fert2.model.fertility_classes: must be 0, 2 or 4, got 3"),
+    ("unknown model key", model("transformer", model={"d_modle": 64}),
+     "models.transformer.model.d_modle: unknown key 'd_modle'"),
+    ("wrong type", model("transformer", model={"d_model": "wide"}),
+     "models.transformer.model.d_model: expected int, got 'wide'"),
+    ("preset the arch lacks", model("npmt", preset="big"),
+     "models.npmt.preset: unknown preset 'big' for arch 'npmt'"),
+    ("pairs longer than the positions",
+     model("transformer", train={"max_len": 300}, model={"max_positions": 256}),
+     "models.transformer.train.max_len: is 300, but model.max_positions 256"),
+    ("keeps fewer than it averages", model("transformer", train={"keep_last": 1}),
+     "models.transformer.train.keep_last: keeps 1 checkpoints but average_last"),
+    ("freeze without init_from", model("transformer", train={"freeze": "none"}),
+     "models.transformer.train.freeze: is 'none', which only applies"),
+    ("NaN decoding weight", model("npmt", decode={"lambda1": float("inf")}),
+     "models.npmt.decode.lambda1: must be a finite number, got inf"),
+    ("language code", dataset("synthetic_en_de", src="English"),
+     "datasets.synthetic_en_de.src: 'English' is not a language code"),
+    ("source is target", dataset("synthetic_en_de", tgt="en"),
+     "datasets.synthetic_en_de.tgt: 'en' is also the source language"),
+    ("no stopword list", dataset("synthetic_en_de", tgt="qq"),
+     "datasets.synthetic_en_de.tgt: stopwordsiso has no stopword list for 'qq'"),
+    ("generator direction", dataset("synthetic_en_de", tgt="fr"),
+     "datasets.synthetic_en_de.src: the synthetic generator writes en-de or de-en"),
+    ("document lengths", dataset("synthetic_en_de", synthetic={
+        "min_doc_sentences": 5, "max_doc_sentences": 2}),
+     "datasets.synthetic_en_de.synthetic.max_doc_sentences: 2 is less than"),
+    ("unknown generator rate", dataset("synthetic_en_de", synthetic={
+        "rates": {"pronouns": 0.5}}),
+     "datasets.synthetic_en_de.synthetic.rates.pronouns: unknown rate"),
+    ("download direction", {"datasets": {"m30k": {
+        "source": "download", "name": "multi30k", "src": "en", "tgt": "vi"}}},
+     "datasets.m30k.name: dataset 'multi30k' has no en-vi direction"),
+    ("unsorted length bins", {"evaluate": {"length_bins": [25, 15, 35]}},
+     "evaluate.length_bins: must increase strictly, but 15 follows 25"),
+    ("fastText n-gram bounds", {"embeddings": {"minn": 7, "maxn": 3}},
+     "embeddings.minn: 7 is more than maxn 3"),
+]
+
+
+@pytest.mark.parametrize("override, message", [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_bad_config_is_one_line_naming_the_key(override: dict, message: str):
+    with pytest.raises(InputError) as err:
+        experiment.start(merged(override))
+    assert str(err.value).startswith(message), str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_the_default_experiment_and_every_shipped_config_pass():
+    experiment.start(merged({}))
+    for path in sorted((REPO / "configs").glob("*.yaml")):
+        override = yaml.safe_load(path.read_text(encoding="utf-8"))
+        experiment.start(merged(override), [REPO / "config.yaml", path])
+
+
+def test_a_key_written_twice_names_it_and_both_lines(tmp_path: Path):
+    path = tmp_path / "twice.yaml"
+    path.write_text("models:\n  a: {arch: transformer, preset: tiny}\n"
+                    "  b: {arch: transformer, preset: tiny}\n"
+                    "  a: {arch: pr_max, preset: tiny}\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        experiment.check_config_files([path])
+    assert str(err.value) == (f"{path}:4: models.a: key written twice (first at "
+                              "line 2); the first would be silently dropped")
+    assert load_yaml("a: {b: 1, c: [{d: 1}, {d: 2}]}", "x") == {
+        "a": {"b": 1, "c": [{"d": 1}, {"d": 2}]}}
+
+
+def test_train_spec_runs_the_same_checks(tmp_path: Path):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("arch: pr_max\nmodel: {n_heads: 5}\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        resolve_spec(*load_spec(str(spec)))
+    assert str(err.value) == f"{spec}: model.n_heads: 5 does not divide d_model 128"
+    spec.write_text("arch: pr_max\ntrain: {lr: 1}\ntrain: {lr: 2}\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"spec.yaml:3: train: key written twice"):
+        load_spec(str(spec))
+    inline = json.dumps({"arch": "npmt", "train": {"label_smoothing": 0.1}})
+    with pytest.raises(InputError, match="^spec: train.label_smoothing: NPMT"):
+        resolve_spec(*load_spec(inline))
