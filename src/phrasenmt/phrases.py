@@ -40,7 +40,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from phrasenmt.align.pharaoh import Link, read_alignments, read_corpus
-from phrasenmt.cli import ArgumentParser, int_range, positive_int
+from phrasenmt.cli import ArgumentParser, int_range, output_file, positive_int
 from phrasenmt.io import InputError, read_lines, run_cli, write_lines
 
 Phrase = tuple[str, ...]
@@ -206,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fertility-from", choices=("phrases", "alignment"),
                    default="phrases")
     for name in ("phrases", "filters", "fertility", "fertility2"):
-        p.add_argument(f"--out-{name}", required=True)
+        p.add_argument(f"--out-{name}", type=output_file, required=True)
     return p
 
 

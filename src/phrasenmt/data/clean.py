@@ -177,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description=__doc__)
     for side in ("src", "tgt"):
         p.add_argument(f"--{side}-in", required=True, type=Path)
-        p.add_argument(f"--{side}-out", required=True, type=Path)
+        p.add_argument(f"--{side}-out", required=True, type=output_file)
         p.add_argument(f"--{side}-lang", required=True)
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--tokenize", dest="tokenize", action="store_true",

@@ -12,7 +12,13 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from phrasenmt.cli import ArgumentParser, nonnegative_int, output_dir, positive_float
+from phrasenmt.cli import (
+    ArgumentParser,
+    nonnegative_int,
+    output_dir,
+    output_file,
+    positive_float,
+)
 from phrasenmt.data.datasets import Dataset, dataset_names, get_dataset
 from phrasenmt.io import InputError, atomic_path, run_cli, write_lines
 
@@ -149,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds per request")
     p.add_argument("--retries", type=nonnegative_int, default=3,
                    help="extra attempts per file after a network failure")
-    p.add_argument("--manifest", type=Path,
+    p.add_argument("--manifest", type=output_file,
                    help="also write 'SHA256  PATH' lines of every file here")
     return p
 

@@ -1,0 +1,285 @@
+"""Every stage's CLI as the fuzz suite drives it, on a tiny pipeline of real files.
+
+`STAGES` lists each command in pipeline order with an argv template: `{r}/...`
+is a file of the pipeline folder (an input), `{o}/...` an output (a trailing
+`/` marks an output folder). `build` runs every command once on the pipeline
+folder with `{o}` = `{r}`, asserting success, so every later command reads
+real outputs of the earlier ones and every baseline is known to work; the
+fuzz tests (test_fuzz_cli.py) then break one input, option or output path at
+a time. Commands that need the network (download) or stanza's models (parse
+stanza) are driven only with bad options and output paths (`build=False`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import json
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from phrasenmt.io import run_cli
+
+TINY = json.dumps({"arch": "transformer", "preset": "tiny", "model": {
+    "d_model": 16, "d_ff": 32, "n_heads": 2}, "train": {
+    "max_steps": 2, "max_tokens": 400, "update_tokens": 100, "save_interval": 1,
+    "valid_interval": 2, "keep_last": 2, "average_last": 2, "warmup_steps": 1}},
+    separators=(",", ":"))
+NPMT = json.dumps({"arch": "npmt", "preset": "tiny", "model": {
+    "embed_size": 8, "encoder_hidden": 8, "decoder_hidden": 8, "encoder_layers": 1,
+    "decoder_layers": 1, "max_segment_len": 2}, "train": {
+    "max_steps": 2, "max_tokens": 300, "update_tokens": 60, "save_interval": 1,
+    "valid_interval": 2, "keep_last": 2, "average_last": 2, "max_len": 40}},
+    separators=(",", ":"))
+ORDER = "transformer"
+
+
+@dataclass
+class Stage:
+    """One CLI command: module, argv template and what may be broken in it."""
+
+    name: str  # test id
+    module: str  # python -m module
+    args: str  # argv template (shlex), {r}/x inputs, {o}/x outputs
+    ints: dict[str, int] = field(default_factory=dict)  # option -> minimum
+    floats: dict[str, float | None] = field(default_factory=dict)  # -> minimum
+    aligned: tuple[str, ...] = ()  # inputs that must have equal line counts
+    empty_ok: tuple[str, ...] = ()  # inputs for which an empty file is valid
+    build: bool = True  # run it while building the pipeline
+
+    def argv(self, root: Path, out: Path) -> list[str]:
+        """The argv with real folders."""
+        return [a.replace("{o}", str(out)).removesuffix("/") if a.startswith("{o}/")
+                else a.replace("{r}", str(root)) for a in shlex.split(self.args)]
+
+    def inputs(self) -> list[str]:
+        """Pipeline-relative paths of the files the command reads."""
+        found = []
+        for arg in shlex.split(self.args):
+            for part in arg.replace("=", ",").split(","):
+                if part.startswith("{r}/"):
+                    found.append(part.removeprefix("{r}/"))
+        return found
+
+    def outputs(self) -> list[tuple[str, str, bool]]:
+        """(option, relative path, is a folder) of every output."""
+        argv = shlex.split(self.args)
+        return [(argv[i - 1], a.removeprefix("{o}/").rstrip("/"), a.endswith("/"))
+                for i, a in enumerate(argv) if a.startswith("{o}/")]
+
+    def main(self):
+        """The module's entry point."""
+        return importlib.import_module(self.module).main
+
+
+def run_stage(stage: Stage, argv: list[str]) -> tuple[int, str]:
+    """Run a CLI in-process as `python -m` would: (exit status, stderr)."""
+    err = io.StringIO()
+    code: int | str | None = 0
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            run_cli(stage.main(), argv)
+        except SystemExit as done:
+            code = done.code
+    return (code if isinstance(code, int) else 1), err.getvalue()
+
+
+def build(root: Path) -> None:
+    """Run every buildable stage once, in order, on the pipeline folder."""
+    (root / "benchmark.tsv").write_text(  # as Snakemake's benchmark: writes it
+        "s\th:m:s\tmax_rss\n1.5\t0:00:01\t100\n", encoding="utf-8")
+    for stage in STAGES:
+        if stage.build:
+            code, err = run_stage(stage, stage.argv(root, root))
+            assert code == 0, f"{stage.name}: {err}"
+
+
+TEXT = "--pretokenized --src-lang en --tgt-lang de"
+STAGES = [
+    Stage("synthetic", "phrasenmt.data.synthetic",
+          "--outdir {o}/raw/ --train-size 150 --dev-size 12 --test-size 12 "
+          "--agreement-items-per-bin 1 --max-doc-sentences 4",
+          ints={"--train-size": 1, "--dev-size": 1, "--seed": 0,
+                "--max-sentence-tokens": 8, "--agreement-items-per-bin": 0},
+          floats={"--rate-pp": 0.0}),
+    Stage("clean train", "phrasenmt.data.clean",
+          f"--src-in {{r}}/raw/train.en --tgt-in {{r}}/raw/train.de {TEXT} "
+          "--filter --max-len 60 --max-ratio 3 "
+          "--sidecar {r}/raw/train.docs {o}/data/train.docs "
+          "--sidecar {r}/raw/train.align {o}/data/train.align "
+          "--src-out {o}/data/train.en --tgt-out {o}/data/train.de "
+          "--stats {o}/data/train.stats",
+          ints={"--max-len": 1, "--workers": 1}, floats={"--max-ratio": 1.0},
+          aligned=("raw/train.en", "raw/train.de", "raw/train.docs",
+                   "raw/train.align")),
+    *[Stage(f"clean {split}", "phrasenmt.data.clean",
+            f"--src-in {{r}}/raw/{split}.en --tgt-in {{r}}/raw/{split}.de {TEXT} "
+            f"--sidecar {{r}}/raw/{split}.docs {{o}}/data/{split}.docs "
+            f"--sidecar {{r}}/raw/{split}.trees {{o}}/data/{split}.trees "
+            f"--sidecar {{r}}/raw/{split}.align {{o}}/data/{split}.align "
+            f"--src-out {{o}}/data/{split}.en --tgt-out {{o}}/data/{split}.de "
+            f"--ref-out {{o}}/data/{split}.ref.de --stats {{o}}/data/{split}.stats",
+            aligned=(f"raw/{split}.en", f"raw/{split}.de", f"raw/{split}.docs"))
+      for split in ("dev", "test")],
+    Stage("stats", "phrasenmt.data.stats",
+          "--lang-pair en-de --split train {r}/data/train.en {r}/data/train.de "
+          "--split dev {r}/data/dev.en {r}/data/dev.de --out {o}/data/stats.tsv",
+          aligned=("data/train.en", "data/train.de")),
+    Stage("prepare local", "phrasenmt.data.prepare",
+          "local --in {r}/raw/test.en --out {o}/local/test.en"),
+    Stage("prepare docs", "phrasenmt.data.prepare",
+          "local --in {r}/raw/test.docs --docs-for {r}/raw/test.en "
+          "--out {o}/local/test.docs", aligned=("raw/test.docs", "raw/test.en")),
+    Stage("download", "phrasenmt.data.download",
+          "--dataset multi30k --outdir {o}/download/ --mirror {r}/mirror "
+          "--manifest {o}/download/MANIFEST", ints={"--retries": 0},
+          floats={"--timeout": None}, build=False),
+    Stage("bpe learn", "phrasenmt.bpe",
+          "learn --src {r}/data/train.en --tgt {r}/data/train.de --merges 60 "
+          "--codes {o}/bpe/codes --vocab-src {o}/bpe/learned.en "
+          "--vocab-tgt {o}/bpe/learned.de", ints={"--merges": 1,
+                                                  "--min-frequency": 1}),
+    *[Stage(f"bpe vocab {lang}", "phrasenmt.bpe",
+            f"vocab --codes {{r}}/bpe/codes --in {{r}}/data/train.{lang} "
+            f"--out {{o}}/bpe/vocab.{lang}") for lang in ("en", "de")],
+    *[Stage(f"bpe apply {split}.{lang}", "phrasenmt.bpe",
+            f"apply --codes {{r}}/bpe/codes --vocab {{r}}/bpe/vocab.{lang} "
+            f"--threshold 1 --in {{r}}/data/{split}.{lang} "
+            f"--out {{o}}/bpe/{split}.bpe.{lang}", ints={"--threshold": 0})
+      for split in ("train", "dev", "test") for lang in ("en", "de")],
+    Stage("align run", "phrasenmt.align.__main__",
+          "run --backend eflomal --src {r}/data/train.en --tgt {r}/data/train.de "
+          "--fwd {o}/align/train.fwd --rev {o}/align/train.rev --seed 1",
+          ints={"--seed": 0, "--threads": 1},
+          aligned=("data/train.en", "data/train.de")),
+    Stage("align symmetrize", "phrasenmt.align.__main__",
+          "symmetrize --fwd {r}/align/train.fwd --rev {r}/align/train.rev "
+          "--src {r}/data/train.en --tgt {r}/data/train.de "
+          "--out {o}/align/train.sym",
+          aligned=("align/train.fwd", "align/train.rev", "data/train.en",
+                   "data/train.de")),
+    Stage("aer", "phrasenmt.evaluate.aer",
+          "--gold {r}/data/train.align --pred {r}/align/train.sym "
+          "--src {r}/data/train.en --tgt {r}/data/train.de --out {o}/eval/aer.json",
+          aligned=("data/train.align", "align/train.sym", "data/train.en")),
+    Stage("phrases", "phrasenmt.phrases",
+          "--src {r}/data/train.en --tgt {r}/data/train.de "
+          "--alignment {r}/align/train.sym --tgt-lang de --min-count 1 "
+          "--out-phrases {o}/phrases/phrases.tsv --out-filters "
+          "{o}/phrases/filters.tsv --out-fertility {o}/phrases/train.fert4 "
+          "--out-fertility2 {o}/phrases/train.fert2",
+          ints={"--min-count": 1, "--max-length": 2},
+          aligned=("data/train.en", "data/train.de", "align/train.sym")),
+    Stage("fertility", "phrasenmt.fertility",
+          "--src {r}/data/test.en --tgt {r}/data/test.de "
+          "--alignment {r}/data/test.align --phrases {r}/phrases/phrases.tsv "
+          "--out-fert4 {o}/phrases/test.gold.fert4 "
+          "--out-fert2 {o}/phrases/test.gold.fert2", ints={"--max-length": 1},
+          aligned=("data/test.en", "data/test.de", "data/test.align")),
+    Stage("parse gold", "phrasenmt.parse",
+          "gold --text {r}/data/test.en --gold {r}/data/test.trees "
+          "--out {o}/parse/test.trees", aligned=("data/test.en", "data/test.trees")),
+    Stage("parse stanza", "phrasenmt.parse",
+          "stanza --text {r}/data/test.en --stanza-dir {r}/stanza "
+          "--out {o}/parse/stanza.trees", build=False),
+    Stage("segment ngram", "phrasenmt.segment",
+          "--method ngram --bpe {r}/bpe/test.bpe.en --out {o}/parse/test.ngram",
+          ints={"--max-phrase": 1}),
+    Stage("segment parse", "phrasenmt.segment",
+          "--method parse --bpe {r}/bpe/test.bpe.en --trees {r}/parse/test.trees "
+          "--out {o}/parse/test.parse", aligned=("bpe/test.bpe.en",
+                                                 "parse/test.trees")),
+    Stage("embeddings concat", "phrasenmt.embeddings",
+          "concat --text {r}/data/train.de --phrases {r}/phrases/phrases.tsv "
+          "--out {o}/emb/train.joined"),
+    Stage("embeddings train", "phrasenmt.embeddings",
+          "train --text {r}/emb/train.joined --phrases {r}/phrases/phrases.tsv "
+          "--out-dir {o}/emb/ --dim 8 --epoch 1 --threads 1",
+          ints={"--dim": 1, "--epoch": 1, "--minn": 0, "--maxn": 0,
+                "--threads": 1, "--seed": 0, "--bucket": 1}),
+    Stage("train", "phrasenmt.train",
+          f"--spec {shlex.quote(TINY)} --train-src {{r}}/bpe/train.bpe.en "
+          "--train-tgt {r}/bpe/train.bpe.de --dev-src {r}/bpe/dev.bpe.en "
+          "--dev-tgt {r}/bpe/dev.bpe.de --outdir {o}/models/transformer/ --seed 1 "
+          "--threads 1 --device cpu --no-progress",
+          ints={"--seed": 0, "--threads": 1},
+          aligned=("bpe/train.bpe.en", "bpe/train.bpe.de")),
+    Stage("average", "phrasenmt.average",
+          "--checkpoint-dir {r}/models/transformer/checkpoints "
+          "--summary {r}/models/transformer/summary.json "
+          "--out {o}/models/transformer/averaged.pt"),
+    Stage("translate", "phrasenmt.translate",
+          "--checkpoint {r}/models/transformer/averaged.pt "
+          "--input {r}/bpe/test.bpe.en --output {o}/tr/test.tok --beam 2 "
+          "--batch-size 4 --threads 1 --device cpu",
+          ints={"--beam": 1, "--batch-size": 1, "--threads": 1},
+          floats={"--lenpen": 0.0, "--max-len-a": 0.0, "--max-len-b": 0.0},
+          empty_ok=("bpe/test.bpe.en",)),
+    Stage("translate score", "phrasenmt.translate",
+          "score --checkpoint {r}/models/transformer/averaged.pt "
+          "--src {r}/bpe/test.bpe.en --tgt {r}/bpe/test.bpe.de "
+          "--output {o}/tr/test.scores --batch-size 4 --threads 1 --device cpu",
+          ints={"--batch-size": 1, "--threads": 1},
+          aligned=("bpe/test.bpe.en", "bpe/test.bpe.de"),
+          empty_ok=("bpe/test.bpe.en", "bpe/test.bpe.de")),
+    Stage("detokenize", "phrasenmt.data.detokenize",
+          "--lang de --in {r}/tr/test.tok --out {o}/tr/test.txt",
+          empty_ok=("tr/test.tok",)),
+    Stage("bleu", "phrasenmt.evaluate.bleu",
+          "--system transformer --testset test --hyp {r}/tr/test.txt "
+          "--ref {r}/data/test.ref.de --hyp-tok {r}/tr/test.tok "
+          "--ref-tok {r}/data/test.de --baseline-name transformer "
+          "--baseline-hyp {r}/tr/test.txt --bootstrap 20 --seed 1 "
+          "--out {o}/eval/transformer/test.json", ints={"--bootstrap": 1,
+                                                       "--seed": 1},
+          aligned=("tr/test.txt", "data/test.ref.de", "tr/test.tok",
+                   "data/test.de")),
+    Stage("length", "phrasenmt.evaluate.length",
+          "--src {r}/data/test.en --ref {r}/data/test.de "
+          "--hyp transformer={r}/tr/test.tok --bins 5,10,20 --testset test "
+          "--out {o}/analysis/length_test.tsv",
+          aligned=("data/test.en", "data/test.de", "tr/test.tok")),
+    Stage("lingeval prepare", "phrasenmt.evaluate.lingeval",
+          "prepare --json {r}/raw/test.lingeval.json --out-src {o}/lingeval/pairs.en "
+          "--out-tgt {o}/lingeval/pairs.de --out-trees {o}/lingeval/pairs.trees"),
+    *[Stage(f"lingeval bpe {lang}", "phrasenmt.bpe",
+            f"apply --codes {{r}}/bpe/codes --in {{r}}/lingeval/pairs.{lang} "
+            f"--out {{o}}/lingeval/pairs.bpe.{lang}") for lang in ("en", "de")],
+    Stage("lingeval score", "phrasenmt.translate",
+          "score --checkpoint {r}/models/transformer/averaged.pt "
+          "--src {r}/lingeval/pairs.bpe.en --tgt {r}/lingeval/pairs.bpe.de "
+          "--output {o}/lingeval/transformer.txt --device cpu",
+          aligned=("lingeval/pairs.bpe.en", "lingeval/pairs.bpe.de")),
+    Stage("lingeval evaluate", "phrasenmt.evaluate.lingeval",
+          "evaluate --json {r}/raw/test.lingeval.json "
+          "--scores transformer={r}/lingeval/transformer.txt "
+          "--out {o}/analysis/agreement.tsv"),
+    Stage("multiword", "phrasenmt.evaluate.multiword",
+          "--phrases {r}/phrases/phrases.tsv --ref {r}/data/test.de "
+          "--hyp transformer={r}/tr/test.tok --testset test "
+          "--out {o}/analysis/multiword_test.tsv",
+          aligned=("data/test.de", "tr/test.tok")),
+    Stage("results table", "phrasenmt.report.tables",
+          "main --eval {r}/eval/transformer/test.json "
+          "--summary transformer={r}/models/transformer/summary.json "
+          "--baseline transformer --order transformer --alpha 0.05 "
+          "--out-md {o}/report/results.md --out-tex {o}/report/results.tex "
+          "--out-csv {o}/report/results.csv", floats={"--alpha": 0.0}),
+    Stage("length figure", "phrasenmt.report.figures",
+          "length --tsv {r}/analysis/length_test.tsv --testset test "
+          "--order transformer --out-png {o}/report/length.png "
+          "--out-svg {o}/report/length.svg"),
+    Stage("agreement figure", "phrasenmt.report.figures",
+          "agreement --tsv {r}/analysis/agreement.tsv --order transformer "
+          "--out-png {o}/report/agreement.png --out-svg {o}/report/agreement.svg"),
+    Stage("ablation table", "phrasenmt.report.ablation",
+          "--eval transformer={r}/eval/transformer/test.json "
+          "--summary transformer={r}/models/transformer/summary.json "
+          "--benchmark transformer={r}/benchmark.tsv "
+          "--hyp transformer={r}/tr/test.tok --baseline transformer "
+          "--order transformer --testset test --alpha 0.05 "
+          "--out-md {o}/report/ablation.md --out-tex {o}/report/ablation.tex "
+          "--out-csv {o}/report/ablation.csv", floats={"--alpha": 0.0}),
+]
