@@ -126,7 +126,12 @@ DE_EN = "synthetic_de_en"
 
 @pytest.fixture
 def npmt_config(config) -> dict:
-    """The default config as the Snakefile sees it: sweeps derived, lmplz found."""
+    """The default config with configs/npmt_window_sweep.yaml, as the Snakefile
+    sees it: sweeps derived, lmplz found."""
+    assert config["sweeps"]["npmt_window"]["enabled"] is False  # off in make run
+    with open(REPO / "configs" / "npmt_window_sweep.yaml", encoding="utf-8") as fh:
+        sweep = yaml.safe_load(fh)["sweeps"]["npmt_window"]
+    config["sweeps"]["npmt_window"].update(sweep)
     wfn.check_npmt_models(config)
     wf.derive_sweeps(config)
     wf.apply_lm_availability(config, None)
@@ -560,7 +565,7 @@ def test_document_sweep_values_mirror_the_presets():
 
 def test_discourse_files_and_options(doc_config):
     assert wfdis.align_args(doc_config) == (
-        "--backend eflomal --seed 1 --train-lines 10000")
+        "--backend eflomal --seed 1 --train-lines 3000")
     assert wfdis.lsa_args(doc_config) == "--dims 100 --seed 1"
     assert wfdis.pronoun_tsv(EN_DE, "test", "han_enc") == (
         f"results/{EN_DE}/analysis/pronouns/test/han_enc.tsv")
