@@ -81,3 +81,25 @@ def test_prepare_writes_trees_per_pair(tmp_path):
                    "--out-tgt", str(tmp_path / "t"), "--out-trees", str(tmp_path / "tr")])
     assert len((tmp_path / "tr").read_text().splitlines()) == 7
     assert (tmp_path / "s").read_text().splitlines()[3] == ITEMS[1]["source"]
+
+
+def test_distance_given_as_digits_is_read_as_a_number(tmp_path):
+    items = json.loads(json.dumps(ITEMS))
+    items[0]["errors"][0]["distance"] = "1"
+    items[1]["errors"][0]["distance"] = "17"
+    path = _write(tmp_path, "items.json", json.dumps(items))
+    loaded = lingeval.load_items(path)
+    assert loaded[1]["errors"][0]["distance"] == 17
+    bins = [r["bin"] for r in lingeval.outcomes(loaded, SCORES)]
+    assert bins == ["1", "1", ">15", "1"]
+
+
+@pytest.mark.parametrize("value", ["12a", "", "-3", "1.5", True, 2.0, [1]])
+def test_distance_that_is_not_digits_names_file_item_and_key(tmp_path, value):
+    bad = json.loads(json.dumps(ITEMS))
+    bad[2]["errors"][0]["distance"] = value
+    path = _write(tmp_path, "bad.json", json.dumps(bad))
+    with pytest.raises(InputError, match=r"bad\.json: item 2 error 0: key 'distance'"
+                       r" must be int or a string of digits") as err:
+        lingeval.load_items(path)
+    assert "\n" not in str(err.value)

@@ -14,6 +14,7 @@ than that contrastive (Sennrich 2017); accuracy is over contrastive pairs.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -53,9 +54,19 @@ def load_items(path: Path) -> list[dict]:
             where = f"item {i} error {k}"
             _need(err, "type", str, path, where)
             _need(err, "contrastive", str, path, where)
-            if err.get("distance") is not None:
-                _need(err, "distance", int, path, where)
+            err["distance"] = _distance(err.get("distance"), path, where)
     return items
+
+
+def _distance(value: Any, path: Path, where: str) -> int | None:
+    """An error's distance: an integer, or a string of digits as the reference
+    evaluation script reads it (`int(...)`); anything else raises."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value)
+    raise InputError(f"{where}: key 'distance' must be int or a string of digits, "
+                     f"got {json.dumps(value)}", path)
 
 
 def pairs(items: list[dict]) -> list[tuple[str, str]]:
