@@ -11,7 +11,12 @@ word the candidate is dropped and counted as `non_contiguous`. Spans longer
 than --max-length words are dropped and counted as `too_long`.
 
 The five filters, each counted alone and in order in the filters TSV:
- 1. min_count: the phrase was extracted at least --min-count times;
+ 1. min_count: the phrase occurs at least --min-count times as a contiguous
+    n-gram of the target side of the corpus (the paper's "appears at least
+    twice in the parallel corpus"). Occurrences, not extractions: one 2x2
+    aligned block proposes its phrase once per source word, so counting
+    extractions would let a phrase seen once pass "at least twice". The
+    phrase list's frequency column is this occurrence count;
  2. punctuation: no token contains a Unicode punctuation character (P*);
  3. positive_pmi: PMI(w1..wn) = log( p(w1..wn) / prod_i p(wi) ) > 0, with
     p(w1..wn) = c(w1..wn) / N_n and p(w) = c(w) / N_1, where c counts
@@ -112,10 +117,17 @@ def ngram_counts(sents: list[list[str]], phrases: set[Phrase]) -> Counter:
     return counts
 
 
-def pmi_scores(sents: list[list[str]], phrases: set[Phrase]) -> dict[Phrase, float]:
+def corpus_counts(sents: list[list[str]], phrases: set[Phrase]) -> Counter:
+    """Occurrences in `sents` of every phrase (0 included), for filter 1."""
+    grams = ngram_counts(sents, phrases)
+    return Counter({p: grams[p] for p in phrases})
+
+
+def pmi_scores(sents: list[list[str]], phrases: set[Phrase],
+               grams: Counter | None = None) -> dict[Phrase, float]:
     """PMI of each phrase: log p(w1..wn) / prod p(wi), counts over `sents`."""
     unigrams = Counter(w for words in sents for w in words)
-    grams = ngram_counts(sents, phrases)
+    grams = ngram_counts(sents, phrases) if grams is None else grams
     positions = Counter()
     for words in sents:
         for n in {len(p) for p in phrases}:
@@ -159,7 +171,10 @@ def filter_verdicts(phrase: Phrase, freq: int, pmi: float, min_count: int,
 
 def apply_filters(counts: Counter, pmi: dict[Phrase, float], min_count: int,
                   stopwords: set[str]) -> tuple[set[Phrase], list[tuple]]:
-    """Kept phrases and filter rows (filter, removed alone, in order, remaining)."""
+    """Kept phrases and filter rows (filter, removed alone, in order, remaining).
+
+    `counts` holds each candidate's occurrences in the target corpus.
+    """
     alone, in_order = Counter(), Counter()
     kept = set()
     for phrase, freq in counts.items():
@@ -201,7 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tgt", required=True, help="tokenized target text")
     p.add_argument("--alignment", required=True, help="symmetrized Pharaoh links")
     p.add_argument("--tgt-lang", required=True, help="ISO 639-1 code, stopwords")
-    p.add_argument("--min-count", type=positive_int, default=2)
+    p.add_argument("--min-count", type=positive_int, default=2,
+                   help="filter 1: occurrences in the target text (default 2)")
     p.add_argument("--max-length", type=int_range(2), default=6)
     p.add_argument("--fertility-from", choices=("phrases", "alignment"),
                    default="phrases")
@@ -254,9 +270,10 @@ def main(argv: list[str] | None = None) -> int:
     src, tgt = read_corpus(args.src, args.tgt)
     alignments = read_alignments(args.alignment, src, tgt)
     ex = extract(tgt, alignments, args.max_length)
-    pmi = pmi_scores(tgt, set(ex.counts))
-    kept, rows = apply_filters(ex.counts, pmi, args.min_count, stopwords)
-    write_phrases(args.out_phrases, kept, ex.counts, pmi)
+    occurrences = corpus_counts(tgt, set(ex.counts))
+    pmi = pmi_scores(tgt, set(ex.counts), occurrences)
+    kept, rows = apply_filters(occurrences, pmi, args.min_count, stopwords)
+    write_phrases(args.out_phrases, kept, occurrences, pmi)
     write_lines(args.out_filters, filter_table(ex, rows, kept))
     raw = args.fertility_from == "alignment"
     fert4 = [fertility(len(s), t, links, spans, kept, raw)

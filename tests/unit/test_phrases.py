@@ -133,3 +133,32 @@ def test_cli_end_to_end(tmp_path):
         main(["--src", src, "--tgt", tgt, "--alignment", ali, "--tgt-lang", "xx",
               "--out-phrases", out["p"], "--out-filters", out["f"],
               "--out-fertility", out["f4"], "--out-fertility2", out["f2"]])
+
+
+def _run_phrases(tmp_path, src, tgt, ali, min_count=2):
+    out = {k: str(tmp_path / k) for k in ("p", "f", "f4", "f2")}
+    main(["--src", _write(tmp_path, "src", src), "--tgt", _write(tmp_path, "tgt", tgt),
+          "--alignment", _write(tmp_path, "ali", ali), "--tgt-lang", "en",
+          "--min-count", str(min_count), "--out-phrases", out["p"],
+          "--out-filters", out["f"], "--out-fertility", out["f4"],
+          "--out-fertility2", out["f2"]])
+    rows = [r.split("\t") for r in Path(out["p"]).read_text().splitlines()[1:]]
+    return {r[0]: int(r[1]) for r in rows}
+
+
+def test_min_count_drops_a_phrase_seen_once_in_a_two_by_two_block(tmp_path):
+    # "feuer wehr" <-> "fire brigade" as a 2x2 block: each source word proposes
+    # the phrase, so it is extracted twice from its one occurrence
+    src = "die feuer wehr kommt\nein hund\nein haus\n"
+    tgt = "the fire brigade comes\na dog\na house\n"
+    ali = "0-0 1-1 1-2 2-1 2-2 3-3\n0-0 1-1\n0-0 1-1\n"
+    assert _run_phrases(tmp_path, src, tgt, ali) == {}
+    assert _run_phrases(tmp_path, src, tgt, ali, min_count=1) == {"fire brigade": 1}
+
+
+def test_min_count_counts_occurrences_in_the_target_text(tmp_path):
+    # extracted once, but the second sentence holds it again (aligned word by word)
+    src = "die feuerwehr kommt\ndie feuer wehr\nein hund\n"
+    tgt = "the fire brigade comes\nthe fire brigade\na dog\n"
+    ali = "0-0 1-1 1-2 2-3\n0-0 1-1 2-2\n0-0 1-1\n"
+    assert _run_phrases(tmp_path, src, tgt, ali) == {"fire brigade": 2}
