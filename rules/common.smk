@@ -10,6 +10,7 @@ from phrasenmt import experiment
 from phrasenmt import workflow as wf
 from phrasenmt import workflow_discourse as wfdis
 from phrasenmt import workflow_documents as wfd
+from phrasenmt import workflow_embeddings as wfe
 from phrasenmt import workflow_npmt as wfn
 from phrasenmt.io import InputError
 
@@ -246,6 +247,11 @@ def extra_mono_arg(wildcards):
     return f"--extra-mono {extra}" if extra else ""
 
 
+def embedding_dim(wildcards):
+    """fastText dimension of a dataset: its continuous models' table size."""
+    return wfe.embedding_dim(config, wildcards.dataset)
+
+
 def output_dir(wildcards, output):
     """The folder of a rule's first output (for CLIs that take an --out-dir)."""
     return str(Path(output[0]).parent)
@@ -270,10 +276,9 @@ def continuous_train_inputs(wildcards):
         "tgt": wf.continuous_target(config, ds, model, "train"),
         "dev_tgt": wf.continuous_target(config, ds, model, "dev"),
     }
-    if config["models"][model]["arch"] != "attn_rnn":
-        emb = f"{RESULTS}/{ds}/embeddings"
-        files.update(words=f"{emb}/words.vec", phrases=f"{emb}/phrases.vec",
-                     fasttext=f"{emb}/model.bin")
+    arch = config["models"][model]["arch"]
+    if arch in wfe.TABLE_ARCHS:  # CoNMT: the un-joined text's tables
+        files.update((k, v) for k, v in wfe.table_files(ds, arch).items() if v)
     return files
 
 

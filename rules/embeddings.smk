@@ -1,5 +1,7 @@
-# fastText skipgram word+phrase embeddings of the target language: the training
-# text with every listed phrase joined into one token, then the two tables.
+# fastText skipgram embeddings of the target language. PCoNMT's word and phrase
+# tables: the training text with every listed phrase joined into one token.
+# CoNMT's word table: the un-joined text (embeddings/plain/), so that a word seen
+# only inside a listed phrase has a vector of its own (phrasenmt.workflow_embeddings).
 
 
 rule concat_phrases:
@@ -29,7 +31,7 @@ rule fasttext:
         model="results/{dataset}/embeddings/model.bin",
     params:
         outdir=output_dir,
-        dim=config["embeddings"]["dim"],
+        dim=embedding_dim,
         epoch=config["embeddings"]["epoch"],
         min_count=config["embeddings"]["min_count"],
         minn=config["embeddings"]["minn"],
@@ -45,5 +47,49 @@ rule fasttext:
     shell:
         "python -m phrasenmt.embeddings train --text {input.text} "
         "--phrases {input.phrases} --out-dir {params.outdir} --dim {params.dim} "
+        "--epoch {params.epoch} --min-count {params.min_count} --minn {params.minn} "
+        "--maxn {params.maxn} --threads {threads} --seed {params.seed} > {log} 2>&1"
+
+
+rule plain_text:
+    input:
+        text=expand_data("train", "tgt"),
+    output:
+        temp("results/{dataset}/embeddings/plain/train.txt"),
+    params:
+        extra=extra_mono_arg,
+    log:
+        "results/logs/plain_text/{dataset}.log",
+    conda:
+        "../envs/align.yaml"
+    shell:
+        "python -m phrasenmt.embeddings concat --text {input.text} {params.extra} "
+        "--out {output} > {log} 2>&1"
+
+
+rule fasttext_plain:
+    input:
+        text="results/{dataset}/embeddings/plain/train.txt",
+    output:
+        words="results/{dataset}/embeddings/plain/words.vec",
+        model="results/{dataset}/embeddings/plain/model.bin",
+    params:
+        outdir=output_dir,
+        dim=embedding_dim,
+        epoch=config["embeddings"]["epoch"],
+        min_count=config["embeddings"]["min_count"],
+        minn=config["embeddings"]["minn"],
+        maxn=config["embeddings"]["maxn"],
+        seed=config["seed"],
+    threads: HALF_CORES
+    log:
+        "results/logs/fasttext_plain/{dataset}.log",
+    benchmark:
+        "results/benchmarks/fasttext_plain/{dataset}.tsv"
+    conda:
+        "../envs/align.yaml"
+    shell:
+        "python -m phrasenmt.embeddings train --text {input.text} "
+        "--out-dir {params.outdir} --dim {params.dim} "
         "--epoch {params.epoch} --min-count {params.min_count} --minn {params.minn} "
         "--maxn {params.maxn} --threads {threads} --seed {params.seed} > {log} 2>&1"

@@ -1,13 +1,15 @@
 """Phrase-concatenated target text and fastText word+phrase embedding tables.
 
-    concat --text F [--extra-mono F] --phrases F.tsv --out F
+    concat --text F [--extra-mono F] [--phrases F.tsv] --out F
         Rewrite target text so that, scanning left to right, the longest phrase
         of the list starting at each position becomes one token joined with `_`
         (`quality of life` -> `quality_of_life`); words after a match continue
         the scan (greedy longest match, as in Park & Tsvetkov 2019, 2.2). Lines
         of --extra-mono (more target-language monolingual text) are appended.
-        Input words that already contain `_` are kept as they are.
-    train --text F --phrases F.tsv --dim 100 --epoch 5 --min-count 1 --minn 3
+        Input words that already contain `_` are kept as they are. Without
+        --phrases the text is copied unchanged (+ --extra-mono): the un-joined
+        text of CoNMT's word table.
+    train --text F [--phrases F.tsv] --dim 100 --epoch 5 --min-count 1 --minn 3
           --maxn 6 --threads N --seed N --out-dir DIR
         fastText skipgram with subword n-grams on the concatenated text; writes
         DIR/model.bin, DIR/words.vec (every vocabulary token that is not a
@@ -15,6 +17,13 @@
         header, then "token v1 ... vdim") and DIR/phrases.vec (every phrase of
         the list as its `_`-joined token, same format and dimension; fastText
         builds a vector from subword n-grams even for phrases it never saw).
+        Without --phrases (un-joined text): model.bin and words.vec only.
+
+CoNMT (Kumar & Tsvetkov 2019) reads the word table of a model trained on the
+un-joined text: on the joined text a word seen only inside a listed phrase
+(`brigade` of `fire_brigade`) has no vector of its own. PCoNMT reads both
+tables of the model trained on the joined text, as Park & Tsvetkov (2019, 2.2)
+do: "From this training, we obtain both the word- and phrase-tables".
 """
 
 from __future__ import annotations
@@ -77,7 +86,7 @@ def concat_lines(paths: list[str], index: PhraseIndex) -> Iterable[str]:
 
 def run_concat(args: argparse.Namespace) -> None:
     """The `concat` subcommand."""
-    index = PhraseIndex(read_phrase_list(args.phrases))
+    index = PhraseIndex(read_phrase_list(args.phrases) if args.phrases else [])
     paths = [args.text] + ([args.extra_mono] if args.extra_mono else [])
     with atomic_open(args.out) as fh:
         for line in concat_lines(paths, index):
@@ -110,8 +119,9 @@ def write_vec(fh: IO, tokens: list[str], vector_of) -> None:
 
 
 def run_train(args: argparse.Namespace) -> None:
-    """The `train` subcommand: model.bin, words.vec and phrases.vec, all or none."""
-    phrases = [JOINER.join(p) for p in read_phrase_list(args.phrases)]
+    """The `train` subcommand: model.bin, words.vec (and phrases.vec), all or none."""
+    listed = read_phrase_list(args.phrases) if args.phrases else []
+    phrases = [JOINER.join(p) for p in listed]
     if not any(line.strip() for line in read_lines(args.text)):
         raise InputError("no text to train on", args.text)
     if args.maxn and args.minn > args.maxn:
@@ -124,9 +134,11 @@ def run_train(args: argparse.Namespace) -> None:
     phrase_set = set(phrases)
     words = [w for w in model.get_words() if w not in phrase_set]
     out = Path(args.out_dir)
-    with contextlib.ExitStack() as stack:  # the three files appear together
+    tables = [("words.vec", words)] + ([("phrases.vec", phrases)] if args.phrases
+                                       else [])
+    with contextlib.ExitStack() as stack:  # the files appear together
         model.save_model(str(stack.enter_context(atomic_path(out / "model.bin"))))
-        for name, tokens in (("words.vec", words), ("phrases.vec", phrases)):
+        for name, tokens in tables:
             write_vec(stack.enter_context(atomic_open(out / name)), tokens,
                       model.get_word_vector)
     print(f"{len(words)} words, {len(phrases)} phrases, dim {args.dim}")
@@ -140,11 +152,11 @@ def build_parser() -> argparse.ArgumentParser:
     con = sub.add_parser("concat", help="join listed phrases into single tokens")
     con.add_argument("--text", required=True, help="tokenized target text")
     con.add_argument("--extra-mono", help="more target-language text to append")
-    con.add_argument("--phrases", required=True, help="phrase list TSV")
+    con.add_argument("--phrases", help="phrase list TSV (none: copy the text)")
     con.add_argument("--out", type=output_file, required=True)
     tr = sub.add_parser("train", help="fastText word and phrase tables")
-    tr.add_argument("--text", required=True, help="phrase-concatenated text")
-    tr.add_argument("--phrases", required=True, help="phrase list TSV")
+    tr.add_argument("--text", required=True, help="(phrase-concatenated) text")
+    tr.add_argument("--phrases", help="phrase list TSV (none: no phrases.vec)")
     tr.add_argument("--out-dir", type=output_dir, required=True)
     for name, kind, default in (
             ("dim", positive_int, 100), ("epoch", positive_int, 5),

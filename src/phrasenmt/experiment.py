@@ -23,6 +23,7 @@ from typing import Any
 from phrasenmt import workflow as wf
 from phrasenmt import workflow_discourse as wfdis
 from phrasenmt import workflow_documents as wfd
+from phrasenmt import workflow_embeddings as wfe
 from phrasenmt import workflow_npmt as wfn
 from phrasenmt.config import read_config_file, validate_config
 from phrasenmt.io import InputError
@@ -44,6 +45,7 @@ def start(config: dict, files: Iterable[str | os.PathLike] = ()) -> None:
     wfn.check_npmt_models(config)
     wfd.derive_joint_finetune(config)
     wf.derive_sweeps(config)
+    wfe.check_embedding_dims(config)  # the continuous models' table sizes agree
     wfd.check_document_models(config)
     wfdis.check_contrastive_sets(config)
     check_models(config)  # the derived models too

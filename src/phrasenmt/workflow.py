@@ -238,14 +238,12 @@ def arch_models(config: dict, archs: tuple[str, ...] | dict) -> list[str]:
 
 def continuous_spec(config: dict, dataset: str, model: str) -> str:
     """`phrasenmt.train --spec` of a continuous-family model: tables of `dataset`."""
+    from phrasenmt import workflow_embeddings as wfe  # it imports this module
+
     spec = json.loads(model_spec(config, model))
-    arch = spec["arch"]
-    if arch != "attn_rnn":
-        emb = f"results/{dataset}/embeddings"
-        tables = {"embed_dim": config["embeddings"]["dim"],
-                  "word_table": f"{emb}/words.vec", "fasttext_model": f"{emb}/model.bin",
-                  "phrase_table": f"{emb}/phrases.vec"
-                  if arch in PHRASE_OUTPUT_ARCHS else ""}
+    if spec["arch"] in wfe.TABLE_ARCHS:  # CoNMT: un-joined text's table (wfe)
+        tables = {"embed_dim": wfe.embedding_dim(config, dataset),
+                  **wfe.table_files(dataset, spec["arch"])}
         spec["model"] = {**tables, **spec["model"]}
     return json.dumps(spec, sort_keys=True)
 

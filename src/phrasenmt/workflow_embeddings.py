@@ -1,0 +1,86 @@
+"""Which fastText tables a continuous-output model reads, and their size.
+
+Each dataset can have two fastText models of its target language
+(rules/embeddings.smk):
+
+* `embeddings/{words,phrases}.vec`, `model.bin`: trained on the training text
+  with every listed phrase joined (`fire_brigade`). PCoNMT reads both tables
+  of this model, as Park & Tsvetkov (2019, 2.2) do: "From this training, we
+  obtain both the word- and phrase-tables, which are of the same dimension."
+* `embeddings/plain/{words.vec,model.bin}`: trained on the un-joined text.
+  CoNMT (Kumar & Tsvetkov 2019, a model without phrases) reads this word
+  table: on the joined text a word seen only inside a listed phrase
+  (`brigade`) has no vector of its own, only subword pieces, which would
+  handicap the baseline of the PCoNMT comparison.
+
+The size of a dataset's tables follows the continuous models trained on it:
+a model's `model.embed_dim` if set, else its preset's table size (`base`:
+300, Kumar & Tsvetkov's), else `embeddings.dim` (null: 100). The models of a
+dataset share its tables, so they must agree; an `embeddings.dim` that
+disagrees with a model's size fails at start-up naming both keys.
+"""
+
+from __future__ import annotations
+
+from phrasenmt.io import InputError
+from phrasenmt.workflow import CONTINUOUS_ARCHS, PHRASE_OUTPUT_ARCHS, models_datasets
+
+TABLE_ARCHS = tuple(a for a in CONTINUOUS_ARCHS if a != "attn_rnn")  # vMF output
+# mirrors the registered presets of phrasenmt.models.continuous (tested), so
+# that building the DAG does not import torch
+PRESET_TABLE_DIMS = {"base": 300}
+DEFAULT_TABLE_DIM = 100  # ContinuousConfig.embed_dim
+
+
+def table_files(dataset: str, arch: str) -> dict[str, str]:
+    """The word table, phrase table ("" for none) and fastText model of an arch."""
+    emb = f"results/{dataset}/embeddings"
+    if arch in PHRASE_OUTPUT_ARCHS:
+        return {"word_table": f"{emb}/words.vec", "phrase_table": f"{emb}/phrases.vec",
+                "fasttext_model": f"{emb}/model.bin"}
+    return {"word_table": f"{emb}/plain/words.vec", "phrase_table": "",
+            "fasttext_model": f"{emb}/plain/model.bin"}
+
+
+def model_table_dim(config: dict, model: str) -> tuple[int, str] | None:
+    """(size, the key that sets it) of a model's tables; None if it takes the default."""
+    entry = config["models"][model]
+    explicit = (entry.get("model") or {}).get("embed_dim")
+    if explicit is not None:
+        return explicit, f"models.{model}.model.embed_dim"
+    preset = entry.get("preset")
+    if preset in PRESET_TABLE_DIMS:
+        return PRESET_TABLE_DIMS[preset], f"models.{model}.preset {preset!r}"
+    return None
+
+
+def table_models(config: dict, dataset: str) -> list[str]:
+    """Models that read the fastText tables of `dataset`."""
+    return [m for m, entry in config["models"].items()
+            if entry.get("arch") in TABLE_ARCHS and dataset in models_datasets(config, m)]
+
+
+def embedding_dim(config: dict, dataset: str) -> int:
+    """The fastText dimension of a dataset's tables; disagreements raise."""
+    sizes = [(m, found) for m in table_models(config, dataset)
+             if (found := model_table_dim(config, m)) is not None]
+    given = config["embeddings"]["dim"]
+    if sizes:
+        (dim, key), others = sizes[0][1], sizes[1:]
+        for _, (other, other_key) in others:
+            if other != dim:
+                raise InputError(f"{other_key}: gives {other}-dimensional output "
+                                 f"tables but {key} gives {dim}, and the models of "
+                                 f"dataset {dataset} share its fastText tables")
+        if given is not None and given != dim:
+            raise InputError(f"embeddings.dim: is {given} but {key} gives "
+                             f"{dim}-dimensional output tables; leave embeddings.dim "
+                             "out (the tables follow the models) or make them agree")
+        return dim
+    return DEFAULT_TABLE_DIM if given is None else given
+
+
+def check_embedding_dims(config: dict) -> None:
+    """Every dataset's table size is well defined (start-up check)."""
+    for dataset in config["datasets"]:
+        embedding_dim(config, dataset)
