@@ -1,5 +1,8 @@
 # Word alignment on the word-level training data (before BPE), symmetrization,
 # one-to-many phrase extraction with the five filters, and fertility labels.
+# A dev or test split is aligned after the training text in one aligner run
+# (align_heldout), so its fertility labels come from the same word-alignment
+# model as the training labels (Park & Tsvetkov 2019, Tables 4-5).
 
 
 rule align:
@@ -24,17 +27,45 @@ rule align:
         "--threads {threads} > {log} 2>&1"
 
 
-rule symmetrize:
+rule align_heldout:
     input:
         unpack(train_pair),
-        fwd="results/{dataset}/align/train.fwd",
-        rev="results/{dataset}/align/train.rev",
+        heldout_src=expand_data("{split}", "src"),
+        heldout_tgt=expand_data("{split}", "tgt"),
     output:
-        "results/{dataset}/align/train.sym",
+        fwd="results/{dataset}/align/{split}.fwd",
+        rev="results/{dataset}/align/{split}.rev",
+    wildcard_constraints:
+        split=HELDOUT_SPLIT,
+    params:
+        backend=config["align"]["backend"],
+        seed=config["seed"],
+    threads: HALF_CORES
+    log:
+        "results/logs/align_heldout/{dataset}.{split}.log",
+    benchmark:
+        "results/benchmarks/align_heldout/{dataset}.{split}.tsv"
+    conda:
+        "../envs/align.yaml"
+    shell:
+        "python -m phrasenmt.align run --backend {params.backend} --src {input.src} "
+        "--tgt {input.tgt} --heldout-src {input.heldout_src} "
+        "--heldout-tgt {input.heldout_tgt} --fwd {output.fwd} --rev {output.rev} "
+        "--seed {params.seed} --threads {threads} > {log} 2>&1"
+
+
+rule symmetrize:
+    input:
+        src=expand_data("{split}", "src"),
+        tgt=expand_data("{split}", "tgt"),
+        fwd="results/{dataset}/align/{split}.fwd",
+        rev="results/{dataset}/align/{split}.rev",
+    output:
+        "results/{dataset}/align/{split}.sym",
     params:
         method=config["align"]["symmetrize"],
     log:
-        "results/logs/symmetrize/{dataset}.log",
+        "results/logs/symmetrize/{dataset}.{split}.log",
     conda:
         "../envs/align.yaml"
     shell:

@@ -188,6 +188,8 @@ def model_order(wildcards):
 
 
 SYNTHETIC = wf.name_regex(wf.datasets_from(config, "synthetic"))
+# dev and test splits: every split but train (aligned after the training text)
+HELDOUT_SPLIT = r"(?!train\b)[A-Za-z0-9_]+"
 DOWNLOADED = wf.name_regex(wf.datasets_from(config, "download"))
 LOCAL = wf.name_regex(wf.datasets_from(config, "local"))
 # Models built by rules/train.smk + translate.smk; families with their own rules
@@ -291,6 +293,19 @@ def fertility_labels(split, kind):
         return f"{RESULTS}/{wildcards.dataset}/phrases/{name}.{kind}fert{n}"
 
     return inner
+
+
+def fertility_test_labels(wildcards):
+    """The test labels to score against: the aligner's, and gold ones if synthetic."""
+    files = {"aligner": fertility_labels("{testset}", "")(wildcards)}
+    if wf.source(config, wildcards.dataset) == "synthetic":
+        files["gold"] = fertility_labels("{testset}", "gold.")(wildcards)
+    return files
+
+
+def fertility_test_label_args(wildcards, input):
+    kinds = fertility_test_labels(wildcards)
+    return " ".join(f"{kind}={getattr(input, kind)}" for kind in kinds)
 
 
 def decode_model(wildcards):

@@ -2,6 +2,9 @@
 # Word-level data (no BPE); PCoNMT targets have the listed phrases joined; the
 # fertility module is trained after the translation network (frozen); greedy
 # decoding; then multi-word BLEU, fertility F1 and training efficiency tables.
+# Fertility labels of every split come from the aligner (train: rules/align.smk;
+# dev/test: heldout_fertility); a synthetic corpus' gold alignments give a second
+# set of test labels (gold_fertility), scored as an extra row.
 
 
 rule join_phrases:
@@ -17,6 +20,30 @@ rule join_phrases:
     shell:
         "python -m phrasenmt.embeddings concat --text {input.text} "
         "--phrases {input.phrases} --out {output} > {log} 2>&1"
+
+
+rule heldout_fertility:
+    input:
+        src=expand_data("{split}", "src"),
+        tgt=expand_data("{split}", "tgt"),
+        alignment="results/{dataset}/align/{split}.sym",
+        phrases="results/{dataset}/phrases/phrases.tsv",
+    output:
+        fert4="results/{dataset}/phrases/{split}.fert4",
+        fert2="results/{dataset}/phrases/{split}.fert2",
+    wildcard_constraints:
+        split=HELDOUT_SPLIT,
+    params:
+        max_length=config["phrases"]["max_length"],
+    log:
+        "results/logs/heldout_fertility/{dataset}.{split}.log",
+    conda:
+        "../envs/align.yaml"
+    shell:
+        "python -m phrasenmt.fertility --src {input.src} --tgt {input.tgt} "
+        "--alignment {input.alignment} --phrases {input.phrases} "
+        "--max-length {params.max_length} --out-fert4 {output.fert4} "
+        "--out-fert2 {output.fert2} > {log} 2>&1"
 
 
 rule gold_fertility:
@@ -96,7 +123,7 @@ rule train_fertility:
         src=expand_data("train", "src"),
         dev_src=expand_data("dev", "src"),
         labels=fertility_labels("train", ""),
-        dev_labels=fertility_labels("dev", "gold."),
+        dev_labels=fertility_labels("dev", ""),
     output:
         "results/{dataset}/models/{model}/fertility.pt",
     wildcard_constraints:
@@ -168,20 +195,22 @@ rule multiword_bleu:
 
 rule fertility_scores:
     input:
+        unpack(fertility_test_labels),
         model=decode_model,
         src=expand_data("{testset}", "src"),
-        gold=fertility_labels("{testset}", "gold."),
     output:
         "results/{dataset}/analysis/fertility_{model}_{testset}.tsv",
     wildcard_constraints:
         model=FERTILITY_MODELS,
+    params:
+        labels=fertility_test_label_args,
     log:
         "results/logs/fertility_scores/{dataset}.{model}.{testset}.log",
     conda:
         "../envs/torch.yaml"
     shell:
         "python -m phrasenmt.evaluate.fertility --checkpoint {input.model} "
-        "--src {input.src} --gold {input.gold} --system {wildcards.model} "
+        "--src {input.src} --labels {params.labels} --system {wildcards.model} "
         "--out {output} --threads 1 > {log} 2>&1"
 
 

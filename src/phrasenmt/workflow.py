@@ -264,8 +264,7 @@ def continuous_targets(config: dict, dataset: str) -> list[str]:
     targets = [f"{root}/efficiency.{ext}" for ext in exts]
     for testset in testsets(config, dataset):
         targets += [f"{root}/multiword_{testset}.{ext}" for ext in exts]
-        if source(config, dataset) == "synthetic" and set(fam) & set(
-                arch_models(config, FERTILITY_CLASSES)):
+        if set(fam) & set(arch_models(config, FERTILITY_CLASSES)):  # aligner labels
             targets += [f"{root}/fertility_{testset}.{ext}" for ext in exts]
     return targets
 

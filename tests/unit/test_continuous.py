@@ -216,7 +216,9 @@ def test_fertility_phase_trains_only_the_fertility_module(tmp_path: Path):
     assert changed and all(k.startswith("fertility.") for k in changed)
     out = tmp_path / "scores.tsv"
     score_main(["--checkpoint", str(after), "--src", str(tmp_path / "dev.src"),
-                "--gold", str(tmp_path / "dev.fert"), "--system", "m",
-                "--out", str(out)])
-    f1 = [float(line.split("\t")[5]) for line in out.read_text().splitlines()[1:]]
-    assert min(f1) > 0.9
+                "--labels", f"aligner={tmp_path}/dev.fert", f"gold={tmp_path}/dev.fert",
+                "--system", "m", "--out", str(out)])
+    rows = [line.split("\t") for line in out.read_text().splitlines()[1:]]
+    assert [(r[1], r[3]) for r in rows] == [("aligner", "0"), ("aligner", "1"),
+                                            ("gold", "0"), ("gold", "1")]
+    assert min(float(r[6]) for r in rows) > 0.9

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.conftest import REPO, snakemake
 
@@ -69,3 +70,30 @@ def test_bad_experiment_fails_the_dry_run_fast(tmp_path: Path, text: str,
     assert f"invalid configuration: {message}" in result.stdout + result.stderr
     assert "Traceback" not in result.stdout + result.stderr
     assert elapsed < 20, f"{elapsed:.1f} s"
+
+
+def test_dry_run_fertility_labels_on_a_local_dataset(tmp_path: Path):
+    """Fertility training and scoring need no gold alignments: dev/test labels come
+    from the aligner (aligned after the training text), on a user's own corpus."""
+    for split in ("train", "dev", "test"):
+        (tmp_path / f"{split}.de").write_text("die feuerwehr kommt\n")
+        (tmp_path / f"{split}.en").write_text("the fire brigade comes\n")
+    pair = {split: {"src": f"{split}.de", "tgt": f"{split}.en"}
+            for split in ("train", "dev", "test")}
+    config = {
+        "run_datasets": ["mine"],
+        "datasets": {"mine": {"source": "local", "src": "de", "tgt": "en",
+                              "local": {**pair, "test": {"test": pair["test"]}}}},
+        "models": {m: {"arch": m, "preset": "tiny"} for m in ("conmt", "pconmt_fert2")},
+        "baseline": {"mine": "conmt"},
+    }
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    result = snakemake("-n", "--snakefile", str(REPO / "Snakefile"), "--directory",
+                       str(tmp_path), "--configfile", str(tmp_path / "config.yaml"))
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out[-3000:]
+    for path in ("align/dev.sym", "align/test.sym", "phrases/dev.fert2",
+                 "phrases/test.fert2", "analysis/fertility_pconmt_fert2_test.tsv",
+                 "report/fertility_test.md", "embeddings/plain/words.vec"):
+        assert f"results/mine/{path}" in out, path
+    assert "gold_fertility" not in out and ".gold." not in out

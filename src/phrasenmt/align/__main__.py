@@ -2,8 +2,16 @@
 
     run        --backend eflomal|fast_align[|fast_align-bin] --src F --tgt F
                --fwd OUT --rev OUT [--seed N] [--threads N]
+               [--heldout-src F --heldout-tgt F]
     symmetrize --fwd F --rev F --method grow-diag-final-and|... --out OUT
                [--src F --tgt F]   (lengths for range checks; else max index)
+
+With --heldout-src/--heldout-tgt (a dev or test split) the aligner runs on the
+training pairs followed by the held-out pairs, and --fwd/--rev get the links
+of the held-out pairs only: word aligners (fast_align, eflomal) have no
+separate decoding step, so a held-out set is aligned by learning from it
+together with the training text, which is how Park & Tsvetkov (2019) obtain
+the fertility labels of their test set "from the word alignment model".
 """
 
 from __future__ import annotations
@@ -40,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=nonnegative_int, default=1,
                      help="random seed (eflomal cannot be seeded; ignored there)")
     run.add_argument("--threads", type=positive_int, default=1)
+    run.add_argument("--heldout-src", help="held-out source text, aligned after "
+                     "the training text; only its links are written")
+    run.add_argument("--heldout-tgt", help="held-out target text (with --heldout-src)")
     sym = sub.add_parser("symmetrize", help="combine forward and reverse links")
     sym.add_argument("--fwd", required=True)
     sym.add_argument("--rev", required=True)
@@ -55,13 +66,19 @@ def run_alignment(args: argparse.Namespace) -> None:
     if args.backend == "fast_align-bin" and shutil.which("fast_align") is None:
         raise InputError("backend fast_align-bin needs a fast_align executable "
                          "on PATH; use --backend fast_align instead")
+    if (args.heldout_src is None) != (args.heldout_tgt is None):
+        raise InputError("give both --heldout-src and --heldout-tgt, or neither")
     src, tgt = read_corpus(args.src, args.tgt)
-    fwd, rev = BACKENDS[args.backend](src, tgt, threads=args.threads,
-                                      seed=args.seed)
+    held_src, held_tgt = (read_corpus(args.heldout_src, args.heldout_tgt)
+                          if args.heldout_src else ([], []))
+    fwd, rev = BACKENDS[args.backend](src + held_src, tgt + held_tgt,
+                                      threads=args.threads, seed=args.seed)
     for name, links in (("forward", fwd), ("reverse", rev)):
-        if len(links) != len(src):
+        if len(links) != len(src) + len(held_src):
             raise RuntimeError(f"{args.backend} returned {len(links)} {name} "
-                               f"lines for {len(src)} sentence pairs")
+                               f"lines for {len(src) + len(held_src)} sentence pairs")
+    if args.heldout_src:  # keep the held-out pairs' links
+        fwd, rev = fwd[len(src):], rev[len(src):]
     write_lines(args.fwd, [format_links(a) for a in fwd])
     write_lines(args.rev, [format_links(a) for a in rev])
 

@@ -1,12 +1,15 @@
-"""Fertility prediction against gold labels: precision, recall and F1 per class.
+"""Fertility prediction against reference labels: precision, recall, F1 per class.
 
     python -m phrasenmt.evaluate.fertility --checkpoint fertility.pt
-        --src test.de --gold test.gold.fert4 --system NAME --out F.tsv
+        --src test.de --labels aligner=test.fert4 [gold=test.gold.fert4 ...]
+        --system NAME --out F.tsv
 
 Park & Tsvetkov (2019), Tables 4 and 5: the fertility module's argmax class
-for every source token of the test set against the gold labels (from the
-gold alignment and the phrase list; phrasenmt.fertility). Writes a tidy TSV:
-system, classes, class, precision, recall, f1, support (gold count).
+for every source token of the test set against labels "obtained from the word
+alignment model" and the phrase list (phrasenmt.fertility), the `aligner`
+labels; a synthetic corpus also has labels from its gold alignments, scored
+as a second set of rows. Writes a tidy TSV: system, labels (the NAME of each
+--labels), classes, class, precision, recall, f1, support (reference count).
 """
 
 from __future__ import annotations
@@ -18,12 +21,14 @@ import pandas as pd
 import torch
 
 from phrasenmt.cli import ArgumentParser, output_file, positive_int
+from phrasenmt.evaluate.length import named_path
 from phrasenmt.io import InputError, atomic_open, run_cli
 from phrasenmt.train_fertility import load_split
 from phrasenmt.training.batching import collate, make_batches
 from phrasenmt.training.checkpoint import load_model
 
-COLUMNS = ["system", "classes", "class", "precision", "recall", "f1", "support"]
+COLUMNS = ["system", "labels", "classes", "class", "precision", "recall", "f1",
+           "support"]
 
 
 @torch.no_grad()
@@ -60,8 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint", required=True, type=Path,
                    help="model file with a trained fertility module")
     p.add_argument("--src", required=True, type=Path, help="test source text")
-    p.add_argument("--gold", required=True, type=Path,
-                   help="gold labels, one per source token")
+    p.add_argument("--labels", required=True, type=named_path, nargs="+",
+                   metavar="NAME=FILE",
+                   help="reference labels, one per source token (aligner=F gold=F)")
     p.add_argument("--system", required=True, help="model name for the table")
     p.add_argument("--out", required=True, type=output_file, help="TSV to write")
     p.add_argument("--threads", type=positive_int, default=None,
@@ -78,12 +84,17 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(model, "fertility", None) is None:
         raise InputError("the model has no fertility module", args.checkpoint)
     classes = model.cfg.fertility_classes
-    src, gold = load_split(args.src, args.gold, src_vocab, classes)
-    pred = predict(model, src)
-    flat_gold = [x for row in gold for x in row]
-    flat_pred = [x for row in pred for x in row]
-    rows = [(args.system, classes, *r) for r in class_scores(flat_gold, flat_pred,
-                                                             classes)]
+    names = [name for name, _ in args.labels]
+    if len(set(names)) != len(names):
+        raise InputError(f"label names must differ, got {' '.join(names)}", "--labels")
+    rows, pred = [], None
+    for name, path in args.labels:
+        src, gold = load_split(args.src, path, src_vocab, classes)
+        pred = predict(model, src) if pred is None else pred
+        flat_gold = [x for row in gold for x in row]
+        flat_pred = [x for row in pred for x in row]
+        rows += [(args.system, name, classes, *r)
+                 for r in class_scores(flat_gold, flat_pred, classes)]
     with atomic_open(args.out) as fh:
         pd.DataFrame(rows, columns=COLUMNS).to_csv(fh, sep="\t", index=False,
                                                    float_format="%.4f")

@@ -30,7 +30,8 @@ from phrasenmt.report.style import parse_order
 from phrasenmt.report.tables import format_time, latex_escape, load_json, write_text
 
 TITLES = {"multiword": "BLEU on the test set and its multi-word subset",
-          "fertility": "Fertility prediction on the test set (gold labels)",
+          "fertility": "Fertility prediction on the test set (labels: aligner, as "
+                       "the paper; gold: the synthetic corpus' gold alignments)",
           "efficiency": "Training efficiency (same machine, same batch size)"}
 
 
@@ -70,8 +71,9 @@ def multiword_table(paths: Sequence[Path], order: list[str]) -> pd.DataFrame:
 
 
 def fertility_table(paths: Sequence[Path], order: list[str]) -> pd.DataFrame:
-    """Rows (model, classes, class, precision, recall, F1, support)."""
-    cols = ["system", "classes", "class", "precision", "recall", "f1", "support"]
+    """Rows (model, labels, classes, class, precision, recall, F1, support)."""
+    cols = ["system", "labels", "classes", "class", "precision", "recall", "f1",
+            "support"]
     df = pd.concat([read_tsv(p, cols) for p in paths], ignore_index=True)
     df = df.rename(columns={"system": "model"})
     return by_order(df, "model", order).reset_index(drop=True)
