@@ -1,19 +1,21 @@
 # Word alignment on the word-level training data (before BPE), symmetrization,
 # one-to-many phrase extraction with the five filters, and fertility labels.
-# A dev or test split is aligned after the training text in one aligner run
-# (align_heldout), so its fertility labels come from the same word-alignment
-# model as the training labels (Park & Tsvetkov 2019, Tables 4-5).
+# The dev and test splits are aligned in the same aligner run, after the training
+# text (align/heldout/), so their fertility labels come from the same
+# word-alignment model as the training labels (Park & Tsvetkov 2019, Tables 4-5).
 
 
 rule align:
     input:
-        unpack(train_pair),
+        unpack(align_inputs),
     output:
         fwd="results/{dataset}/align/train.fwd",
         rev="results/{dataset}/align/train.rev",
+        heldout=directory("results/{dataset}/align/heldout"),
     params:
         backend=config["align"]["backend"],
         seed=config["seed"],
+        heldout=heldout_align_args,
     threads: HALF_CORES
     log:
         "results/logs/align/{dataset}.log",
@@ -23,55 +25,49 @@ rule align:
         "../envs/align.yaml"
     shell:
         "python -m phrasenmt.align run --backend {params.backend} --src {input.src} "
-        "--tgt {input.tgt} --fwd {output.fwd} --rev {output.rev} --seed {params.seed} "
+        "--tgt {input.tgt} {params.heldout} --heldout-dir {output.heldout} "
+        "--fwd {output.fwd} --rev {output.rev} --seed {params.seed} "
         "--threads {threads} > {log} 2>&1"
-
-
-rule align_heldout:
-    input:
-        unpack(train_pair),
-        heldout_src=expand_data("{split}", "src"),
-        heldout_tgt=expand_data("{split}", "tgt"),
-    output:
-        fwd="results/{dataset}/align/{split}.fwd",
-        rev="results/{dataset}/align/{split}.rev",
-    wildcard_constraints:
-        split=HELDOUT_SPLIT,
-    params:
-        backend=config["align"]["backend"],
-        seed=config["seed"],
-    threads: HALF_CORES
-    log:
-        "results/logs/align_heldout/{dataset}.{split}.log",
-    benchmark:
-        "results/benchmarks/align_heldout/{dataset}.{split}.tsv"
-    conda:
-        "../envs/align.yaml"
-    shell:
-        "python -m phrasenmt.align run --backend {params.backend} --src {input.src} "
-        "--tgt {input.tgt} --heldout-src {input.heldout_src} "
-        "--heldout-tgt {input.heldout_tgt} --fwd {output.fwd} --rev {output.rev} "
-        "--seed {params.seed} --threads {threads} > {log} 2>&1"
 
 
 rule symmetrize:
     input:
-        src=expand_data("{split}", "src"),
-        tgt=expand_data("{split}", "tgt"),
-        fwd="results/{dataset}/align/{split}.fwd",
-        rev="results/{dataset}/align/{split}.rev",
+        unpack(train_pair),
+        fwd="results/{dataset}/align/train.fwd",
+        rev="results/{dataset}/align/train.rev",
     output:
-        "results/{dataset}/align/{split}.sym",
+        "results/{dataset}/align/train.sym",
     params:
         method=config["align"]["symmetrize"],
     log:
-        "results/logs/symmetrize/{dataset}.{split}.log",
+        "results/logs/symmetrize/{dataset}.log",
     conda:
         "../envs/align.yaml"
     shell:
         "python -m phrasenmt.align symmetrize --fwd {input.fwd} --rev {input.rev} "
         "--method {params.method} --src {input.src} --tgt {input.tgt} --out {output} "
         "> {log} 2>&1"
+
+
+rule symmetrize_heldout:
+    input:
+        src=expand_data("{split}", "src"),
+        tgt=expand_data("{split}", "tgt"),
+        heldout="results/{dataset}/align/heldout",
+    output:
+        "results/{dataset}/align/{split}.sym",
+    wildcard_constraints:
+        split=HELDOUT_SPLIT,
+    params:
+        method=config["align"]["symmetrize"],
+    log:
+        "results/logs/symmetrize_heldout/{dataset}.{split}.log",
+    conda:
+        "../envs/align.yaml"
+    shell:
+        "python -m phrasenmt.align symmetrize --fwd {input.heldout}/{wildcards.split}.fwd "
+        "--rev {input.heldout}/{wildcards.split}.rev --method {params.method} "
+        "--src {input.src} --tgt {input.tgt} --out {output} > {log} 2>&1"
 
 
 rule alignment_error_rate:

@@ -151,6 +151,8 @@ STAGES = [
       for split in ("train", "dev", "test") for lang in ("en", "de")],
     Stage("align run", "phrasenmt.align.__main__",
           "run --backend eflomal --src {r}/data/train.en --tgt {r}/data/train.de "
+          "--heldout test {r}/data/test.en {r}/data/test.de "
+          "--heldout-dir {o}/align/heldout/ "
           "--fwd {o}/align/train.fwd --rev {o}/align/train.rev --seed 1",
           ints={"--seed": 0, "--threads": 1},
           aligned=("data/train.en", "data/train.de")),

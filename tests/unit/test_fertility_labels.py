@@ -23,20 +23,21 @@ def test_heldout_split_gets_aligner_labels_like_the_training_data(tmp_path):
     train_src, train_tgt, _ = _tiny_corpus(300, seed=0)
     test_src, test_tgt, _ = _tiny_corpus(40, seed=1)
     f = {name: str(tmp_path / name) for name in (
-        "fwd", "rev", "sym", "tfwd", "trev", "tsym", "phrases", "filters",
-        "f4", "f2", "test.f4", "test.f2")}
+        "fwd", "rev", "sym", "held/test.fwd", "held/test.rev", "tsym", "phrases",
+        "filters", "f4", "f2", "test.f4", "test.f2")}
     s, t = _write(tmp_path / "train.s", train_src), _write(tmp_path / "train.t",
                                                             train_tgt)
     ts, tt = _write(tmp_path / "test.s", test_src), _write(tmp_path / "test.t",
                                                           test_tgt)
     align_main(["run", "--backend", "fast_align", "--src", s, "--tgt", t,
+                "--heldout", "test", ts, tt, "--heldout-dir", str(tmp_path / "held"),
                 "--fwd", f["fwd"], "--rev", f["rev"]])
-    align_main(["run", "--backend", "fast_align", "--src", s, "--tgt", t,
-                "--heldout-src", ts, "--heldout-tgt", tt,
-                "--fwd", f["tfwd"], "--rev", f["trev"]])
-    for d, src, tgt in (("", s, t), ("t", ts, tt)):
-        align_main(["symmetrize", "--fwd", f[f"{d}fwd"], "--rev", f[f"{d}rev"],
-                    "--src", src, "--tgt", tgt, "--out", f[f"{d}sym"]])
+    assert len(Path(f["fwd"]).read_text().splitlines()) == 300
+    for fwd, rev, src, tgt, out in ((f["fwd"], f["rev"], s, t, f["sym"]),
+                                    (f["held/test.fwd"], f["held/test.rev"], ts, tt,
+                                     f["tsym"])):
+        align_main(["symmetrize", "--fwd", fwd, "--rev", rev, "--src", src,
+                    "--tgt", tgt, "--out", out])
     phrases_main(["--src", s, "--tgt", t, "--alignment", f["sym"], "--tgt-lang",
                   "en", "--out-phrases", f["phrases"], "--out-filters", f["filters"],
                   "--out-fertility", f["f4"], "--out-fertility2", f["f2"]])
@@ -52,9 +53,15 @@ def test_heldout_split_gets_aligner_labels_like_the_training_data(tmp_path):
     assert sum(b for _, b in flat) > 10  # phrases are there to label
 
 
-def test_heldout_needs_both_sides(tmp_path):
+@pytest.mark.parametrize("extra, message", [
+    (["--heldout", "dev", "{s}", "{s}"], "give --heldout and --heldout-dir together"),
+    (["--heldout-dir", "{d}"], "give --heldout and --heldout-dir together"),
+    (["--heldout", "a", "{s}", "{s}", "--heldout", "a", "{s}", "{s}", "--heldout-dir",
+      "{d}"], "held-out names must be distinct words"),
+])
+def test_heldout_options_are_checked(tmp_path, extra, message):
     s = _write(tmp_path / "s", [["a"]])
-    with pytest.raises(InputError, match="give both --heldout-src and --heldout-tgt"):
-        align_main(["run", "--backend", "fast_align", "--src", s, "--tgt", s,
-                    "--heldout-src", s, "--fwd", str(tmp_path / "f"),
-                    "--rev", str(tmp_path / "r")])
+    extra = [x.format(s=s, d=tmp_path / "d") for x in extra]
+    with pytest.raises(InputError, match=message):
+        align_main(["run", "--backend", "fast_align", "--src", s, "--tgt", s, *extra,
+                    "--fwd", str(tmp_path / "f"), "--rev", str(tmp_path / "r")])

@@ -2,16 +2,17 @@
 
     run        --backend eflomal|fast_align[|fast_align-bin] --src F --tgt F
                --fwd OUT --rev OUT [--seed N] [--threads N]
-               [--heldout-src F --heldout-tgt F]
+               [--heldout NAME SRC TGT ... --heldout-dir DIR]
     symmetrize --fwd F --rev F --method grow-diag-final-and|... --out OUT
                [--src F --tgt F]   (lengths for range checks; else max index)
 
-With --heldout-src/--heldout-tgt (a dev or test split) the aligner runs on the
-training pairs followed by the held-out pairs, and --fwd/--rev get the links
-of the held-out pairs only: word aligners (fast_align, eflomal) have no
-separate decoding step, so a held-out set is aligned by learning from it
-together with the training text, which is how Park & Tsvetkov (2019) obtain
-the fertility labels of their test set "from the word alignment model".
+With --heldout (a dev or test split, repeatable) the aligner runs on the
+training pairs followed by each held-out split's pairs, in one run; --fwd/--rev
+get the training links and DIR/NAME.fwd, DIR/NAME.rev each split's. Word
+aligners (fast_align, eflomal) have no separate decoding step, so held-out
+text is aligned by learning from it together with the training text (one
+model for all splits), which is how Park & Tsvetkov (2019) obtain the
+fertility labels of their test set "from the word alignment model".
 """
 
 from __future__ import annotations
@@ -28,8 +29,14 @@ from phrasenmt.align.pharaoh import (
     read_corpus,
 )
 from phrasenmt.align.symmetrize import METHODS, symmetrize
-from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file, positive_int
-from phrasenmt.io import InputError, read_lines, run_cli, write_lines
+from phrasenmt.cli import (
+    ArgumentParser,
+    nonnegative_int,
+    output_dir,
+    output_file,
+    positive_int,
+)
+from phrasenmt.io import InputError, read_lines, run_cli, write_all, write_lines
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,9 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=nonnegative_int, default=1,
                      help="random seed (eflomal cannot be seeded; ignored there)")
     run.add_argument("--threads", type=positive_int, default=1)
-    run.add_argument("--heldout-src", help="held-out source text, aligned after "
-                     "the training text; only its links are written")
-    run.add_argument("--heldout-tgt", help="held-out target text (with --heldout-src)")
+    run.add_argument("--heldout", nargs=3, action="append", default=[],
+                     metavar=("NAME", "SRC", "TGT"),
+                     help="a held-out split aligned in the same run (repeatable)")
+    run.add_argument("--heldout-dir", type=output_dir,
+                     help="folder for NAME.fwd and NAME.rev of each --heldout")
     sym = sub.add_parser("symmetrize", help="combine forward and reverse links")
     sym.add_argument("--fwd", required=True)
     sym.add_argument("--rev", required=True)
@@ -66,21 +75,31 @@ def run_alignment(args: argparse.Namespace) -> None:
     if args.backend == "fast_align-bin" and shutil.which("fast_align") is None:
         raise InputError("backend fast_align-bin needs a fast_align executable "
                          "on PATH; use --backend fast_align instead")
-    if (args.heldout_src is None) != (args.heldout_tgt is None):
-        raise InputError("give both --heldout-src and --heldout-tgt, or neither")
-    src, tgt = read_corpus(args.src, args.tgt)
-    held_src, held_tgt = (read_corpus(args.heldout_src, args.heldout_tgt)
-                          if args.heldout_src else ([], []))
-    fwd, rev = BACKENDS[args.backend](src + held_src, tgt + held_tgt,
-                                      threads=args.threads, seed=args.seed)
+    if bool(args.heldout) != (args.heldout_dir is not None):
+        raise InputError("give --heldout and --heldout-dir together, or neither")
+    names = [name for name, _, _ in args.heldout]
+    if len(set(names)) != len(names) or not all(n.isidentifier() for n in names):
+        raise InputError(f"held-out names must be distinct words, got {names}",
+                         "--heldout")
+    parts = [("", *read_corpus(args.src, args.tgt))]
+    parts += [(name, *read_corpus(s, t)) for name, s, t in args.heldout]
+    src = [s for _, part, _ in parts for s in part]
+    tgt = [t for _, _, part in parts for t in part]
+    fwd, rev = BACKENDS[args.backend](src, tgt, threads=args.threads,
+                                      seed=args.seed)
     for name, links in (("forward", fwd), ("reverse", rev)):
-        if len(links) != len(src) + len(held_src):
+        if len(links) != len(src):
             raise RuntimeError(f"{args.backend} returned {len(links)} {name} "
-                               f"lines for {len(src) + len(held_src)} sentence pairs")
-    if args.heldout_src:  # keep the held-out pairs' links
-        fwd, rev = fwd[len(src):], rev[len(src):]
-    write_lines(args.fwd, [format_links(a) for a in fwd])
-    write_lines(args.rev, [format_links(a) for a in rev])
+                               f"lines for {len(src)} sentence pairs")
+    outputs, start = [], 0
+    for name, part, _ in parts:  # training first, then each held-out split
+        end = start + len(part)
+        paths = ((args.fwd, args.rev) if not name else
+                 (args.heldout_dir / f"{name}.fwd", args.heldout_dir / f"{name}.rev"))
+        outputs += [(paths[0], [format_links(a) for a in fwd[start:end]]),
+                    (paths[1], [format_links(a) for a in rev[start:end]])]
+        start = end
+    write_all(outputs)  # all files or none
 
 
 def _read_unchecked(path: str | os.PathLike) -> list[set]:
