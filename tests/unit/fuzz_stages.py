@@ -236,6 +236,13 @@ STAGES = [
                                                        "--seed": 1},
           aligned=("tr/test.txt", "data/test.ref.de", "tr/test.tok",
                    "data/test.de")),
+    Stage("multiseed", "phrasenmt.evaluate.multiseed",
+          "--system transformer --baseline-name copy --testset test "
+          "--ref {r}/data/test.ref.de --hyp {r}/tr/test.txt "
+          "--baseline-hyp {r}/tr/test.txt --seeds 1 --trials 20 --seed 1 "
+          "--out {o}/eval/transformer/multiseed.json",
+          ints={"--trials": 1, "--seed": 0, "--seeds": 0},
+          aligned=("tr/test.txt", "data/test.ref.de")),
     Stage("length", "phrasenmt.evaluate.length",
           "--src {r}/data/test.en --ref {r}/data/test.de "
           "--hyp transformer={r}/tr/test.tok --bins 5,10,20 --testset test "
