@@ -137,7 +137,7 @@ def _bootstrap(sys_stats: np.ndarray, base_stats: np.ndarray, scorer: Scorer,
     return float(low), float(high)
 
 
-def _sd(scores: list[float]) -> float | None:
+def seed_sd(scores: Sequence[float]) -> float | None:
     """Sample standard deviation over seeds; None with one seed."""
     return float(np.std(scores, ddof=1)) if len(scores) > 1 else None
 
@@ -156,8 +156,8 @@ def _compare(sys_stats: np.ndarray, base_stats: np.ndarray, scorer: Scorer,
     low, high = (_bootstrap(sys_stats, base_stats, scorer, trials, rng)
                  if trials else (None, None))
     return {"scores": scores, "baseline_scores": base,
-            "mean": float(np.mean(scores)), "sd": _sd(scores),
-            "baseline_mean": float(np.mean(base)), "baseline_sd": _sd(base),
+            "mean": float(np.mean(scores)), "sd": seed_sd(scores),
+            "baseline_mean": float(np.mean(base)), "baseline_sd": seed_sd(base),
             "delta": delta, "ci_low": low, "ci_high": high, "p": p,
             "trials": trials, "method": METHOD, "n_seeds": len(scores),
             "n_baseline_seeds": len(base)}
