@@ -289,4 +289,16 @@ STAGES = [
           "--order transformer --testset test --alpha 0.05 "
           "--out-md {o}/report/ablation.md --out-tex {o}/report/ablation.tex "
           "--out-csv {o}/report/ablation.csv", floats={"--alpha": 0.0}),
+    Stage("claims table", "phrasenmt.report.claims",
+          "--dataset toy --direction en-de --models pr_max_attn_ta transformer "
+          "--ref {r}/data/test.ref.de --src {r}/data/test.en "
+          "--lingeval-json {r}/raw/test.lingeval.json "
+          "--run pr_max_attn_ta 1 hyp={r}/tr/test.txt "
+          "lingeval={r}/lingeval/transformer.txt "
+          "--run transformer 1 hyp={r}/tr/test.txt "
+          "lingeval={r}/lingeval/transformer.txt --trials 20 --seed 1 "
+          "--out-md {o}/report/claims.md --out-tex {o}/report/claims.tex "
+          "--out-csv {o}/report/claims.csv",
+          ints={"--trials": 1, "--seed": 0}, floats={"--alpha": 0.0},
+          aligned=("tr/test.txt", "data/test.ref.de", "data/test.en")),
 ]
