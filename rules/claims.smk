@@ -1,15 +1,7 @@
 # The claims table (issue 13): every claim of claims.yaml that the dataset's
 # models can test, with all training seeds (phrasenmt.report.claims); the
 # files each claim reads come from phrasenmt.workflow_claims.
-from phrasenmt import workflow_claims as wfc
-
-
-def claims_inputs(wildcards):
-    return wfc.claims_inputs(config, wildcards.dataset)
-
-
-def claims_args(wildcards):
-    return wfc.claims_args(config, wildcards.dataset)
+# Input functions: claims_inputs / claims_args in rules/common.smk.
 
 
 rule claims_table:
