@@ -24,6 +24,7 @@ include: "rules/npmt.smk"
 include: "rules/npmt_report.smk"
 include: "rules/documents.smk"
 include: "rules/documents_report.smk"
+include: "rules/claims.smk"
 
 
 rule all:

@@ -8,6 +8,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from phrasenmt import experiment
 from phrasenmt import workflow as wf
+from phrasenmt import workflow_claims as wfc
 from phrasenmt import workflow_discourse as wfdis
 from phrasenmt import workflow_documents as wfd
 from phrasenmt import workflow_embeddings as wfe
@@ -731,3 +732,14 @@ def doc_sweep_args(wildcards):
     parameter = shlex.quote(wfdis.sweep_parameter(config, wildcards.sweep))
     points = wfdis.sweep_point_args(config, wildcards.sweep)
     return f"--parameter {parameter} {points}"
+
+
+# --- the claims table (rules/claims.smk; helpers in phrasenmt.workflow_claims) ---
+
+
+def claims_inputs(wildcards):
+    return wfc.claims_inputs(config, wildcards.dataset)
+
+
+def claims_args(wildcards):
+    return wfc.claims_args(config, wildcards.dataset)

@@ -158,11 +158,13 @@ def final_targets(config: dict) -> list[str]:
         targets += continuous_targets(config, ds)
         targets += phrase_targets(config, ds)
         # these modules import this one
+        from phrasenmt.workflow_claims import claims_targets
         from phrasenmt.workflow_discourse import document_targets
         from phrasenmt.workflow_npmt import npmt_targets
 
         targets += npmt_targets(config, ds)
         targets += document_targets(config, ds)
+        targets += claims_targets(config, ds)
     return targets
 
 

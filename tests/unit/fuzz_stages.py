@@ -238,6 +238,13 @@ STAGES = [
                                                        "--seed": 1},
           aligned=("tr/test.txt", "data/test.ref.de", "tr/test.tok",
                    "data/test.de")),
+    Stage("multiseed", "phrasenmt.evaluate.multiseed",
+          "--system transformer --baseline-name copy --testset test "
+          "--ref {r}/data/test.ref.de --hyp {r}/tr/test.txt "
+          "--baseline-hyp {r}/tr/test.txt --seeds 1 --trials 20 --seed 1 "
+          "--out {o}/eval/transformer/multiseed.json",
+          ints={"--trials": 1, "--seed": 0, "--seeds": 0},
+          aligned=("tr/test.txt", "data/test.ref.de")),
     Stage("length", "phrasenmt.evaluate.length",
           "--src {r}/data/test.en --ref {r}/data/test.de "
           "--hyp transformer={r}/tr/test.tok --bins 5,10,20 --testset test "
@@ -284,4 +291,16 @@ STAGES = [
           "--order transformer --testset test --alpha 0.05 "
           "--out-md {o}/report/ablation.md --out-tex {o}/report/ablation.tex "
           "--out-csv {o}/report/ablation.csv", floats={"--alpha": 0.0}),
+    Stage("claims table", "phrasenmt.report.claims",
+          "--dataset toy --direction en-de --models pr_max_attn_ta transformer "
+          "--ref {r}/data/test.ref.de --src {r}/data/test.en "
+          "--lingeval-json {r}/raw/test.lingeval.json "
+          "--run pr_max_attn_ta 1 hyp={r}/tr/test.txt "
+          "lingeval={r}/lingeval/transformer.txt "
+          "--run transformer 1 hyp={r}/tr/test.txt "
+          "lingeval={r}/lingeval/transformer.txt --trials 20 --seed 1 "
+          "--out-md {o}/report/claims.md --out-tex {o}/report/claims.tex "
+          "--out-csv {o}/report/claims.csv",
+          ints={"--trials": 1, "--seed": 0}, floats={"--alpha": 0.0},
+          aligned=("tr/test.txt", "data/test.ref.de", "data/test.en")),
 ]

@@ -153,18 +153,20 @@ def read_links(path: Path, src: list[list[str]], tgt: list[list[str]]
             for n, (text, s, t) in enumerate(zip(lines, src, tgt), start=1)]
 
 
-def score(args: argparse.Namespace) -> pd.DataFrame:
-    """Accuracy table of one model's hypotheses."""
-    pronouns, rule = pronoun_list(args.lang), noun_rule(args.nouns, args.lang)
-    src = [s.split() for s in read_lines(args.src)]
-    ref, hyp = (read_parallel(args.src, path)[1] for path in (args.ref, args.hyp))
+def scored_items(src_path: Path, ref_path: Path, ref_align: Path, hyp_path: Path,
+                 hyp_align: Path, lang: str, nouns: str = "auto"
+                 ) -> tuple[list[dict], str]:
+    """(one row per reference pronoun/noun, noun rule) of one model's hypotheses."""
+    pronouns, rule = pronoun_list(lang), noun_rule(nouns, lang)
+    src = [s.split() for s in read_lines(src_path)]
+    ref, hyp = (read_parallel(src_path, path)[1] for path in (ref_path, hyp_path))
     ref, hyp = [r.split() for r in ref], [h.split() for h in hyp]
-    links = (read_links(args.ref_align, src, ref), read_links(args.hyp_align, src, hyp))
-    stop = _stopwords(args.lang) if rule == "content" else frozenset()
+    links = (read_links(ref_align, src, ref), read_links(hyp_align, src, hyp))
+    stop = _stopwords(lang) if rule == "content" else frozenset()
     if rule == "capitalised" and not any(
             t[:1].isupper() for sent in ref for t in sent[1:]):
         raise InputError("no capitalised word after the first of any line: the "
-                         "reference looks lowercased; use --nouns content", args.ref)
+                         "reference looks lowercased; use --nouns content", ref_path)
 
     def classify(tokens: list[str], j: int) -> str | None:
         return word_class(tokens, j, pronouns, rule, stop)
@@ -172,7 +174,14 @@ def score(args: argparse.Namespace) -> pd.DataFrame:
     rows = [row for n in range(len(ref)) for row in sentence_rows(
         ref[n], hyp[n], (links[0][n], links[1][n]), classify)]
     if not rows:
-        raise InputError("the reference has no pronoun or noun to score", args.ref)
+        raise InputError("the reference has no pronoun or noun to score", ref_path)
+    return rows, rule
+
+
+def score(args: argparse.Namespace) -> pd.DataFrame:
+    """Accuracy table of one model's hypotheses."""
+    rows, rule = scored_items(args.src, args.ref, args.ref_align, args.hyp,
+                              args.hyp_align, args.lang, args.nouns)
     return summary(args.model, rows, rule)
 
 

@@ -1,0 +1,31 @@
+# The claims table (issue 13): every claim of claims.yaml that the dataset's
+# models can test, with all training seeds (phrasenmt.report.claims); the
+# files each claim reads come from phrasenmt.workflow_claims.
+# Input functions: claims_inputs / claims_args in rules/common.smk.
+
+
+rule claims_table:
+    input:
+        unpack(claims_inputs),
+    output:
+        md=report(
+            "results/{dataset}/report/claims.md",
+            caption="../report/claims_table.rst",
+            category="Claims",
+            labels={"dataset": "{dataset}", "table": "claims of the papers"},
+        ),
+        tex="results/{dataset}/report/claims.tex",
+        csv="results/{dataset}/report/claims.csv",
+    params:
+        args=claims_args,
+        alpha=config["evaluate"]["alpha"],
+        trials=config["evaluate"]["bootstrap"],
+        seed=config["seed"],
+    log:
+        "results/logs/claims_table/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.claims {params.args} --alpha {params.alpha} "
+        "--trials {params.trials} --seed {params.seed} --out-md {output.md} "
+        "--out-tex {output.tex} --out-csv {output.csv} > {log} 2>&1"

@@ -1,0 +1,236 @@
+"""Test one claim of claims.yaml on one dataset's per-seed runs.
+
+Every metric reads the runs' files with the module that wrote them and
+compares all seeds of the system with all seeds of the baseline through
+`phrasenmt.evaluate.multiseed` (stratified approximate randomization for p,
+paired bootstrap for the 95% CI). Training speed has no per-sentence
+statistic: its verdict is read off the seeds' ranges (see `speed_result`).
+A claim that cannot be tested raises `NotTested` with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from phrasenmt.evaluate import lingeval, multiseed, pronouns
+from phrasenmt.io import InputError, read_lines
+from phrasenmt.report.tables import get_key, load_json
+
+# metric -> the per-run files it reads (kinds of --run KIND=PATH)
+RUN_KINDS = {"bleu": ("hyp",), "bleu_subset": ("hyp",), "agreement": ("lingeval",),
+             "pronouns": ("hyp_tok", "align"), "train_speed": ("summary",)}
+SPEED_KEY = "tokens_per_second"  # summary.json: target tokens / training seconds
+
+
+class NotTested(Exception):
+    """The configuration cannot test a claim; the message says why."""
+
+
+@dataclass
+class Evidence:
+    """What one dataset's runs offer to test claims with."""
+
+    dataset: str
+    direction: str  # "src-tgt"
+    synthetic: bool
+    models: list[str]  # models configured for the dataset
+    runs: dict[str, dict[int, dict[str, Path]]] = field(default_factory=dict)
+    files: dict[str, Path] = field(default_factory=dict)  # ref, src, lingeval, ...
+    trials: int = 1000
+    seed: int = 1
+
+
+def run_files(ev: Evidence, model: str, kind: str) -> tuple[list[int], list[Path]]:
+    """(seeds, files) of one kind for a model, in seed order."""
+    if model not in ev.models:
+        raise NotTested(f"model {model} is not configured for {ev.dataset}")
+    seeds = sorted(s for s, kinds in ev.runs.get(model, {}).items() if kind in kinds)
+    if not seeds:
+        raise NotTested(f"no {kind} file of model {model} on {ev.dataset}")
+    return seeds, [ev.runs[model][s][kind] for s in seeds]
+
+
+def need_file(ev: Evidence, name: str, what: str) -> Path:
+    """A dataset-level file (reference, source, items); missing: NotTested."""
+    if name not in ev.files:
+        raise NotTested(f"{ev.dataset} has no {what}")
+    return ev.files[name]
+
+
+def _read_runs(paths: list[Path], n: int, ref: Path) -> list[list[str]]:
+    """Each seed's hypotheses; a line count other than the reference's raises."""
+    runs = []
+    for path in paths:
+        lines = read_lines(path)
+        if len(lines) != n:
+            raise InputError(f"has {len(lines)} lines but the reference {ref} has "
+                             f"{n}; they must match", path)
+        runs.append(lines)
+    return runs
+
+
+def subset_indices(claim: dict, ev: Evidence, n: int) -> list[int]:
+    """Test sentences of a bleu_subset claim (by tokenized source length)."""
+    spec = claim["subset"]
+    src_path = need_file(ev, "src", "tokenized test source (for lengths)")
+    src = read_lines(src_path)
+    if len(src) != n:
+        raise InputError(f"has {len(src)} lines but the reference has {n}", src_path)
+    lengths = [len(line.split()) for line in src]
+    if "above" in spec:
+        chosen = [i for i, k in enumerate(lengths) if k > spec["above"]]
+        what = f"longer than {spec['above']} tokens"
+    else:
+        chosen = [i for i, k in enumerate(lengths) if k <= spec["at_most"]]
+        what = f"of at most {spec['at_most']} tokens"
+    if not chosen:
+        raise NotTested(f"no test sentence of {ev.dataset} is {what}")
+    return chosen
+
+
+def bleu_result(claim: dict, ev: Evidence) -> dict[str, Any]:
+    """Corpus BLEU (all seeds) of the system against the baseline."""
+    ref_path = need_file(ev, "ref", "detokenized test reference")
+    sys_seeds, sys_paths = run_files(ev, claim["system"], "hyp")
+    base_seeds, base_paths = run_files(ev, claim["baseline"], "hyp")
+    refs = read_lines(ref_path)
+    subset = (subset_indices(claim, ev, len(refs))
+              if claim["metric"] == "bleu_subset" else None)
+    result = multiseed.compare_bleu(
+        refs, _read_runs(base_paths, len(refs), ref_path),
+        _read_runs(sys_paths, len(refs), ref_path), trials=ev.trials, seed=ev.seed,
+        subset=subset)
+    return {**result, "seeds": sys_seeds, "baseline_seeds": base_seeds,
+            "items": len(subset) if subset is not None else len(refs)}
+
+
+def _agreement_items(claim: dict, items: list[dict], path: Path) -> list[float]:
+    """1.0 / 0.0 per contrastive pair of the claim's category and distances."""
+    n_pairs = sum(1 + len(item["errors"]) for item in items)
+    rows = lingeval.outcomes(items, lingeval.read_scores(path, n_pairs))
+    above = claim.get("subset", {}).get("above", -1)
+    return [float(r["correct"]) for r in rows if r["category"] == claim["category"]
+            and r["bin"] is not None and lingeval.bin_order(r["bin"]) > above]
+
+
+def agreement_result(claim: dict, ev: Evidence) -> dict[str, Any]:
+    """Lingeval97 contrastive accuracy (%) of the claim's pairs, all seeds."""
+    items = lingeval.load_items(need_file(ev, "lingeval", "Lingeval97 items"))
+    sys_seeds, sys_paths = run_files(ev, claim["system"], "lingeval")
+    base_seeds, base_paths = run_files(ev, claim["baseline"], "lingeval")
+    system = [_agreement_items(claim, items, p) for p in sys_paths]
+    if not system[0]:
+        raise NotTested(f"no {claim['category']} pair of {ev.dataset} matches "
+                        f"the subset {claim.get('subset')}")
+    baseline = [_agreement_items(claim, items, p) for p in base_paths]
+    return _percent(multiseed.compare_items(baseline, system, trials=ev.trials,
+                                            seed=ev.seed), sys_seeds, base_seeds,
+                    len(system[0]))
+
+
+def _pronoun_items(ev: Evidence, hyp: Path, align: Path) -> list[float]:
+    """1.0 / 0.0 per aligned reference pronoun (the same items for every model)."""
+    rows, _ = pronouns.scored_items(
+        need_file(ev, "src", "tokenized test source"),
+        need_file(ev, "pronoun_ref", "tokenized test reference"),
+        need_file(ev, "pronoun_ref_align", "source-reference alignment"),
+        hyp, align, ev.direction.split("-")[1])
+    return [float(r["correct"]) for r in rows
+            if r["category"] == "pronoun" and r["aligned"]]
+
+
+def pronoun_result(claim: dict, ev: Evidence) -> dict[str, Any]:
+    """Pronoun translation accuracy (%) over aligned reference pronouns."""
+    per_model = []
+    for model in (claim["system"], claim["baseline"]):
+        seeds, hyps = run_files(ev, model, "hyp_tok")
+        aligns = [ev.runs[model][s].get("align") for s in seeds]
+        if None in aligns:
+            raise NotTested(f"no align file of model {model} on {ev.dataset}")
+        per_model.append((seeds, [_pronoun_items(ev, h, a)
+                                  for h, a in zip(hyps, aligns, strict=True)]))
+    (sys_seeds, system), (base_seeds, baseline) = per_model
+    if not system[0]:
+        raise NotTested(f"the reference of {ev.dataset} has no aligned pronoun")
+    return _percent(multiseed.compare_items(baseline, system, trials=ev.trials,
+                                            seed=ev.seed), sys_seeds, base_seeds,
+                    len(system[0]))
+
+
+def _percent(result: dict[str, Any], seeds: list[int], base_seeds: list[int],
+             items: int) -> dict[str, Any]:
+    """A per-item result (fractions) in percent, with its seeds and item count."""
+    out = dict(result)
+    for key in ("mean", "sd", "baseline_mean", "baseline_sd", "delta", "ci_low",
+                "ci_high"):
+        out[key] = None if out[key] is None else 100 * out[key]
+    out["scores"] = [100 * s for s in out["scores"]]
+    out["baseline_scores"] = [100 * s for s in out["baseline_scores"]]
+    return {**out, "seeds": seeds, "baseline_seeds": base_seeds, "items": items}
+
+
+def _speeds(paths: list[Path]) -> list[float]:
+    """Training target tokens per second of each seed's summary.json."""
+    return [float(get_key(load_json(p), SPEED_KEY, p, number=True)) for p in paths]
+
+
+def speed_result(claim: dict, ev: Evidence) -> dict[str, Any]:
+    """Training speed: ratio of mean tokens/s; a verdict from the seeds' ranges.
+
+    There is no per-sentence statistic to randomize, and timings depend on
+    what else ran on the machine, so no p-value is claimed: the claim holds
+    ("reproduced") when every seed of the system was faster than every seed
+    of the baseline, fails when every one was slower, else is inconclusive.
+    """
+    sys_seeds, sys_paths = run_files(ev, claim["system"], "summary")
+    base_seeds, base_paths = run_files(ev, claim["baseline"], "summary")
+    system, baseline = _speeds(sys_paths), _speeds(base_paths)
+    if min(baseline) <= 0:
+        raise InputError(f"key {SPEED_KEY!r} is not positive", base_paths[0])
+    ratio = float(np.mean(system) / np.mean(baseline))
+    return {"scores": system, "baseline_scores": baseline,
+            "mean": float(np.mean(system)), "sd": multiseed.seed_sd(system),
+            "baseline_mean": float(np.mean(baseline)),
+            "baseline_sd": multiseed.seed_sd(baseline), "ratio": ratio,
+            "delta": None, "ci_low": None, "ci_high": None, "p": None,
+            "faster": min(system) > max(baseline),
+            "slower": max(system) < min(baseline),
+            "seeds": sys_seeds, "baseline_seeds": base_seeds, "items": None}
+
+
+CHECKS = {"bleu": bleu_result, "bleu_subset": bleu_result,
+          "agreement": agreement_result, "pronouns": pronoun_result,
+          "train_speed": speed_result}
+
+
+def verdict(claim: dict, result: dict[str, Any], alpha: float) -> str:
+    """reproduced / not reproduced / inconclusive, as documented in claims.py."""
+    if claim["metric"] == "train_speed":
+        if result["faster"]:
+            return "reproduced"
+        return "not reproduced" if result["slower"] else "inconclusive"
+    significant = result["p"] is not None and result["p"] < alpha
+    better = significant and result["delta"] > 0
+    worse = significant and result["delta"] < 0
+    if claim["expect"] == "not_higher":  # the paper reports no gain
+        return "not reproduced" if better else "reproduced"
+    if better:
+        return "reproduced"
+    return "not reproduced" if worse else "inconclusive"
+
+
+def check(claim: dict, ev: Evidence, alpha: float) -> dict[str, Any]:
+    """The result of one claim on one dataset, or NotTested with the reason."""
+    direction = claim.get("direction")
+    if direction and direction != ev.direction:
+        raise NotTested(f"the paper measured {direction}; {ev.dataset} is "
+                        f"{ev.direction}")
+    for model in (claim["system"], claim["baseline"]):
+        if model not in ev.models:
+            raise NotTested(f"model {model} is not configured for {ev.dataset}")
+    result = CHECKS[claim["metric"]](claim, ev)
+    return {**result, "verdict": verdict(claim, result, alpha)}

@@ -1,0 +1,300 @@
+"""The claims table: which of the papers' claims hold on one dataset's runs.
+
+Each entry of claims.yaml (next to this module) is one claim: a paper, its
+table or figure, a metric, a system and a baseline model, and the paper's
+numbers. For one dataset, every claim whose models, language direction and
+files are present is tested with all training seeds (phrasenmt.report.
+claim_checks, phrasenmt.evaluate.multiseed); every other claim is listed as
+"not tested" with the reason. Verdicts, at significance level alpha:
+
+* reproduced: significant (p < alpha) in the claimed direction; for a claim of
+  no gain (`expect: not_higher`), no significant gain;
+* not reproduced: significant in the other direction (a significant gain for
+  a claim of no gain);
+* inconclusive: not significant.
+Training speed (no p-value): reproduced when every seed of the system trained
+faster than every seed of the baseline, not reproduced when every one was
+slower, else inconclusive. A row with one seed per model says so: it tests the
+test-set sample, not training noise.
+
+    python -m phrasenmt.report.claims --dataset D --direction en-de --synthetic
+        --models M... --ref REF.txt [--src SRC.tok] [--lingeval-json J]
+        [--pronoun-ref REF.tok --pronoun-ref-align A]
+        --run MODEL SEED KIND=FILE... [--run ...] --out-md/--out-tex/--out-csv
+KIND is hyp (detokenized test translation), hyp_tok (tokenized), summary
+(training summary.json), lingeval (Lingeval97 pair scores), align (source-
+hypothesis links for pronoun accuracy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from phrasenmt.cli import (
+    ArgumentParser,
+    alpha_level,
+    nonnegative_int,
+    output_file,
+    positive_int,
+)
+from phrasenmt.io import InputError, atomic_open, read_text, run_cli
+from phrasenmt.report.claim_checks import RUN_KINDS, Evidence, NotTested, check
+from phrasenmt.report.continuous import to_latex, to_markdown
+from phrasenmt.report.tables import write_text
+
+CLAIMS = Path(__file__).with_name("claims.yaml")
+REQUIRED = ("id", "paper", "where", "statement", "metric", "system", "baseline",
+            "expect")
+EXPECT = ("higher", "not_higher")
+UNITS = {"bleu": "BLEU", "bleu_subset": "BLEU", "agreement": "%", "pronouns": "%",
+         "train_speed": "tokens/s"}
+COLUMNS = ["claim", "paper", "statement", "data", "paper Δ", "ours", "system per seed",
+           "Δ [95% CI]", "p", "seeds", "verdict"]
+
+
+def _check_claim(entry: Any, n: int, path: Path) -> dict:
+    """One claims.yaml entry with its required keys and known values."""
+    where = f"claim {n + 1}"
+    if not isinstance(entry, dict):
+        raise InputError(f"{where}: expected a mapping", path)
+    missing = [k for k in REQUIRED if k not in entry]
+    if missing:
+        raise InputError(f"{where}: missing key(s) {', '.join(missing)}", path)
+    if entry["metric"] not in RUN_KINDS:
+        raise InputError(f"{where} ({entry['id']}): unknown metric "
+                         f"{entry['metric']!r} (known: {', '.join(RUN_KINDS)})", path)
+    if entry["expect"] not in EXPECT:
+        raise InputError(f"{where} ({entry['id']}): expect must be one of "
+                         f"{', '.join(EXPECT)}", path)
+    if entry["metric"] == "bleu_subset" and not (
+            set(entry.get("subset") or {}) & {"above", "at_most"}):
+        raise InputError(f"{where} ({entry['id']}): bleu_subset needs subset "
+                         "above or at_most", path)
+    if entry["metric"] == "agreement" and "category" not in entry:
+        raise InputError(f"{where} ({entry['id']}): agreement needs category", path)
+    return entry
+
+
+def load_claims(path: Path = CLAIMS) -> list[dict]:
+    """The validated claims of a claims file; ids must be unique."""
+    try:
+        data = yaml.safe_load(read_text(path))
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        raise InputError(f"invalid YAML: {getattr(err, 'problem', err)}", path,
+                         mark.line + 1 if mark else None) from None
+    if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
+        raise InputError("expected a mapping with a list 'claims'", path)
+    claims = [_check_claim(e, n, path) for n, e in enumerate(data["claims"])]
+    ids = [c["id"] for c in claims]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise InputError(f"claim id(s) given twice: {', '.join(dupes)}", path)
+    return claims
+
+
+def paper_delta(claim: dict) -> str:
+    """The paper's difference (or ratio) as printed; '–' when it gives none."""
+    if claim["metric"] == "train_speed":
+        ratio = claim.get("paper_ratio")
+        return "–" if ratio is None else f"×{ratio:g}"
+    delta = claim.get("paper_delta")
+    if delta is None and claim.get("paper_system") is not None:
+        delta = claim["paper_system"] - claim["paper_baseline"]
+    return "–" if delta is None else f"{delta:+.2f}"
+
+
+def _mean_sd(mean: float, sd: float | None) -> str:
+    """'mean ± sd' (sd left out with one seed)."""
+    return f"{mean:.2f}" if sd is None else f"{mean:.2f} ± {sd:.2f}"
+
+
+def ours(claim: dict, r: dict) -> tuple[str, str, str]:
+    """(ours, Δ with CI, p) cells of a tested claim."""
+    cell = (f"{_mean_sd(r['mean'], r['sd'])} vs "
+            f"{_mean_sd(r['baseline_mean'], r['baseline_sd'])}")
+    if claim["metric"] == "train_speed":
+        return cell, f"×{r['ratio']:.2f} (no CI)", "–"
+    interval = (f"{r['delta']:+.2f} [{r['ci_low']:+.2f}, {r['ci_high']:+.2f}]"
+                if r["ci_low"] is not None else f"{r['delta']:+.2f}")
+    return cell, interval, "–" if r["p"] is None else f"{r['p']:.3g}"
+
+
+def seeds_cell(r: dict) -> str:
+    """Seed counts, flagged when a model has only one."""
+    n, m = len(r["seeds"]), len(r["baseline_seeds"])
+    return f"{n} vs {m}" + (" (one seed: no training noise)" if min(n, m) == 1
+                            else "")
+
+
+def data_cell(ev: Evidence, items: int | None) -> str:
+    """The data a row is on: the dataset, synthetic or real, and item count."""
+    kind = "synthetic data" if ev.synthetic else "real data"
+    return f"{ev.dataset} ({kind}{'' if items is None else f', n={items}'})"
+
+
+def claim_row(claim: dict, ev: Evidence, alpha: float) -> dict[str, Any]:
+    """One table row: the claim, the paper's number, ours, and the verdict."""
+    row = {"claim": claim["id"], "paper": f"{claim['paper']}, {claim['where']}",
+           "statement": claim["statement"], "metric": claim["metric"],
+           "system": claim["system"], "baseline": claim["baseline"],
+           "unit": UNITS[claim["metric"]], "paper Δ": paper_delta(claim),
+           "note": claim.get("note", "")}
+    try:
+        r = check(claim, ev, alpha)
+    except NotTested as why:
+        return {**row, "data": data_cell(ev, None), "ours": "", "system per seed": "",
+                "Δ [95% CI]": "",
+                "p": "", "seeds": "", "verdict": f"not tested: {why}", "result": None}
+    cell, interval, p = ours(claim, r)
+    return {**row, "data": data_cell(ev, r["items"]), "ours": cell,
+            "system per seed": ", ".join(f"{s:.2f}" for s in r["scores"]),
+            "Δ [95% CI]": interval, "p": p, "seeds": seeds_cell(r),
+            "verdict": r["verdict"], "result": r}
+
+
+def csv_frame(rows: list[dict]) -> pd.DataFrame:
+    """The numbers of every row, unformatted, for the CSV."""
+    out = []
+    for row in rows:
+        r = row["result"] or {}
+        out.append({k: row[k] for k in ("claim", "paper", "statement", "metric",
+                                        "system", "baseline", "unit", "data")}
+                   | {"paper_delta": row["paper Δ"], "mean": r.get("mean"),
+                      "sd": r.get("sd"), "baseline_mean": r.get("baseline_mean"),
+                      "baseline_sd": r.get("baseline_sd"), "delta": r.get("delta"),
+                      "ratio": r.get("ratio"), "ci_low": r.get("ci_low"),
+                      "ci_high": r.get("ci_high"), "p": r.get("p"),
+                      "scores": " ".join(f"{s:.4f}" for s in r.get("scores", [])),
+                      "baseline_scores": " ".join(
+                          f"{s:.4f}" for s in r.get("baseline_scores", [])),
+                      "seeds": " ".join(map(str, r.get("seeds", []))),
+                      "baseline_seeds": " ".join(map(str, r.get("baseline_seeds",
+                                                                 []))),
+                      "verdict": row["verdict"], "note": row["note"]})
+    return pd.DataFrame(out)
+
+
+def legend(ev: Evidence, alpha: float, trials: int) -> list[str]:
+    """The lines under the Markdown table: method, verdict rule, notes."""
+    return [(f"Verdicts at alpha = {alpha:g}. p: approximate randomization over test "
+            f"items stratified by seed pair ({trials} trials, Clark et al. 2011); "
+            "95% CI: paired bootstrap over items. ours = system vs baseline, mean ± "
+            "sd over seeds. BLEU: sacreBLEU 13a, detokenized (the papers: "
+            "tokenized). Train speed: target tokens/s from summary.json; "
+            "reproduced only if every system seed beat every baseline seed."),
+            *([(f"All rows are on synthetic data ({ev.dataset}): they test the "
+                "mechanisms, not the papers' benchmarks.")] if ev.synthetic else [])]
+
+
+def render(rows: list[dict], ev: Evidence, args: argparse.Namespace) -> None:
+    """Write the Markdown, LaTeX and CSV tables."""
+    shown = pd.DataFrame([{k: str(r[k]).replace("|", "/") for k in COLUMNS}
+                          for r in rows], columns=COLUMNS)
+    notes = [f"- {r['claim']}: {r['note']}" for r in rows if r["note"]]
+    md = to_markdown(shown, f"Claims of the papers on {ev.dataset}")
+    write_text(args.out_md, "\n".join([md, *legend(ev, args.alpha, args.trials), "",
+                                       "Notes:", "", *notes, ""]))
+    write_text(args.out_tex, to_latex(shown))
+    with atomic_open(args.out_csv) as fh:
+        csv_frame(rows).to_csv(fh, index=False, lineterminator="\n",
+                               float_format="%.6g")
+
+
+def run_spec(values: list[str]) -> tuple[str, int, dict[str, Path]]:
+    """MODEL SEED KIND=FILE... of one --run option."""
+    if len(values) < 3:
+        raise argparse.ArgumentTypeError(f"--run needs MODEL SEED KIND=FILE..., got "
+                                         f"{' '.join(values)!r}")
+    model, seed, files = values[0], nonnegative_int(values[1]), {}
+    kinds = {k for ks in RUN_KINDS.values() for k in ks}
+    for spec in values[2:]:
+        kind, sep, path = spec.partition("=")
+        if not sep or not path or kind not in kinds:
+            raise argparse.ArgumentTypeError(
+                f"--run {model} {seed}: expected KIND=FILE with KIND one of "
+                f"{', '.join(sorted(kinds))}, got {spec!r}")
+        files[kind] = Path(path)
+    return model, seed, files
+
+
+def evidence(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Evidence:
+    """The dataset's runs and files from the parsed options."""
+    ev = Evidence(args.dataset, args.direction, args.synthetic, args.models,
+                  trials=args.trials, seed=args.seed)
+    for values in args.run or []:
+        try:
+            model, seed, files = run_spec(values)
+        except argparse.ArgumentTypeError as err:
+            parser.error(f"argument --run: {err}")
+        if seed in ev.runs.get(model, {}):
+            parser.error(f"argument --run: model {model} seed {seed} given twice")
+        ev.runs.setdefault(model, {})[seed] = files
+    for name in ("ref", "src", "lingeval", "pronoun_ref", "pronoun_ref_align"):
+        if getattr(args, name) is not None:
+            ev.files[name] = getattr(args, name)
+    return ev
+
+
+def direction(text: str) -> str:
+    """argparse type: a language direction such as en-de."""
+    if not re.fullmatch(r"[a-z]{2,3}-[a-z]{2,3}", text):
+        raise argparse.ArgumentTypeError(f"expected SRC-TGT such as en-de, got "
+                                         f"{text!r}")
+    return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line interface of the claims table."""
+    p = ArgumentParser(prog="python -m phrasenmt.report.claims",
+                       description=__doc__.splitlines()[0])
+    p.add_argument("--claims", type=Path, default=CLAIMS,
+                   help="claims file (default: the package's claims.yaml)")
+    p.add_argument("--dataset", required=True, help="name of the dataset")
+    p.add_argument("--direction", type=direction, required=True,
+                   help="the dataset's language direction, e.g. en-de")
+    p.add_argument("--synthetic", action="store_true",
+                   help="the dataset is the built-in synthetic corpus")
+    p.add_argument("--models", nargs="+", default=[],
+                   help="the models configured for this dataset")
+    p.add_argument("--run", nargs="+", action="append",
+                   metavar="MODEL SEED KIND=FILE",
+                   help="files of one training run (repeat per model and seed)")
+    p.add_argument("--ref", type=Path, help="detokenized test reference")
+    p.add_argument("--src", type=Path, help="tokenized test source")
+    p.add_argument("--lingeval", "--lingeval-json", type=Path, dest="lingeval",
+                   help="Lingeval97-format items")
+    p.add_argument("--pronoun-ref", type=Path, help="tokenized test reference")
+    p.add_argument("--pronoun-ref-align", type=Path,
+                   help="source-reference links of the test set")
+    p.add_argument("--alpha", type=alpha_level, default=0.05,
+                   help="significance level of the verdicts (default: %(default)s)")
+    p.add_argument("--trials", type=positive_int, default=1000,
+                   help="randomization trials = bootstrap samples "
+                        "(default: %(default)s)")
+    p.add_argument("--seed", type=nonnegative_int, default=1,
+                   help="seed of the randomization (default: %(default)s)")
+    for name, what in (("md", "Markdown"), ("tex", "LaTeX"), ("csv", "CSV")):
+        p.add_argument(f"--out-{name}", type=output_file, required=True,
+                       help=f"{what} output")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Test every claim on one dataset's runs and write the claims table."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    ev = evidence(args, parser)
+    rows = [claim_row(c, ev, args.alpha) for c in load_claims(args.claims)]
+    render(rows, ev, args)
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,128 @@
+"""Workflow helpers of the claims table (rules/claims.smk).
+
+The one place that maps (dataset, model, seed) to the files the claims table
+reads. Per-seed runs follow the seeds layout (issue 13):
+
+    results/{dataset}/models/{model}/seed{seed}/summary.json
+    results/{dataset}/translations/{model}/seed{seed}/{testset}.txt | .tok
+    results/{dataset}/discourse/align/{testset}/{model}/seed{seed}.align
+
+Lingeval97 pair scores exist once per model (the workflow scores the first
+seed's model), so agreement claims see one seed and their rows say so.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from phrasenmt import workflow as wf
+from phrasenmt.report.claim_checks import RUN_KINDS
+from phrasenmt.report.claims import load_claims
+from phrasenmt.workflow_discourse import reference_alignment
+from phrasenmt.workflow_documents import discourse_models
+
+EXTS = ("md", "tex", "csv")
+
+
+def model_seeds(config: dict, model: str) -> list[int]:
+    """Training seeds of a model: its own `seeds`, its checkpoint's, or global."""
+    entry = config["models"][model]
+    if entry.get("seeds"):
+        return list(entry["seeds"])
+    owner = entry.get("checkpoint_of")
+    return model_seeds(config, owner) if owner else list(config.get("seeds", [1]))
+
+
+def run_file(config: dict, dataset: str, model: str, seed: int, kind: str) -> str:
+    """The file of one kind (RUN_KINDS) of one training run on the first test set."""
+    testset = wf.testsets(config, dataset)[0]
+    if kind == "lingeval":  # scored once per model (its first seed)
+        return f"results/{dataset}/lingeval/scores/{model}.txt"
+    if kind == "summary":  # an NPMT+LM row's run is its checkpoint's
+        owner = wf.checkpoint_owner(config, model)
+        return f"results/{dataset}/models/{owner}/seed{seed}/summary.json"
+    if kind == "align":
+        return (f"results/{dataset}/discourse/align/{testset}/{model}/"
+                f"seed{seed}.align")
+    ext = {"hyp": "txt", "hyp_tok": "tok"}[kind]
+    return f"results/{dataset}/translations/{model}/seed{seed}/{testset}.{ext}"
+
+
+def _available(config: dict, dataset: str, kind: str) -> set[str]:
+    """Models of a dataset whose workflow writes files of this kind."""
+    models = set(wf.models(config, dataset))
+    if kind == "lingeval":
+        return models & set(wf.lingeval_models(config, dataset))
+    if kind in ("align", "hyp_tok"):  # pronoun accuracy: the discourse rows
+        return models & set(discourse_models(config, dataset))
+    return models
+
+
+def run_kinds(config: dict, dataset: str) -> dict[str, list[str]]:
+    """Per model of the dataset, the kinds of file some claim of it reads."""
+    wanted: dict[str, list[str]] = {}
+    for claim in load_claims():
+        for kind in RUN_KINDS[claim["metric"]]:
+            for model in (claim["system"], claim["baseline"]):
+                if model in _available(config, dataset, kind):
+                    kinds = wanted.setdefault(model, [])
+                    kinds += [] if kind in kinds else [kind]
+    return wanted
+
+
+def run_seeds(config: dict, model: str, kind: str) -> list[int]:
+    """Seeds whose files of this kind exist: all, or the first (lingeval)."""
+    seeds = model_seeds(config, model)
+    return seeds[:1] if kind == "lingeval" else seeds
+
+
+def dataset_files(config: dict, dataset: str) -> dict[str, str]:
+    """Dataset-level inputs: reference, source, Lingeval97 items, alignments."""
+    src, tgt = wf.langs(config, dataset)
+    testset = wf.testsets(config, dataset)[0]
+    data = f"results/{dataset}/data/{testset}"
+    files = {"ref": f"{data}.ref.{tgt}", "src": f"{data}.{src}"}
+    if wf.lingeval_json(config, dataset) and wf.lingeval_models(config, dataset):
+        files["lingeval"] = wf.lingeval_json(config, dataset)
+    if discourse_models(config, dataset):
+        files["pronoun_ref"] = f"{data}.{tgt}"
+        files["pronoun_ref_align"] = reference_alignment(dataset, testset)
+    return files
+
+
+def claims_inputs(config: dict, dataset: str) -> dict[str, list[str]]:
+    """Every input of the claims table of a dataset, by kind."""
+    inputs = {name: [path] for name, path in dataset_files(config, dataset).items()}
+    for model, kinds in run_kinds(config, dataset).items():
+        for kind in kinds:
+            files = [run_file(config, dataset, model, s, kind)
+                     for s in run_seeds(config, model, kind)]
+            inputs[kind] = list(dict.fromkeys(inputs.get(kind, []) + files))
+    return inputs
+
+
+def claims_args(config: dict, dataset: str) -> str:
+    """Options of `phrasenmt.report.claims` for a dataset (outputs left out)."""
+    args = ["--dataset", dataset, "--direction", "-".join(wf.langs(config, dataset)),
+            "--models", *wf.models(config, dataset)]
+    if wf.source(config, dataset) == "synthetic":
+        args.append("--synthetic")
+    for name, path in dataset_files(config, dataset).items():
+        args += [f"--{name.replace('_', '-')}", path]
+    for model, kinds in run_kinds(config, dataset).items():
+        for seed in model_seeds(config, model):
+            files = [f"{k}={run_file(config, dataset, model, seed, k)}" for k in kinds
+                     if seed in run_seeds(config, model, k)]
+            args += ["--run", model, str(seed), *files]
+    return shlex.join(args)
+
+
+def claims_targets(config: dict, dataset: str) -> list[str]:
+    """The claims table of a dataset with models.
+
+    Transitional: the per-seed runs it reads come with the `seeds` config key
+    (issue 13); a configuration without it has no per-seed files to read.
+    """
+    if "seeds" not in config or not wf.models(config, dataset):
+        return []
+    return [f"results/{dataset}/report/claims.{ext}" for ext in EXTS]

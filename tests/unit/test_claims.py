@@ -1,0 +1,166 @@
+"""The claims table: verdicts, not-tested reasons and one-seed flags on tiny files."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from phrasenmt.io import InputError
+from phrasenmt.report import claims
+from phrasenmt.report.claims import load_claims
+
+WORDS = ["der", "die", "das", "hund", "katze", "sieht", "läuft", "schnell", "rot",
+         "haus", "feuer", "wehr", "kam", "heute"]
+CLAIMS = """claims:
+  - {id: good, paper: P, where: T1, statement: good beats base, metric: bleu,
+     system: good, baseline: base, expect: higher, direction: en-de,
+     paper_system: 30.0, paper_baseline: 28.5, note: a note}
+  - {id: reversed, paper: P, where: T1, statement: base beats good, metric: bleu,
+     system: base, baseline: good, expect: higher, direction: en-de}
+  - {id: absent, paper: P, where: T2, statement: npmt beats base, metric: bleu,
+     system: npmt, baseline: base, expect: higher}
+  - {id: other-direction, paper: P, where: T3, statement: good beats base,
+     metric: bleu, system: good, baseline: base, expect: higher, direction: de-en}
+  - {id: no-gain, paper: P, where: S3, statement: same is no better, metric: bleu,
+     system: same, baseline: base, expect: not_higher}
+  - {id: one-seed, paper: P, where: T4, statement: single beats base, metric: bleu,
+     system: single, baseline: base, expect: higher}
+  - {id: long, paper: P, where: F3, statement: gain on long sentences,
+     metric: bleu_subset, subset: {by: source_length, above: 45}, system: good,
+     baseline: base, expect: higher}
+  - {id: speed, paper: P, where: T3, statement: good trains faster,
+     metric: train_speed, system: good, baseline: base, expect: higher,
+     paper_ratio: 28}
+  - {id: agree, paper: P, where: F4, statement: good agrees better far away,
+     metric: agreement, category: subj_verb_agreement,
+     subset: {by: distance, above: 10}, system: good, baseline: base,
+     expect: higher}
+"""
+
+
+def noisy(refs: list[str], p: float, rng: random.Random) -> list[str]:
+    """Each word replaced by a random one with probability p."""
+    return [" ".join(w if rng.random() > p else rng.choice(WORDS) for w in r.split())
+            for r in refs]
+
+
+def write(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def lingeval_files(tmp: Path, rng: random.Random) -> tuple[Path, dict[str, list]]:
+    """40 agreement items at distance 12 (+ 10 at 2); per-model pair scores."""
+    items = [{"source": "a b", "reference": "x y", "errors": [
+        {"type": "subj_verb_agreement", "contrastive": "x z",
+         "distance": 12 if i < 40 else 2}]} for i in range(50)]
+    path = tmp / "items.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    scores = {}
+    for model, right in (("good", 0.95), ("base", 0.4)):
+        scores[model] = [write(tmp / f"{model}{s}.lingeval", [
+            v for _ in items for v in (("-1", "-2") if rng.random() < right
+                                       else ("-2", "-1"))]) for s in (1, 2, 3)]
+    return path, scores
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> tuple[list[str], Path]:
+    """Three seeds of good, base and same, one of single; refs, lengths, speeds."""
+    rng = random.Random(4)
+    refs = [" ".join(rng.choices(WORDS, k=rng.randint(3, 50))) for _ in range(80)]
+    ref = write(tmp_path / "ref.de", refs)
+    src = write(tmp_path / "src.en", refs)  # lengths only
+    items, lingeval = lingeval_files(tmp_path, rng)
+    quality = {"good": 0.1, "base": 0.45, "same": 0.45, "single": 0.1}
+    speed = {"good": 900.0, "base": 300.0, "same": 300.0, "single": 900.0}
+    argv = ["--dataset", "toy", "--direction", "en-de", "--synthetic", "--models",
+            "good", "base", "same", "single", "--ref", str(ref), "--src", str(src),
+            "--lingeval-json", str(items), "--trials", "200", "--seed", "2"]
+    for model, p in quality.items():
+        for seed in (1,) if model == "single" else (1, 2, 3):
+            hyp = write(tmp_path / f"{model}{seed}.txt", noisy(refs, p, rng))
+            summary = tmp_path / f"{model}{seed}.json"
+            summary.write_text(json.dumps({"tokens_per_second": speed[model] + seed}))
+            argv += ["--run", model, str(seed), f"hyp={hyp}", f"summary={summary}"]
+            if model in lingeval:
+                argv.append(f"lingeval={lingeval[model][seed - 1]}")
+    return argv, tmp_path
+
+
+def run(argv: list[str], tmp: Path, capsys) -> tuple[int, str]:
+    """Run the CLI in-process with the test claims: (exit status, stderr)."""
+    claims_file = tmp / "claims.yaml"
+    claims_file.write_text(CLAIMS, encoding="utf-8")
+    outs = ["--out-md", str(tmp / "c.md"), "--out-tex", str(tmp / "c.tex"),
+            "--out-csv", str(tmp / "c.csv")]
+    with pytest.raises(SystemExit) as done:
+        claims.run_cli(claims.main, [*argv, "--claims", str(claims_file), *outs])
+    return done.value.code, capsys.readouterr().err
+
+
+def test_verdicts_and_not_tested_reasons(setup, capsys):
+    argv, tmp = setup
+    assert run(argv, tmp, capsys) == (0, "")
+    rows = pd.read_csv(tmp / "c.csv").set_index("claim")
+    verdict = rows["verdict"].to_dict()
+    assert verdict["good"] == "reproduced"
+    assert verdict["reversed"] == "not reproduced"
+    assert verdict["absent"] == "not tested: model npmt is not configured for toy"
+    assert verdict["other-direction"].startswith("not tested: the paper measured de-en")
+    assert verdict["no-gain"] == "reproduced"  # no significant gain, as claimed
+    assert verdict["long"] == "reproduced" and verdict["speed"] == "reproduced"
+    assert verdict["agree"] == "reproduced"
+    good = rows.loc["good"]
+    assert good["seeds"] == "1 2 3" and len(good["scores"].split()) == 3
+    assert good["p"] < 0.05 and good["ci_low"] > 0 and good["paper_delta"] == "+1.50"
+    assert rows.loc["speed", "ratio"] == pytest.approx(902 / 302, rel=1e-5)
+    assert "synthetic data" in good["data"]
+    md = (tmp / "c.md").read_text(encoding="utf-8")
+    assert "one seed" in md.split("| one-seed |")[1].split("\n")[0]
+    assert "one seed" not in md.split("| good |")[1].split("\n")[0]
+    assert "All rows are on synthetic data" in md and r"\toprule" in (
+        tmp / "c.tex").read_text(encoding="utf-8")
+
+
+def test_missing_run_file_and_empty_subset_are_not_tested(setup, capsys):
+    argv, tmp = setup
+    short = write(tmp / "short.en", ["a b c"] * 80)  # no sentence over 45 tokens
+    argv = [a if a != str(tmp / "src.en") else str(short) for a in argv]
+    argv = [a for a in argv if not a.startswith("lingeval=")]
+    assert run(argv, tmp, capsys)[0] == 0
+    verdict = pd.read_csv(tmp / "c.csv").set_index("claim")["verdict"]
+    assert verdict["long"] == "not tested: no test sentence of toy is longer than 45 " \
+                              "tokens"
+    assert verdict["agree"] == "not tested: no lingeval file of model good on toy"
+
+
+def test_bad_inputs_fail_in_one_line(setup, capsys):
+    argv, tmp = setup
+    write(tmp / "base2.txt", ["too few"])
+    code, err = run(argv, tmp, capsys)
+    assert code == 1 and f"{tmp / 'base2.txt'}: has 1 lines" in err
+    assert err.count("\n") == 1
+    code, err = run([*argv, "--run", "good", "1", "hyp=x"], tmp, capsys)
+    assert code == 2 and "given twice" in err
+    code, err = run([*argv, "--run", "good", "7", "weights=x"], tmp, capsys)
+    assert code == 2 and "KIND=FILE" in err
+
+
+def test_claims_file_is_validated(tmp_path):
+    bad = tmp_path / "c.yaml"
+    bad.write_text("claims:\n  - {id: a, paper: P, where: T, statement: s, "
+                   "metric: meteor, system: a, baseline: b, expect: higher}\n")
+    with pytest.raises(InputError, match="unknown metric 'meteor'"):
+        load_claims(bad)
+
+
+def test_packaged_claims_cover_every_paper():
+    entries = load_claims()
+    papers = {c["paper"].split()[0] for c in entries}
+    assert {"Xu", "Huang", "Park", "Miculicich", "Zhang"} <= papers
+    assert len({c["id"] for c in entries}) == len(entries)

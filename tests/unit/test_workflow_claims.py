@@ -1,0 +1,57 @@
+"""The claims table's inputs: per-seed paths, seeds per model, targets."""
+
+from __future__ import annotations
+
+import shlex
+
+import yaml
+
+from phrasenmt import workflow_claims as wfc
+from phrasenmt.config import validate_config
+from phrasenmt.report.claims import build_parser
+from tests.conftest import REPO
+
+
+def seeded_config() -> dict:
+    """The default config, validated, then given three seeds (npmt: its own two)."""
+    config = validate_config(yaml.safe_load((REPO / "config.yaml").read_text()))
+    config["seeds"] = [1, 2, 3]
+    config["models"]["npmt"]["seeds"] = [4, 5]
+    return config
+
+
+def test_model_seeds_global_own_and_checkpoint_owner():
+    config = seeded_config()
+    assert wfc.model_seeds(config, "transformer") == [1, 2, 3]
+    assert wfc.model_seeds(config, "npmt") == [4, 5]
+    assert wfc.model_seeds(config, "npmt_lm") == [4, 5]  # checkpoint_of npmt
+    del config["seeds"]
+    assert wfc.model_seeds(config, "transformer") == [1]
+
+
+def test_inputs_follow_the_seed_layout_and_args_parse():
+    config = seeded_config()
+    inputs = wfc.claims_inputs(config, "synthetic_de_en")
+    assert "results/synthetic_de_en/translations/npmt/seed5/test.txt" in inputs["hyp"]
+    assert ("results/synthetic_de_en/models/npmt/seed4/summary.json"
+            in inputs["summary"])  # conmt vs npmt train speed
+    assert "lingeval" not in inputs  # de-en has no Lingeval97 items
+    args = build_parser().parse_args([
+        *shlex.split(wfc.claims_args(config, "synthetic_en_de")),
+        "--out-md", "a.md", "--out-tex", "a.tex", "--out-csv", "a.csv"])
+    assert args.direction == "en-de" and args.synthetic
+    runs = {(r[0], r[1]): r[2:] for r in args.run}
+    assert runs["pr_max_attn_ta", "2"] == [
+        "hyp=results/synthetic_en_de/translations/pr_max_attn_ta/seed2/test.txt"]
+    assert runs["pr_max_attn_ta", "1"][-1] == (
+        "lingeval=results/synthetic_en_de/lingeval/scores/pr_max_attn_ta.txt")
+    han = dict(spec.split("=") for spec in runs["han_enc_dec", "3"])
+    assert han["align"].endswith("align/test/han_enc_dec/seed3.align")
+
+
+def test_targets_only_with_the_seeds_key():
+    config = seeded_config()
+    assert wfc.claims_targets(config, "synthetic_en_de") == [
+        f"results/synthetic_en_de/report/claims.{e}" for e in ("md", "tex", "csv")]
+    del config["seeds"]
+    assert wfc.claims_targets(config, "synthetic_en_de") == []
