@@ -24,6 +24,7 @@ from phrasenmt import workflow as wf
 from phrasenmt import workflow_discourse as wfdis
 from phrasenmt import workflow_documents as wfd
 from phrasenmt import workflow_npmt as wfn
+from phrasenmt import workflow_runs as runs
 from phrasenmt.config import read_config_file, validate_config
 from phrasenmt.io import InputError
 
@@ -46,6 +47,7 @@ def start(config: dict, files: Iterable[str | os.PathLike] = ()) -> None:
     wf.derive_sweeps(config)
     wfd.check_document_models(config)
     wfdis.check_contrastive_sets(config)
+    runs.check_seeds(config)  # after derivation: derived entries copy seeds
     check_models(config)  # the derived models too
 
 
