@@ -79,8 +79,8 @@ def test_dagger_exactly_where_better_and_significant(tmp_path, table_inputs):
     out = _run_table(tmp_path, table_inputs)
     md = out["md"].read_text(encoding="utf-8").splitlines()
     marked = [line for line in md if line.startswith("|") and "†" in line]
-    assert marked == ["| pr | 31.50 (1 seed)† | 1: 31.50 | 0.004 | 32.50 (1 seed) | "
-                      "51.50 (1 seed) | 63.00 | 1:06:40 |"]
+    assert marked == [("| pr | 31.50 (1 seed)† | 1: 31.50 | 0.004 | 32.50 (1 seed) | "
+                       "51.50 (1 seed) | 63.00 | 1:06:40 |")]
     assert ("| transformer (baseline) | 30.00 (1 seed) | 1: 30.00 | – | "
             "31.00 (1 seed) | 50.00 (1 seed) | 61.20 | 1:02:03 |") in md
     assert md[-1].startswith("† ") and "p < 0.01" in md[-1]

@@ -63,10 +63,11 @@ def model_files(args: argparse.Namespace, model: str) -> dict[str, list[Path]]:
         files[opt] = given[model]
     if len(files["--eval"]) != 1:
         raise InputError(f"model {model!r} given twice", "--eval")
-    counts = {opt: len(paths) for opt, paths in files.items() if opt != "--eval"}
-    if len(set(counts.values())) != 1:
-        raise InputError(f"model {model!r}: one file per seed expected, got "
-                         f"{counts}", "--seed-eval")
+    n = len(files["--seed-eval"])
+    for opt in KINDS[2:]:
+        if len(files[opt]) != n:
+            raise InputError(f"model {model!r}: {len(files[opt])} file(s), but {n} "
+                             "--seed-eval (one per seed)", opt)
     return files
 
 

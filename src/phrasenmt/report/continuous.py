@@ -9,8 +9,8 @@
         total training time, from each run's summary.json and metrics.tsv.
 
 A model with several training seeds has one TSV row set (or --run) per seed:
-BLEU cells show the mean ± sd over seeds (or "(1 seed)"), the other numbers
-the mean over seeds.
+the numbers are means over seeds, with a "seeds" column and, for BLEU, the sd
+over seeds ("–" with one seed).
 
 Samples per second = target tokens trained on / training seconds x sentences
 per epoch / target tokens (</s> included) per epoch of that model's training
@@ -22,6 +22,7 @@ update step x epochs per update of the run.
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -60,8 +61,8 @@ def by_order(df: pd.DataFrame, column: str, order: list[str]) -> pd.DataFrame:
 
 
 def multiword_table(paths: Sequence[Path], order: list[str]) -> pd.DataFrame:
-    """One row per (model, test set): BLEU all and multi-word (mean ± sd over
-    the model's seeds), the subset size."""
+    """One row per (model, test set): BLEU all and multi-word (mean and sd over
+    the model's seeds; sd "–" with one seed), the seeds, the subset size."""
     cols = ["model", "testset", "subset", "sentences", "bleu"]
     df = pd.concat([read_tsv(p, cols) for p in paths], ignore_index=True)
     rows = []
@@ -71,8 +72,7 @@ def multiword_table(paths: Sequence[Path], order: list[str]) -> pd.DataFrame:
             values = group.loc[group.subset == subset, "bleu"].tolist()
             if not values:
                 raise InputError(f"no {subset} row for model {model!r}", "--tsv")
-            mean, spread = sd.mean_sd(values)
-            row[name] = sd.spread(mean, spread, len(values))
+            row[name], row[f"{name} sd"] = sd.mean_sd(values)
         row["seeds"] = len(values)
         row["multi-word sentences"] = int(
             group.loc[group.subset == "multiword", "sentences"].iloc[0])
@@ -138,7 +138,7 @@ def efficiency_table(runs: Sequence[tuple[str, Path]], tgts: Sequence[tuple[str,
 def cell(value: object) -> str:
     """Numbers with two decimals (integers as they are), text unchanged."""
     if isinstance(value, float):
-        return f"{value:.2f}"
+        return "–" if math.isnan(value) else f"{value:.2f}"
     return str(value)
 
 
