@@ -97,5 +97,6 @@ def check_seeds(config: dict) -> None:
             if missing:
                 where = "seeds" if entry.get("seeds") else key
                 raise InputError(f"models.{name}.{where}: seed {missing[0]} is not "
-                                 f"one of {other!r}'s seeds {theirs} (seed N loads "
-                                 f"{other!r}'s run of seed N)", "config")
+                                 f"one of the seeds {theirs} of {other!r} (the run "
+                                 f"of seed N loads the run of seed N of {other!r})",
+                                 "config")
