@@ -1,0 +1,286 @@
+"""Significance of a system against its baseline over several training seeds.
+
+The method is MultEval's (Clark et al. 2011), which accounts for the
+instability of training by testing all runs at once:
+
+* Score. Each seed's corpus BLEU (sacreBLEU, 13a tokenizer, its default
+  ``exp`` smoothing, exactly as ``phrasenmt.evaluate.bleu``) is computed from
+  per-sentence sufficient statistics (lengths, matched and total n-grams),
+  extracted once; a corpus score of any subset or resample is a sum of rows.
+  The reported numbers are the mean and the sample sd over seeds; the
+  difference ``delta`` is the mean over the system's seeds minus the mean over
+  the baseline's seeds.
+* p-value: approximate randomization with the runs stratified. Seed i of the
+  system is paired with seed i of the baseline. With unequal seed counts n
+  and m the seeds are paired cyclically over lcm(n, m) pairs (pair k joins
+  system seed k mod n with baseline seed k mod m), so that every seed weighs
+  the same and the mean over pairs equals the mean over seeds. In every trial
+  and for every pair and every sentence, the two outputs are swapped with
+  probability 0.5, independently (each pair of runs is a stratum); the
+  statistic is the mean over pairs of the corpus score of the "system" side
+  minus the mean of the "baseline" side. Two-sided,
+  p = (#{|delta_trial| >= |delta_obs|} + 1) / (trials + 1).
+* 95% confidence interval of delta: paired bootstrap over sentences, the same
+  resampled sentence indices for every seed of both systems (percentiles
+  2.5 and 97.5).
+* Per-item scores (0/1 accuracy of a contrastive pair or a pronoun, or any
+  real per-item score): the same randomization and bootstrap with the metric
+  the mean over items (as a fraction, not a percentage).
+* A subset (sentence indices, e.g. sources longer than 45 tokens) restricts
+  every computation to those sentences.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sacrebleu.metrics import BLEU
+
+from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file, positive_int
+from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
+
+NGRAM = 4  # sacreBLEU's max n-gram order
+CHUNK = 256  # trials or bootstrap samples computed at once (bounds memory)
+TIE = 1e-9  # |delta_trial| >= |delta_obs| - TIE counts float ties as ties
+METHOD = ("approximate randomization over sentences, stratified by seed pair "
+          "(Clark et al. 2011); 95% CI by paired bootstrap over sentences")
+
+Scorer = Callable[[np.ndarray], np.ndarray]  # summed stats (..., k) -> scores
+
+
+def bleu_stats(hyps: Sequence[str], refs: Sequence[str],
+               tokenize: str = "13a") -> np.ndarray:
+    """Per-sentence BLEU sufficient statistics, shape (sentences, 2 + 2 * 4)."""
+    if len(hyps) != len(refs):
+        raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} references")
+    metric = BLEU(tokenize=tokenize, force=True)  # force: no detok warnings
+    # sacreBLEU's own extraction, as its corpus_score and PairedTest use it
+    stats = metric._extract_corpus_statistics(list(hyps), [list(refs)])
+    return np.asarray(stats, dtype=np.int64).reshape(len(hyps), 2 + 2 * NGRAM)
+
+
+def bleu_from_stats(stats: np.ndarray) -> np.ndarray:
+    """Corpus BLEU of summed statistics (..., 10), as sacreBLEU's compute_bleu."""
+    stats = np.asarray(stats, dtype=np.float64)
+    sys_len, ref_len = stats[..., 0], stats[..., 1]
+    correct, total = stats[..., 2:2 + NGRAM], stats[..., 2 + NGRAM:]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bp = np.where(sys_len < ref_len,
+                      np.exp(1 - ref_len / np.where(sys_len > 0, sys_len, 1)), 1.0)
+        bp = np.where(sys_len > 0, bp, 0.0)
+        # 'exp' smoothing: the k-th order without a match gets 1 / (2^k total)
+        halvings = np.cumsum(correct == 0, axis=-1)
+        prec = np.where(correct == 0, 100.0 / (2.0 ** halvings * total),
+                        100.0 * correct / total)
+        logs = [np.log(prec[..., n]) for n in range(NGRAM)]
+        score = bp * np.exp(sum(logs) / NGRAM)
+    # no match at all, or an order with no n-gram (sacreBLEU: log 0 -> score 0)
+    dead = ~np.any(correct > 0, axis=-1) | np.any(total == 0, axis=-1)
+    return np.where(dead, 0.0, score)
+
+
+def sacrebleu_score(stats: np.ndarray) -> float:
+    """Corpus BLEU of per-sentence statistics (n, 10) by sacreBLEU's own code."""
+    sums = [int(x) for x in np.asarray(stats).sum(axis=0)]
+    return BLEU(tokenize="13a")._compute_score_from_stats(sums).score
+
+
+def _mean_scorer(stats: np.ndarray) -> np.ndarray:
+    """Per-item mean of summed (value, count) statistics."""
+    return stats[..., 0] / stats[..., 1]
+
+
+def _pairs(n_sys: int, n_base: int) -> list[tuple[int, int]]:
+    """Seed pairs (system index, baseline index), cyclic over lcm(n, m)."""
+    return [(k % n_sys, k % n_base) for k in range(math.lcm(n_sys, n_base))]
+
+
+def _randomization(sys_stats: np.ndarray, base_stats: np.ndarray, scorer: Scorer,
+                   observed: float, trials: int, rng: np.random.Generator) -> float:
+    """Stratified approximate randomization p-value (two-sided, +1 smoothed)."""
+    pairs = _pairs(len(sys_stats), len(base_stats))
+    hits, done = 0, 0
+    while done < trials:
+        size = min(CHUNK, trials - done)
+        delta = np.zeros(size)
+        for i, j in pairs:
+            swap = rng.random((size, sys_stats.shape[1])) < 0.5  # (T, n)
+            moved = swap @ (base_stats[j] - sys_stats[i]).astype(np.float64)
+            sys_side = sys_stats[i].sum(axis=0) + moved  # (T, k)
+            base_side = base_stats[j].sum(axis=0) - moved
+            delta += (scorer(sys_side) - scorer(base_side)) / len(pairs)
+        hits += int(np.sum(np.abs(delta) >= abs(observed) - TIE))
+        done += size
+    return (hits + 1) / (trials + 1)
+
+
+def _bootstrap(sys_stats: np.ndarray, base_stats: np.ndarray, scorer: Scorer,
+               samples: int, rng: np.random.Generator) -> tuple[float, float]:
+    """95% percentile interval of delta, same sentence resample for all seeds."""
+    n = sys_stats.shape[1]
+    deltas = []
+    for start in range(0, samples, CHUNK):
+        size = min(CHUNK, samples - start)
+        idx = rng.integers(0, n, size=(size, n))
+        counts = np.zeros((size, n))
+        np.add.at(counts, (np.arange(size)[:, None], idx), 1.0)  # (B, n)
+        sys_mean = np.mean([scorer(counts @ s) for s in sys_stats], axis=0)
+        base_mean = np.mean([scorer(counts @ s) for s in base_stats], axis=0)
+        deltas.append(sys_mean - base_mean)
+    low, high = np.percentile(np.concatenate(deltas), [2.5, 97.5])
+    return float(low), float(high)
+
+
+def seed_sd(scores: Sequence[float]) -> float | None:
+    """Sample standard deviation over seeds; None with one seed."""
+    return float(np.std(scores, ddof=1)) if len(scores) > 1 else None
+
+
+def _compare(sys_stats: np.ndarray, base_stats: np.ndarray, scorer: Scorer,
+             trials: int, seed: int) -> dict[str, Any]:
+    """Scores, delta, CI and p of stacked per-seed statistics (seeds, n, k)."""
+    if sys_stats.shape[1] == 0:
+        raise ValueError("no sentences to compare (empty test set or subset)")
+    scores = [float(x) for x in scorer(sys_stats.sum(axis=1))]
+    base = [float(x) for x in scorer(base_stats.sum(axis=1))]
+    delta = float(np.mean(scores) - np.mean(base))
+    rng = np.random.default_rng(seed)
+    p = (_randomization(sys_stats, base_stats, scorer, delta, trials, rng)
+         if trials else None)
+    low, high = (_bootstrap(sys_stats, base_stats, scorer, trials, rng)
+                 if trials else (None, None))
+    return {"scores": scores, "baseline_scores": base,
+            "mean": float(np.mean(scores)), "sd": seed_sd(scores),
+            "baseline_mean": float(np.mean(base)), "baseline_sd": seed_sd(base),
+            "delta": delta, "ci_low": low, "ci_high": high, "p": p,
+            "trials": trials, "method": METHOD, "n_seeds": len(scores),
+            "n_baseline_seeds": len(base)}
+
+
+def _stack(runs: Sequence[np.ndarray], subset: Sequence[int] | None) -> np.ndarray:
+    """Stack per-seed statistics (seeds, n, k), restricted to a subset."""
+    if not runs:
+        raise ValueError("no seeds given")
+    lengths = {len(r) for r in runs}
+    if len(lengths) != 1:
+        raise ValueError(f"seeds have different numbers of sentences: {lengths}")
+    stacked = np.stack([np.asarray(r) for r in runs])
+    return stacked if subset is None else stacked[:, np.asarray(subset, dtype=int)]
+
+
+def compare_bleu(refs: Sequence[str], baseline: Sequence[Sequence[str]],
+                 system: Sequence[Sequence[str]], *, trials: int = 1000,
+                 seed: int = 1, subset: Sequence[int] | None = None
+                 ) -> dict[str, Any]:
+    """Corpus BLEU of several seeds of a system against several of a baseline."""
+    sys_stats = _stack([bleu_stats(h, refs) for h in system], subset)
+    base_stats = _stack([bleu_stats(h, refs) for h in baseline], subset)
+    return _compare(sys_stats, base_stats, bleu_from_stats, trials, seed)
+
+
+def _item_stats(scores: Sequence[float]) -> np.ndarray:
+    """Per-item (value, 1) statistics, so a sum over items gives (total, count)."""
+    values = np.asarray(scores, dtype=np.float64)
+    if values.ndim != 1 or not np.all(np.isfinite(values)):
+        raise ValueError("per-item scores must be a flat list of finite numbers")
+    return np.stack([values, np.ones_like(values)], axis=1)
+
+
+def compare_items(baseline: Sequence[Sequence[float]],
+                  system: Sequence[Sequence[float]], *, trials: int = 1000,
+                  seed: int = 1, subset: Sequence[int] | None = None
+                  ) -> dict[str, Any]:
+    """Mean per-item score (e.g. 0/1 accuracy) of several seeds against a baseline."""
+    sys_stats = _stack([_item_stats(s) for s in system], subset)
+    base_stats = _stack([_item_stats(s) for s in baseline], subset)
+    return _compare(sys_stats, base_stats, _mean_scorer, trials, seed)
+
+
+def _read_hyps(paths: Sequence[Path], ref: Path, n_refs: int) -> list[list[str]]:
+    """Read hypothesis files; a line count other than the reference's raises."""
+    runs = []
+    for path in paths:
+        hyps = read_lines(path)
+        if len(hyps) != n_refs:
+            raise InputError(f"has {len(hyps)} lines but the reference {ref} has "
+                             f"{n_refs}; they must match", path)
+        runs.append(hyps)
+    return runs
+
+
+def _same_system(refs: list[str], hyps: list[list[str]]) -> dict[str, Any]:
+    """A system against itself: its scores, delta 0, p 1, no trials run."""
+    result = _compare(np.stack([bleu_stats(h, refs) for h in hyps]),
+                      np.stack([bleu_stats(h, refs) for h in hyps]),
+                      bleu_from_stats, 0, 1)
+    result.update(delta=0.0, ci_low=0.0, ci_high=0.0, p=1.0)
+    return result
+
+
+def evaluate(args: argparse.Namespace) -> dict[str, Any]:
+    """The JSON the CLI writes, from parsed arguments."""
+    refs = read_lines(args.ref)
+    if not refs:
+        raise InputError("no lines to score", args.ref)
+    hyps = _read_hyps(args.hyp, args.ref, len(refs))
+    if args.system == args.baseline_name:
+        result = _same_system(refs, hyps)
+    else:
+        base = _read_hyps(args.baseline_hyp, args.ref, len(refs))
+        result = compare_bleu(refs, base, hyps, trials=args.trials, seed=args.seed)
+    return {"system": args.system, "baseline": args.baseline_name,
+            "testset": args.testset, "metric": "bleu", "seeds": args.seeds,
+            **result}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line interface of the multi-seed comparison."""
+    p = ArgumentParser(prog="python -m phrasenmt.evaluate.multiseed",
+                       description=__doc__.splitlines()[0])
+    p.add_argument("--system", required=True, help="name of the evaluated system")
+    p.add_argument("--baseline-name", required=True, help="name of the baseline")
+    p.add_argument("--testset", required=True, help="name of the test set")
+    p.add_argument("--ref", type=Path, required=True,
+                   help="detokenized reference, one sentence per line")
+    p.add_argument("--hyp", type=Path, nargs="+", required=True,
+                   help="detokenized hypotheses of the system, one file per seed")
+    p.add_argument("--baseline-hyp", type=Path, nargs="+",
+                   help="detokenized hypotheses of the baseline, one file per seed "
+                        "(not needed when the system is the baseline)")
+    p.add_argument("--seeds", type=nonnegative_int, nargs="+", required=True,
+                   help="the system's seeds, in the order of --hyp")
+    p.add_argument("--trials", type=positive_int, default=1000,
+                   help="randomization trials = bootstrap samples "
+                        "(default: %(default)s)")
+    p.add_argument("--seed", type=nonnegative_int, default=1,
+                   help="seed of the randomization (default: %(default)s)")
+    p.add_argument("--out", type=output_file, required=True, help="output JSON file")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Compare a system's seeds with its baseline's and write the result as JSON."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if len(args.seeds) != len(args.hyp):
+        parser.error(f"--seeds has {len(args.seeds)} values but --hyp has "
+                     f"{len(args.hyp)} files; give one seed per file")
+    if len(set(args.seeds)) != len(args.seeds):
+        parser.error(f"--seeds repeats a seed: {args.seeds}")
+    if args.system != args.baseline_name and not args.baseline_hyp:
+        parser.error("--baseline-hyp is needed when --system is not the baseline")
+    result = evaluate(args)
+    with atomic_open(args.out) as fh:
+        json.dump(result, fh, indent=2, ensure_ascii=False)
+        fh.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)
