@@ -13,6 +13,7 @@ from phrasenmt import workflow_discourse as wfdis
 from phrasenmt import workflow_documents as wfd
 from phrasenmt import workflow_embeddings as wfe
 from phrasenmt import workflow_npmt as wfn
+from phrasenmt import workflow_runs as runs
 from phrasenmt.io import InputError
 
 wf.put_interpreter_on_path()
@@ -43,6 +44,7 @@ wildcard_constraints:
     split="[A-Za-z0-9_]+",
     testset="[A-Za-z0-9_]+",
     lang="[a-z]{2,3}",
+    seed=runs.SEED_REGEX,
 
 
 def src_lang(wildcards):
@@ -136,52 +138,72 @@ def train_launcher(wildcards):
     return f"torchrun --standalone --nproc-per-node {gpus}" if gpus > 1 else "python"
 
 
+def first_hyps(wildcards):
+    """Tokenized hypotheses of every model's first seed on one test set."""
+    ds, t = wildcards.dataset, wildcards.testset
+    return {m: runs.hyp_file(ds, m, runs.first_seed(config, m), t)
+            for m in wf.models(config, ds)}
+
+
 def testset_hyps(wildcards):
-    """Detokenized and tokenized hypotheses of every model on one test set."""
-    ds = f"{RESULTS}/{wildcards.dataset}/translations"
-    return [
-        f"{ds}/{m}/{wildcards.testset}.tok"
-        for m in wf.models(config, wildcards.dataset)
-    ]
+    return list(first_hyps(wildcards).values())
 
 
 def length_hyp_args(wildcards):
-    ds = f"{RESULTS}/{wildcards.dataset}/translations"
-    return " ".join(
-        f"{m}={ds}/{m}/{wildcards.testset}.tok"
-        for m in wf.models(config, wildcards.dataset)
-    )
+    return " ".join(f"{m}={path}" for m, path in first_hyps(wildcards).items())
 
 
 def baseline_name(wildcards):
     return wf.baseline(config, wildcards.dataset)
 
 
-def baseline_hyp(wildcards):
-    ds = f"{RESULTS}/{wildcards.dataset}/translations"
-    return f"{ds}/{baseline_name(wildcards)}/{wildcards.testset}.txt"
+def seed_hyps(ext):
+    """Input function: hypotheses (ext txt or tok) of every seed of the model."""
+
+    def inner(wildcards):
+        ds, m, t = wildcards.dataset, wildcards.model, wildcards.testset
+        return runs.per_seed(config, m, lambda s: runs.hyp_file(ds, m, s, t, ext))
+
+    return inner
+
+
+def baseline_seed_hyps(wildcards):
+    """Detokenized hypotheses of every seed of the dataset's baseline."""
+    ds, t, base = wildcards.dataset, wildcards.testset, baseline_name(wildcards)
+    return runs.per_seed(config, base, lambda s: runs.hyp_file(ds, base, s, t, "txt"))
+
+
+def model_seeds(wildcards):
+    return " ".join(map(str, runs.seeds(config, wildcards.model)))
 
 
 def eval_jsons(wildcards):
-    ds = f"{RESULTS}/{wildcards.dataset}/eval"
-    return [
-        f"{ds}/{m}/{t}.json"
-        for m in wf.models(config, wildcards.dataset)
-        for t in wf.testsets(config, wildcards.dataset)
-    ]
+    """All-seed evaluations of every (model, test set), for the tables."""
+    ds = wildcards.dataset
+    return [runs.aggregate_eval(ds, m, t)
+            for m in wf.models(config, ds) for t in wf.testsets(config, ds)]
+
+
+def seed_eval_jsons(wildcards):
+    """Every seed's evaluation of every (model, test set), in seed order."""
+    ds = wildcards.dataset
+    return [runs.seed_eval(ds, m, s, t) for m in wf.models(config, ds)
+            for t in wf.testsets(config, ds) for s in runs.seeds(config, m)]
+
+
+def summary_paths(wildcards):
+    """(model, summary.json) of every seed (a checkpoint_of model's: its model's)."""
+    ds = wildcards.dataset
+    return [(m, wf.summary_path(config, ds, m, s)) for m in wf.models(config, ds)
+            for s in runs.seeds(config, m)]
 
 
 def summaries(wildcards):
-    """Training summaries (a checkpoint_of model's is its trained model's)."""
-    ds = wildcards.dataset
-    return [wf.summary_path(config, ds, m) for m in wf.models(config, ds)]
+    return [path for _, path in summary_paths(wildcards)]
 
 
 def summary_args(wildcards):
-    ds = wildcards.dataset
-    return " ".join(
-        f"{m}={wf.summary_path(config, ds, m)}" for m in wf.models(config, ds)
-    )
+    return " ".join(f"{m}={path}" for m, path in summary_paths(wildcards))
 
 
 def model_order(wildcards):
@@ -330,40 +352,56 @@ def fertility_test_label_args(wildcards, input):
 
 def decode_model(wildcards):
     """The model file to decode: with the trained fertility module if it has one."""
-    run = f"{RESULTS}/{wildcards.dataset}/models/{wildcards.model}"
     arch = config["models"][wildcards.model]["arch"]
-    return f"{run}/fertility.pt" if arch in wf.FERTILITY_CLASSES else f"{run}/averaged.pt"
+    name = "fertility.pt" if arch in wf.FERTILITY_CLASSES else "averaged.pt"
+    return runs.run_file(wildcards.dataset, wildcards.model, wildcards.seed, name)
+
+
+def all_seed_hyps(wildcards):
+    """(model, tokenized hypotheses) of every seed of every model on a test set."""
+    ds, t = wildcards.dataset, wildcards.testset
+    return [(m, runs.hyp_file(ds, m, s, t)) for m in wf.models(config, ds)
+            for s in runs.seeds(config, m)]
 
 
 def all_model_hyps(wildcards):
-    ds = f"{RESULTS}/{wildcards.dataset}/translations"
-    return {m: f"{ds}/{m}/{wildcards.testset}.tok" for m in wf.models(config, wildcards.dataset)}
+    return [path for _, path in all_seed_hyps(wildcards)]
 
 
 def all_model_hyp_args(wildcards):
-    return " ".join(f"{m}={path}" for m, path in all_model_hyps(wildcards).items())
+    return " ".join(f"{m}={path}" for m, path in all_seed_hyps(wildcards))
+
+
+def fertility_tsv(dataset, model, seed, testset):
+    return f"{RESULTS}/{dataset}/analysis/fertility/{testset}/{model}.seed{seed}.tsv"
 
 
 def fertility_tsvs(wildcards):
+    """Fertility scores of every seed of every fertility model."""
+    ds, t = wildcards.dataset, wildcards.testset
     models = set(wf.arch_models(config, wf.FERTILITY_CLASSES))
-    return [
-        f"{RESULTS}/{wildcards.dataset}/analysis/fertility_{m}_{wildcards.testset}.tsv"
-        for m in wf.models(config, wildcards.dataset)
-        if m in models
-    ]
+    return [fertility_tsv(ds, m, s, t) for m in wf.models(config, ds) if m in models
+            for s in runs.seeds(config, m)]
+
+
+def continuous_run_dirs(wildcards):
+    """(model, run folder) of every seed of the continuous family."""
+    ds = wildcards.dataset
+    return [(m, runs.run_dir(ds, m, s))
+            for m in wf.family_models(config, "continuous", ds)
+            for s in runs.seeds(config, m)]
 
 
 def continuous_runs(wildcards):
-    models = wf.family_models(config, "continuous", wildcards.dataset)
-    return [f"{RESULTS}/{wildcards.dataset}/models/{m}/summary.json" for m in models]
+    return [f"{d}/summary.json" for _, d in continuous_run_dirs(wildcards)]
 
 
 def efficiency_args(wildcards):
     ds = wildcards.dataset
     models = wf.family_models(config, "continuous", ds)
-    runs = " ".join(f"{m}={RESULTS}/{ds}/models/{m}" for m in models)
+    dirs = " ".join(f"{m}={d}" for m, d in continuous_run_dirs(wildcards))
     tgts = " ".join(f"{m}={wf.continuous_target(config, ds, m, 'train')}" for m in models)
-    return f"--run {runs} --train-tgt {tgts}"
+    return f"--run {dirs} --train-tgt {tgts}"
 
 
 def efficiency_targets(wildcards):
@@ -444,25 +482,37 @@ def lingeval_side_args(wildcards, input):
     return f"--side phrases={input.side[0]}" if input.side else ""
 
 
+def lingeval_score_file(dataset, model, seed):
+    return f"{RESULTS}/{dataset}/lingeval/scores/{model}/seed{seed}.txt"
+
+
+def lingeval_first_scores(wildcards):
+    """Agreement scores of every model's first seed (the figure shows those)."""
+    ds = wildcards.dataset
+    return {m: lingeval_score_file(ds, m, runs.first_seed(config, m))
+            for m in wf.lingeval_models(config, ds)}
+
+
 def lingeval_scores(wildcards):
-    root = f"{RESULTS}/{wildcards.dataset}/lingeval/scores"
-    return [f"{root}/{m}.txt" for m in wf.lingeval_models(config, wildcards.dataset)]
+    return list(lingeval_first_scores(wildcards).values())
 
 
-def lingeval_score_args(wildcards, input):
-    return " ".join(f"{Path(f).stem}={f}" for f in input.scores)
+def lingeval_score_args(wildcards):
+    return " ".join(f"{m}={f}" for m, f in lingeval_first_scores(wildcards).items())
 
 
 def ablation_inputs(wildcards):
     files = wf.ablation_files(config, wildcards.dataset)
-    return {kind: list(files[kind].values()) for kind in ("eval", "summary", "hyp")}
+    return {kind: [p for paths in files[kind].values() for p in paths]
+            for kind in ("eval", "seed_eval", "summary", "hyp")}
 
 
 def ablation_args(wildcards):
     files = wf.ablation_files(config, wildcards.dataset)
     return " ".join(
-        f"--{kind} " + " ".join(f"{m}={path}" for m, path in files[kind].items())
-        for kind in ("eval", "summary", "hyp", "benchmark")
+        f"--{kind.replace('_', '-')} "
+        + " ".join(f"{m}={p}" for m, paths in files[kind].items() for p in paths)
+        for kind in wf.ABLATION_KINDS
     )
 
 
@@ -484,9 +534,10 @@ ATTN_DECODINGS = wf.name_regex(wfn.attention_models(config))
 
 
 def npmt_checkpoint(wildcards):
-    """The averaged model a row decodes (a checkpoint_of row: its model's)."""
+    """The averaged model a row decodes (a checkpoint_of row: its model's run of
+    the same seed)."""
     owner = wf.checkpoint_owner(config, wildcards.model)
-    return f"{RESULTS}/{wildcards.dataset}/models/{owner}/averaged.pt"
+    return runs.run_file(wildcards.dataset, owner, wildcards.seed, "averaged.pt")
 
 
 def npmt_lm(wildcards):
@@ -511,23 +562,32 @@ def decoding_args(wildcards):
 
 def decoding_eval_inputs(wildcards):
     w = wildcards
-    return wfn.eval_inputs(config, w.dataset, w.model, w.testset, w.decoding)
+    return wfn.eval_inputs(config, w.dataset, w.model, w.testset, w.decoding, w.seed)
 
 
-def decoding_baseline_args(wildcards, input):
-    base = wfn.eval_baseline(config, wildcards.dataset, wildcards.model)
-    return f"--baseline-name {base} --baseline-hyp {input.baseline}" if base else ""
+def decoding_aggregate_inputs(wildcards):
+    w = wildcards
+    return wfn.aggregate_inputs(config, w.dataset, w.model, w.testset, w.decoding)
+
+
+def decoding_baseline(wildcards):
+    return wfn.aggregate_baseline(config, wildcards.dataset, wildcards.model)
 
 
 def npmt_table_evals(wildcards):
-    return list(wfn.table_evals(config, wildcards.dataset, wildcards.testset).values())
+    w = wildcards
+    evals = wfn.table_evals(config, w.dataset, w.testset)
+    return [*evals.values(), *(p for _, p in wfn.table_seed_evals(config, w.dataset,
+                                                                    w.testset))]
 
 
 def npmt_table_args(wildcards):
-    """--eval, --decode, --baseline and --note options of the NPMT table."""
+    """--eval, --seed-eval, --decode, --baseline and --note options of the table."""
     ds = wildcards.dataset
     evals = wfn.table_evals(config, ds, wildcards.testset)
-    args = ["--eval", *(f"{k}={v}" for k, v in evals.items()), "--decode"]
+    seed_evals = wfn.table_seed_evals(config, ds, wildcards.testset)
+    args = ["--eval", *(f"{k}={v}" for k, v in evals.items()), "--seed-eval",
+            *(f"{k}={v}" for k, v in seed_evals), "--decode"]
     args += [f"{m}={label}" for m, label in wfn.decode_labels(config, ds).items()]
     base = wfn.npmt_baseline(config, ds)
     args += ["--baseline", base] if base else []
@@ -541,8 +601,9 @@ def npmt_table_order(wildcards):
 
 
 def segment_files(wildcards):
+    """Greedy segmentations of every SWAN row's first seed."""
     w = wildcards
-    return {m: wfn.segments_file(w.dataset, m, w.testset)
+    return {m: wfn.segments_file(w.dataset, m, w.testset, runs.first_seed(config, m))
             for m in wfn.segment_models(config, w.dataset)}
 
 
@@ -556,7 +617,8 @@ def segment_order(wildcards):
 
 def main_segments(wildcards):
     main = wfn.npmt_main(config, wildcards.dataset)
-    return wfn.segments_file(wildcards.dataset, main, first_testset(wildcards))
+    return wfn.segments_file(wildcards.dataset, main, first_testset(wildcards),
+                             runs.first_seed(config, main))
 
 
 def main_gates(wildcards):
@@ -565,8 +627,10 @@ def main_gates(wildcards):
 
 
 def main_checkpoint(wildcards):
+    """The averaged model of the gates figure: the NPMT model's first seed."""
     main = wfn.npmt_main(config, wildcards.dataset)
-    return f"{RESULTS}/{wildcards.dataset}/models/{main}/averaged.pt"
+    return runs.run_file(wildcards.dataset, main, runs.first_seed(config, main),
+                         "averaged.pt")
 
 
 def main_name(wildcards):
@@ -614,7 +678,8 @@ def expand_bpe_vocab(side):
 
 
 def step1_checkpoint(wildcards):
-    return wfd.step1_checkpoint(config, wildcards.dataset, wildcards.model)
+    w = wildcards
+    return wfd.step1_checkpoint(config, w.dataset, w.model, w.seed)
 
 
 def local_docs_inputs(wildcards):
@@ -682,7 +747,7 @@ def discourse_order(wildcards):
 
 def discourse_evals(wildcards):
     ds = wildcards.dataset
-    return [f"{RESULTS}/{ds}/eval/{m}/{t}.json" for m in wfd.discourse_models(config, ds)
+    return [runs.aggregate_eval(ds, m, t) for m in wfd.discourse_models(config, ds)
             for t in wf.testsets(config, ds)]
 
 
@@ -703,12 +768,13 @@ def contrastive_tsvs(wildcards):
 
 def pronoun_tsvs(wildcards):
     ds, t = wildcards.dataset, wildcards.testset
-    return [wfdis.pronoun_tsv(ds, t, m) for m in wfd.discourse_models(config, ds)]
+    return [wfdis.first_pronoun_tsv(config, ds, t, m)
+            for m in wfd.discourse_models(config, ds)]
 
 
 def han_evals(wildcards):
     ds = wildcards.dataset
-    return [f"{RESULTS}/{ds}/eval/{m}/{t}.json" for m in wfd.han_models(config, ds)
+    return [runs.aggregate_eval(ds, m, t) for m in wfd.han_models(config, ds)
             for t in wf.testsets(config, ds)]
 
 
@@ -717,14 +783,16 @@ def han_order(wildcards):
 
 
 def doc_sweep_evals(wildcards):
-    testset = first_testset(wildcards)
-    return [f"{RESULTS}/{wildcards.dataset}/eval/{m}/{testset}.json"
-            for m in wfdis.sweep_models(config, wildcards.sweep)]
+    """Every seed's BLEU of every point of a sweep (first test set)."""
+    ds, t = wildcards.dataset, first_testset(wildcards)
+    return [runs.seed_eval(ds, m, s, t)
+            for m in wfdis.sweep_models(config, wildcards.sweep)
+            for s in runs.seeds(config, m)]
 
 
 def doc_sweep_pronouns(wildcards):
     ds, testset = wildcards.dataset, first_testset(wildcards)
-    return [wfdis.pronoun_tsv(ds, testset, m)
+    return [wfdis.first_pronoun_tsv(config, ds, testset, m)
             for m in wfdis.sweep_models(config, wildcards.sweep)]
 
 

@@ -74,42 +74,41 @@ rule train_continuous:
     input:
         unpack(continuous_train_inputs),
     output:
-        summary="results/{dataset}/models/{model}/summary.json",
+        summary="results/{dataset}/models/{model}/seed{seed}/summary.json",
     wildcard_constraints:
         model=CONTINUOUS_MODELS,
     params:
         spec=continuous_spec,
-        seed=config["seed"],
-        outdir="results/{dataset}/models/{model}",
+        outdir="results/{dataset}/models/{model}/seed{seed}",
     threads: 1
     resources:
         gpu=model_gpus,
         mem_mb=8000,
         runtime=24 * 60,
     log:
-        "results/logs/train/{dataset}.{model}.log",
+        "results/logs/train/{dataset}.{model}.seed{seed}.log",
     benchmark:
-        "results/benchmarks/train/{dataset}.{model}.tsv"
+        "results/benchmarks/train/{dataset}.{model}.seed{seed}.tsv"
     conda:
         "../envs/torch.yaml"
     shell:
         "python -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
         "--train-tgt {input.tgt} --dev-src {input.dev_src} --dev-tgt {input.dev_tgt} "
-        "--outdir {params.outdir} --seed {params.seed} --threads {threads} "
+        "--outdir {params.outdir} --seed {wildcards.seed} --threads {threads} "
         "--no-progress > {log} 2>&1"
 
 
 rule average_continuous:
     input:
-        summary="results/{dataset}/models/{model}/summary.json",
+        summary="results/{dataset}/models/{model}/seed{seed}/summary.json",
     output:
-        "results/{dataset}/models/{model}/averaged.pt",
+        "results/{dataset}/models/{model}/seed{seed}/averaged.pt",
     wildcard_constraints:
         model=CONTINUOUS_MODELS,
     params:
-        checkpoints="results/{dataset}/models/{model}/checkpoints",
+        checkpoints="results/{dataset}/models/{model}/seed{seed}/checkpoints",
     log:
-        "results/logs/average/{dataset}.{model}.log",
+        "results/logs/average/{dataset}.{model}.seed{seed}.log",
     conda:
         "../envs/torch.yaml"
     shell:
@@ -119,29 +118,27 @@ rule average_continuous:
 
 rule train_fertility:
     input:
-        model="results/{dataset}/models/{model}/averaged.pt",
+        model="results/{dataset}/models/{model}/seed{seed}/averaged.pt",
         src=expand_data("train", "src"),
         dev_src=expand_data("dev", "src"),
         labels=fertility_labels("train", ""),
         dev_labels=fertility_labels("dev", ""),
     output:
-        "results/{dataset}/models/{model}/fertility.pt",
+        "results/{dataset}/models/{model}/seed{seed}/fertility.pt",
     wildcard_constraints:
         model=FERTILITY_MODELS,
-    params:
-        seed=config["seed"],
     threads: 1
     log:
-        "results/logs/train_fertility/{dataset}.{model}.log",
+        "results/logs/train_fertility/{dataset}.{model}.seed{seed}.log",
     benchmark:
-        "results/benchmarks/train_fertility/{dataset}.{model}.tsv"
+        "results/benchmarks/train_fertility/{dataset}.{model}.seed{seed}.tsv"
     conda:
         "../envs/torch.yaml"
     shell:
         "python -m phrasenmt.train_fertility --checkpoint {input.model} "
         "--train-src {input.src} --train-labels {input.labels} "
         "--dev-src {input.dev_src} --dev-labels {input.dev_labels} --out {output} "
-        "--seed {params.seed} --threads {threads} > {log} 2>&1"
+        "--seed {wildcards.seed} --threads {threads} > {log} 2>&1"
 
 
 rule translate_continuous:
@@ -149,7 +146,7 @@ rule translate_continuous:
         model=decode_model,
         src=expand_data("{testset}", "src"),
     output:
-        "results/{dataset}/translations/{model}/{testset}.tok",
+        "results/{dataset}/translations/{model}/seed{seed}/{testset}.tok",
     wildcard_constraints:
         model=CONTINUOUS_MODELS,
     params:
@@ -162,9 +159,9 @@ rule translate_continuous:
         mem_mb=8000,
         runtime=4 * 60,
     log:
-        "results/logs/translate/{dataset}.{model}.{testset}.log",
+        "results/logs/translate/{dataset}.{model}.seed{seed}.{testset}.log",
     benchmark:
-        "results/benchmarks/translate/{dataset}.{model}.{testset}.tsv"
+        "results/benchmarks/translate/{dataset}.{model}.seed{seed}.{testset}.tsv"
     conda:
         "../envs/torch.yaml"
     shell:
@@ -176,7 +173,7 @@ rule translate_continuous:
 
 rule multiword_bleu:
     input:
-        unpack(all_model_hyps),
+        hyps=all_model_hyps,
         ref=expand_data("{testset}", "tgt"),
         phrases="results/{dataset}/phrases/phrases.tsv",
     output:
@@ -199,13 +196,13 @@ rule fertility_scores:
         model=decode_model,
         src=expand_data("{testset}", "src"),
     output:
-        "results/{dataset}/analysis/fertility_{model}_{testset}.tsv",
+        "results/{dataset}/analysis/fertility/{testset}/{model}.seed{seed}.tsv",
     wildcard_constraints:
         model=FERTILITY_MODELS,
     params:
         labels=fertility_test_label_args,
     log:
-        "results/logs/fertility_scores/{dataset}.{model}.{testset}.log",
+        "results/logs/fertility_scores/{dataset}.{model}.seed{seed}.{testset}.log",
     conda:
         "../envs/torch.yaml"
     shell:

@@ -25,44 +25,43 @@ rule train_document:
         dev_docs=docs_file("dev"),
         init=step1_checkpoint,
     output:
-        summary="results/{dataset}/models/{model}/summary.json",
+        summary="results/{dataset}/models/{model}/seed{seed}/summary.json",
     wildcard_constraints:
         model=DOCUMENT_MODELS,
     params:
         launcher=train_launcher,
         spec=model_spec,
-        seed=config["seed"],
-        outdir="results/{dataset}/models/{model}",
+        outdir="results/{dataset}/models/{model}/seed{seed}",
     threads: 1
     resources:
         gpu=model_gpus,
         mem_mb=8000,
         runtime=24 * 60,
     log:
-        "results/logs/train_document/{dataset}.{model}.log",
+        "results/logs/train_document/{dataset}.{model}.seed{seed}.log",
     benchmark:
-        "results/benchmarks/train_document/{dataset}.{model}.tsv"
+        "results/benchmarks/train_document/{dataset}.{model}.seed{seed}.tsv"
     conda:
         "../envs/torch.yaml"
     shell:
         "{params.launcher} -m phrasenmt.train --spec {params.spec:q} "
         "--train-src {input.src} --train-tgt {input.tgt} --dev-src {input.dev_src} "
         "--dev-tgt {input.dev_tgt} --docs {input.docs},{input.dev_docs} "
-        "--init-from {input.init} --outdir {params.outdir} --seed {params.seed} "
+        "--init-from {input.init} --outdir {params.outdir} --seed {wildcards.seed} "
         "--threads {threads} --no-progress > {log} 2>&1"
 
 
 rule average_document:
     input:
-        summary="results/{dataset}/models/{model}/summary.json",
+        summary="results/{dataset}/models/{model}/seed{seed}/summary.json",
     output:
-        "results/{dataset}/models/{model}/averaged.pt",
+        "results/{dataset}/models/{model}/seed{seed}/averaged.pt",
     wildcard_constraints:
         model=DOCUMENT_MODELS,
     params:
-        checkpoints="results/{dataset}/models/{model}/checkpoints",
+        checkpoints="results/{dataset}/models/{model}/seed{seed}/checkpoints",
     log:
-        "results/logs/average_document/{dataset}.{model}.log",
+        "results/logs/average_document/{dataset}.{model}.seed{seed}.log",
     conda:
         "../envs/torch.yaml"
     shell:
@@ -72,11 +71,11 @@ rule average_document:
 
 rule translate_document:
     input:
-        model="results/{dataset}/models/{model}/averaged.pt",
+        model="results/{dataset}/models/{model}/seed{seed}/averaged.pt",
         src=expand_bpe("{testset}", "src"),
         docs=docs_file("{testset}"),
     output:
-        "results/{dataset}/translations/{model}/{testset}.tok",
+        "results/{dataset}/translations/{model}/seed{seed}/{testset}.tok",
     wildcard_constraints:
         model=DOCUMENT_MODELS,
     params:
@@ -91,9 +90,9 @@ rule translate_document:
         mem_mb=8000,
         runtime=4 * 60,
     log:
-        "results/logs/translate_document/{dataset}.{model}.{testset}.log",
+        "results/logs/translate_document/{dataset}.{model}.seed{seed}.{testset}.log",
     benchmark:
-        "results/benchmarks/translate_document/{dataset}.{model}.{testset}.tsv"
+        "results/benchmarks/translate_document/{dataset}.{model}.seed{seed}.{testset}.tsv"
     conda:
         "../envs/torch.yaml"
     shell:
@@ -160,12 +159,12 @@ rule contrastive_bpe:
 # same pairs without it (what context buys).
 rule contrastive_score:
     input:
-        model="results/{dataset}/models/{model}/averaged.pt",
+        model="results/{dataset}/models/{model}/seed{seed}/averaged.pt",
         src="results/{dataset}/discourse/contrastive/{cset}/pairs.bpe.src",
         tgt="results/{dataset}/discourse/contrastive/{cset}/pairs.bpe.tgt",
         context=contrastive_context,
     output:
-        "results/{dataset}/discourse/contrastive/{cset}/scores/{model}.txt",
+        "results/{dataset}/discourse/contrastive/{cset}/scores/{model}/seed{seed}.txt",
     params:
         context=contrastive_context_arg,
         batch_size=config["decode"]["batch_size"],
@@ -175,9 +174,9 @@ rule contrastive_score:
         mem_mb=8000,
         runtime=4 * 60,
     log:
-        "results/logs/contrastive_score/{dataset}.{cset}.{model}.log",
+        "results/logs/contrastive_score/{dataset}.{cset}.{model}.seed{seed}.log",
     benchmark:
-        "results/benchmarks/contrastive_score/{dataset}.{cset}.{model}.tsv"
+        "results/benchmarks/contrastive_score/{dataset}.{cset}.{model}.seed{seed}.tsv"
     conda:
         "../envs/torch.yaml"
     shell:

@@ -31,16 +31,16 @@ rule pronoun_align_reference:
 rule pronoun_align:
     input:
         src=expand_data("{testset}", "src"),
-        hyp="results/{dataset}/translations/{model}/{testset}.tok",
+        hyp="results/{dataset}/translations/{model}/seed{seed}/{testset}.tok",
         train_src=expand_data("train", "src"),
         train_tgt=expand_data("train", "tgt"),
     output:
-        "results/{dataset}/discourse/align/{testset}/{model}.align",
+        "results/{dataset}/discourse/align/{testset}/{model}/seed{seed}.align",
     params:
         args=align_args,
     threads: HALF_CORES
     log:
-        "results/logs/pronoun_align/{dataset}.{testset}.{model}.log",
+        "results/logs/pronoun_align/{dataset}.{testset}.{model}.seed{seed}.log",
     conda:
         "../envs/align.yaml"
     shell:
@@ -54,14 +54,14 @@ rule pronoun_score:
         src=expand_data("{testset}", "src"),
         ref=expand_data("{testset}", "tgt"),
         ref_align="results/{dataset}/discourse/align/{testset}.ref",
-        hyp="results/{dataset}/translations/{model}/{testset}.tok",
-        hyp_align="results/{dataset}/discourse/align/{testset}/{model}.align",
+        hyp="results/{dataset}/translations/{model}/seed{seed}/{testset}.tok",
+        hyp_align="results/{dataset}/discourse/align/{testset}/{model}/seed{seed}.align",
     output:
-        "results/{dataset}/analysis/pronouns/{testset}/{model}.tsv",
+        "results/{dataset}/analysis/pronouns/{testset}/{model}/seed{seed}.tsv",
     params:
         lang=tgt_lang,
     log:
-        "results/logs/pronoun_score/{dataset}.{testset}.{model}.log",
+        "results/logs/pronoun_score/{dataset}.{testset}.{model}.seed{seed}.log",
     conda:
         "../envs/phrasenmt.yaml"
     shell:

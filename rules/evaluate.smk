@@ -1,30 +1,51 @@
-# BLEU (detokenized 13a and tokenized), chrF and paired bootstrap against the
-# baseline per (model, test set); BLEU by source length per test set.
+# BLEU (detokenized 13a and tokenized) and chrF of every seed's hypotheses per
+# (model, test set); then one job per (model, test set) that compares all the
+# model's seeds with all the baseline's (phrasenmt.evaluate.multiseed: mean, sd,
+# approximate randomization stratified by seed pair, bootstrap CI): what the
+# tables read. BLEU by source length per test set (each model's first seed).
 
 
 rule bleu:
     input:
-        hyp="results/{dataset}/translations/{model}/{testset}.txt",
-        hyp_tok="results/{dataset}/translations/{model}/{testset}.tok",
+        hyp="results/{dataset}/translations/{model}/seed{seed}/{testset}.txt",
+        hyp_tok="results/{dataset}/translations/{model}/seed{seed}/{testset}.tok",
         ref=expand_data("{testset}", "ref"),
         ref_tok=expand_data("{testset}", "tgt"),
-        baseline=baseline_hyp,
     output:
-        "results/{dataset}/eval/{model}/{testset}.json",
-    params:
-        baseline=baseline_name,
-        bootstrap=config["evaluate"]["bootstrap"],
-        seed=config["seed"],
+        "results/{dataset}/eval/{model}/seed{seed}/{testset}.json",
     log:
-        "results/logs/bleu/{dataset}.{model}.{testset}.log",
+        "results/logs/bleu/{dataset}.{model}.seed{seed}.{testset}.log",
     conda:
         "../envs/phrasenmt.yaml"
     shell:
         "python -m phrasenmt.evaluate.bleu --system {wildcards.model} "
         "--testset {wildcards.testset} --hyp {input.hyp} --ref {input.ref} "
-        "--hyp-tok {input.hyp_tok} --ref-tok {input.ref_tok} "
-        "--baseline-name {params.baseline} --baseline-hyp {input.baseline} "
-        "--bootstrap {params.bootstrap} --seed {params.seed} --out {output} > {log} 2>&1"
+        "--hyp-tok {input.hyp_tok} --ref-tok {input.ref_tok} --out {output} "
+        "> {log} 2>&1"
+
+
+rule bleu_seeds:
+    input:
+        hyps=seed_hyps("txt"),
+        baseline=baseline_seed_hyps,
+        ref=expand_data("{testset}", "ref"),
+    output:
+        "results/{dataset}/eval/{model}/{testset}.json",
+    params:
+        baseline=baseline_name,
+        seeds=model_seeds,
+        trials=config["evaluate"]["bootstrap"],
+        seed=config["seed"],
+    log:
+        "results/logs/bleu_seeds/{dataset}.{model}.{testset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.evaluate.multiseed --system {wildcards.model} "
+        "--baseline-name {params.baseline} --testset {wildcards.testset} "
+        "--ref {input.ref} --hyp {input.hyps} --baseline-hyp {input.baseline} "
+        "--seeds {params.seeds} --trials {params.trials} --seed {params.seed} "
+        "--out {output} > {log} 2>&1"
 
 
 rule length_analysis:

@@ -114,14 +114,14 @@ rule lingeval_segment:
 
 rule lingeval_score:
     input:
-        model="results/{dataset}/models/{model}/averaged.pt",
+        model="results/{dataset}/models/{model}/seed{seed}/averaged.pt",
         src="results/{dataset}/lingeval/pairs.bpe.en",
         tgt="results/{dataset}/lingeval/pairs.bpe.de",
         side=lingeval_side_files,
     wildcard_constraints:
         model=DEFAULT_MODELS,
     output:
-        "results/{dataset}/lingeval/scores/{model}.txt",
+        "results/{dataset}/lingeval/scores/{model}/seed{seed}.txt",
     params:
         side=lingeval_side_args,
         batch_size=config["decode"]["batch_size"],
@@ -131,9 +131,9 @@ rule lingeval_score:
         mem_mb=8000,
         runtime=4 * 60,
     log:
-        "results/logs/lingeval_score/{dataset}.{model}.log",
+        "results/logs/lingeval_score/{dataset}.{model}.seed{seed}.log",
     benchmark:
-        "results/benchmarks/lingeval_score/{dataset}.{model}.tsv"
+        "results/benchmarks/lingeval_score/{dataset}.{model}.seed{seed}.tsv"
     conda:
         "../envs/torch.yaml"
     shell:

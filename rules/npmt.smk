@@ -20,42 +20,41 @@ rule train_npmt:
         dev_src=expand_data("dev", "src"),
         dev_tgt=expand_data("dev", "tgt"),
     output:
-        summary="results/{dataset}/models/{model}/summary.json",
+        summary="results/{dataset}/models/{model}/seed{seed}/summary.json",
     wildcard_constraints:
         model=NPMT_TRAINED,
     params:
         spec=model_spec,
-        seed=config["seed"],
-        outdir="results/{dataset}/models/{model}",
+        outdir="results/{dataset}/models/{model}/seed{seed}",
     threads: 1
     resources:
         gpu=model_gpus,
         mem_mb=8000,
         runtime=24 * 60,
     log:
-        "results/logs/train/{dataset}.{model}.log",
+        "results/logs/train/{dataset}.{model}.seed{seed}.log",
     benchmark:
-        "results/benchmarks/train/{dataset}.{model}.tsv"
+        "results/benchmarks/train/{dataset}.{model}.seed{seed}.tsv"
     conda:
         "../envs/torch.yaml"
     shell:
         "python -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
         "--train-tgt {input.tgt} --dev-src {input.dev_src} --dev-tgt {input.dev_tgt} "
-        "--outdir {params.outdir} --seed {params.seed} --threads {threads} "
+        "--outdir {params.outdir} --seed {wildcards.seed} --threads {threads} "
         "--no-progress > {log} 2>&1"
 
 
 rule average_npmt:
     input:
-        summary="results/{dataset}/models/{model}/summary.json",
+        summary="results/{dataset}/models/{model}/seed{seed}/summary.json",
     output:
-        "results/{dataset}/models/{model}/averaged.pt",
+        "results/{dataset}/models/{model}/seed{seed}/averaged.pt",
     wildcard_constraints:
         model=NPMT_TRAINED,
     params:
-        checkpoints="results/{dataset}/models/{model}/checkpoints",
+        checkpoints="results/{dataset}/models/{model}/seed{seed}/checkpoints",
     log:
-        "results/logs/average/{dataset}.{model}.log",
+        "results/logs/average/{dataset}.{model}.seed{seed}.log",
     conda:
         "../envs/torch.yaml"
     shell:
@@ -88,7 +87,7 @@ rule translate_npmt:
         src=expand_data("{testset}", "src"),
         lm=npmt_lm,
     output:
-        "results/{dataset}/translations/{model}/{testset}.tok",
+        "results/{dataset}/translations/{model}/seed{seed}/{testset}.tok",
     wildcard_constraints:
         model=NPMT_MODELS,
     params:
@@ -103,9 +102,9 @@ rule translate_npmt:
         mem_mb=8000,
         runtime=4 * 60,
     log:
-        "results/logs/translate/{dataset}.{model}.{testset}.log",
+        "results/logs/translate/{dataset}.{model}.seed{seed}.{testset}.log",
     benchmark:
-        "results/benchmarks/translate/{dataset}.{model}.{testset}.tsv"
+        "results/benchmarks/translate/{dataset}.{model}.seed{seed}.{testset}.tsv"
     conda:
         "../envs/torch.yaml"
     shell:
@@ -120,8 +119,8 @@ rule translate_npmt_greedy:
         model=npmt_checkpoint,
         src=expand_data("{testset}", "src"),
     output:
-        tok="results/{dataset}/translations/{model}/{testset}.greedy.tok",
-        segments="results/{dataset}/translations/{model}/{testset}.greedy.segments",
+        tok="results/{dataset}/translations/{model}/seed{seed}/{testset}.greedy.tok",
+        segments="results/{dataset}/translations/{model}/seed{seed}/{testset}.greedy.segments",
     wildcard_constraints:
         model=SWAN_GREEDY,
     params:
@@ -135,9 +134,9 @@ rule translate_npmt_greedy:
         mem_mb=8000,
         runtime=4 * 60,
     log:
-        "results/logs/translate_greedy/{dataset}.{model}.{testset}.log",
+        "results/logs/translate_greedy/{dataset}.{model}.seed{seed}.{testset}.log",
     benchmark:
-        "results/benchmarks/translate_greedy/{dataset}.{model}.{testset}.tsv"
+        "results/benchmarks/translate_greedy/{dataset}.{model}.seed{seed}.{testset}.tsv"
     conda:
         "../envs/torch.yaml"
     shell:
@@ -152,7 +151,7 @@ rule translate_decoding:
         model=npmt_checkpoint,
         src=expand_data("{testset}", "src"),
     output:
-        "results/{dataset}/translations/{model}/{testset}.{decoding}.tok",
+        "results/{dataset}/translations/{model}/seed{seed}/{testset}.{decoding}.tok",
     wildcard_constraints:
         model=ATTN_DECODINGS,
     params:
@@ -166,9 +165,9 @@ rule translate_decoding:
         mem_mb=8000,
         runtime=4 * 60,
     log:
-        "results/logs/translate_{decoding}/{dataset}.{model}.{testset}.log",
+        "results/logs/translate_{decoding}/{dataset}.{model}.seed{seed}.{testset}.log",
     benchmark:
-        "results/benchmarks/translate_{decoding}/{dataset}.{model}.{testset}.tsv"
+        "results/benchmarks/translate_{decoding}/{dataset}.{model}.seed{seed}.{testset}.tsv"
     conda:
         "../envs/torch.yaml"
     shell:
@@ -180,13 +179,13 @@ rule translate_decoding:
 
 rule detokenize_decoding:
     input:
-        "results/{dataset}/translations/{model}/{testset}.{decoding}.tok",
+        "results/{dataset}/translations/{model}/seed{seed}/{testset}.{decoding}.tok",
     output:
-        "results/{dataset}/translations/{model}/{testset}.{decoding}.txt",
+        "results/{dataset}/translations/{model}/seed{seed}/{testset}.{decoding}.txt",
     params:
         lang=tgt_lang,
     log:
-        "results/logs/detokenize/{dataset}.{model}.{testset}.{decoding}.log",
+        "results/logs/detokenize/{dataset}.{model}.seed{seed}.{testset}.{decoding}.log",
     conda:
         "../envs/phrasenmt.yaml"
     shell:
@@ -200,17 +199,38 @@ rule bleu_decoding:
         ref=expand_data("{testset}", "ref"),
         ref_tok=expand_data("{testset}", "tgt"),
     output:
-        "results/{dataset}/eval/{model}/{testset}.{decoding}.json",
-    params:
-        baseline=decoding_baseline_args,
-        bootstrap=config["evaluate"]["bootstrap"],
-        seed=config["seed"],
+        "results/{dataset}/eval/{model}/seed{seed}/{testset}.{decoding}.json",
     log:
-        "results/logs/bleu/{dataset}.{model}.{testset}.{decoding}.log",
+        "results/logs/bleu/{dataset}.{model}.seed{seed}.{testset}.{decoding}.log",
     conda:
         "../envs/phrasenmt.yaml"
     shell:
         "python -m phrasenmt.evaluate.bleu --system {wildcards.model} "
         "--testset {wildcards.testset} --hyp {input.hyp} --ref {input.ref} "
-        "--hyp-tok {input.hyp_tok} --ref-tok {input.ref_tok} {params.baseline} "
-        "--bootstrap {params.bootstrap} --seed {params.seed} --out {output} > {log} 2>&1"
+        "--hyp-tok {input.hyp_tok} --ref-tok {input.ref_tok} --out {output} "
+        "> {log} 2>&1"
+
+
+# All seeds of an NPMT-table row against all seeds of the baseline's same
+# decoding (a row without a baseline: against itself, p = 1).
+rule bleu_seeds_decoding:
+    input:
+        unpack(decoding_aggregate_inputs),
+        ref=expand_data("{testset}", "ref"),
+    output:
+        "results/{dataset}/eval/{model}/{testset}.{decoding}.json",
+    params:
+        baseline=decoding_baseline,
+        seeds=model_seeds,
+        trials=config["evaluate"]["bootstrap"],
+        seed=config["seed"],
+    log:
+        "results/logs/bleu_seeds/{dataset}.{model}.{testset}.{decoding}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.evaluate.multiseed --system {wildcards.model} "
+        "--baseline-name {params.baseline} --testset {wildcards.testset} "
+        "--ref {input.ref} --hyp {input.hyps} --baseline-hyp {input.baseline} "
+        "--seeds {params.seeds} --trials {params.trials} --seed {params.seed} "
+        "--out {output} > {log} 2>&1"

@@ -5,6 +5,7 @@
 rule results_table:
     input:
         evals=eval_jsons,
+        seed_evals=seed_eval_jsons,
         summaries=summaries,
     output:
         md=report(
@@ -26,7 +27,8 @@ rule results_table:
         "../envs/phrasenmt.yaml"
     shell:
         "python -m phrasenmt.report.tables main --eval {input.evals} "
-        "--summary {params.summaries} --baseline {params.baseline} "
+        "--seed-eval {input.seed_evals} --summary {params.summaries} "
+        "--baseline {params.baseline} "
         "--order {params.order} --alpha {params.alpha} --out-md {output.md} "
         "--out-tex {output.tex} --out-csv {output.csv} > {log} 2>&1"
 

@@ -1,5 +1,6 @@
-# One training job per (dataset, model); resumable from its checkpoints, which
-# are not declared outputs so that Snakemake keeps them when a job is killed.
+# One training job per (dataset, model, seed); resumable from its checkpoints,
+# which are not declared outputs so that Snakemake keeps them when a job is
+# killed. The run with seed N trains with --seed N (config `seeds`).
 # Averaging takes the number of checkpoints the preset asks for from summary.json.
 
 
@@ -13,42 +14,41 @@ rule train:
     wildcard_constraints:
         model=DEFAULT_MODELS,
     output:
-        summary="results/{dataset}/models/{model}/summary.json",
+        summary="results/{dataset}/models/{model}/seed{seed}/summary.json",
     params:
         launcher=train_launcher,
         side=train_side_args,
         spec=model_spec,
-        seed=config["seed"],
-        outdir="results/{dataset}/models/{model}",
+        outdir="results/{dataset}/models/{model}/seed{seed}",
     threads: 1
     resources:
         gpu=model_gpus,
         mem_mb=8000,
         runtime=24 * 60,
     log:
-        "results/logs/train/{dataset}.{model}.log",
+        "results/logs/train/{dataset}.{model}.seed{seed}.log",
     benchmark:
-        "results/benchmarks/train/{dataset}.{model}.tsv"
+        "results/benchmarks/train/{dataset}.{model}.seed{seed}.tsv"
     conda:
         "../envs/torch.yaml"
     shell:
         "{params.launcher} -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
         "--train-tgt {input.tgt} --dev-src {input.dev_src} --dev-tgt {input.dev_tgt} "
-        "--outdir {params.outdir} --seed {params.seed} --threads {threads} "
+        "--outdir {params.outdir} --seed {wildcards.seed} --threads {threads} "
         "{params.side} > {log} 2>&1"
 
 
 rule average:
     input:
-        summary="results/{dataset}/models/{model}/summary.json",
+        summary="results/{dataset}/models/{model}/seed{seed}/summary.json",
     wildcard_constraints:
         model=DEFAULT_MODELS,
     output:
-        "results/{dataset}/models/{model}/averaged.pt",
+        "results/{dataset}/models/{model}/seed{seed}/averaged.pt",
     params:
-        checkpoints="results/{dataset}/models/{model}/checkpoints",
+        checkpoints="results/{dataset}/models/{model}/seed{seed}/checkpoints",
     log:
-        "results/logs/average/{dataset}.{model}.log",
+        "results/logs/average/{dataset}.{model}.seed{seed}.log",
     conda:
         "../envs/torch.yaml"
     shell:

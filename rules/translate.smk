@@ -1,15 +1,16 @@
-# Beam search on every test set with the averaged model, then detokenization.
+# Beam search on every test set with each seed's averaged model, then
+# detokenization.
 
 
 rule translate:
     input:
-        model="results/{dataset}/models/{model}/averaged.pt",
+        model="results/{dataset}/models/{model}/seed{seed}/averaged.pt",
         src=expand_bpe("{testset}", "src"),
         side=test_side_files,
     wildcard_constraints:
         model=DEFAULT_MODELS,
     output:
-        "results/{dataset}/translations/{model}/{testset}.tok",
+        "results/{dataset}/translations/{model}/seed{seed}/{testset}.tok",
     params:
         side=test_side_args,
         beam=config["decode"]["beam"],
@@ -23,9 +24,9 @@ rule translate:
         mem_mb=8000,
         runtime=4 * 60,
     log:
-        "results/logs/translate/{dataset}.{model}.{testset}.log",
+        "results/logs/translate/{dataset}.{model}.seed{seed}.{testset}.log",
     benchmark:
-        "results/benchmarks/translate/{dataset}.{model}.{testset}.tsv"
+        "results/benchmarks/translate/{dataset}.{model}.seed{seed}.{testset}.tsv"
     conda:
         "../envs/torch.yaml"
     shell:
@@ -38,13 +39,13 @@ rule translate:
 
 rule detokenize:
     input:
-        "results/{dataset}/translations/{model}/{testset}.tok",
+        "results/{dataset}/translations/{model}/seed{seed}/{testset}.tok",
     output:
-        "results/{dataset}/translations/{model}/{testset}.txt",
+        "results/{dataset}/translations/{model}/seed{seed}/{testset}.txt",
     params:
         lang=tgt_lang,
     log:
-        "results/logs/detokenize/{dataset}.{model}.{testset}.log",
+        "results/logs/detokenize/{dataset}.{model}.seed{seed}.{testset}.log",
     conda:
         "../envs/phrasenmt.yaml"
     shell:

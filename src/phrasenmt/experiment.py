@@ -25,6 +25,7 @@ from phrasenmt import workflow_discourse as wfdis
 from phrasenmt import workflow_documents as wfd
 from phrasenmt import workflow_embeddings as wfe
 from phrasenmt import workflow_npmt as wfn
+from phrasenmt import workflow_runs as runs
 from phrasenmt.config import read_config_file, validate_config
 from phrasenmt.io import InputError
 
@@ -48,6 +49,7 @@ def start(config: dict, files: Iterable[str | os.PathLike] = ()) -> None:
     wfe.check_embedding_dims(config)  # the continuous models' table sizes agree
     wfd.check_document_models(config)
     wfdis.check_contrastive_sets(config)
+    runs.check_seeds(config)  # after derivation: derived entries copy seeds
     check_models(config)  # the derived models too
 
 

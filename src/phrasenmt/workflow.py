@@ -9,6 +9,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from phrasenmt import workflow_runs as runs
 from phrasenmt.io import InputError
 from phrasenmt.sweeps import derive_sweeps, derived_models, sweep_points, sweeps
 
@@ -350,17 +351,23 @@ def ablation_models(config: dict, dataset: str) -> list[str]:
     return [m for m in models(config, dataset) if model_family(config, m) == "default"]
 
 
-def ablation_files(config: dict, dataset: str) -> dict[str, dict[str, str]]:
-    """Per kind (eval, summary, hyp, benchmark), per model: the table's input files
-    on the dataset's first test set. Benchmarks exist once the hypotheses do."""
-    testset = testsets(config, dataset)[0]
-    root = f"results/{dataset}"
-    kinds = {"eval": f"{root}/eval/{{m}}/{testset}.json",
-             "summary": f"{root}/models/{{m}}/summary.json",
-             "hyp": f"{root}/translations/{{m}}/{testset}.tok",
-             "benchmark": f"results/benchmarks/translate/{dataset}.{{m}}.{testset}.tsv"}
-    return {kind: {m: path.format(m=m) for m in ablation_models(config, dataset)}
-            for kind, path in kinds.items()}
+ABLATION_KINDS = ("eval", "seed_eval", "summary", "hyp", "benchmark")
+
+
+def ablation_files(config: dict, dataset: str) -> dict[str, dict[str, list[str]]]:
+    """Per kind, per model: the table's input files on the first test set, the
+    aggregate `eval` once and the others once per seed (benchmarks exist once
+    the hypotheses do)."""
+    t = testsets(config, dataset)[0]
+    kinds = {"seed_eval": lambda m, s: runs.seed_eval(dataset, m, s, t),
+             "summary": lambda m, s: runs.run_file(dataset, m, s, "summary.json"),
+             "hyp": lambda m, s: runs.hyp_file(dataset, m, s, t),
+             "benchmark": lambda m, s: runs.benchmark("translate", dataset, m, s, t)}
+    rows = ablation_models(config, dataset)
+    files = {"eval": {m: [runs.aggregate_eval(dataset, m, t)] for m in rows}}
+    for kind, path in kinds.items():
+        files[kind] = {m: [path(m, s) for s in runs.seeds(config, m)] for m in rows}
+    return files
 
 
 # --- models that decode another model's checkpoint; the external LM -----------
@@ -372,9 +379,9 @@ def checkpoint_owner(config: dict, model: str) -> str:
     return config["models"][model].get("checkpoint_of") or model
 
 
-def summary_path(config: dict, dataset: str, model: str) -> str:
-    """The training summary.json of the checkpoint `model` decodes."""
-    return f"results/{dataset}/models/{checkpoint_owner(config, model)}/summary.json"
+def summary_path(config: dict, dataset: str, model: str, seed: int) -> str:
+    """The training summary.json of the checkpoint `model` decodes for `seed`."""
+    return runs.run_file(dataset, checkpoint_owner(config, model), seed, "summary.json")
 
 
 def uses_lm(config: dict, model: str) -> bool:

@@ -8,7 +8,8 @@ ContraPro, Bawden and Voita files from `datasets.<name>.contrastive`; document
 models score with context, sentence-level ones the same pairs without it),
 pronoun and noun accuracy through source-pivoted alignments, lexical cohesion
 and LSA coherence with the reference as the ceiling row, BLEU against the
-baseline, the HAN table (the slides' rows) and the sweep tables.
+baseline, the HAN table (the slides' rows) and the sweep tables. The BLEU
+tables read every seed; the other analyses read each model's first seed.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import shlex
 
 from phrasenmt import workflow as wf
+from phrasenmt import workflow_runs as runs
 from phrasenmt.io import InputError
 from phrasenmt.sweeps import sweep_points
 from phrasenmt.workflow_documents import (
@@ -115,9 +117,14 @@ def contrastive_args(config: dict, dataset: str, name: str) -> str:
     return shlex.join(map(str, args))
 
 
-def score_file(dataset: str, name: str, model: str) -> str:
-    """A model's log-probabilities of one set's lines."""
-    return f"{contrastive_root(dataset, name)}/scores/{model}.txt"
+def score_file(dataset: str, name: str, model: str, seed: int | str) -> str:
+    """One run's log-probabilities of one set's lines."""
+    return f"{contrastive_root(dataset, name)}/scores/{model}/seed{seed}.txt"
+
+
+def _first(config: dict, model: str) -> int:
+    """The seed the analyses of a model read."""
+    return runs.first_seed(config, model)
 
 
 def contrastive_models(config: dict, dataset: str) -> list[str]:
@@ -128,8 +135,9 @@ def contrastive_models(config: dict, dataset: str) -> list[str]:
 
 
 def contrastive_scores(config: dict, dataset: str, name: str) -> list[str]:
-    """Score files of every row on one set."""
-    return [score_file(dataset, name, m) for m in contrastive_models(config, dataset)]
+    """Score files of every row on one set (each model's first seed)."""
+    return [score_file(dataset, name, m, _first(config, m))
+            for m in contrastive_models(config, dataset)]
 
 
 def contrastive_score_args(config: dict, dataset: str, name: str) -> str:
@@ -137,7 +145,8 @@ def contrastive_score_args(config: dict, dataset: str, name: str) -> str:
     rows = contrastive_models(config, dataset)
     parts = []
     for flag, context in (("--scores", True), ("--no-context-scores", False)):
-        named = [f"{m}={score_file(dataset, name, m)}" for m in rows
+        named = [f"{m}={score_file(dataset, name, m, _first(config, m))}"
+                 for m in rows
                  if is_document(config, m) == context]
         parts += [flag, *named] if named else []
     return shlex.join(parts)
@@ -156,14 +165,20 @@ def reference_alignment(dataset: str, testset: str) -> str:
     return f"results/{dataset}/discourse/align/{testset}.ref"
 
 
-def hypothesis_alignment(dataset: str, testset: str, model: str) -> str:
-    """Links source-hypothesis of a model on a test set."""
-    return f"results/{dataset}/discourse/align/{testset}/{model}.align"
+def hypothesis_alignment(dataset: str, testset: str, model: str,
+                         seed: int | str) -> str:
+    """Links source-hypothesis of one run on a test set."""
+    return f"results/{dataset}/discourse/align/{testset}/{model}/seed{seed}.align"
 
 
-def pronoun_tsv(dataset: str, testset: str, model: str) -> str:
-    """A model's pronoun and noun accuracy on a test set."""
-    return f"results/{dataset}/analysis/pronouns/{testset}/{model}.tsv"
+def pronoun_tsv(dataset: str, testset: str, model: str, seed: int | str) -> str:
+    """One run's pronoun and noun accuracy on a test set."""
+    return f"results/{dataset}/analysis/pronouns/{testset}/{model}/seed{seed}.tsv"
+
+
+def first_pronoun_tsv(config: dict, dataset: str, testset: str, model: str) -> str:
+    """The pronoun accuracy of a model's first seed (what the tables show)."""
+    return pronoun_tsv(dataset, testset, model, _first(config, model))
 
 
 def align_args(config: dict) -> str:
@@ -182,8 +197,8 @@ def lsa_args(config: dict) -> str:
 
 
 def hypotheses(config: dict, dataset: str, testset: str) -> dict[str, str]:
-    """Tokenized hypotheses of every discourse row on a test set."""
-    return {m: f"results/{dataset}/translations/{m}/{testset}.tok"
+    """Tokenized hypotheses of every discourse row on a test set (first seed)."""
+    return {m: runs.hyp_file(dataset, m, _first(config, m), testset)
             for m in discourse_models(config, dataset)}
 
 

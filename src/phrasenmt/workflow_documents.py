@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 
 from phrasenmt import workflow as wf
+from phrasenmt import workflow_runs as runs
 from phrasenmt.io import InputError
 from phrasenmt.sweeps import sweep_base_value
 
@@ -187,9 +188,10 @@ def init_model(config: dict, model: str) -> str:
     return config["models"][model]["init_from"]
 
 
-def step1_checkpoint(config: dict, dataset: str, model: str) -> str:
-    """The averaged checkpoint a document-level model's training loads."""
-    return f"results/{dataset}/models/{init_model(config, model)}/averaged.pt"
+def step1_checkpoint(config: dict, dataset: str, model: str, seed: int | str) -> str:
+    """The averaged checkpoint a document-level model's run of `seed` loads: its
+    init_from model's run of the same seed."""
+    return runs.run_file(dataset, init_model(config, model), seed, "averaged.pt")
 
 
 def sentence_root(config: dict, model: str) -> str:

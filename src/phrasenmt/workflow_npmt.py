@@ -2,7 +2,7 @@
 
 Decodings: every row of the NPMT table (Tables 1/3/5 of the paper: the attention
 baseline, NPMT, its ablations, NPMT+LM) is decoded greedily and with beam search.
-``translations/{model}/{testset}.tok`` stays what the main results table reads:
+``translations/{model}/seed{seed}/{testset}.tok`` stays what the main results table reads:
 beam search for NPMT-family models, greedy for the continuous family's attn_rnn
 (as before). The other decoding goes next to it: ``{testset}.greedy.tok`` (NPMT
 family; SWAN models also write ``{testset}.greedy.segments``) or
@@ -16,6 +16,7 @@ from __future__ import annotations
 import shlex
 
 from phrasenmt import workflow as wf
+from phrasenmt import workflow_runs as runs
 from phrasenmt.io import InputError
 
 DECODINGS = ("greedy", "beam")
@@ -158,20 +159,26 @@ def decodings(config: dict, dataset: str, model: str) -> list[str]:
 
 
 def hyp_file(config: dict, dataset: str, model: str, testset: str, decoding: str,
-             ext: str = "tok") -> str:
-    """A decoding's hypotheses (tok: tokenized, txt: detokenized)."""
-    infix = "" if decoding == main_decoding(config, model) else f".{decoding}"
-    return f"results/{dataset}/translations/{model}/{testset}{infix}.{ext}"
+             seed: int | str, ext: str = "tok") -> str:
+    """A decoding's hypotheses of one seed (tok: tokenized, txt: detokenized)."""
+    infix = "" if decoding == main_decoding(config, model) else f"{decoding}."
+    return runs.hyp_file(dataset, model, seed, testset, f"{infix}{ext}")
 
 
-def segments_file(dataset: str, model: str, testset: str) -> str:
-    """The greedy segmentations of a SWAN model (JSON Lines)."""
-    return f"results/{dataset}/translations/{model}/{testset}.greedy.segments"
+def segments_file(dataset: str, model: str, testset: str, seed: int | str) -> str:
+    """The greedy segmentations of one seed of a SWAN model (JSON Lines)."""
+    return runs.hyp_file(dataset, model, seed, testset, "greedy.segments")
 
 
 def eval_file(dataset: str, model: str, testset: str, decoding: str) -> str:
-    """BLEU JSON of one decoding, with significance against the NPMT baseline."""
-    return f"results/{dataset}/eval/{model}/{testset}.{decoding}.json"
+    """All seeds' BLEU of one decoding against the NPMT baseline's same decoding."""
+    return runs.aggregate_eval(dataset, model, testset, f"{decoding}.json")
+
+
+def seed_eval_file(dataset: str, model: str, testset: str, decoding: str,
+                   seed: int | str) -> str:
+    """BLEU JSON of one decoding of one seed."""
+    return runs.seed_eval(dataset, model, seed, testset, f"{decoding}.json")
 
 
 def eval_baseline(config: dict, dataset: str, model: str) -> str | None:
@@ -182,14 +189,25 @@ def eval_baseline(config: dict, dataset: str, model: str) -> str | None:
 
 
 def eval_inputs(config: dict, dataset: str, model: str, testset: str,
-                decoding: str) -> dict[str, str]:
-    """Hypotheses of one decoding, and the baseline's same decoding if any."""
-    files = {"hyp": hyp_file(config, dataset, model, testset, decoding, "txt"),
-             "hyp_tok": hyp_file(config, dataset, model, testset, decoding)}
-    base = eval_baseline(config, dataset, model)
-    if base is not None:
-        files["baseline"] = hyp_file(config, dataset, base, testset, decoding, "txt")
-    return files
+                decoding: str, seed: int | str) -> dict[str, str]:
+    """Hypotheses of one decoding of one seed (detokenized and tokenized)."""
+    return {"hyp": hyp_file(config, dataset, model, testset, decoding, seed, "txt"),
+            "hyp_tok": hyp_file(config, dataset, model, testset, decoding, seed)}
+
+
+def aggregate_inputs(config: dict, dataset: str, model: str, testset: str,
+                     decoding: str) -> dict[str, list[str]]:
+    """Every seed's detokenized hypotheses of one decoding, and the baseline's
+    (the model's own when it has no baseline: then p is 1)."""
+    base = eval_baseline(config, dataset, model) or model
+    return {name: runs.per_seed(config, m, lambda s, m=m: hyp_file(
+                config, dataset, m, testset, decoding, s, "txt"))
+            for name, m in (("hyps", model), ("baseline", base))}
+
+
+def aggregate_baseline(config: dict, dataset: str, model: str) -> str:
+    """The --baseline-name of a decoding's aggregate (the model itself if none)."""
+    return eval_baseline(config, dataset, model) or model
 
 
 # --- analyses and report -----------------------------------------------------
@@ -209,10 +227,19 @@ def npmt_main(config: dict, dataset: str) -> str | None:
 
 
 def table_evals(config: dict, dataset: str, testset: str) -> dict[str, str]:
-    """MODEL:DECODING -> BLEU JSON of every row of the NPMT table."""
+    """MODEL:DECODING -> all seeds' BLEU JSON of every row of the NPMT table."""
     return {f"{m}:{d}": eval_file(dataset, m, testset, d)
             for m in table_models(config, dataset)
             for d in decodings(config, dataset, m)}
+
+
+def table_seed_evals(config: dict, dataset: str, testset: str
+                     ) -> list[tuple[str, str]]:
+    """(MODEL:DECODING, one seed's BLEU JSON) of every row, decoding and seed."""
+    return [(f"{m}:{d}", seed_eval_file(dataset, m, testset, d, s))
+            for m in table_models(config, dataset)
+            for d in decodings(config, dataset, m)
+            for s in runs.seeds(config, m)]
 
 
 def decode_labels(config: dict, dataset: str) -> dict[str, str]:
@@ -242,11 +269,12 @@ def table_notes(config: dict, dataset: str) -> list[str]:
 
 
 def sweep_evals(config: dict, dataset: str, name: str) -> list[tuple[str, str]]:
-    """(VALUE:DECODING, BLEU JSON) of every point, decoding and test set of a sweep."""
-    return [(f"{value}:{d}", eval_file(dataset, model, t, d))
+    """(VALUE:DECODING, BLEU JSON) of every point, decoding, test set and seed."""
+    return [(f"{value}:{d}", seed_eval_file(dataset, model, t, d, s))
             for value, model in wf.sweep_points(config, name)
             for d in decodings(config, dataset, model)
-            for t in wf.testsets(config, dataset)]
+            for t in wf.testsets(config, dataset)
+            for s in runs.seeds(config, model)]
 
 
 def dataset_sweeps(config: dict, dataset: str) -> list[str]:

@@ -166,17 +166,17 @@ def _losses(metrics: Path) -> list[tuple[str, ...]]:
 
 def test_results_equal_a_local_run(runs):
     rel = "results/tiny"
-    for name in ("translations/transformer/test.txt", "bpe/codes"):
+    for name in ("translations/transformer/seed1/test.txt", "bpe/codes"):
         slurm = (runs["slurm"] / rel / name).read_text()
         assert slurm == (runs["local"] / rel / name).read_text(), name
-    losses = [_losses(runs[k] / rel / "models/transformer/metrics.tsv")
+    losses = [_losses(runs[k] / rel / "models/transformer/seed1/metrics.tsv")
               for k in ("slurm", "local")]
     assert losses[0] == losses[1] and losses[0]
-    evals = [json.loads((runs[k] / rel / "eval/transformer/test.json").read_text())
+    evals = [json.loads((runs[k] / rel / "eval/transformer/seed1/test.json").read_text())
              for k in ("slurm", "local")]
     for key in ("bleu", "bleu_tok", "chrf"):
         assert evals[0][key] == evals[1][key], key
-    weights = [torch.load(runs[k] / rel / "models/transformer/averaged.pt",
+    weights = [torch.load(runs[k] / rel / "models/transformer/seed1/averaged.pt",
                           map_location="cpu", weights_only=False)["model"]
                for k in ("slurm", "local")]
     assert weights[0].keys() == weights[1].keys()

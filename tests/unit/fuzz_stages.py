@@ -270,8 +270,15 @@ STAGES = [
           "--hyp transformer={r}/tr/test.tok --testset test "
           "--out {o}/analysis/multiword_test.tsv",
           aligned=("data/test.de", "tr/test.tok")),
+    Stage("multiseed against itself", "phrasenmt.evaluate.multiseed",
+          "--system transformer --baseline-name transformer --testset test "
+          "--ref {r}/data/test.ref.de --hyp {r}/tr/test.txt "
+          "--baseline-hyp {r}/tr/test.txt --seeds 1 --trials 20 --seed 1 "
+          "--out {o}/eval/transformer/test.all.json",
+          aligned=("tr/test.txt", "data/test.ref.de")),
     Stage("results table", "phrasenmt.report.tables",
-          "main --eval {r}/eval/transformer/test.json "
+          "main --eval {r}/eval/transformer/test.all.json "
+          "--seed-eval {r}/eval/transformer/test.json "
           "--summary transformer={r}/models/transformer/summary.json "
           "--baseline transformer --order transformer --alpha 0.05 "
           "--out-md {o}/report/results.md --out-tex {o}/report/results.tex "
@@ -284,7 +291,8 @@ STAGES = [
           "agreement --tsv {r}/analysis/agreement.tsv --order transformer "
           "--out-png {o}/report/agreement.png --out-svg {o}/report/agreement.svg"),
     Stage("ablation table", "phrasenmt.report.ablation",
-          "--eval transformer={r}/eval/transformer/test.json "
+          "--eval transformer={r}/eval/transformer/test.all.json "
+          "--seed-eval transformer={r}/eval/transformer/test.json "
           "--summary transformer={r}/models/transformer/summary.json "
           "--benchmark transformer={r}/benchmark.tsv "
           "--hyp transformer={r}/tr/test.tok --baseline transformer "

@@ -10,30 +10,35 @@ import pytest
 
 from phrasenmt.io import InputError
 from phrasenmt.report import ablation, figures
+from tests.unit import eval_files as ef
 
 
-def _files(tmp: Path, model: str, bleu: float, p: float | None, seconds: float,
-           tokens: int, decode_s: float, hyp_tokens: int) -> dict[str, str]:
-    sig = None if p is None else {"baseline": "transformer", "baseline_score": 30.0,
-                                  "system_score": bleu, "p_value": p}
-    ev = tmp / f"{model}.json"
-    ev.write_text(json.dumps({"system": model, "testset": "test",
-                              "bleu_tok": {"score": bleu}, "significance": sig}))
-    summary = tmp / f"{model}.summary.json"
-    summary.write_text(json.dumps({"params": 2_000_000, "train_seconds": seconds,
-                                   "target_tokens": tokens}))
-    bench = tmp / f"{model}.tsv"
-    bench.write_text(f"s\th:m:s\n{decode_s}\t0:00:01\n")
-    hyp = tmp / f"{model}.tok"
-    hyp.write_text(" ".join(["w"] * (hyp_tokens - 1)) + "\n")  # + </s> = hyp_tokens
-    return {"eval": f"{model}={ev}", "summary": f"{model}={summary}",
-            "benchmark": f"{model}={bench}", "hyp": f"{model}={hyp}"}
+def _files(tmp: Path, model: str, bleu: float | list[float], p: float | None,
+           seconds: float, tokens: int, decode_s: float, hyp_tokens: int
+           ) -> dict[str, list[str]]:
+    """One model's inputs, once per seed (tokenized BLEU = `bleu`)."""
+    scores = bleu if isinstance(bleu, list) else [bleu]
+    out: dict[str, list[str]] = {k: [] for k in ablation.KINDS}
+    out["--eval"] = [f"{model}={ef.aggregate(tmp, model, 'test', scores, p)}"]
+    for seed, score in enumerate(scores, 1):
+        ev = ef.seed_eval(tmp, model, "test", score - 1, seed, tok=score)
+        summary = tmp / f"{model}.{seed}.summary.json"
+        summary.write_text(json.dumps({"params": 2_000_000, "train_seconds": seconds,
+                                       "target_tokens": tokens}))
+        bench = tmp / f"{model}.{seed}.tsv"
+        bench.write_text(f"s\th:m:s\n{decode_s}\t0:00:01\n")
+        hyp = tmp / f"{model}.{seed}.tok"
+        hyp.write_text(" ".join(["w"] * (hyp_tokens - 1)) + "\n")  # + </s>
+        for opt, path in (("--seed-eval", ev), ("--summary", summary),
+                          ("--benchmark", bench), ("--hyp", hyp)):
+            out[opt].append(f"{model}={path}")
+    return out
 
 
 def _run(tmp: Path, rows: list[dict[str, str]]) -> pd.DataFrame:
     argv = []
-    for kind in ("eval", "summary", "benchmark", "hyp"):
-        argv += [f"--{kind}", *[r[kind] for r in rows]]
+    for kind in ablation.KINDS:
+        argv += [kind, *[f for r in rows for f in r[kind]]]
     out = {k: tmp / f"ablation.{k}" for k in ("md", "tex", "csv")}
     argv += ["--baseline", "transformer", "--order", "transformer,pr_max_attn_ta",
              "--testset", "test", "--out-md", str(out["md"]),
@@ -57,8 +62,26 @@ def test_ablation_relative_times_and_delta(tmp_path):
 def test_ablation_missing_input_names_the_option(tmp_path):
     rows = [_files(tmp_path, "transformer", 30.0, None, 100.0, 1000, 2.0, 100),
             _files(tmp_path, "pr_max_attn_ta", 31.0, 0.001, 150.0, 1000, 3.0, 100)]
-    rows[1]["benchmark"] = rows[0]["benchmark"]
-    with pytest.raises(InputError, match="given twice"):
+    rows[1]["--benchmark"] = rows[0]["--benchmark"]
+    with pytest.raises(InputError, match="--benchmark: model 'transformer': 2 "
+                                         "file"):
+        _run(tmp_path, rows)
+
+
+def test_ablation_three_seeds_mean_sd_and_each_seed(tmp_path):
+    rows = [_files(tmp_path, "transformer", 30.0, None, 100.0, 1000, 2.0, 100),
+            _files(tmp_path, "pr_max_attn_ta", [31.0, 33.0, 35.0], 0.003, 150.0,
+                   1000, 3.0, 100)]
+    df = _run(tmp_path, rows)
+    row = df.loc["pr_max_attn_ta"]
+    assert (row.bleu_tok, row.bleu_tok_sd, row.delta) == (33.0, 2.0, 3.0)
+    assert row.seeds == "1;2;3" and row.p_value == 0.003
+    md = (tmp_path / "ablation.md").read_text()
+    assert "| pr_max_attn_ta | 33.00 ± 2.00 | 1: 31.00, 2: 33.00, 3: 35.00 | " \
+           "+3.00† | 0.003 |" in md
+    assert "| transformer (baseline) | 30.00 (1 seed) |" in md
+    rows[1]["--hyp"].pop()
+    with pytest.raises(InputError, match="--hyp: .*2 file.*one per seed"):
         _run(tmp_path, rows)
 
 

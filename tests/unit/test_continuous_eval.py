@@ -77,6 +77,22 @@ def test_family_tables_follow_the_model_order(tmp_path: Path):
         tables.multiword_table([tsv], ["a"])
 
 
+def test_family_tables_average_the_seeds(tmp_path: Path):
+    tsv = tmp_path / "m.tsv"  # model a twice: two seeds
+    tsv.write_text("model\ttestset\tsubset\tsentences\tbleu\n"
+                   "a\ttest\tall\t10\t30.0\na\ttest\tmultiword\t4\t25.0\n"
+                   "a\ttest\tall\t10\t32.0\na\ttest\tmultiword\t4\t27.0\n")
+    row = tables.multiword_table([tsv], ["a"]).iloc[0]
+    assert (row["BLEU"], row["BLEU multi-word"], row["seeds"]) == (31.0, 26.0, 2)
+    assert row["BLEU sd"] == pytest.approx(2 ** 0.5)
+    fert = [tmp_path / f"f{i}.tsv" for i in (1, 2)]
+    for path, f1 in zip(fert, (0.5, 0.7), strict=True):
+        path.write_text("system\tclasses\tclass\tprecision\trecall\tf1\tsupport\n"
+                        f"a\t2\tphrase\t0.5\t0.5\t{f1}\t10\n")
+    frow = tables.fertility_table(fert, ["a"]).iloc[0]
+    assert frow["f1"] == pytest.approx(0.6) and frow["seeds"] == 2
+
+
 def default_config() -> dict:
     return yaml.safe_load((REPO / "config.yaml").read_text())
 

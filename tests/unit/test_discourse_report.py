@@ -11,15 +11,21 @@ import pytest
 
 from phrasenmt.io import InputError
 from phrasenmt.report import discourse
+from tests.unit import eval_files as ef
 
 
-def _eval(tmp: Path, model: str, testset: str, bleu: float, p: float | None,
-          base: float = 20.0) -> Path:
-    sig = None if p is None else {"baseline": "sent", "p_value": p,
-                                  "system_score": bleu, "baseline_score": base}
-    path = tmp / f"{model}.{testset}.json"
+def _eval(tmp: Path, model: str, testset: str, bleu: float | list[float],
+          p: float | None, base: float = 20.0) -> Path:
+    """An all-seed JSON (phrasenmt.evaluate.multiseed) against 'sent'."""
+    scores = bleu if isinstance(bleu, list) else [bleu]
+    return ef.aggregate(tmp, model, testset, scores, p, [base], "sent")
+
+
+def _seed_eval(tmp: Path, model: str, testset: str, bleu: float) -> Path:
+    """One seed's JSON (phrasenmt.evaluate.bleu)."""
+    path = tmp / f"{model}.{testset}.{bleu}.json"
     path.write_text(json.dumps({"system": model, "testset": testset,
-                                "bleu": {"score": bleu}, "significance": sig}))
+                                "bleu": {"score": bleu}, "significance": None}))
     return path
 
 
@@ -48,9 +54,21 @@ def test_bleu_table_marks_significant_gains(tmp_path):
     assert df.delta.round(2).tolist() == [0.0, 0.9, 1.5, 0.0, -0.5]
     assert df.significant.tolist() == [False, False, True, False, False]
     md = (tmp_path / "t.md").read_text()
-    assert "| tst2015 | doc_both | 21.50† | +1.50 |" in md
-    assert "| tst2015 | doc | 20.90 | +0.90 |" in md and "p < 0.05" in md
-    assert r"21.50$^\dagger$" in (tmp_path / "t.tex").read_text()
+    assert "| tst2015 | doc_both | 21.50 (1 seed)† | 1: 21.50 | +1.50 | 0.001 |" in md
+    assert "| tst2015 | doc | 20.90 (1 seed) | 1: 20.90 | +0.90 | 0.2 |" in md
+    assert "p < 0.05" in md
+    assert r"21.50 (1 seed)$^\dagger$" in (tmp_path / "t.tex").read_text()
+
+
+def test_bleu_table_three_seeds(tmp_path):
+    evals = [_eval(tmp_path, "sent", "test", 20.0, None),
+             _eval(tmp_path, "doc", "test", [21.0, 22.0, 23.0], 0.004)]
+    discourse.main(["bleu", "--eval", *map(str, evals), "--baseline", "sent",
+                    "--order", "sent,doc", *_outs(tmp_path)])
+    md = (tmp_path / "t.md").read_text()
+    assert "| test | doc | 22.00 ± 1.00† | 1: 21.00, 2: 22.00, 3: 23.00 | +2.00 | " \
+           "0.004 |" in md
+    assert r"22.00 $\pm$ 1.00" in (tmp_path / "t.tex").read_text()
 
 
 def test_bleu_table_needs_the_baseline_everywhere(tmp_path):
@@ -117,16 +135,19 @@ def test_pronoun_and_cohesion_tables(tmp_path):
 
 
 def test_sweep_table_follows_the_points(tmp_path):
-    evals = [_eval(tmp_path, f"doc_k{k}", "test", 20 + k / 10, 0.5)
+    evals = [_seed_eval(tmp_path, f"doc_k{k}", "test", 20 + k / 10)
              for k in (1, 2, 3)]
+    evals.append(_seed_eval(tmp_path, "doc_k3", "test", 20.5))  # a second seed
     prons = [_tsv(tmp_path / f"k{k}.tsv", _pron(f"doc_k{k}", 0.5, 0.5 + k / 100))
              for k in (1, 2, 3)]
     discourse.main(["sweep", "--parameter", "K", "--point", "1=doc_k1", "3=doc_k3",
                     "2=doc_k2", "--eval", *map(str, evals), "--pronouns",
                     *map(str, prons), *_outs(tmp_path)])
     df = pd.read_csv(tmp_path / "t.csv")
-    assert df.values.tolist() == [[1, "doc_k1", 20.1, 0.51], [3, "doc_k3", 20.3, 0.53],
-                                  [2, "doc_k2", 20.2, 0.52]]
+    assert df[["K", "model", "seeds", "bleu", "pronoun"]].values.tolist() == [
+        [1, "doc_k1", 1, 20.1, 0.51], [3, "doc_k3", 2, 20.4, 0.53],
+        [2, "doc_k2", 1, 20.2, 0.52]]
+    assert "20.40 ± 0.14" in (tmp_path / "t.md").read_text()
     with pytest.raises(InputError, match="no --eval for model 'doc_k4'"):
         discourse.main(["sweep", "--parameter", "K", "--point", "4=doc_k4",
                         "--eval", *map(str, evals), *_outs(tmp_path)])

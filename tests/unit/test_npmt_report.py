@@ -12,22 +12,27 @@ from phrasenmt.evaluate import bleu
 from phrasenmt.evaluate import segments as seg_eval
 from phrasenmt.io import InputError, run_cli
 from phrasenmt.report import gates, npmt, segments
+from tests.unit import eval_files as ef
 
 REFS = [f"the cat number {i} sat on the mat ." for i in range(30)]
 GOOD = list(REFS)
 BAD = [f"a dog {i} stood there" for i in range(30)]
 
 
-def eval_json(path: Path, system: str, hyps: list[str], base: tuple | None) -> Path:
-    """An evaluation JSON as phrasenmt.evaluate.bleu writes it."""
+def eval_json(path: Path, system: str, hyps: list[str]) -> Path:
+    """One seed's evaluation JSON as phrasenmt.evaluate.bleu writes it."""
     result = {"system": system, "testset": "test",
               "bleu_tok": bleu.score_entry(bleu.tok_bleu(), hyps, REFS),
               "significance": None}
-    if base is not None:
-        result["significance"] = bleu.paired_bootstrap((system, hyps), base, REFS,
-                                                       samples=50, seed=1)
     path.write_text(json.dumps(result))
     return path
+
+
+def aggregate(tmp: Path, system: str, score: float, p: float | None,
+              baseline: str = "attn_rnn") -> Path:
+    """Its all-seed JSON (phrasenmt.evaluate.multiseed) against the baseline."""
+    tmp.mkdir(exist_ok=True)
+    return ef.aggregate(tmp, system, "test", [score], p, [5.0], baseline)
 
 
 def outputs(tmp_path: Path, stem: str) -> list[str]:
@@ -41,17 +46,20 @@ def rows(path: Path) -> list[dict]:
 
 @pytest.fixture
 def evals(tmp_path) -> list[str]:
-    base = ("attn_rnn", BAD)
-    files = {"attn_rnn:greedy": eval_json(tmp_path / "a.g", "attn_rnn", BAD, None),
-             "attn_rnn:beam": eval_json(tmp_path / "a.b", "attn_rnn", BAD, None),
-             "npmt:greedy": eval_json(tmp_path / "n.g", "npmt", GOOD, base),
-             "npmt:beam": eval_json(tmp_path / "n.b", "npmt", BAD, base),
-             "npmt_lm:beam": eval_json(tmp_path / "l.b", "npmt_lm", GOOD, base)}
-    return [f"{k}={v}" for k, v in files.items()]
+    """--eval (all seeds) then --seed-eval (one seed) options of five cells."""
+    cells = {"attn_rnn:greedy": (BAD, 5.0, None), "attn_rnn:beam": (BAD, 5.0, None),
+             "npmt:greedy": (GOOD, 100.0, 0.001), "npmt:beam": (BAD, 5.0, 1.0),
+             "npmt_lm:beam": (GOOD, 100.0, 0.001)}
+    aggs, seeds = [], []
+    for i, (key, (hyps, score, p)) in enumerate(cells.items()):
+        name = key.split(":")[0]
+        aggs.append(f"{key}={aggregate(tmp_path / 'agg', name, score, p)}")
+        seeds.append(f"{key}={eval_json(tmp_path / f'{i}.json', name, hyps)}")
+    return ["--eval", *aggs, "--seed-eval", *seeds]
 
 
 def test_table_marks_significance_and_missing_greedy(tmp_path, evals):
-    npmt.main(["table", "--eval", *evals, "--decode", "npmt=beam 4, λ1 0, λ2 0",
+    npmt.main(["table", *evals, "--decode", "npmt=beam 4, λ1 0, λ2 0",
                "--baseline", "attn_rnn", "--order", "attn_rnn,npmt,npmt_lm",
                "--testset", "test", "--alpha", "0.05",
                "--note", "NPMT+LM (x) not run: lmplz not found",
@@ -60,8 +68,9 @@ def test_table_marks_significance_and_missing_greedy(tmp_path, evals):
     assert "| attn_rnn (baseline) |" in md
     lines = {line.split(" | ")[0].strip("| "): line for line in md.splitlines()
              if line.startswith("| npmt")}
-    assert "100.00†" in lines["npmt"]  # greedy: perfect, significantly better
-    assert "100.00†" not in lines["npmt"].split(" | ")[2]  # beam equals the baseline
+    assert "100.00 (1 seed)†" in lines["npmt"]  # greedy: significantly better
+    assert "†" not in lines["npmt"].split(" | ")[2]  # beam equals the baseline
+    assert lines["npmt"].split(" | ")[3:5] == ["0.001", "1"]  # p greedy, p beam
     assert lines["npmt_lm"].split(" | ")[1] == "–"  # no greedy decoding
     assert "NPMT+LM (x) not run: lmplz not found" in md
     table = rows(tmp_path / "t.csv")
@@ -69,20 +78,39 @@ def test_table_marks_significance_and_missing_greedy(tmp_path, evals):
     assert table[1]["significant_greedy"] == "True"
     assert table[1]["significant_beam"] == "False"
     tex = (tmp_path / "t.tex").read_text()
-    assert r"100.00$^\dagger$" in tex and "λ" not in tex
+    assert r"100.00 (1 seed)$^\dagger$" in tex and "λ" not in tex
 
 
 def test_table_rejects_a_model_without_evaluations(tmp_path, evals):
     with pytest.raises(InputError, match="no --eval given for model 'other'"):
-        npmt.main(["table", "--eval", *evals, "--baseline", "attn_rnn", "--order",
+        npmt.main(["table", *evals, "--baseline", "attn_rnn", "--order",
                    "attn_rnn,npmt,npmt_lm,other", "--testset", "test",
                    *outputs(tmp_path, "t")])
 
 
 def test_table_rejects_significance_against_another_baseline(tmp_path, evals):
-    with pytest.raises(InputError, match="significance.baseline"):
-        npmt.main(["table", "--eval", *evals[2:], "--baseline", "npmt", "--order",
+    keep = [a for a in evals if not a.startswith("attn_rnn")]
+    with pytest.raises(InputError, match="key 'baseline' is 'attn_rnn'"):
+        npmt.main(["table", *keep, "--baseline", "npmt", "--order",
                    "npmt,npmt_lm", "--testset", "test", *outputs(tmp_path, "t")])
+
+
+def test_table_three_seeds_mean_sd_each_seed(tmp_path):
+    scores = [100.0, 50.0, 75.0]
+    agg = ef.aggregate(tmp_path, "npmt", "test", scores, 0.01, [5.0], "npmt")
+    hyps = [GOOD, GOOD[:15] + BAD[15:], GOOD]
+    seeds = [f"npmt:beam={eval_json(tmp_path / f's{i}', 'npmt', h)}"
+             for i, h in enumerate(hyps)]
+    npmt.main(["table", "--eval", f"npmt:beam={agg}", "--seed-eval", *seeds,
+               "--order", "npmt", "--testset", "test", *outputs(tmp_path, "t")])
+    row = rows(tmp_path / "t.csv")[0]
+    assert row["seeds_beam"] == "1;2;3" and float(row["bleu_beam_sd"]) > 0
+    md = (tmp_path / "t.md").read_text()
+    assert " ± " in md and "beam 1: 100.00, 2: " in md
+    with pytest.raises(InputError, match="2 --seed-eval file"):
+        npmt.main(["table", "--eval", f"npmt:beam={agg}", "--seed-eval",
+                   *seeds[:2], "--order", "npmt", "--testset", "test",
+                   *outputs(tmp_path, "t")])
 
 
 def test_bad_eval_option_is_one_line(tmp_path, capsys):
@@ -94,10 +122,10 @@ def test_bad_eval_option_is_one_line(tmp_path, capsys):
 
 
 def test_sweep_table_rows_follow_values(tmp_path):
-    files = [f"5:greedy={eval_json(tmp_path / '5g', 'npmt_window5', BAD, None)}",
-             f"5:beam={eval_json(tmp_path / '5b', 'npmt_window5', BAD, None)}",
-             f"7:greedy={eval_json(tmp_path / '7g', 'npmt', GOOD, None)}",
-             f"7:beam={eval_json(tmp_path / '7b', 'npmt', GOOD, None)}"]
+    files = [f"5:greedy={eval_json(tmp_path / '5g', 'npmt_window5', BAD)}",
+             f"5:beam={eval_json(tmp_path / '5b', 'npmt_window5', BAD)}",
+             f"7:greedy={eval_json(tmp_path / '7g', 'npmt', GOOD)}",
+             f"7:beam={eval_json(tmp_path / '7b', 'npmt', GOOD)}"]
     npmt.main(["sweep", "--name", "npmt_window", "--key", "model.window", "--base",
                "npmt", "--eval", *files, *outputs(tmp_path, "s")])
     table = rows(tmp_path / "s.csv")
@@ -105,15 +133,18 @@ def test_sweep_table_rows_follow_values(tmp_path):
                                                          ("7", "npmt")]
     assert float(table[1]["bleu_beam"]) == pytest.approx(100.0)
     md = (tmp_path / "s.md").read_text()
-    assert "| test | 7 | npmt (base) | 100.00 | 100.00 |" in md
+    assert "| test | 7 | npmt (base) | 100.00 (1 seed) | 100.00 (1 seed) |" in md
 
 
-def test_sweep_table_rejects_a_point_given_twice(tmp_path):
-    path = eval_json(tmp_path / "5g", "npmt_window5", BAD, None)
-    with pytest.raises(InputError, match="5:greedy on test given twice"):
-        npmt.main(["sweep", "--name", "w", "--key", "model.window", "--base", "npmt",
-                   "--eval", f"5:greedy={path}", f"5:greedy={path}",
-                   *outputs(tmp_path, "s")])
+def test_sweep_table_averages_the_seeds_of_a_point(tmp_path):
+    seeds = [eval_json(tmp_path / f"s{i}", "npmt", h)
+             for i, h in enumerate([GOOD, GOOD[:15] + BAD[15:]])]
+    npmt.main(["sweep", "--name", "w", "--key", "model.window", "--base", "npmt",
+               "--eval", *(f"7:beam={p}" for p in seeds), *outputs(tmp_path, "s")])
+    table = rows(tmp_path / "s.csv")
+    assert len(table) == 1 and table[0]["seeds_beam"] == "2"
+    assert 0 < float(table[0]["bleu_beam"]) < 100 and " ± " in (
+        tmp_path / "s.md").read_text()
 
 
 SRC = ["das beste ist null", "danke ."]

@@ -11,23 +11,18 @@ import pytest
 
 from phrasenmt.io import InputError
 from phrasenmt.report import figures, style, tables
+from tests.unit import eval_files as ef
 
 ORDER = "transformer,pr,npmt"
 
 
-def _eval(tmp: Path, system: str, testset: str, bleu: float, p: float | None,
-          base_bleu: float = 30.0, baseline: str = "transformer") -> Path:
-    """Write an evaluation JSON shaped like phrasenmt.evaluate.bleu's."""
-    sig = None if p is None else {
-        "baseline": baseline, "baseline_score": base_bleu, "system_score": bleu,
-        "p_value": p}
-    data = {"system": system, "testset": testset, "lines": 10,
-            "bleu": {"score": bleu, "signature": "s"},
-            "bleu_tok": {"score": bleu + 1, "signature": "s"},
-            "chrf": {"score": bleu + 20, "signature": "s"}, "significance": sig}
-    path = tmp / f"{system}.{testset}.json"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    return path
+def _eval(tmp: Path, system: str, testset: str, bleu: float | list[float],
+          p: float | None, baseline: str = "transformer") -> tuple[Path, list[Path]]:
+    """An all-seed JSON and its seeds' JSONs (tok = bleu + 1, chrF = bleu + 20)."""
+    scores = bleu if isinstance(bleu, list) else [bleu]
+    seeds = [ef.seed_eval(tmp, system, testset, b, i + 1)
+             for i, b in enumerate(scores)]
+    return ef.aggregate(tmp, system, testset, scores, p, baseline=baseline), seeds
 
 
 def _summary(tmp: Path, name: str, params: int, seconds: float) -> str:
@@ -50,13 +45,15 @@ def table_inputs(tmp_path: Path) -> dict[str, list[str]]:
     summaries = [_summary(tmp_path, "transformer", 61_200_000, 3723),
                  _summary(tmp_path, "pr", 63_000_000, 4000),
                  _summary(tmp_path, "npmt", 25_000_000, 59)]
-    return {"eval": [str(e) for e in evals], "summary": summaries}
+    return {"eval": [str(a) for a, _ in evals], "summary": summaries,
+            "seed_eval": [str(p) for _, seeds in evals for p in seeds]}
 
 
 def _run_table(tmp: Path, inputs: dict[str, list[str]], alpha: str = "0.01"
                ) -> dict[str, Path]:
     out = {k: tmp / f"main.{k}" for k in ("md", "tex", "csv")}
-    argv = ["main", "--eval", *inputs["eval"], "--summary", *inputs["summary"],
+    argv = ["main", "--eval", *inputs["eval"], "--seed-eval", *inputs["seed_eval"],
+            "--summary", *inputs["summary"],
             "--baseline", "transformer", "--order", ORDER, "--alpha", alpha,
             "--out-md", str(out["md"]), "--out-tex", str(out["tex"]),
             "--out-csv", str(out["csv"])]
@@ -82,12 +79,14 @@ def test_dagger_exactly_where_better_and_significant(tmp_path, table_inputs):
     out = _run_table(tmp_path, table_inputs)
     md = out["md"].read_text(encoding="utf-8").splitlines()
     marked = [line for line in md if line.startswith("|") and "†" in line]
-    assert marked == ["| pr | 31.50† | 32.50 | 51.50 | 63.00 | 1:06:40 |"]
-    assert "| transformer (baseline) | 30.00 | 31.00 | 50.00 | 61.20 | 1:02:03 |" in md
+    assert marked == [("| pr | 31.50 (1 seed)† | 1: 31.50 | 0.004 | 32.50 (1 seed) | "
+                       "51.50 (1 seed) | 63.00 | 1:06:40 |")]
+    assert ("| transformer (baseline) | 30.00 (1 seed) | 1: 30.00 | – | "
+            "31.00 (1 seed) | 50.00 (1 seed) | 61.20 | 1:02:03 |") in md
     assert md[-1].startswith("† ") and "p < 0.01" in md[-1]
     tex = out["tex"].read_text(encoding="utf-8")
     assert tex.count(r"$^\dagger$") == 2  # the marked cell and the note
-    assert r"pr & 31.50$^\dagger$ & 32.50" in tex
+    assert r"pr & 31.50 (1 seed)$^\dagger$ & 1: 31.50" in tex
     assert r"\toprule" in tex and r"\bottomrule" in tex
 
 
@@ -97,7 +96,7 @@ def test_alpha_moves_the_mark(tmp_path, table_inputs):
 
 
 def test_missing_key_names_file_and_key(tmp_path, table_inputs):
-    bad = Path(table_inputs["eval"][0])
+    bad = Path(table_inputs["seed_eval"][0])
     data = json.loads(bad.read_text(encoding="utf-8"))
     del data["chrf"]["score"]
     bad.write_text(json.dumps(data), encoding="utf-8")
@@ -118,9 +117,37 @@ def test_missing_summary_field_and_file(tmp_path, table_inputs):
 
 
 def test_wrong_baseline_in_eval_is_an_error(tmp_path, table_inputs):
-    table_inputs["eval"].append(str(_eval(tmp_path, "npmt", "t2", 1.0, 0.5,
-                                          baseline="pr")))
-    with pytest.raises(InputError, match="significance.baseline"):
+    agg, seeds = _eval(tmp_path, "npmt", "t2", 1.0, 0.5, baseline="pr")
+    table_inputs["eval"].append(str(agg))
+    table_inputs["seed_eval"] += [str(p) for p in seeds]
+    with pytest.raises(InputError, match="key 'baseline' is 'pr'"):
+        _run_table(tmp_path, table_inputs)
+
+
+def test_three_seeds_show_mean_sd_each_seed_and_p(tmp_path, table_inputs):
+    """Mean and sd of the seeds' scores, each seed listed, the all-seed p."""
+    agg, seeds = _eval(tmp_path, "npmt", "t2", [30.0, 32.0, 34.0], 0.002)
+    table_inputs["eval"].append(str(agg))
+    table_inputs["seed_eval"] += [str(p) for p in seeds]
+    out = _run_table(tmp_path, table_inputs)
+    df = pd.read_csv(out["csv"])
+    row = df[(df.model == "npmt") & (df.testset == "t2")].iloc[0]
+    assert (row.bleu, row.bleu_sd, row.bleu_tok, row.seeds) == (32.0, 2.0, 33.0,
+                                                                "1;2;3")
+    assert row.p_value == 0.002 and row.significant
+    md = out["md"].read_text(encoding="utf-8")
+    assert "| npmt | 32.00 ± 2.00† | 1: 30.00, 2: 32.00, 3: 34.00 | 0.002 |" in md
+    assert r"32.00 $\pm$ 2.00$^\dagger$" in out["tex"].read_text(encoding="utf-8")
+
+
+def test_seed_files_must_match_the_aggregate(tmp_path, table_inputs):
+    agg, seeds = _eval(tmp_path, "npmt", "t2", [30.0, 32.0], 0.002)
+    table_inputs["eval"].append(str(agg))
+    table_inputs["seed_eval"].append(str(seeds[0]))  # one of two seeds
+    with pytest.raises(InputError, match="1 --seed-eval file.*seeds \\[1, 2\\]"):
+        _run_table(tmp_path, table_inputs)
+    table_inputs["seed_eval"].append(str(ef.seed_eval(tmp_path, "npmt", "t2", 40.0)))
+    with pytest.raises(InputError, match="out of order"):
         _run_table(tmp_path, table_inputs)
 
 

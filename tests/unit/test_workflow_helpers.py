@@ -13,6 +13,7 @@ from phrasenmt import workflow as wf
 from phrasenmt import workflow_discourse as wfdis
 from phrasenmt import workflow_documents as wfd
 from phrasenmt import workflow_npmt as wfn
+from phrasenmt import workflow_runs as runs
 from phrasenmt.config import validate_config
 from phrasenmt.io import InputError
 from tests.conftest import REPO
@@ -143,8 +144,9 @@ def test_checkpoint_of_row_takes_its_model(npmt_config):
     assert (lm_row["arch"], lm_row["preset"]) == ("npmt", "tiny")
     assert lm_row["datasets"] == [DE_EN]
     assert wf.checkpoint_owner(npmt_config, "npmt_lm") == "npmt"
-    assert wf.summary_path(npmt_config, DE_EN, "npmt_lm") == (
-        f"results/{DE_EN}/models/npmt/summary.json")
+    assert wf.summary_path(npmt_config, DE_EN, "npmt_lm", 2) == (
+        f"results/{DE_EN}/models/npmt/seed2/summary.json")
+    assert runs.seeds(npmt_config, "npmt_lm") == runs.seeds(npmt_config, "npmt")
     assert "npmt_lm" not in wfn.trained_models(npmt_config)
 
 
@@ -215,18 +217,25 @@ def test_every_table_row_has_greedy_and_beam_files(npmt_config):
     c = npmt_config
     assert wfn.table_models(c, DE_EN) == ["attn_rnn", "npmt", "npmt_lm",
                                          "npmt_noreorder", "attn_rnn_reorder"]
-    assert wfn.hyp_file(c, DE_EN, "attn_rnn", "test", "greedy") == (
-        f"results/{DE_EN}/translations/attn_rnn/test.tok")
-    assert wfn.hyp_file(c, DE_EN, "attn_rnn", "test", "beam") == (
-        f"results/{DE_EN}/translations/attn_rnn/test.beam.tok")
-    assert wfn.hyp_file(c, DE_EN, "npmt", "test", "beam", "txt") == (
-        f"results/{DE_EN}/translations/npmt/test.txt")
+    assert wfn.hyp_file(c, DE_EN, "attn_rnn", "test", "greedy", 1) == (
+        f"results/{DE_EN}/translations/attn_rnn/seed1/test.tok")
+    assert wfn.hyp_file(c, DE_EN, "attn_rnn", "test", "beam", 1) == (
+        f"results/{DE_EN}/translations/attn_rnn/seed1/test.beam.tok")
+    assert wfn.hyp_file(c, DE_EN, "npmt", "test", "beam", 3, "txt") == (
+        f"results/{DE_EN}/translations/npmt/seed3/test.txt")
     assert wfn.decodings(c, DE_EN, "npmt_lm") == ["beam"]
     evals = wfn.table_evals(c, DE_EN, "test")
     assert len(evals) == 9 and "npmt_lm:greedy" not in evals
-    inputs = wfn.eval_inputs(c, DE_EN, "npmt", "test", "greedy")
-    assert inputs["baseline"] == f"results/{DE_EN}/translations/attn_rnn/test.txt"
-    assert "baseline" not in wfn.eval_inputs(c, DE_EN, "attn_rnn", "test", "beam")
+    assert evals["npmt:beam"] == f"results/{DE_EN}/eval/npmt/test.beam.json"
+    assert wfn.eval_inputs(c, DE_EN, "npmt", "test", "greedy", 1)["hyp"] == (
+        f"results/{DE_EN}/translations/npmt/seed1/test.greedy.txt")
+    c["seeds"] = [1, 2]
+    inputs = wfn.aggregate_inputs(c, DE_EN, "npmt", "test", "greedy")
+    assert inputs["baseline"] == [f"results/{DE_EN}/translations/attn_rnn/seed{s}/"
+                                  "test.txt" for s in (1, 2)]
+    assert wfn.aggregate_baseline(c, DE_EN, "npmt") == "attn_rnn"
+    assert wfn.aggregate_baseline(c, DE_EN, "attn_rnn") == "attn_rnn"
+    assert len(wfn.table_seed_evals(c, DE_EN, "test")) == 18
     assert wfn.attention_models(c) == ["attn_rnn", "attn_rnn_reorder"]
     assert wfn.segment_models(c, DE_EN) == ["npmt", "npmt_noreorder"]
 
@@ -280,8 +289,10 @@ def test_sweep_files_and_switch(config):
     wf.derive_sweeps(config)
     assert config["models"]["transformer_lr0p001"]["train"] == {"lr": 0.001}
     assert wfn.sweep_evals(config, "synthetic_en_de", "lr") == [
-        ("0.001:beam", "results/synthetic_en_de/eval/transformer_lr0p001/test.beam.json"),
-        ("0.002:beam", "results/synthetic_en_de/eval/transformer_lr0p002/test.beam.json")]
+        ("0.001:beam",
+         "results/synthetic_en_de/eval/transformer_lr0p001/seed1/test.beam.json"),
+        ("0.002:beam",
+         "results/synthetic_en_de/eval/transformer_lr0p002/seed1/test.beam.json")]
 
 
 @pytest.mark.parametrize("sweep, message", [
@@ -338,10 +349,10 @@ def test_document_models_have_their_own_rules(doc_config):
 
 
 def test_step2_starts_from_the_step1_run(doc_config):
-    assert wfd.step1_checkpoint(doc_config, EN_DE, "ctx_transformer") == (
-        f"results/{EN_DE}/models/transformer/averaged.pt")
-    assert wfd.step1_checkpoint(doc_config, EN_DE, "han_enc_dec") == (
-        f"results/{EN_DE}/models/han_enc/averaged.pt")
+    assert wfd.step1_checkpoint(doc_config, EN_DE, "ctx_transformer", 1) == (
+        f"results/{EN_DE}/models/transformer/seed1/averaged.pt")
+    assert wfd.step1_checkpoint(doc_config, EN_DE, "han_enc_dec", 3) == (
+        f"results/{EN_DE}/models/han_enc/seed3/averaged.pt")
     assert wfd.sentence_root(doc_config, "han_enc_dec") == "transformer"
     assert [wfd.context_size(doc_config, m) for m in DOCUMENT_ROWS] == [2, 3, 3, 3]
     assert wfdis.max_context(doc_config, EN_DE) == 3
@@ -375,8 +386,8 @@ def test_synthetic_contrastive_set_scored_with_and_without_context(doc_config):
                     "--docs", f"{raw}.docs"]
     scores = shlex.split(wfdis.contrastive_score_args(doc_config, EN_DE, "synthetic"))
     root = f"results/{EN_DE}/discourse/contrastive/synthetic/scores"
-    assert scores == ["--scores", *(f"{m}={root}/{m}.txt" for m in DOCUMENT_ROWS),
-                      "--no-context-scores", f"transformer={root}/transformer.txt"]
+    assert scores == ["--scores", *(f"{m}={root}/{m}/seed1.txt" for m in DOCUMENT_ROWS),
+                      "--no-context-scores", f"transformer={root}/transformer/seed1.txt"]
 
 
 def test_configured_contrastive_sets_take_their_files(doc_config):
@@ -567,10 +578,61 @@ def test_discourse_files_and_options(doc_config):
     assert wfdis.align_args(doc_config) == (
         "--backend eflomal --seed 1 --train-lines 3000")
     assert wfdis.lsa_args(doc_config) == "--dims 100 --seed 1"
-    assert wfdis.pronoun_tsv(EN_DE, "test", "han_enc") == (
-        f"results/{EN_DE}/analysis/pronouns/test/han_enc.tsv")
+    assert wfdis.pronoun_tsv(EN_DE, "test", "han_enc", 2) == (
+        f"results/{EN_DE}/analysis/pronouns/test/han_enc/seed2.tsv")
     hyps = wfdis.hypotheses(doc_config, EN_DE, "test")
     assert list(hyps) == ["transformer", *DOCUMENT_ROWS]
+    assert hyps["transformer"] == (
+        f"results/{EN_DE}/translations/transformer/seed1/test.tok")
+
+
+# --- several seeds ------------------------------------------------------------
+
+
+def test_seeds_global_per_model_and_inherited(doc_config):
+    c = doc_config
+    assert c["seeds"] == [1]  # the schema's default
+    c["seeds"] = [1, 2, 3]
+    c["models"]["pr_max"]["seeds"] = [4]
+    assert runs.seeds(c, "transformer") == [1, 2, 3]
+    assert runs.seeds(c, "pr_max") == [4] and runs.first_seed(c, "pr_max") == 4
+    assert runs.run_dir(EN_DE, "pr_max", 4) == f"results/{EN_DE}/models/pr_max/seed4"
+    files = wf.ablation_files(c, EN_DE)
+    assert files["eval"]["pr_max"] == [f"results/{EN_DE}/eval/pr_max/test.json"]
+    assert files["summary"]["transformer"] == [
+        f"results/{EN_DE}/models/transformer/seed{s}/summary.json" for s in (1, 2, 3)]
+    assert files["benchmark"]["pr_max"] == [
+        f"results/benchmarks/translate/{EN_DE}.pr_max.seed4.test.tsv"]
+    runs.check_seeds(c)
+
+
+def test_a_run_loads_the_same_seed_of_its_init_model(doc_config):
+    doc_config["models"]["transformer"]["seeds"] = [1, 2]
+    doc_config["models"]["ctx_transformer"]["seeds"] = [2]
+    runs.check_seeds(doc_config)  # seed 2 of ctx_transformer loads transformer's 2
+    doc_config["models"]["ctx_transformer"]["seeds"] = [2, 3]
+    with pytest.raises(InputError, match=re.escape(
+            "models.ctx_transformer.seeds: seed 3 is not one of the seeds [1, 2] "
+            "of 'transformer'")):
+        runs.check_seeds(doc_config)
+    doc_config["seeds"] = [1, 2, 3]
+    del doc_config["models"]["ctx_transformer"]["seeds"]
+    with pytest.raises(InputError, match="ctx_transformer.init_from: seed 3"):
+        runs.check_seeds(doc_config)
+
+
+@pytest.mark.parametrize("seeds, message", [
+    ([], "seeds: [] should be non-empty"), ([1, 1], "has non-unique elements"),
+    ([0], "0 is less than the minimum of 1"), ("1", "is not of type 'array'")])
+def test_bad_seeds_are_one_line(seeds, message):
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    config["seeds"] = seeds
+    with pytest.raises(InputError, match=re.escape(message)):
+        validate_config(config)
+    config["seeds"] = [1]
+    config["models"]["transformer"]["seeds"] = seeds
+    with pytest.raises(InputError, match="models.transformer.seeds"):
+        validate_config(config)
 
 
 def _gpu_rules() -> set[str]:

@@ -64,10 +64,11 @@ def test_every_family_table_lists_its_models(run_dir: Path):
 
 
 def test_pconmt_writes_words_not_phrase_tokens(run_dir: Path):
-    hyps = (run_dir / "results/tiny/translations/pconmt_fert2/test.tok").read_text()
+    hyps = (run_dir / "results/tiny/translations/pconmt_fert2/seed1/test.tok"
+            ).read_text()
     assert len(hyps.splitlines()) == 60
     assert "_" not in hyps
-    assert (run_dir / "results/tiny/models/pconmt_fert2/fertility.pt").is_file()
+    assert (run_dir / "results/tiny/models/pconmt_fert2/seed1/fertility.pt").is_file()
 
 
 def test_html_report_has_the_family_tables(run_dir: Path):

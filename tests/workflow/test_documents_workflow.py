@@ -81,31 +81,32 @@ def weights(path: Path) -> dict[str, torch.Tensor]:
 
 def test_step1_is_the_transformer_run_and_step2_keeps_it(run_dir: Path):
     logs = run_dir / "results/logs"
-    assert [p.name for p in (logs / "train").iterdir()] == ["tiny.transformer.log"]
+    assert [p.name for p in (logs / "train").iterdir()] == ["tiny.transformer.seed1.log"]
     assert sorted(p.name for p in (logs / "train_document").iterdir()) == sorted(
-        f"tiny.{m}.log" for m in [*DOCS, "ctx_transformer_context_size1"])
+        f"tiny.{m}.seed1.log" for m in [*DOCS, "ctx_transformer_context_size1"])
     models = run_dir / "results/tiny/models"
-    step1 = weights(models / "transformer/averaged.pt")
+    step1 = weights(models / "transformer/seed1/averaged.pt")
     for model in ("ctx_transformer", "han_enc", "han_dec"):
-        log = (logs / f"train_document/tiny.{model}.log").read_text()
-        assert "two-step: loaded results/tiny/models/transformer/averaged.pt" in log
-        step2 = weights(models / f"{model}/averaged.pt")
+        log = (logs / f"train_document/tiny.{model}.seed1.log").read_text()
+        assert ("two-step: loaded results/tiny/models/transformer/seed1/averaged.pt"
+                in log)
+        step2 = weights(models / f"{model}/seed1/averaged.pt")
         assert set(step1) < set(step2)
         for key, value in step1.items():  # θ_s frozen
             assert torch.allclose(step2[key], value, rtol=1e-6, atol=1e-8), key
-    log = (logs / "train_document/tiny.han_enc_dec.log").read_text()
-    assert "two-step: loaded results/tiny/models/han_enc/averaged.pt" in log
-    joint = (logs / "train_document/tiny.han_enc_dec_joint.log").read_text()
-    assert "loaded results/tiny/models/han_enc_dec/averaged.pt" in joint
+    log = (logs / "train_document/tiny.han_enc_dec.seed1.log").read_text()
+    assert "two-step: loaded results/tiny/models/han_enc/seed1/averaged.pt" in log
+    joint = (logs / "train_document/tiny.han_enc_dec_joint.seed1.log").read_text()
+    assert "loaded results/tiny/models/han_enc_dec/seed1/averaged.pt" in joint
     assert "frozen parameters: nothing" in joint
 
 
 def test_document_models_translate_with_the_test_documents(run_dir: Path):
     src = (run_dir / "results/tiny/data/test.en").read_text().splitlines()
     for model in DOCS:
-        log = (run_dir / f"results/logs/translate_document/tiny.{model}.test.log")
+        log = run_dir / f"results/logs/translate_document/tiny.{model}.seed1.test.log"
         assert log.is_file()
-        hyps = run_dir / f"results/tiny/translations/{model}/test.txt"
+        hyps = run_dir / f"results/tiny/translations/{model}/seed1/test.txt"
         assert len(hyps.read_text().splitlines()) == len(src)
     main = [r["model"] for r in rows(run_dir / "results/tiny/report/results.csv")]
     assert main == [*ROWS, "ctx_transformer_context_size1"]

@@ -59,8 +59,9 @@ def test_every_stage_produced_its_outputs(run_dir: Path):
     for rel in ("raw/test.lingeval.json", "data/train.clean.tsv", "bpe/codes",
                 "align/train.sym", "analysis/aer.json", "phrases/filters.tsv",
                 "embeddings/words.vec", "embeddings/phrases.vec",
-                "models/transformer/averaged.pt", "models/transformer/metrics.tsv",
-                "translations/transformer/test.txt", "analysis/length_test.tsv",
+                "models/transformer/seed1/averaged.pt",
+                "models/transformer/seed1/metrics.tsv",
+                "translations/transformer/seed1/test.txt", "analysis/length_test.tsv",
                 "report/results.md", "report/results.tex", "report/length_test.svg"):
         assert (root / rel).stat().st_size > 0, rel
 
@@ -77,9 +78,9 @@ def test_significance_is_against_the_baseline(run_dir: Path):
     base = json.loads((run_dir / "results/tiny/eval/transformer/test.json").read_text())
     other = json.loads(
         (run_dir / "results/tiny/eval/transformer_prenorm/test.json").read_text())
-    assert base["significance"] is None
-    assert other["significance"]["baseline"] == "transformer"
-    assert 0.0 <= other["significance"]["p_value"] <= 1.0
+    assert (base["p"], base["delta"]) == (1.0, 0.0)  # the baseline itself
+    assert other["baseline"] == "transformer" and other["seeds"] == [1]
+    assert 0.0 < other["p"] <= 1.0 and other["sd"] is None  # one seed
 
 
 def test_second_run_does_nothing(run_dir: Path):

@@ -32,8 +32,8 @@ TINY = {
     "baseline": "transformer",
     "decode": {"beam": 2},
 }
-TARGET = "results/tiny/translations/transformer/test.txt"
-MODEL = "results/tiny/models/transformer"
+TARGET = "results/tiny/translations/transformer/seed1/test.txt"
+MODEL = "results/tiny/models/transformer/seed1"
 
 
 def _args(workdir: Path) -> list[str]:
@@ -59,7 +59,7 @@ def test_killed_snakemake_restarts_to_the_same_results(tmp_path):
     assert snakemake(*_args(killed), "--unlock").returncode == 0
     again = snakemake(*_args(killed))
     assert again.returncode == 0, again.stderr[-3000:]
-    assert "resuming from" in (killed / "results/logs/train/tiny.transformer.log"
+    assert "resuming from" in (killed / "results/logs/train/tiny.transformer.seed1.log"
                                ).read_text()
     first = snakemake(*_args(whole))
     assert first.returncode == 0, first.stderr[-3000:]

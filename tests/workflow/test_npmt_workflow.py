@@ -81,7 +81,7 @@ def test_bleu_table_has_every_row_greedy_and_beam(run_dir: Path):
 
 
 def test_greedy_segments_concatenate_to_the_output(run_dir: Path):
-    out = run_dir / "results/tiny/translations/npmt"
+    out = run_dir / "results/tiny/translations/npmt/seed1"
     src = (run_dir / "results/tiny/data/test.de").read_text().splitlines()
     hyps = (out / "test.greedy.tok").read_text().splitlines()
     segs = [json.loads(line)["segments"]
@@ -135,6 +135,6 @@ def test_html_report_has_the_npmt_outputs(run_dir: Path):
 def test_asking_for_the_lm_row_without_lmplz_fails_with_the_howto(run_dir: Path):
     result = snakemake("--snakefile", str(REPO / "Snakefile"), "--directory",
                        str(run_dir), "--configfile", str(run_dir / "config.yaml"),
-                       "--cores", "1", "results/tiny/translations/npmt_lm/test.tok")
+                       "--cores", "1", "results/tiny/translations/npmt_lm/seed1/test.tok")
     assert result.returncode != 0
     assert "lmplz not found: KenLM's estimator" in result.stdout + result.stderr

@@ -1,10 +1,13 @@
 """Ablation table (Xu et al. 2020, Table 2): BLEU, Δ, size, relative times.
 
-One row per model on one test set: tokenized BLEU (as the paper reports),
-Δ BLEU to the baseline with a dagger for p < alpha, parameters in millions,
-training time per target token (summary.json) and decoding time per
-generated token (the translate rule's Snakemake benchmark file over the
-hypothesis tokens, </s> included), both relative to the baseline of the same run.
+One row per model on one test set: tokenized BLEU (as the paper reports) as
+the mean over training seeds ± sd (or "(1 seed)") and each seed's score, Δ of
+the means to the baseline with a dagger where the all-seed test
+(phrasenmt.evaluate.multiseed, detokenized BLEU) gives p < alpha and the p-value,
+parameters in millions, training time per target token (summary.json) and
+decoding time per generated token (the translate rule's Snakemake benchmark
+file over the hypothesis tokens, </s> included), each a mean over seeds,
+relative to the baseline of the same run.
 """
 
 from __future__ import annotations
@@ -17,11 +20,15 @@ import pandas as pd
 from phrasenmt.cli import ArgumentParser, alpha_level, output_file
 from phrasenmt.evaluate.length import named_path
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
+from phrasenmt.report import seeds as sd
 from phrasenmt.report import tables
 
-COLUMNS = ["model", "bleu_tok", "delta", "significant", "params_m",
-           "train_s_per_token", "decode_s_per_token", "train_rel", "decode_rel"]
-HEADERS = ["model", "BLEU", "Δ", "params (M)", "train time", "decode time"]
+COLUMNS = ["model", "seeds", "bleu_tok", "bleu_tok_sd", "bleu_tok_seeds", "delta",
+           "p_value", "significant", "params_m", "train_s_per_token",
+           "decode_s_per_token", "train_rel", "decode_rel"]
+HEADERS = ["model", "BLEU", "BLEU per seed", "Δ", "p", "params (M)", "train time",
+           "decode time"]
+KINDS = ("--eval", "--seed-eval", "--summary", "--benchmark", "--hyp")
 
 
 def train_per_token(path: Path) -> float:
@@ -46,36 +53,50 @@ def decode_per_token(benchmark: Path, hyps: Path) -> float:
     return seconds / max(tokens, 1)
 
 
-def named(pairs: list[tuple[str, Path]], option: str) -> dict[str, Path]:
-    """NAME=FILE options -> dict; duplicates raise."""
-    out: dict[str, Path] = {}
-    for name, path in pairs:
-        if name in out:
-            raise InputError(f"model {name!r} given twice", option)
-        out[name] = path
-    return out
+def model_files(args: argparse.Namespace, model: str) -> dict[str, list[Path]]:
+    """Per option, the model's files: one --eval, the others one per seed."""
+    files = {}
+    for opt in KINDS:
+        given = sd.named_lists(getattr(args, opt[2:].replace("-", "_")))
+        if model not in given:
+            raise InputError(f"no {opt} given for model {model!r}", opt)
+        files[opt] = given[model]
+    if len(files["--eval"]) != 1:
+        raise InputError(f"model {model!r} given twice", "--eval")
+    n = len(files["--seed-eval"])
+    for opt in KINDS[2:]:
+        if len(files[opt]) != n:
+            raise InputError(f"model {model!r}: {len(files[opt])} file(s), but {n} "
+                             "--seed-eval (one per seed)", opt)
+    return files
+
+
+def ablation_row(model: str, args: argparse.Namespace) -> list:
+    """One row: BLEU over seeds, significance, size and per-token times."""
+    files = model_files(args, model)
+    agg_path = files["--eval"][0]
+    data = sd.load_aggregate(agg_path)
+    if len(data["seeds"]) != len(files["--seed-eval"]):
+        raise InputError(f"{len(files['--seed-eval'])} --seed-eval file(s) for "
+                         f"model {model!r}, but it has seeds {data['seeds']}",
+                         agg_path)
+    runs = [{**tables.load_json(p), "_path": p} for p in files["--seed-eval"]]
+    mean, spread, values = sd.seed_means(runs, ["bleu_tok.score"])["bleu_tok.score"]
+    p, marked = sd.significance(data, agg_path, args.baseline, args.alpha)
+    params = tables.summary_fields(files["--summary"][0], "train_seconds")[0]
+    train = sd.mean_sd([train_per_token(p) for p in files["--summary"]])[0]
+    decode = sd.mean_sd([decode_per_token(b, h) for b, h in
+                         zip(files["--benchmark"], files["--hyp"], strict=True)])[0]
+    return [model, sd.joined(data["seeds"]), mean, spread,
+            sd.joined(f"{v:.4f}" for v in values), 0.0, p, marked, params, train,
+            decode, 0.0, 0.0]
 
 
 def ablation_table(args: argparse.Namespace) -> pd.DataFrame:
-    """Rows in --order; times relative to the baseline."""
-    evals, summaries = named(args.eval, "--eval"), named(args.summary, "--summary")
-    benches, hyps = named(args.benchmark, "--benchmark"), named(args.hyp, "--hyp")
-    rows = []
-    for model in args.order:
-        for name, given in (("--eval", evals), ("--summary", summaries),
-                            ("--benchmark", benches), ("--hyp", hyps)):
-            if model not in given:
-                raise InputError(f"no {name} given for model {model!r}", name)
-        data = tables.load_json(evals[model])
-        bleu = tables.get_key(data, "bleu_tok.score", evals[model], number=True)
-        _, marked = tables.significance(data, evals[model], args.baseline, args.alpha)
-        params = tables.summary_fields(summaries[model], "train_seconds")[0]
-        rows.append([model, bleu, 0.0, marked, params,
-                     train_per_token(summaries[model]),
-                     decode_per_token(benches[model], hyps[model]), 0.0, 0.0])
-    df = pd.DataFrame(rows, columns=COLUMNS)
+    """Rows in --order; Δ and times relative to the baseline."""
     if args.baseline not in args.order:
         raise InputError(f"baseline {args.baseline!r} is not in --order", "--order")
+    df = pd.DataFrame([ablation_row(m, args) for m in args.order], columns=COLUMNS)
     base = df.set_index("model").loc[args.baseline]
     df["delta"] = df["bleu_tok"] - base["bleu_tok"]
     df["train_rel"] = df["train_s_per_token"] / base["train_s_per_token"]
@@ -88,8 +109,11 @@ def cells(row, baseline: str, mark: str) -> list[str]:
     delta = "–" if row.model == baseline else f"{row.delta:+.2f}"
     delta += mark if row.significant else ""
     name = f"{row.model} (baseline)" if row.model == baseline else row.model
-    return [name, f"{row.bleu_tok:.2f}", delta, f"{row.params_m:.2f}",
-            f"{row.train_rel:.2f}x", f"{row.decode_rel:.2f}x"]
+    seeds = [int(s) for s in str(row.seeds).split(";")]
+    scores = [float(v) for v in str(row.bleu_tok_seeds).split(";")]
+    return [name, sd.spread(row.bleu_tok, row.bleu_tok_sd, len(seeds)),
+            sd.per_seed(seeds, scores), delta, sd.p_cell(row.p_value),
+            f"{row.params_m:.2f}", f"{row.train_rel:.2f}x", f"{row.decode_rel:.2f}x"]
 
 
 def to_markdown(df: pd.DataFrame, args: argparse.Namespace) -> str:
@@ -103,9 +127,11 @@ def to_markdown(df: pd.DataFrame, args: argparse.Namespace) -> str:
 
 def notes(args: argparse.Namespace) -> str:
     """What the columns mean."""
-    return (f"BLEU: tokenized, case-sensitive. {tables.DAGGER}: better than "
-            f"{args.baseline} with p < {args.alpha:g} (paired bootstrap). Times: per "
-            f"target token, relative to {args.baseline} in the same run.")
+    return (f"BLEU: tokenized, case-sensitive, mean ± sd over training seeds (or "
+            f"1 seed). {tables.DAGGER}: better than {args.baseline} with p < "
+            f"{args.alpha:g} (approximate randomization on detokenized BLEU, "
+            "stratified by seed pair, every seed of both). Times: per target "
+            f"token, mean over seeds, relative to {args.baseline} in the same run.")
 
 
 def to_latex(df: pd.DataFrame, args: argparse.Namespace) -> str:
@@ -115,8 +141,9 @@ def to_latex(df: pd.DataFrame, args: argparse.Namespace) -> str:
            " & ".join(tables.latex_escape(h) for h in HEADERS).replace("Δ", r"$\Delta$")
            + r" \\", r"\midrule"]
     for r in df.itertuples():
-        row = [tables.latex_escape(c) for c in cells(r, args.baseline, "")]
-        row[2] = row[2].replace("–", "--") + (r"$^\dagger$" if r.significant else "")
+        row = [tables.latex_escape(c).replace("±", r"$\pm$")
+               for c in cells(r, args.baseline, "")]
+        row[3] = row[3].replace("–", "--") + (r"$^\dagger$" if r.significant else "")
         out.append(" & ".join(row) + r" \\")
     text = tables.latex_escape(notes(args)).replace(tables.DAGGER, r"$^\dagger$")
     text = text.replace(" < ", " $<$ ")
@@ -138,9 +165,11 @@ def build_parser() -> argparse.ArgumentParser:
     """The command-line interface of the ablation table."""
     a = ArgumentParser(prog="python -m phrasenmt.report.ablation",
                        description=__doc__.splitlines()[0])
-    for opt, what in (("--eval", "evaluation JSON"), ("--summary", "summary.json"),
-                      ("--benchmark", "translate benchmark TSV"),
-                      ("--hyp", "tokenized hypotheses")):
+    for opt, what in (("--eval", "all-seed evaluation JSON (multiseed)"),
+                      ("--seed-eval", "evaluation JSON (bleu), once per seed"),
+                      ("--summary", "summary.json, once per seed"),
+                      ("--benchmark", "translate benchmark TSV, once per seed"),
+                      ("--hyp", "tokenized hypotheses, once per seed")):
         a.add_argument(opt, type=named_path, nargs="+", required=True,
                        metavar="NAME=FILE", help=f"{what} of each model")
     a.add_argument("--baseline", required=True, help="name of the baseline model")

@@ -8,6 +8,10 @@
         samples per second, epochs until the dev loss stopped improving, and
         total training time, from each run's summary.json and metrics.tsv.
 
+A model with several training seeds has one TSV row set (or --run) per seed:
+the numbers are means over seeds, with a "seeds" column and, for BLEU, the sd
+over seeds ("–" with one seed).
+
 Samples per second = target tokens trained on / training seconds x sentences
 per epoch / target tokens (</s> included) per epoch of that model's training
 target, i.e. sentences per second averaged over the run (validation time
@@ -18,6 +22,7 @@ update step x epochs per update of the run.
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,6 +31,7 @@ import pandas as pd
 from phrasenmt.cli import ArgumentParser
 from phrasenmt.evaluate.length import named_path
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
+from phrasenmt.report import seeds as sd
 from phrasenmt.report.style import parse_order
 from phrasenmt.report.tables import format_time, latex_escape, load_json, write_text
 
@@ -56,27 +62,38 @@ def by_order(df: pd.DataFrame, column: str, order: list[str]) -> pd.DataFrame:
 
 
 def multiword_table(paths: Sequence[Path], order: list[str]) -> pd.DataFrame:
-    """One row per (model, test set): BLEU all, BLEU multi-word, subset size."""
+    """One row per (model, test set): BLEU all and multi-word (mean and sd over
+    the model's seeds; sd "–" with one seed), the seeds, the subset size."""
     cols = ["model", "testset", "subset", "sentences", "bleu"]
     df = pd.concat([read_tsv(p, cols) for p in paths], ignore_index=True)
-    wide = df.pivot_table(index=["model", "testset"], columns="subset",
-                          values=["bleu", "sentences"], aggfunc="first")
-    out = pd.DataFrame({"model": [m for m, _ in wide.index],
-                        "testset": [t for _, t in wide.index],
-                        "BLEU": wide["bleu"]["all"].to_numpy(),
-                        "BLEU multi-word": wide["bleu"]["multiword"].to_numpy(),
-                        "multi-word sentences": wide["sentences"]["multiword"]
-                        .astype(int).to_numpy()})
-    return by_order(out, "model", order).reset_index(drop=True)
+    rows = []
+    for (model, testset), group in df.groupby(["model", "testset"], sort=False):
+        row = {"model": model, "testset": testset}
+        for subset, name in (("all", "BLEU"), ("multiword", "BLEU multi-word")):
+            values = group.loc[group.subset == subset, "bleu"].tolist()
+            if not values:
+                raise InputError(f"no {subset} row for model {model!r}", "--tsv")
+            row[name], row[f"{name} sd"] = sd.mean_sd(values)
+        row["seeds"] = len(values)
+        row["multi-word sentences"] = int(
+            group.loc[group.subset == "multiword", "sentences"].iloc[0])
+        rows.append(row)
+    return by_order(pd.DataFrame(rows), "model", order).reset_index(drop=True)
 
 
 def fertility_table(paths: Sequence[Path], order: list[str]) -> pd.DataFrame:
-    """Rows (model, labels, classes, class, precision, recall, F1, support)."""
+    """Rows (model, labels, classes, class, precision, recall, F1, support), the
+    mean over the model's seeds."""
     cols = ["system", "labels", "classes", "class", "precision", "recall", "f1",
             "support"]
     df = pd.concat([read_tsv(p, cols) for p in paths], ignore_index=True)
     df = df.rename(columns={"system": "model"})
-    return by_order(df, "model", order).reset_index(drop=True)
+    keys = ["model", "labels", "classes", "class"]
+    means = df.groupby(keys, sort=False)[["precision", "recall", "f1",
+                                          "support"]].mean()
+    means["seeds"] = df.groupby(keys, sort=False).size()
+    means["support"] = means["support"].round().astype(int)
+    return by_order(means.reset_index(), "model", order).reset_index(drop=True)
 
 
 def epoch_tokens(path: Path) -> tuple[int, int]:
@@ -102,7 +119,7 @@ def efficiency_row(name: str, run: Path, tgt: Path) -> dict:
     best = best_dev_step(run / "metrics.tsv")
     return {"model": name, "samples/s": epochs * sentences / max(seconds, 1e-9),
             "epochs to best dev": best * epochs / max(summary["steps"], 1),
-            "epochs trained": epochs, "training time": format_time(seconds)}
+            "epochs trained": epochs, "training time": seconds}
 
 
 def efficiency_table(runs: Sequence[tuple[str, Path]], tgts: Sequence[tuple[str, Path]],
@@ -113,13 +130,17 @@ def efficiency_table(runs: Sequence[tuple[str, Path]], tgts: Sequence[tuple[str,
     if missing:
         raise InputError(f"no --train-tgt for {', '.join(missing)}", "--train-tgt")
     df = pd.DataFrame([efficiency_row(n, d, targets[n]) for n, d in runs])
-    return by_order(df, "model", order).reset_index(drop=True)
+    seconds = df.pop("training time")
+    df = df.assign(_s=seconds).groupby("model", sort=False).mean()  # over seeds
+    df["seeds"] = [sum(1 for n, _ in runs if n == m) for m in df.index]
+    df["training time"] = [format_time(v) for v in df.pop("_s")]
+    return by_order(df.reset_index(), "model", order).reset_index(drop=True)
 
 
 def cell(value: object) -> str:
     """Numbers with two decimals (integers as they are), text unchanged."""
     if isinstance(value, float):
-        return f"{value:.2f}"
+        return "–" if math.isnan(value) else f"{value:.2f}"
     return str(value)
 
 
@@ -137,7 +158,8 @@ def to_latex(df: pd.DataFrame) -> str:
     n = len(df.columns)
     out = [rf"\begin{{tabular}}{{l{'r' * (n - 1)}}}", r"\toprule",
            " & ".join(latex_escape(str(c)) for c in df.columns) + r" \\", r"\midrule"]
-    out += [" & ".join(latex_escape(cell(v)) for v in row) + r" \\"
+    out += [" & ".join(latex_escape(cell(v)).replace("±", r"$\pm$") for v in row)
+            + r" \\"
             for row in df.itertuples(index=False)]
     return "\n".join([*out, r"\bottomrule", r"\end{tabular}", ""])
 
@@ -159,7 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
         t = sub.add_parser(name, help=title)
         if name == "efficiency":
             t.add_argument("--run", type=named_path, nargs="+", required=True,
-                           metavar="NAME=DIR", help="training run folders")
+                           metavar="NAME=DIR",
+                           help="training run folders (a name once per seed)")
             t.add_argument("--train-tgt", type=named_path, nargs="+", required=True,
                            metavar="NAME=FILE", help="each run's training target")
         else:

@@ -1,9 +1,11 @@
 """Discourse tables of the document-level models (Markdown, LaTeX, CSV).
 
     bleu        --eval JSON... --baseline B --order A,B [--alpha A]
-        detokenized BLEU per (test set, model), the difference to the
-        sentence-level baseline, and † where better with paired-bootstrap
-        p < alpha (from phrasenmt.evaluate.bleu).
+        detokenized BLEU per (test set, model) as the mean ± sd over training
+        seeds with each seed's score, the difference of the means to the
+        sentence-level baseline, and † where better with p < alpha (the
+        all-seed JSONs of phrasenmt.evaluate.multiseed: approximate
+        randomization stratified by seed pair).
     contrastive --tsv SET=TSV... --order A,B
         contrastive accuracy (%) per type, each model with and without context
         (phrasenmt.evaluate.contrastive evaluate).
@@ -15,7 +17,9 @@
     sweep       --parameter NAME --point VALUE=MODEL... --eval JSON...
                 [--pronouns TSV...]
         one row per value of a config-driven sweep (K, N_c, integration,
-        gating): the model, its BLEU and its pronoun accuracy.
+        gating): the model, its BLEU (mean over the seeds' JSONs given) and
+        its pronoun accuracy (first seed).
+The contrastive, pronoun and cohesion tables show each model's first seed.
 Each writes --out-md, --out-tex and --out-csv (the numbers, unformatted).
 """
 
@@ -30,6 +34,7 @@ import pandas as pd
 
 from phrasenmt.cli import ArgumentParser, alpha_level
 from phrasenmt.io import InputError, atomic_open, run_cli
+from phrasenmt.report import seeds as sd
 from phrasenmt.report import tables
 from phrasenmt.report.continuous import by_order, read_tsv, to_latex, to_markdown
 from phrasenmt.report.style import parse_order
@@ -48,14 +53,16 @@ def _pct(value: float) -> str:
 
 
 def bleu_row(path: Path, args: argparse.Namespace) -> dict:
-    """Model, test set, BLEU and significance of one evaluation JSON."""
-    data = tables.load_json(path)
-    model = tables.get_key(data, "system", path)
+    """Model, test set, BLEU over seeds and significance of an all-seed JSON."""
+    data = sd.load_aggregate(path)
+    model = data["system"]
     if model not in args.order:
         raise InputError(f"key 'system' is {model!r}, which is not in --order", path)
-    p_value, marked = tables.significance(data, path, args.baseline, args.alpha)
-    return {"model": model, "testset": tables.get_key(data, "testset", path),
-            "bleu": tables.get_key(data, "bleu.score", path, number=True),
+    p_value, marked = sd.significance(data, path, args.baseline, args.alpha)
+    mean, spread = sd.mean_sd(data["scores"])
+    return {"model": model, "testset": data["testset"], "bleu": mean,
+            "bleu_sd": spread, "seeds": sd.joined(data["seeds"]),
+            "bleu_seeds": sd.joined(f"{v:.4f}" for v in data["scores"]),
             "p_value": p_value, "significant": marked}
 
 
@@ -70,7 +77,8 @@ def bleu_table(args: argparse.Namespace) -> pd.DataFrame:
         raise InputError(f"no baseline ({args.baseline}) evaluation for test set(s) "
                          f"{', '.join(missing)}", "--eval")
     df["delta"] = df.bleu - df.testset.map(base)
-    return _in_order(df, args.order)[["testset", "model", "bleu", "delta", "p_value",
+    return _in_order(df, args.order)[["testset", "model", "seeds", "bleu", "bleu_sd",
+                                      "bleu_seeds", "delta", "p_value",
                                       "significant"]]
 
 
@@ -83,14 +91,20 @@ def _in_order(df: pd.DataFrame, order: list[str]) -> pd.DataFrame:
 
 
 def bleu_display(df: pd.DataFrame, baseline: str) -> pd.DataFrame:
-    """Formatted cells: † after a significant BLEU, a signed difference."""
+    """Formatted cells: mean ± sd with † when significant, each seed, Δ and p."""
+    seeds = [[int(s) for s in str(v).split(";")] for v in df.seeds]
+    scores = [[float(s) for s in str(v).split(";")] for v in df.bleu_seeds]
     return pd.DataFrame({
         "test set": df.testset,
         "model": [f"{m} (baseline)" if m == baseline else m for m in df.model],
-        "BLEU": [f"{b:.2f}" + (tables.DAGGER if s else "")
-                 for b, s in zip(df.bleu, df.significant, strict=True)],
+        "BLEU": [sd.spread(b, s, len(n)) + (tables.DAGGER if sig else "")
+                 for b, s, n, sig in zip(df.bleu, df.bleu_sd, seeds, df.significant,
+                                         strict=True)],
+        "BLEU per seed": [sd.per_seed(n, v) for n, v in zip(seeds, scores,
+                                                             strict=True)],
         "Δ": ["" if m == baseline else f"{d:+.2f}"
-              for m, d in zip(df.model, df.delta, strict=True)]})
+              for m, d in zip(df.model, df.delta, strict=True)],
+        "p": [sd.p_cell(p) for p in df.p_value]})
 
 
 def contrastive_table(specs: Sequence[tuple[str, Path]], order: list[str]
@@ -142,13 +156,13 @@ def cohesion_table(paths: Sequence[Path], order: list[str]) -> pd.DataFrame:
 
 def sweep_table(args: argparse.Namespace) -> pd.DataFrame:
     """One row per sweep value: its model, BLEU and pronoun accuracy."""
-    bleu: dict[str, float] = {}
-    for path in args.eval:
+    runs: dict[str, list[float]] = {}
+    for path in args.eval:  # one per seed of each model
         data = tables.load_json(path)
         model = tables.get_key(data, "system", path)
-        if model in bleu:
-            raise InputError(f"model {model!r} has two --eval files", path)
-        bleu[model] = tables.get_key(data, "bleu.score", path, number=True)
+        runs.setdefault(model, []).append(
+            tables.get_key(data, "bleu.score", path, number=True))
+    bleu = {m: sd.mean_sd(v) + (len(v),) for m, v in runs.items()}
     acc: dict[str, float] = {}
     for path in args.pronouns or []:
         df = read_tsv(path, ["model", "category", "word", "accuracy"])
@@ -159,7 +173,9 @@ def sweep_table(args: argparse.Namespace) -> pd.DataFrame:
         if model not in bleu:
             raise InputError(f"no --eval for model {model!r} (value {value})",
                              "--point")
-        rows.append({args.parameter: value, "model": model, "bleu": bleu[model],
+        mean, spread, n = bleu[model]
+        rows.append({args.parameter: value, "model": model, "seeds": n,
+                     "bleu": mean, "bleu_sd": spread,
                      "pronoun": acc.get(model, math.nan)})
     return pd.DataFrame(rows)
 
@@ -167,6 +183,10 @@ def sweep_table(args: argparse.Namespace) -> pd.DataFrame:
 def display(df: pd.DataFrame, table: str) -> pd.DataFrame:
     """The formatted cells of a non-BLEU table (shares as percentages)."""
     out = df.copy()
+    if table == "sweep":
+        out["bleu"] = [sd.spread(b, s, n) for b, s, n in
+                       zip(out.bleu, out.bleu_sd, out.seeds, strict=True)]
+        out = out.drop(columns=["bleu_sd", "seeds"])
     for col in out.columns:
         if table == "cohesion" and col == "coherence":
             out[col] = [f"{v:.3f}" for v in out[col]]
@@ -181,7 +201,8 @@ def write_tables(df: pd.DataFrame, shown: pd.DataFrame, args: argparse.Namespace
     """Markdown (with the note), LaTeX (dagger as math) and the raw CSV."""
     md = to_markdown(shown, TITLES[args.table])
     tables.write_text(args.out_md, md + (f"\n{note}\n" if note else ""))
-    tex = to_latex(shown).replace(tables.DAGGER, r"$^\dagger$")
+    tex = to_latex(shown).replace(tables.DAGGER, r"$^\dagger$").replace(
+        "±", r"$\pm$")
     tables.write_text(args.out_tex, tex)
     with atomic_open(args.out_csv) as fh:
         df.to_csv(fh, index=False, lineterminator="\n", float_format="%.4f")
@@ -213,7 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
         t = sub.add_parser(name, help=title.replace("%", "%%"))
         if name in ("bleu", "sweep"):
             t.add_argument("--eval", type=Path, nargs="+", required=True,
-                           help="evaluation JSONs from phrasenmt.evaluate.bleu")
+                           help="bleu: all-seed JSONs (phrasenmt.evaluate."
+                                "multiseed); sweep: each seed's JSON "
+                                "(phrasenmt.evaluate.bleu)")
         if name == "bleu":
             t.add_argument("--baseline", required=True,
                            help="the sentence-level model")

@@ -1,12 +1,16 @@
 """NPMT tables (Huang et al. 2018, Tables 1/3/5) and sweep tables (Table 7).
 
-    table  --eval MODEL:DECODING=JSON... --decode MODEL=TEXT... [--baseline B]
-           [--note LINE]... --order A,B --testset T --alpha A --out-md/-tex/-csv
-        tokenized BLEU of greedy and beam decoding per row; † marks p < alpha
-        against the baseline's same decoding (paired bootstrap on detokenized
-        BLEU, from phrasenmt.evaluate.bleu); a row not decoded one way shows "–".
+    table  --eval MODEL:DECODING=JSON... --seed-eval MODEL:DECODING=JSON...
+           --decode MODEL=TEXT... [--baseline B] [--note LINE]... --order A,B
+           --testset T --alpha A --out-md/-tex/-csv
+        tokenized BLEU of greedy and beam decoding per row, mean ± sd over
+        training seeds (--seed-eval: phrasenmt.evaluate.bleu, once per seed),
+        and each seed's score; † marks p < alpha against the baseline's same
+        decoding from the all-seed test (--eval: phrasenmt.evaluate.multiseed,
+        detokenized BLEU, every seed of both); a row not decoded one way: "–".
     sweep  --name N --key K --base M --eval VALUE:DECODING=JSON... --out-...
-        one row per (test set, value): the model and its BLEU greedy / beam.
+        one row per (test set, value): the model and its BLEU greedy / beam,
+        mean ± sd over the seeds given (one JSON per seed).
 
 The segment tables are in ``phrasenmt.report.segments``, the gates figure in
 ``phrasenmt.report.gates``.
@@ -23,6 +27,7 @@ import pandas as pd
 
 from phrasenmt.cli import ArgumentParser, alpha_level
 from phrasenmt.io import InputError, atomic_open, run_cli
+from phrasenmt.report import seeds as sd
 from phrasenmt.report import tables
 from phrasenmt.report.style import parse_order
 
@@ -64,25 +69,45 @@ def decoding_path(text: str) -> tuple[str, str, Path]:
     return name, decoding, Path(path)
 
 
-def bleu_cell(path: Path, baseline: str | None, alpha: float
-              ) -> tuple[float, float, bool]:
-    """(tokenized BLEU, p-value, significantly better than the baseline)."""
-    data = tables.load_json(path)
-    bleu = float(tables.get_key(data, "bleu_tok.score", path, number=True))
-    if baseline is None:
-        return bleu, math.nan, False
-    return bleu, *tables.significance(data, path, baseline, alpha)
+def bleu_cell(path: Path, seed_paths: list[Path], baseline: str | None,
+              alpha: float) -> dict:
+    """Tokenized BLEU over seeds, p-value and significance of one decoding."""
+    data = sd.load_aggregate(path)
+    if len(seed_paths) != len(data["seeds"]):
+        raise InputError(f"{len(seed_paths)} --seed-eval file(s), but it has seeds "
+                         f"{data['seeds']}", path)
+    runs = [{**tables.load_json(p), "_path": p} for p in seed_paths]
+    mean, spread, values = sd.seed_means(runs, ["bleu_tok.score"])["bleu_tok.score"]
+    p, sig = (math.nan, False) if baseline is None else \
+        sd.significance(data, path, baseline, alpha)
+    return {"bleu": mean, "sd": spread, "seeds": sd.joined(data["seeds"]),
+            "scores": sd.joined(f"{v:.4f}" for v in values), "p": p,
+            "significant": sig}
 
 
-def npmt_table(args: argparse.Namespace) -> pd.DataFrame:
-    """One row per model in --order: BLEU greedy / beam, significance, settings."""
-    cells: dict[tuple[str, str], tuple[float, float, bool]] = {}
+EMPTY = {"bleu": math.nan, "sd": math.nan, "seeds": "", "scores": "",
+         "p": math.nan, "significant": False}
+
+
+def npmt_cells(args: argparse.Namespace) -> dict[tuple[str, str], dict]:
+    """(model, decoding) -> its BLEU cell, from --eval and --seed-eval."""
+    seeds: dict[tuple[str, str], list[Path]] = {}
+    for name, decoding, path in args.seed_eval:
+        seeds.setdefault((name, decoding), []).append(path)
+    cells: dict[tuple[str, str], dict] = {}
     for name, decoding, path in args.eval:
         if name not in args.order:
             raise InputError(f"model {name!r} is not in --order", path)
         if (name, decoding) in cells:
             raise InputError(f"{name}:{decoding} given twice", "--eval")
-        cells[name, decoding] = bleu_cell(path, args.baseline, args.alpha)
+        cells[name, decoding] = bleu_cell(path, seeds.get((name, decoding), []),
+                                          args.baseline, args.alpha)
+    return cells
+
+
+def npmt_table(args: argparse.Namespace) -> pd.DataFrame:
+    """One row per model in --order: BLEU greedy / beam, significance, settings."""
+    cells = npmt_cells(args)
     labels = dict(args.decode)
     rows = []
     for model in args.order:
@@ -90,10 +115,21 @@ def npmt_table(args: argparse.Namespace) -> pd.DataFrame:
             raise InputError(f"no --eval given for model {model!r}", "--eval")
         row = {"model": model, "beam_search": labels.get(model, "")}
         for d in DECODINGS:
-            bleu, p, sig = cells.get((model, d), (math.nan, math.nan, False))
-            row.update({f"bleu_{d}": bleu, f"p_{d}": p, f"significant_{d}": sig})
+            cell = cells.get((model, d), EMPTY)
+            row.update({f"bleu_{d}": cell["bleu"], f"bleu_{d}_sd": cell["sd"],
+                        f"seeds_{d}": cell["seeds"], f"bleu_{d}_seeds": cell["scores"],
+                        f"p_{d}": cell["p"], f"significant_{d}": cell["significant"]})
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _seed_scores(row: pd.Series, d: str) -> str:
+    """A decoding's per-seed scores ("" where not decoded)."""
+    if not row[f"seeds_{d}"]:
+        return ""
+    seeds = [int(s) for s in str(row[f"seeds_{d}"]).split(";")]
+    return f"{d} " + sd.per_seed(seeds, [float(v) for v in
+                                         str(row[f"bleu_{d}_seeds"]).split(";")])
 
 
 def table_cells(row: pd.Series, baseline: str | None, mark: str) -> list[str]:
@@ -101,28 +137,35 @@ def table_cells(row: pd.Series, baseline: str | None, mark: str) -> list[str]:
     name = f"{row.model} (baseline)" if row.model == baseline else row.model
     out = [name]
     for d in DECODINGS:
-        bleu = row[f"bleu_{d}"]
-        out.append("–" if math.isnan(bleu) else
-                   f"{bleu:.2f}" + (mark if row[f"significant_{d}"] else ""))
-    return [*out, row.beam_search]
+        bleu, n = row[f"bleu_{d}"], len(str(row[f"seeds_{d}"]).split(";"))
+        out.append("–" if math.isnan(bleu) else sd.spread(bleu, row[f"bleu_{d}_sd"], n)
+                   + (mark if row[f"significant_{d}"] else ""))
+    out += [sd.p_cell(row[f"p_{d}"]) for d in DECODINGS]
+    seeds = "; ".join(c for c in (_seed_scores(row, d) for d in DECODINGS) if c)
+    return [*out, seeds, row.beam_search]
 
 
 def table_notes(args: argparse.Namespace) -> list[str]:
     """The lines under the table."""
     notes = [BLEU_NOTE, ("Greedy: the model's argmax (λ1 = λ2 = 0); beam: the "
-             "settings shown (Eq. 3 for NPMT rows).")]
+             "settings shown (Eq. 3 for NPMT rows)."),
+             "BLEU: mean ± sd over training seeds, or (1 seed)."]
     if args.baseline:
         notes.append(f"{tables.DAGGER} better than {args.baseline} with the same "
-                     f"decoding, p < {args.alpha:g} (paired bootstrap on "
-                     "detokenized BLEU).")
+                     f"decoding, p < {args.alpha:g} (approximate randomization on "
+                     "detokenized BLEU, stratified by seed pair, every seed of both).")
     return [*notes, *args.note]
+
+
+HEAD = ["model", "BLEU greedy", "BLEU beam", "p greedy", "p beam", "BLEU per seed",
+        "beam search"]
 
 
 def table_markdown(df: pd.DataFrame, args: argparse.Namespace) -> str:
     """Markdown of the NPMT table with its notes."""
-    head = ["model", "BLEU greedy", "BLEU beam", "beam search"]
     out = [f"# NPMT: BLEU with greedy and beam search ({args.testset})", "",
-           "| " + " | ".join(head) + " |", "| :--- | ---: | ---: | :--- |"]
+           "| " + " | ".join(HEAD) + " |",
+           "| :--- | ---: | ---: | ---: | ---: | :--- | :--- |"]
     out += ["| " + " | ".join(table_cells(r, args.baseline, tables.DAGGER)) + " |"
             for _, r in df.iterrows()]
     return "\n".join([*out, "", *table_notes(args), ""])
@@ -131,7 +174,7 @@ def table_markdown(df: pd.DataFrame, args: argparse.Namespace) -> str:
 # Characters the default LaTeX fonts lack, as commands (after escaping).
 LATEX_SYMBOLS = {"<": r"\textless{}", ">": r"\textgreater{}", "→": r"$\rightarrow$",
                  "≤": r"$\leq$", "λ": r"$\lambda$", "σ": r"$\sigma$", "–": "--",
-                 "•": r"$\bullet$", tables.DAGGER: r"$^\dagger$"}
+                 "•": r"$\bullet$", tables.DAGGER: r"$^\dagger$", "±": r"$\pm$"}
 
 
 def latex_text(text: str) -> str:
@@ -146,13 +189,13 @@ def markdown_cell(text: str) -> str:
 
 def table_latex(df: pd.DataFrame, args: argparse.Namespace) -> str:
     """LaTeX booktabs tabular of the NPMT table."""
-    out = [r"\begin{tabular}{lrrl}", r"\toprule",
-           r"model & BLEU greedy & BLEU beam & beam search \\", r"\midrule"]
+    out = [r"\begin{tabular}{lrrrrll}", r"\toprule",
+           " & ".join(HEAD) + r" \\", r"\midrule"]
     for _, r in df.iterrows():
         cells = table_cells(r, args.baseline, tables.DAGGER)
         out.append(" & ".join(latex_text(c) for c in cells) + r" \\")
     out.append(r"\bottomrule")
-    out += [rf"\multicolumn{{4}}{{l}}{{\footnotesize {latex_text(n)}}} \\"
+    out += [rf"\multicolumn{{{len(HEAD)}}}{{l}}{{\footnotesize {latex_text(n)}}} \\"
             for n in table_notes(args)]
     return "\n".join([*out, r"\end{tabular}", ""])
 
@@ -197,23 +240,30 @@ def simple_latex(df: pd.DataFrame, notes: list[str]) -> str:
 
 
 def sweep_table(args: argparse.Namespace) -> pd.DataFrame:
-    """Rows (test set, value) in the given order: model, BLEU greedy / beam."""
-    rows: dict[tuple[str, str], dict] = {}
+    """Rows (test set, value) in the given order: model, BLEU greedy / beam as
+    the mean (and sd) over the seeds' JSONs given."""
+    scores: dict[tuple[str, str], dict] = {}
     for value, decoding, path in args.eval:
         data = tables.load_json(path)
         testset = str(tables.get_key(data, "testset", path))
-        row = rows.setdefault((testset, value), {
-            "testset": testset, "value": value,
-            "model": str(tables.get_key(data, "system", path)),
-            **{f"bleu_{d}": math.nan for d in DECODINGS}})
-        if row["model"] != tables.get_key(data, "system", path):
+        model = str(tables.get_key(data, "system", path))
+        row = scores.setdefault((testset, value), {
+            "testset": testset, "value": value, "model": model,
+            **{d: [] for d in DECODINGS}})
+        if row["model"] != model:
             raise InputError(f"value {value} is model {row['model']!r} elsewhere",
                              path)
-        if not math.isnan(row[f"bleu_{decoding}"]):
-            raise InputError(f"{value}:{decoding} on {testset} given twice", path)
-        row[f"bleu_{decoding}"] = float(
-            tables.get_key(data, "bleu_tok.score", path, number=True))
-    return pd.DataFrame(list(rows.values()))
+        row[decoding].append(float(
+            tables.get_key(data, "bleu_tok.score", path, number=True)))
+    rows = []
+    for row in scores.values():
+        out = {k: row[k] for k in ("testset", "value", "model")}
+        for d in DECODINGS:
+            mean, spread = sd.mean_sd(row[d]) if row[d] else (math.nan, math.nan)
+            out.update({f"bleu_{d}": mean, f"bleu_{d}_sd": spread,
+                        f"seeds_{d}": len(row[d])})
+        rows.append(out)
+    return pd.DataFrame(rows)
 
 
 def sweep_display(df: pd.DataFrame, base: str) -> pd.DataFrame:
@@ -222,8 +272,8 @@ def sweep_display(df: pd.DataFrame, base: str) -> pd.DataFrame:
         "test set": df["testset"], "value": df["value"],
         "model": [f"{m} (base)" if m == base else m for m in df["model"]]})
     for d in DECODINGS:
-        shown[f"BLEU {d}"] = ["–" if math.isnan(b) else f"{b:.2f}"
-                              for b in df[f"bleu_{d}"]]
+        shown[f"BLEU {d}"] = [sd.spread(b, s, n) for b, s, n in zip(
+            df[f"bleu_{d}"], df[f"bleu_{d}_sd"], df[f"seeds_{d}"], strict=True)]
     return shown
 
 
@@ -232,7 +282,8 @@ def run_sweep(args: argparse.Namespace) -> None:
     df = sweep_table(args)
     shown = sweep_display(df, args.base)
     notes = [BLEU_NOTE, (f"Each value trains a copy of {args.base} with {args.key} "
-             "set to it; greedy and beam search as in the NPMT table.")]
+             "set to it; greedy and beam search as in the NPMT table; mean ± sd "
+             "over training seeds, or (1 seed).")]
     write_outputs(simple_markdown(shown, f"Sweep {args.name}: {args.key}", notes),
                   simple_latex(shown, notes), df, args)
 
@@ -250,7 +301,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="table", required=True)
     t = sub.add_parser("table", help="BLEU greedy / beam (Tables 1, 3, 5)")
     t.add_argument("--eval", type=decoding_path, nargs="+", required=True,
-                   metavar="MODEL:DECODING=FILE", help="BLEU JSON of each decoding")
+                   metavar="MODEL:DECODING=FILE",
+                   help="all-seed BLEU JSON (multiseed) of each decoding")
+    t.add_argument("--seed-eval", type=decoding_path, nargs="+", required=True,
+                   metavar="MODEL:DECODING=FILE",
+                   help="BLEU JSON (bleu) of each decoding, once per seed in order")
     t.add_argument("--decode", type=named_text, nargs="*", default=[],
                    metavar="MODEL=TEXT", help="beam-search settings of each row")
     t.add_argument("--baseline", help="model of the significance tests")
@@ -265,7 +320,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--key", required=True, help="the config key varied")
     s.add_argument("--base", required=True, help="the sweep's base model")
     s.add_argument("--eval", type=decoding_path, nargs="+", required=True,
-                   metavar="VALUE:DECODING=FILE", help="BLEU JSON of each point")
+                   metavar="VALUE:DECODING=FILE",
+                   help="BLEU JSON of each point, once per seed")
     add_outputs(s)
     s.set_defaults(build=run_sweep)
     return p

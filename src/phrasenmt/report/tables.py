@@ -1,14 +1,16 @@
 """Report tables (Markdown, LaTeX booktabs, CSV) from evaluation JSONs.
 
-``main``: one row per (model, test set) with detokenized and tokenized BLEU,
-chrF, parameters and training time; a dagger marks systems whose detokenized
-BLEU is higher than the baseline's with paired-bootstrap p < alpha.
+``main``: one row per (model, test set): detokenized BLEU as the mean over
+training seeds with its sd (or "(1 seed)"), each seed's score, the p-value of
+the all-seed test against the baseline (``phrasenmt.evaluate.multiseed``:
+approximate randomization stratified by seed pair), tokenized BLEU and chrF
+(means over seeds), parameters and training time (mean over seeds); a dagger
+marks systems whose mean BLEU is higher than the baseline's with p < alpha.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,52 +19,21 @@ import pandas as pd
 
 from phrasenmt.cli import ArgumentParser, alpha_level, output_file
 from phrasenmt.evaluate.length import named_path
-from phrasenmt.io import InputError, atomic_open, read_json, run_cli
+from phrasenmt.io import InputError, atomic_open, run_cli
+from phrasenmt.report import seeds as sd
+from phrasenmt.report.json_fields import get_key, load_json
 from phrasenmt.report.style import parse_order
 
+__all__ = ["get_key", "load_json", "parse_order"]  # re-exported for other tables
+
 DAGGER = "†"
-MAIN_COLUMNS = ["model", "testset", "bleu", "bleu_tok", "chrf", "params_m",
+MAIN_COLUMNS = ["model", "testset", "seeds", "bleu", "bleu_sd", "bleu_seeds",
+                "bleu_tok", "bleu_tok_sd", "chrf", "chrf_sd", "params_m",
                 "train_seconds", "p_value", "significant"]
-HEADERS = ["model", "BLEU (detok)", "BLEU (tok)", "chrF", "params (M)",
-           "train time (h:mm:ss)"]
+HEADERS = ["model", "BLEU (detok)", "BLEU per seed", "p", "BLEU (tok)", "chrF",
+           "params (M)", "train time (h:mm:ss)"]
 DEFAULT_TIME_KEY = "train_seconds"
-
-
-def load_json(path: Path) -> dict[str, Any]:
-    """Read a JSON object; a missing file or bad JSON raises naming the file."""
-    data = read_json(path)
-    if not isinstance(data, dict):
-        raise InputError("expected a JSON object", path)
-    return data
-
-
-def get_key(data: dict[str, Any], key: str, path: Path, number: bool = False
-            ) -> Any:
-    """Value at a dotted key; missing (or non-numeric when `number`) raises."""
-    value: Any = data
-    for part in key.split("."):
-        if not isinstance(value, dict) or part not in value:
-            raise InputError(f"missing key {key!r}", path)
-        value = value[part]
-    if number and (isinstance(value, bool) or not isinstance(value, int | float)):
-        raise InputError(f"key {key!r} is not a number: {value!r}", path)
-    return value
-
-
-def significance(data: dict[str, Any], path: Path, baseline: str, alpha: float
-                 ) -> tuple[float, bool]:
-    """(p-value, better-and-significant) of one evaluation against the baseline."""
-    sig = get_key(data, "significance", path)
-    if sig is None:
-        return math.nan, False
-    named = get_key(data, "significance.baseline", path)
-    if named != baseline:
-        raise InputError(f"key 'significance.baseline' is {named!r} but "
-                         f"--baseline is {baseline!r}", path)
-    p = get_key(data, "significance.p_value", path, number=True)
-    better = (get_key(data, "significance.system_score", path, number=True)
-              > get_key(data, "significance.baseline_score", path, number=True))
-    return float(p), bool(better and p < alpha)
+SCORE_TOLERANCE = 0.01  # a seed's BLEU in both JSONs (sacreBLEU, same statistics)
 
 
 def summary_fields(path: Path, time_key: str) -> tuple[float, float]:
@@ -73,29 +44,55 @@ def summary_fields(path: Path, time_key: str) -> tuple[float, float]:
     return params / 1e6, float(seconds)
 
 
-def main_row(path: Path, summaries: dict[str, Path], args: argparse.Namespace
-             ) -> list[Any]:
-    """One row of the main table from an evaluation JSON."""
-    data = load_json(path)
-    model = get_key(data, "system", path)
+def summaries_fields(paths: Sequence[Path], time_key: str) -> tuple[float, float]:
+    """(parameters in millions, mean training seconds) over the seeds' summaries."""
+    fields = [summary_fields(p, time_key) for p in paths]
+    return fields[0][0], sd.mean_sd([t for _, t in fields])[0]
+
+
+def seed_runs(groups: dict, data: dict[str, Any], path: Path) -> list[dict]:
+    """The per-seed JSONs of an all-seed evaluation, checked against its scores."""
+    key = (data["system"], data["testset"])
+    runs = groups.get(key, [])
+    if len(runs) != len(data["seeds"]):
+        raise InputError(f"{len(runs)} --seed-eval file(s) for model {key[0]!r} on "
+                         f"{key[1]!r}, but it has seeds {data['seeds']}", path)
+    for run, score in zip(runs, data["scores"], strict=True):
+        own = float(get_key(run, "bleu.score", run["_path"], number=True))
+        if abs(own - float(score)) > SCORE_TOLERANCE:
+            raise InputError(f"key 'bleu.score' is {own}, but {path} gives this "
+                             f"seed {score} (seed files out of order?)", run["_path"])
+    return runs
+
+
+def main_row(path: Path, groups: dict, summaries: dict[str, list[Path]],
+             args: argparse.Namespace) -> list[Any]:
+    """One row of the main table from an all-seed evaluation and its seeds' JSONs."""
+    data = sd.load_aggregate(path)
+    model = data["system"]
     if model not in args.order:
         raise InputError(f"key 'system' is {model!r}, which is not in --order", path)
     if model not in summaries:
         raise InputError(f"no --summary given for model {model!r}", path)
-    params_m, seconds = summary_fields(summaries[model], args.time_key)
-    p_value, marked = significance(data, path, args.baseline, args.alpha)
-    scores = [get_key(data, f"{k}.score", path, number=True)
-              for k in ("bleu", "bleu_tok", "chrf")]
-    return [model, get_key(data, "testset", path), *scores, params_m, seconds,
-            p_value, marked]
+    params_m, seconds = summaries_fields(summaries[model], args.time_key)
+    p_value, marked = sd.significance(data, path, args.baseline, args.alpha)
+    means = sd.seed_means(seed_runs(groups, data, path), ["bleu_tok.score",
+                                                          "chrf.score"])
+    bleu, bleu_sd = sd.mean_sd(data["scores"])
+    return [model, data["testset"], sd.joined(data["seeds"]), bleu, bleu_sd,
+            sd.joined(f"{v:.4f}" for v in data["scores"]),
+            *means["bleu_tok.score"][:2], *means["chrf.score"][:2], params_m,
+            seconds, p_value, marked]
 
 
-def main_table(evals: Sequence[Path], summaries: dict[str, Path],
-               args: argparse.Namespace) -> pd.DataFrame:
+def main_table(evals: Sequence[Path], seed_evals: Sequence[Path],
+               summaries: dict[str, list[Path]], args: argparse.Namespace
+               ) -> pd.DataFrame:
     """The main results table, ordered by test set (as given) and model order."""
+    groups = sd.group_seed_evals(seed_evals)
     rows, seen = [], {}
     for path in evals:
-        row = main_row(path, summaries, args)
+        row = main_row(path, groups, summaries, args)
         if (row[0], row[1]) in seen:
             raise InputError(f"model {row[0]!r} on testset {row[1]!r} is also in "
                              f"{seen[row[0], row[1]]}", path)
@@ -118,15 +115,22 @@ def format_time(seconds: float) -> str:
 def display_cells(row: pd.Series, baseline: str, mark: str) -> list[str]:
     """The formatted cells of one table row; `mark` follows a significant BLEU."""
     name = f"{row.model} (baseline)" if row.model == baseline else row.model
-    bleu = f"{row.bleu:.2f}" + (mark if row.significant else "")
-    return [name, bleu, f"{row.bleu_tok:.2f}", f"{row.chrf:.2f}",
-            f"{row.params_m:.2f}", format_time(row.train_seconds)]
+    seeds = [int(s) for s in str(row.seeds).split(";")]
+    scores = [float(v) for v in str(row.bleu_seeds).split(";")]
+    bleu = sd.spread(row.bleu, row.bleu_sd, len(seeds))
+    bleu += mark if row.significant else ""
+    return [name, bleu, sd.per_seed(seeds, scores), sd.p_cell(row.p_value),
+            sd.spread(row.bleu_tok, row.bleu_tok_sd, len(seeds)),
+            sd.spread(row.chrf, row.chrf_sd, len(seeds)), f"{row.params_m:.2f}",
+            format_time(row.train_seconds)]
 
 
 def note(baseline: str, alpha: float) -> str:
     """The one-line explanation of the significance mark."""
-    return (f"{DAGGER} detokenized BLEU better than the baseline ({baseline}) with "
-            f"p < {alpha:g} (sacreBLEU paired bootstrap resampling).")
+    return (f"{DAGGER} mean detokenized BLEU better than the baseline ({baseline}) "
+            f"with p < {alpha:g}. Scores: mean ± sd over training seeds, or "
+            "(1 seed); p: approximate randomization over test sentences, "
+            "stratified by seed pair, using every seed of both systems.")
 
 
 def to_markdown(df: pd.DataFrame, baseline: str, alpha: float) -> str:
@@ -158,7 +162,8 @@ def to_latex(df: pd.DataFrame, baseline: str, alpha: float) -> str:
         out += [r"\midrule",
                 rf"\multicolumn{{{n}}}{{l}}{{\textit{{{latex_escape(testset)}}}}} \\"]
         for row in group.itertuples():
-            cells = [latex_escape(c) for c in display_cells(row, baseline, "")]
+            cells = [latex_escape(c).replace("±", r"$\pm$")
+                     for c in display_cells(row, baseline, "")]
             if row.significant:
                 cells[1] += r"$^\dagger$"
             out.append(" & ".join(cells) + r" \\")
@@ -177,12 +182,8 @@ def write_text(path: Path, text: str) -> None:
 
 def run_main(args: argparse.Namespace) -> None:
     """Build the main results table and write Markdown, LaTeX and CSV."""
-    summaries: dict[str, Path] = {}
-    for name, path in args.summary:
-        if name in summaries:
-            raise InputError(f"model {name!r} given twice in --summary", path)
-        summaries[name] = path
-    df = main_table(args.eval, summaries, args)
+    summaries = sd.named_lists(args.summary)
+    df = main_table(args.eval, args.seed_eval, summaries, args)
     write_text(args.out_md, to_markdown(df, args.baseline, args.alpha))
     write_text(args.out_tex, to_latex(df, args.baseline, args.alpha))
     with atomic_open(args.out_csv) as fh:
@@ -196,9 +197,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="table", required=True)
     m = sub.add_parser("main", help="main results: BLEU, chrF, size, time")
     m.add_argument("--eval", type=Path, nargs="+", required=True,
-                   help="evaluation JSONs from phrasenmt.evaluate.bleu")
+                   help="all-seed evaluation JSONs from phrasenmt.evaluate.multiseed")
+    m.add_argument("--seed-eval", type=Path, nargs="+", required=True,
+                   help="each seed's JSON from phrasenmt.evaluate.bleu, in the "
+                        "seed order of the all-seed JSON")
     m.add_argument("--summary", type=named_path, nargs="+", required=True,
-                   metavar="NAME=FILE", help="training summary.json of each model")
+                   metavar="NAME=FILE",
+                   help="training summary.json of each model, once per seed")
     m.add_argument("--baseline", required=True, help="name of the baseline model")
     m.add_argument("--order", type=parse_order, required=True,
                    help="comma-separated model order of the rows")
