@@ -7,8 +7,8 @@ reads. Per-seed runs follow the seeds layout (issue 13):
     results/{dataset}/translations/{model}/seed{seed}/{testset}.txt | .tok
     results/{dataset}/discourse/align/{testset}/{model}/seed{seed}.align
 
-Lingeval97 pair scores exist once per model (the workflow scores the first
-seed's model), so agreement claims see one seed and their rows say so.
+Paths come from phrasenmt.workflow_runs where it has them; every kind is read
+for every seed of the model.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import shlex
 
 from phrasenmt import workflow as wf
+from phrasenmt import workflow_runs as runs
 from phrasenmt.report.claim_checks import RUN_KINDS
 from phrasenmt.report.claims import load_claims
 from phrasenmt.workflow_discourse import reference_alignment
@@ -25,27 +26,23 @@ EXTS = ("md", "tex", "csv")
 
 
 def model_seeds(config: dict, model: str) -> list[int]:
-    """Training seeds of a model: its own `seeds`, its checkpoint's, or global."""
-    entry = config["models"][model]
-    if entry.get("seeds"):
-        return list(entry["seeds"])
-    owner = entry.get("checkpoint_of")
-    return model_seeds(config, owner) if owner else list(config.get("seeds", [1]))
+    """Training seeds of a model (phrasenmt.workflow_runs.seeds)."""
+    return runs.seeds(config, model)
 
 
 def run_file(config: dict, dataset: str, model: str, seed: int, kind: str) -> str:
     """The file of one kind (RUN_KINDS) of one training run on the first test set."""
     testset = wf.testsets(config, dataset)[0]
-    if kind == "lingeval":  # scored once per model (its first seed)
-        return f"results/{dataset}/lingeval/scores/{model}.txt"
+    if kind == "lingeval":
+        return f"results/{dataset}/lingeval/scores/{model}/seed{seed}.txt"
     if kind == "summary":  # an NPMT+LM row's run is its checkpoint's
         owner = wf.checkpoint_owner(config, model)
-        return f"results/{dataset}/models/{owner}/seed{seed}/summary.json"
+        return runs.run_file(dataset, owner, seed, "summary.json")
     if kind == "align":
         return (f"results/{dataset}/discourse/align/{testset}/{model}/"
                 f"seed{seed}.align")
     ext = {"hyp": "txt", "hyp_tok": "tok"}[kind]
-    return f"results/{dataset}/translations/{model}/seed{seed}/{testset}.{ext}"
+    return runs.hyp_file(dataset, model, seed, testset, ext)
 
 
 def _available(config: dict, dataset: str, kind: str) -> set[str]:
@@ -71,9 +68,8 @@ def run_kinds(config: dict, dataset: str) -> dict[str, list[str]]:
 
 
 def run_seeds(config: dict, model: str, kind: str) -> list[int]:
-    """Seeds whose files of this kind exist: all, or the first (lingeval)."""
-    seeds = model_seeds(config, model)
-    return seeds[:1] if kind == "lingeval" else seeds
+    """Seeds whose files of this kind the claims table reads: all of them."""
+    return model_seeds(config, model)
 
 
 def dataset_files(config: dict, dataset: str) -> dict[str, str]:
@@ -118,11 +114,7 @@ def claims_args(config: dict, dataset: str) -> str:
 
 
 def claims_targets(config: dict, dataset: str) -> list[str]:
-    """The claims table of a dataset with models.
-
-    Transitional: the per-seed runs it reads come with the `seeds` config key
-    (issue 13); a configuration without it has no per-seed files to read.
-    """
-    if "seeds" not in config or not wf.models(config, dataset):
+    """The claims table of a dataset with models."""
+    if not wf.models(config, dataset):
         return []
     return [f"results/{dataset}/report/claims.{ext}" for ext in EXTS]
