@@ -87,8 +87,8 @@ def test_family_tables_average_the_seeds(tmp_path: Path):
     assert row["BLEU sd"] == pytest.approx(2 ** 0.5)
     fert = [tmp_path / f"f{i}.tsv" for i in (1, 2)]
     for path, f1 in zip(fert, (0.5, 0.7), strict=True):
-        path.write_text("system\tclasses\tclass\tprecision\trecall\tf1\tsupport\n"
-                        f"a\t2\tphrase\t0.5\t0.5\t{f1}\t10\n")
+        path.write_text("system\tlabels\tclasses\tclass\tprecision\trecall\tf1\tsupport\n"
+                        f"a\taligner\t2\tphrase\t0.5\t0.5\t{f1}\t10\n")
     frow = tables.fertility_table(fert, ["a"]).iloc[0]
     assert frow["f1"] == pytest.approx(0.6) and frow["seeds"] == 2
 

@@ -25,7 +25,7 @@ def test_model_seeds_global_own_and_checkpoint_owner():
     assert wfc.model_seeds(config, "transformer") == [1, 2, 3]
     assert wfc.model_seeds(config, "npmt") == [4, 5]
     assert wfc.model_seeds(config, "npmt_lm") == [4, 5]  # checkpoint_of npmt
-    del config["seeds"]
+    config["seeds"] = [1]
     assert wfc.model_seeds(config, "transformer") == [1]
 
 
@@ -42,16 +42,16 @@ def test_inputs_follow_the_seed_layout_and_args_parse():
     assert args.direction == "en-de" and args.synthetic
     runs = {(r[0], r[1]): r[2:] for r in args.run}
     assert runs["pr_max_attn_ta", "2"] == [
-        "hyp=results/synthetic_en_de/translations/pr_max_attn_ta/seed2/test.txt"]
-    assert runs["pr_max_attn_ta", "1"][-1] == (
-        "lingeval=results/synthetic_en_de/lingeval/scores/pr_max_attn_ta.txt")
+        "hyp=results/synthetic_en_de/translations/pr_max_attn_ta/seed2/test.txt",
+        "lingeval=results/synthetic_en_de/lingeval/scores/pr_max_attn_ta/seed2.txt"]
     han = dict(spec.split("=") for spec in runs["han_enc_dec", "3"])
     assert han["align"].endswith("align/test/han_enc_dec/seed3.align")
 
 
-def test_targets_only_with_the_seeds_key():
+def test_targets_for_every_dataset_with_models():
     config = seeded_config()
     assert wfc.claims_targets(config, "synthetic_en_de") == [
         f"results/synthetic_en_de/report/claims.{e}" for e in ("md", "tex", "csv")]
-    del config["seeds"]
+    for entry in config["models"].values():
+        entry["datasets"] = ["synthetic_de_en"]
     assert wfc.claims_targets(config, "synthetic_en_de") == []
