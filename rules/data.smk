@@ -20,7 +20,7 @@ rule synthetic:
     conda:
         "../envs/phrasenmt.yaml"
     shell:
-        "python -m phrasenmt.data.synthetic --outdir results/{wildcards.dataset}/raw "
+        "python -m phrasenmt.synthetic --outdir results/{wildcards.dataset}/raw "
         "{params.args} > {log} 2>&1"
 
 

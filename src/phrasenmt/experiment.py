@@ -110,7 +110,7 @@ def _check_stopwords(key: str, lang: str) -> None:
 
 def _check_synthetic(key: str, ds: dict) -> None:
     """The generator's direction, document lengths and rate names."""
-    from phrasenmt.data.synthetic_clause import GrammarConfig
+    from phrasenmt.synthetic.clause import GrammarConfig
 
     direction = f"{ds['src']}-{ds['tgt']}"
     if direction not in SYNTHETIC_DIRECTIONS:

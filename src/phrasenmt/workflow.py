@@ -100,7 +100,7 @@ def model_spec(config: dict, model: str) -> str:
 
 
 def synthetic_args(config: dict, dataset: str) -> str:
-    """Command-line options of `phrasenmt.data.synthetic` for a dataset."""
+    """Command-line options of `phrasenmt.synthetic` for a dataset."""
     ds = config["datasets"][dataset]
     syn = ds["synthetic"]
     args = ["--seed", config["seed"], "--direction", f"{ds['src']}-{ds['tgt']}",

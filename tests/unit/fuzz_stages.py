@@ -98,7 +98,7 @@ def build(root: Path) -> None:
 
 TEXT = "--pretokenized --src-lang en --tgt-lang de"
 STAGES = [
-    Stage("synthetic", "phrasenmt.data.synthetic",
+    Stage("synthetic", "phrasenmt.synthetic.corpus",
           "--outdir {o}/raw/ --train-size 150 --dev-size 12 --test-size 12 "
           "--agreement-items-per-bin 1 --max-doc-sentences 4",
           ints={"--train-size": 1, "--dev-size": 1, "--seed": 0,

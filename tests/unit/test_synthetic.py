@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from phrasenmt.data import lexicon
-from phrasenmt.data import synthetic_german as german
-from phrasenmt.data.synthetic import build_corpus, main
-from phrasenmt.data.synthetic_clause import GrammarConfig
-from phrasenmt.data.synthetic_docs import Limits
 from phrasenmt.io import InputError
+from phrasenmt.synthetic import german, lexicon
+from phrasenmt.synthetic.clause import GrammarConfig
+from phrasenmt.synthetic.corpus import build_corpus, main
+from phrasenmt.synthetic.documents import Limits
 
 PUNCT = {".", ","}
 FILES = ("en", "de", "docs", "trees", "align")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from phrasenmt.data.lexicon_multiword import COMPOUNDS, EXPRESSIONS
-from phrasenmt.data.lexicon_nouns import NOUNS
-from phrasenmt.data.lexicon_words import (
+from phrasenmt.synthetic.lexicon_multiword import COMPOUNDS, EXPRESSIONS
+from phrasenmt.synthetic.lexicon_nouns import NOUNS
+from phrasenmt.synthetic.lexicon_words import (
     ADJECTIVES,
     ADVERBS,
     NUMERALS,

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from phrasenmt.data import synthetic_german as german
-from phrasenmt.data.lexicon import Word
-from phrasenmt.data.synthetic_clause import (
+from phrasenmt.synthetic import german
+from phrasenmt.synthetic.clause import (
     ACC_DEF,
     ACC_INDEF,
     ADJUNCT,
@@ -21,14 +20,15 @@ from phrasenmt.data.synthetic_clause import (
     make_clause,
     realize,
 )
-from phrasenmt.data.synthetic_phrases import (
+from phrasenmt.synthetic.lexicon import Word
+from phrasenmt.synthetic.phrases import (
     Mention,
     Phrase,
     noun_phrase,
     prep_phrase,
     pronoun_phrase,
 )
-from phrasenmt.data.synthetic_tree import De, Leaf, Node
+from phrasenmt.synthetic.tree import De, Leaf, Node
 
 
 def _wrap(leaf: Leaf) -> Node:

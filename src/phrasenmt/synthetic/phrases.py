@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from phrasenmt.data import synthetic_german as german
-from phrasenmt.data.lexicon import Noun, Word
-from phrasenmt.data.synthetic_tree import De, Leaf, Node, PronounUse
+from phrasenmt.synthetic import german
+from phrasenmt.synthetic.lexicon import Noun, Word
+from phrasenmt.synthetic.tree import De, Leaf, Node, PronounUse
 
 if TYPE_CHECKING:
-    from phrasenmt.data.synthetic_clause import Builder
+    from phrasenmt.synthetic.clause import Builder
 
 _EN_POSSESSIVE = (("my", "mein"), ("our", "unser"))
 

@@ -6,8 +6,8 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
-from phrasenmt.data.synthetic_args import adverbial
-from phrasenmt.data.synthetic_clause import (
+from phrasenmt.synthetic.arguments import adverbial
+from phrasenmt.synthetic.clause import (
     ADV,
     Builder,
     Clause,
@@ -17,8 +17,8 @@ from phrasenmt.data.synthetic_clause import (
     make_clause,
     realize,
 )
-from phrasenmt.data.synthetic_phrases import Mention, pronoun_phrase
-from phrasenmt.data.synthetic_tree import PUNCT, De, Node, Sentence, finish
+from phrasenmt.synthetic.phrases import Mention, pronoun_phrase
+from phrasenmt.synthetic.tree import PUNCT, De, Node, Sentence, finish
 
 
 @dataclass(frozen=True)

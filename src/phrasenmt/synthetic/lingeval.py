@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from phrasenmt.data.synthetic_clause import GrammarConfig, Pools
-from phrasenmt.data.synthetic_docs import Limits, distance, make_sentence
-from phrasenmt.data.synthetic_tree import Sentence
+from phrasenmt.synthetic.clause import GrammarConfig, Pools
+from phrasenmt.synthetic.documents import Limits, distance, make_sentence
+from phrasenmt.synthetic.tree import Sentence
 
 MAX_BIN = 15
 

@@ -5,7 +5,7 @@ Writes, per split, tokenized ``.en``/``.de`` text, ``.docs`` (document ids),
 alignments, source-target of --direction), plus ``test.lingeval.json`` and
 ``stats.json``. The same seed gives byte-identical files.
 
-    python -m phrasenmt.data.synthetic --outdir DIR --seed 1 \\
+    python -m phrasenmt.synthetic --outdir DIR --seed 1 \\
         --train-size 40000 --dev-size 1000 --test-size 1000 --direction en-de
 """
 
@@ -26,12 +26,12 @@ from phrasenmt.cli import (
     positive_int,
     rate,
 )
-from phrasenmt.data import lexicon
-from phrasenmt.data.synthetic_clause import RATE_HELP, GrammarConfig, Pools
-from phrasenmt.data.synthetic_docs import Limits, document
-from phrasenmt.data.synthetic_lingeval import bin_counts, split_items, targeted_items
-from phrasenmt.data.synthetic_tree import Sentence
 from phrasenmt.io import InputError, atomic_open, run_cli, write_lines
+from phrasenmt.synthetic import lexicon
+from phrasenmt.synthetic.clause import RATE_HELP, GrammarConfig, Pools
+from phrasenmt.synthetic.documents import Limits, document
+from phrasenmt.synthetic.lingeval import bin_counts, split_items, targeted_items
+from phrasenmt.synthetic.tree import Sentence
 
 SPLITS = ("train", "dev", "test")
 Entries = list[tuple[str, Sentence]]
@@ -160,7 +160,7 @@ def build_corpus(outdir: Path, seed: int, sizes: dict[str, int], direction: str,
 
 def parser() -> argparse.ArgumentParser:
     """Command-line interface."""
-    p = ArgumentParser(prog="python -m phrasenmt.data.synthetic",
+    p = ArgumentParser(prog="python -m phrasenmt.synthetic",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("--outdir", type=output_dir, required=True,
                    help="output folder (created)")

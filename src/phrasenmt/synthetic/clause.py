@@ -9,10 +9,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field, replace
 
-from phrasenmt.data import synthetic_german as german
-from phrasenmt.data.lexicon import CLASSES, Lexicon, Noun, Verb, Word
-from phrasenmt.data.synthetic_phrases import Mention, Phrase, noun_phrase
-from phrasenmt.data.synthetic_tree import Agreement, De, Leaf, Node, PronounUse
+from phrasenmt.synthetic import german
+from phrasenmt.synthetic.lexicon import CLASSES, Lexicon, Noun, Verb, Word
+from phrasenmt.synthetic.phrases import Mention, Phrase, noun_phrase
+from phrasenmt.synthetic.tree import Agreement, De, Leaf, Node, PronounUse
 
 COPULA = Verb((("be", "VB"),), "ist", "sind", "", "cop", False, None, CLASSES, "-")
 WRAP = {"RP": "PRT", "JJ": "ADJP", "VBN": "VP", "NN": "NP", "RB": "ADVP"}
@@ -207,7 +207,7 @@ def make_clause(s: Builder, depth: int, subj: Phrase | None = None, gap: str = "
 
     `obj` makes the object a pronoun for an earlier mention.
     """
-    from phrasenmt.data.synthetic_args import add_adverbials, add_arguments
+    from phrasenmt.synthetic.arguments import add_adverbials, add_arguments
 
     obj_cls = head.cls if gap == "obj" else obj.noun.cls if obj is not None else None
     known = head.cls if gap == "subj" else subj.cls if subj is not None else None
