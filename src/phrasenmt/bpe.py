@@ -16,7 +16,14 @@ from unittest import mock
 from subword_nmt import apply_bpe, learn_bpe
 
 from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file, positive_int
-from phrasenmt.io import InputError, read_lines, run_cli, write_all, write_lines
+from phrasenmt.io import (
+    InputError,
+    read_lines,
+    read_nonempty_lines,
+    run_cli,
+    write_all,
+    write_lines,
+)
 
 SEPARATOR = "@@"
 _BPE_MARK = re.compile(r"@@( |$)")
@@ -84,7 +91,7 @@ def vocabulary_lines(counts: Counter) -> list[str]:
 def read_vocabulary(path: Path, threshold: int | None) -> set[str]:
     """Subwords whose count in a vocabulary file is at least threshold."""
     vocab = set()
-    for n, line in enumerate(read_lines(path), start=1):
+    for n, line in enumerate(read_nonempty_lines(path, "subwords"), start=1):
         parts = line.split(" ")
         if len(parts) != 2 or not parts[0] or not _COUNT.fullmatch(parts[1]):
             raise InputError("expected 'SUBWORD COUNT' (count in ASCII digits)",
@@ -109,13 +116,18 @@ def read_codes(path: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def learning_text(path: Path) -> list[str]:
+    """Lines of one side's training text; a side without a word raises."""
+    lines = read_nonempty_lines(path, "words to learn BPE from")
+    if not any(line.split() for line in lines):
+        raise InputError("no words to learn BPE from (only blank lines)", path)
+    return lines
+
+
 def learn(args: argparse.Namespace) -> None:
     """Learn joint codes on src+tgt and write per-side BPE vocabularies."""
-    src, tgt = read_lines(args.src), read_lines(args.tgt)
+    src, tgt = learning_text(args.src), learning_text(args.tgt)
     counts = word_counts(src) + word_counts(tgt)
-    if not counts:
-        raise InputError(f"no words to learn BPE from (and none in {args.tgt})",
-                         args.src)
     codes = learn_codes(counts, args.merges, args.min_frequency)
     merges = codes.count("\n") - 1  # the first line is '#version: 0.2'
     if merges == 0:
@@ -141,7 +153,8 @@ def subword_vocabulary(seg: Segmenter, lines: list[str]) -> list[str]:
 def vocab(args: argparse.Namespace) -> None:
     """Write the BPE vocabulary of one tokenized file under given codes."""
     seg = Segmenter(read_codes(args.codes), where=args.codes)
-    write_lines(args.out, subword_vocabulary(seg, read_lines(getattr(args, "in"))))
+    text = read_nonempty_lines(getattr(args, "in"), "text to count subwords in")
+    write_lines(args.out, subword_vocabulary(seg, text))
 
 
 def apply(args: argparse.Namespace) -> None:
@@ -149,7 +162,10 @@ def apply(args: argparse.Namespace) -> None:
     codes = read_codes(args.codes)
     vocab = read_vocabulary(args.vocab, args.threshold) if args.vocab else None
     seg = Segmenter(codes, vocab, args.codes)
-    write_lines(args.out, [seg.line(line) for line in read_lines(getattr(args, "in"))])
+    # every file BPE is applied to is a real split or item set; an empty one
+    # means an earlier step lost the data, so it stops here, not in training
+    text = read_nonempty_lines(getattr(args, "in"), "text to segment")
+    write_lines(args.out, [seg.line(line) for line in text])
 
 
 def build_parser() -> argparse.ArgumentParser:

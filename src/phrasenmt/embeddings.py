@@ -41,7 +41,14 @@ from phrasenmt.cli import (
     output_file,
     positive_int,
 )
-from phrasenmt.io import InputError, atomic_open, atomic_path, read_lines, run_cli
+from phrasenmt.io import (
+    InputError,
+    atomic_open,
+    atomic_path,
+    read_lines,
+    read_nonempty_lines,
+    run_cli,
+)
 from phrasenmt.phrases import Phrase, read_phrase_list
 
 JOINER = "_"
@@ -77,19 +84,22 @@ class PhraseIndex:
         return 1
 
 
-def concat_lines(paths: list[str], index: PhraseIndex) -> Iterable[str]:
-    """Rewritten lines of every input file, in order."""
-    for path in paths:
-        for line in read_lines(path):
+def concat_lines(texts: list[list[str]], index: PhraseIndex) -> Iterable[str]:
+    """Rewritten lines of every input text, in order."""
+    for lines in texts:
+        for line in lines:
             yield " ".join(index.rewrite(line.split()))
 
 
 def run_concat(args: argparse.Namespace) -> None:
     """The `concat` subcommand."""
     index = PhraseIndex(read_phrase_list(args.phrases) if args.phrases else [])
-    paths = [args.text] + ([args.extra_mono] if args.extra_mono else [])
+    # every input is read (and checked) before the output's folder is made
+    texts = [read_nonempty_lines(args.text, "training text for fastText")]
+    if args.extra_mono:
+        texts.append(read_lines(args.extra_mono))
     with atomic_open(args.out) as fh:
-        for line in concat_lines(paths, index):
+        for line in concat_lines(texts, index):
             fh.write(line + "\n")
 
 

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -88,6 +88,15 @@ def read_lines(path: str | os.PathLike, allow_empty: bool = True,
     return lines
 
 
+def read_nonempty_lines(path: str | os.PathLike, what: str = "lines",
+                        **kwargs) -> list[str]:
+    """`read_lines`, but a file without a line raises ("the file is empty: no ...")."""
+    lines = read_lines(path, **kwargs)
+    if not lines:
+        raise InputError(f"the file is empty: no {what}", path)
+    return lines
+
+
 def read_text(path: str | os.PathLike) -> str:
     """A whole UTF-8 text file (JSON, YAML, ...), checked line by line as above."""
     return "".join(line + "\n" for line in read_lines(path))
@@ -110,6 +119,29 @@ def parse_json(text: str, path: str | os.PathLike, line: int | None = None) -> A
 def read_json(path: str | os.PathLike) -> Any:
     """Parse a JSON file (checked as text first: UTF-8, BOM, NUL)."""
     return parse_json(read_text(path), path)
+
+
+def read_tsv(path: str | os.PathLike, columns: Sequence[str] = (),
+             **read_csv_args) -> Any:
+    """A tab-separated table as a DataFrame, checked as text first; columns needed.
+
+    pandas alone would read carriage returns as line ends and NUL bytes as text,
+    so the file goes through `read_text` (UTF-8, BOM, NUL, CR) before parsing.
+    """
+    import io
+
+    import pandas as pd  # here: most CLIs never read a table
+
+    text = read_text(path)
+    try:
+        df = pd.read_csv(io.StringIO(text), sep="\t", **read_csv_args)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+        msg = str(err).strip().splitlines()[0] if str(err).strip() else "no table"
+        raise InputError(f"not a readable TSV ({msg})", path) from None
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise InputError(f"missing column(s) {', '.join(missing)}", path)
+    return df
 
 
 def read_parallel(src: str | os.PathLike, tgt: str | os.PathLike,
@@ -135,12 +167,23 @@ def make_dir(path: str | os.PathLike) -> Path:
     return path
 
 
+def check_output_file(path: str | os.PathLike) -> None:
+    """Raise if `path` cannot be written as a file: a folder, or a file in the way
+    of its folder. Changes nothing on disk (unlike `make_dir`)."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError("is a folder; expected a file path to write", path)
+    blocker = next((p for p in path.parents if p.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        raise InputError(f"cannot create this folder: {blocker} is a file",
+                         path.parent)
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temp path next to `path`; rename it over `path` only on success."""
     path = Path(path)
-    if path.is_dir():
-        raise InputError("is a folder; expected a file path to write", path)
+    check_output_file(path)
     make_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
@@ -179,6 +222,8 @@ def write_all(outputs: list[tuple[str | os.PathLike, list[str]]]) -> None:
     Every temp file is complete before the first rename, and every target was
     checked (not a folder, folder creatable) before anything was written.
     """
+    for path, _ in outputs:  # before any temp file is made (or folder touched)
+        check_output_file(path)
     with contextlib.ExitStack() as stack:
         for path, lines in outputs:
             fh = stack.enter_context(atomic_open(path))

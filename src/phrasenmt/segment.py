@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 
 from phrasenmt.cli import ArgumentParser, output_file, positive_int
-from phrasenmt.io import InputError, read_lines, run_cli, write_lines
+from phrasenmt.io import InputError, read_nonempty_lines, run_cli, write_lines
 from phrasenmt.text import segmentation as seg
 
 
@@ -38,7 +38,7 @@ def parse_line(line: str, tree, max_phrase: int | None, path: Path,
 def segment(bpe: Path, trees: Path | None, method: str,
             max_phrase: int | None) -> list[str]:
     """Phrase-id lines for every line of the BPE'd file."""
-    lines = read_lines(bpe, allow_empty=False)
+    lines = read_nonempty_lines(bpe, "lines to segment", allow_empty=False)
     if method == "ngram":
         rows = [ngram_line(line, max_phrase) for line in lines]
     else:

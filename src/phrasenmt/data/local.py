@@ -22,7 +22,14 @@ from pathlib import Path
 from phrasenmt.cli import ArgumentParser, output_file
 from phrasenmt.data.archives import line_docs, one_line, write_pair
 from phrasenmt.data.documents import read_docs
-from phrasenmt.io import InputError, atomic_open, read_lines, read_parallel, write_lines
+from phrasenmt.io import (
+    InputError,
+    atomic_open,
+    read_lines,
+    read_nonempty_lines,
+    read_parallel,
+    write_lines,
+)
 
 LocalSplit = tuple[Path, Path, Path | None]  # source, target, docs (optional)
 Lines = tuple[list[str], list[str], list[str]]
@@ -81,7 +88,7 @@ def local_splits(args: argparse.Namespace) -> dict[str, LocalSplit]:
 
 def copy_checked(src: Path, out: Path) -> int:
     """Copy one user file after checking it exists and is valid UTF-8."""
-    lines = [one_line(line) for line in read_lines(src)]
+    lines = [one_line(line) for line in read_nonempty_lines(src, "sentences")]
     with atomic_open(out) as fh:
         fh.writelines(line + "\n" for line in lines)
     return len(lines)

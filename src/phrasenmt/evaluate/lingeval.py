@@ -132,8 +132,9 @@ def read_scores(path: Path, expected: int) -> list[float]:
 def prepare(args: argparse.Namespace) -> None:
     """The prepare command."""
     items = load_items(args.json)
-    src, tgt = zip(*pairs(items), strict=True) if items else ((), ())
-    src, tgt = list(src), list(tgt)
+    if not items:  # stop here, not at BPE or scoring of empty pair files
+        raise InputError("no items to score (an empty list)", args.json)
+    src, tgt = map(list, zip(*pairs(items), strict=True))
     if args.tokenize:
         from phrasenmt.data.clean import tokenize_lines
 

@@ -19,7 +19,12 @@ import pandas as pd
 
 from phrasenmt.cli import ArgumentParser, alpha_level, output_file
 from phrasenmt.evaluate.length import named_path
-from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
+from phrasenmt.io import (
+    InputError,
+    atomic_open,
+    read_nonempty_lines,
+    run_cli,
+)
 from phrasenmt.report import seeds as sd
 from phrasenmt.report import tables
 
@@ -49,8 +54,9 @@ def decode_per_token(benchmark: Path, hyps: Path) -> float:
     except (OSError, KeyError, IndexError, ValueError, pd.errors.ParserError):
         raise InputError("not a Snakemake benchmark file with an 's' column",
                          benchmark) from None
-    tokens = sum(len(line.split()) + 1 for line in read_lines(hyps))
-    return seconds / max(tokens, 1)
+    tokens = sum(len(line.split()) + 1
+                 for line in read_nonempty_lines(hyps, "hypotheses"))
+    return seconds / tokens
 
 
 def model_files(args: argparse.Namespace, model: str) -> dict[str, list[Path]]:

@@ -30,7 +30,7 @@ import pandas as pd
 
 from phrasenmt.cli import ArgumentParser
 from phrasenmt.evaluate.length import named_path
-from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
+from phrasenmt.io import InputError, atomic_open, read_lines, read_tsv, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report.style import parse_order
 from phrasenmt.report.tables import format_time, latex_escape, load_json, write_text
@@ -39,17 +39,6 @@ TITLES = {"multiword": "BLEU on the test set and its multi-word subset",
           "fertility": "Fertility prediction on the test set (labels: aligner, as "
                        "the paper; gold: the synthetic corpus' gold alignments)",
           "efficiency": "Training efficiency (same machine, same batch size)"}
-
-
-def read_tsv(path: Path, columns: Sequence[str]) -> pd.DataFrame:
-    """A TSV with at least `columns`; anything else raises naming the file."""
-    if not Path(path).is_file():
-        raise InputError("file not found", path)
-    df = pd.read_csv(path, sep="\t")
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise InputError(f"missing column(s) {', '.join(missing)}", path)
-    return df
 
 
 def by_order(df: pd.DataFrame, column: str, order: list[str]) -> pd.DataFrame:

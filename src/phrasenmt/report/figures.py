@@ -8,7 +8,6 @@ here, in the fixed model order and style of ``phrasenmt.report.style``.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib as mpl
@@ -18,7 +17,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from phrasenmt.cli import ArgumentParser, output_file
-from phrasenmt.io import InputError, atomic_path, run_cli
+from phrasenmt.io import InputError, atomic_path, read_tsv, run_cli
 from phrasenmt.report.style import (
     PNG_METADATA,
     RC_PARAMS,
@@ -28,21 +27,6 @@ from phrasenmt.report.style import (
 )
 
 LENGTH_COLUMNS = ("model", "testset", "group", "lower", "bleu")
-
-
-def read_tsv(path: Path, columns: Sequence[str]) -> pd.DataFrame:
-    """Read a tidy TSV; a missing file, bad table or missing column raises."""
-    if not Path(path).is_file():
-        raise InputError("file not found", path)
-    try:
-        df = pd.read_csv(path, sep="\t")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError
-            ) as err:
-        raise InputError(f"not a readable TSV ({err})", path) from None
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise InputError(f"missing column(s) {', '.join(missing)}", path)
-    return df
 
 
 def save_figure(fig: Figure, out_png: Path, out_svg: Path) -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from phrasenmt.cli import ArgumentParser, alpha_level
-from phrasenmt.io import InputError, atomic_open, run_cli
+from phrasenmt.io import InputError, atomic_open, read_tsv, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report import tables
 from phrasenmt.report.style import parse_order
@@ -37,17 +37,7 @@ BLEU_NOTE = "BLEU: tokenized, case-sensitive (the papers' multi-bleu number)."
 
 def read_text_tsv(path: Path, columns: Sequence[str]) -> pd.DataFrame:
     """A TSV whose text cells stay text (a word "null" or "NA" is not missing)."""
-    if not Path(path).is_file():
-        raise InputError("file not found", path)
-    try:
-        df = pd.read_csv(path, sep="\t", keep_default_na=False, dtype=str)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError
-            ) as err:
-        raise InputError(f"not a readable TSV ({err})", path) from None
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise InputError(f"missing column(s) {', '.join(missing)}", path)
-    return df
+    return read_tsv(path, columns, keep_default_na=False, dtype=str)
 
 
 def named_text(text: str) -> tuple[str, str]:

@@ -19,7 +19,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from phrasenmt.io import InputError
+from phrasenmt.io import InputError, read_lines
 
 BPE_JOINER = "@@"
 MAX_NGRAM, MIN_NGRAM, NGRAM_DIVISOR = 8, 3, 6
@@ -165,32 +165,31 @@ def read_tree_lines(path: str | os.PathLike) -> list:
     """One stanza tree per line; a malformed line raises InputError at that line."""
     from stanza.models.constituency.tree_reader import read_trees
 
-    with open(path, encoding="utf-8") as fh:
-        lines = fh.read().splitlines()
+    # phrasenmt.io's reader first: stanza would take bad bytes, NUL and CR as text
+    lines = read_lines(path)
     try:  # one call for the whole file is much faster than one per line
         trees = read_trees("\n".join(lines))
         if len(trees) == len(lines):
             return trees
     except ValueError:
         pass
-    return _read_tree_lines_one_by_one(path)
+    return _read_tree_lines_one_by_one(lines, path)
 
 
-def _read_tree_lines_one_by_one(path: str | os.PathLike) -> list:
+def _read_tree_lines_one_by_one(lines: list[str], path: str | os.PathLike) -> list:
     """Slow path that finds the first bad line."""
     from stanza.models.constituency.tree_reader import read_trees
 
     trees = []
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            try:
-                found = read_trees(line)
-            except ValueError as err:  # stanza's tree errors are ValueErrors
-                msg = str(err).splitlines()[0] if str(err) else type(err).__name__
-                raise InputError(f"malformed tree: {msg}", path, n) from None
-            if len(found) != 1:
-                raise InputError(f"expected one tree, found {len(found)}", path, n)
-            trees.append(found[0])
+    for n, line in enumerate(lines, start=1):
+        try:
+            found = read_trees(line)
+        except ValueError as err:  # stanza's tree errors are ValueErrors
+            msg = str(err).splitlines()[0] if str(err) else type(err).__name__
+            raise InputError(f"malformed tree: {msg}", path, n) from None
+        if len(found) != 1:
+            raise InputError(f"expected one tree, found {len(found)}", path, n)
+        trees.append(found[0])
     return trees
 
 
