@@ -355,10 +355,25 @@ def test_every_stage_module_runs_main_through_run_cli():
         calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
                  and getattr(n.func, "id", "") == "run_cli"]
         assert calls, f"{main_file} does not end in run_cli(main)"
-        assert name in modules or f"{name}.__main__" in modules, \
-            f"{name} is not in fuzz_stages.STAGES"
+        fuzzed = name in modules or f"{name}.__main__" in modules
+        assert fuzzed or name in NOT_YET_FUZZED, f"{name} is not in fuzz_stages.STAGES"
+        assert not (fuzzed and name in NOT_YET_FUZZED), \
+            f"{name} is fuzzed now: take it out of NOT_YET_FUZZED"
 
 
 # modules whose parser another module's command runs (data.local: `prepare local`)
 COVERED_BY = {"phrasenmt.data.local": "phrasenmt.data.prepare",
               "phrasenmt.report.style": "phrasenmt.report.tables"}
+
+# CLIs of the NPMT, document-level and continuous families that the fuzz suite
+# does not drive yet (fuzz_stages.build does not make their input files); each
+# has its own bad-input cases in its unit tests. Open work of issue 14: this
+# list may only shrink.
+NOT_YET_FUZZED = {
+    "phrasenmt.evaluate.cohesion", "phrasenmt.evaluate.contrastive",
+    "phrasenmt.evaluate.fertility", "phrasenmt.evaluate.pronouns",
+    "phrasenmt.evaluate.segments", "phrasenmt.lm", "phrasenmt.models.reordering",
+    "phrasenmt.report.continuous", "phrasenmt.report.discourse",
+    "phrasenmt.report.gates", "phrasenmt.report.npmt", "phrasenmt.report.segments",
+    "phrasenmt.train_fertility",
+}

@@ -23,6 +23,7 @@ from phrasenmt.io import (
     InputError,
     atomic_open,
     read_nonempty_lines,
+    read_tsv,
     run_cli,
 )
 from phrasenmt.report import seeds as sd
@@ -48,10 +49,10 @@ def train_per_token(path: Path) -> float:
 
 def decode_per_token(benchmark: Path, hyps: Path) -> float:
     """Decoding wall-clock seconds (benchmark 's' column) per generated token."""
+    df = read_tsv(benchmark, ["s"])  # checked as text: CR, NUL, bad UTF-8
     try:
-        df = pd.read_csv(benchmark, sep="\t")
         seconds = float(df["s"].iloc[-1])
-    except (OSError, KeyError, IndexError, ValueError, pd.errors.ParserError):
+    except (IndexError, ValueError):
         raise InputError("not a Snakemake benchmark file with an 's' column",
                          benchmark) from None
     tokens = sum(len(line.split()) + 1
