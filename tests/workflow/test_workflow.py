@@ -37,6 +37,52 @@ def test_dry_run_every_config(configfile: Path):
     assert EXPECTED_JOB.get(configfile.stem, "download") in result.stdout
 
 
+# Paper-scale configurations (issue 13): each must plan every seed's run of every
+# model it names; a derived or checkpoint_of row shows up as a job of its own.
+PAPER_CONFIGS = sorted((REPO / "configs" / "paper").glob("*.yaml"))
+PAPER_RUNS = {  # config -> (dataset, trained models, decoded-only models with a test set)
+    "xu2020_wmt14_en_de": ("wmt14_en_de", ["transformer", "pr_mean", "pr_max",
+                           "pr_max_attn", "pr_max_attn_ta", "pr_max_attn_ta_parse"],
+                           {}),
+    "huang2018_iwslt14_de_en": ("iwslt14_de_en", ["attn_rnn", "npmt", "npmt_noreorder",
+                                "attn_rnn_reorder"], {"npmt_lm": "test"}),
+    "huang2018_iwslt15_en_vi": ("iwslt15_en_vi", ["attn_rnn", "npmt", "npmt_noreorder",
+                                "attn_rnn_reorder"], {"npmt_lm": "tst2013"}),
+    "park2019_iwslt_de_en": ("iwslt17_de_en", ["attn_rnn", "conmt", "pconmt_nofert",
+                             "pconmt_fert2", "pconmt_fert4"], {}),
+    "doclevel_iwslt17_en_de": ("iwslt17_en_de", ["transformer", "ctx_transformer",
+                               "han_enc", "han_dec", "han_enc_dec",
+                               "han_enc_dec_joint"], {}),
+}
+
+
+def test_every_paper_config_is_listed():
+    assert sorted(p.stem for p in PAPER_CONFIGS) == sorted(PAPER_RUNS)
+
+
+@pytest.mark.parametrize("configfile", PAPER_CONFIGS, ids=lambda p: p.stem)
+def test_dry_run_paper_config(configfile: Path):
+    """Every model of the paper trains (or decodes) once per seed, 1..3, and nothing
+    of the default synthetic experiment is planned."""
+    config = yaml.safe_load(configfile.read_text(encoding="utf-8"))
+    assert config["seeds"] == [1, 2, 3]
+    result = snakemake("-n", "--configfile", str(configfile))
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    dataset, trained, decoded = PAPER_RUNS[configfile.stem]
+    assert config["run_datasets"] == [dataset]
+    for seed in (1, 2, 3):
+        for model in trained:
+            assert f"results/{dataset}/models/{model}/seed{seed}/summary.json" in out
+        for model, testset in decoded.items():
+            assert f"results/{dataset}/translations/{model}/seed{seed}/{testset}" in out
+    assert "seed4" not in out and "results/synthetic_" not in out
+    for model, entry in config["models"].items():
+        gpus = entry.get("gpus", 1)
+        if gpus > 1:  # the cluster job of a multi-GPU model asks for all of them
+            assert f"gpu={gpus}," in out, model
+
+
 @pytest.mark.parametrize("override, message", [
     ("seed=abc", "seed: 'abc' is not of type 'integer'"),
     ("colour=1", "colour: unknown key"),
