@@ -111,9 +111,9 @@ def test_window_sweep_table(run_dir: Path):
     assert [(r["value"], r["model"]) for r in sweep] == [("5", "npmt_window5"),
                                                          ("7", "npmt")]
     models = run_dir / "results/tiny/models"
-    spec = yaml.safe_load((models / "npmt_window5/config.yaml").read_text())
+    spec = yaml.safe_load((models / "npmt_window5/seed1/config.yaml").read_text())
     assert spec["model"]["window"] == 5
-    assert yaml.safe_load((models / "npmt/config.yaml").read_text())["model"][
+    assert yaml.safe_load((models / "npmt/seed1/config.yaml").read_text())["model"][
         "window"] == 7
     assert not (models / "npmt_window7").exists()  # the base value is npmt itself
     assert not (models / "npmt_lm").exists()  # decodes npmt's checkpoint

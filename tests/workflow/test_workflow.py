@@ -139,7 +139,7 @@ def test_dry_run_fertility_labels_on_a_local_dataset(tmp_path: Path):
     out = result.stdout + result.stderr
     assert result.returncode == 0, out[-3000:]
     for path in ("align/dev.sym", "align/test.sym", "phrases/dev.fert2",
-                 "phrases/test.fert2", "analysis/fertility_pconmt_fert2_test.tsv",
+                 "phrases/test.fert2", "analysis/fertility/test/pconmt_fert2.seed1.tsv",
                  "report/fertility_test.md", "embeddings/plain/words.vec"):
         assert f"results/mine/{path}" in out, path
     assert "gold_fertility" not in out and ".gold." not in out
