@@ -14,7 +14,12 @@ anywhere. A leading UTF-8 byte-order mark is the one change that must be
 *handled*: the outputs are the same as without it.
 
 Runs in-process (`phrasenmt.io.run_cli`, what every `__main__` calls; checked
-below) on a pipeline built once by `fuzz_stages.build`; about 30 s in all.
+below) on a pipeline built once per run by `fuzz_stages.build` (8.5 s). One
+derandomized example per case and no shrinking, so a failure costs one run
+of its stage. Measured on the 2-core dev machine, next to a running
+workflow: `time pytest -q tests/unit/test_fuzz_cli.py` -> 1499 passed in 41 s
+(44 s wall clock, 37 s CPU); a bad `train` input fails in under 0.05 s,
+before any model is built.
 """
 
 from __future__ import annotations

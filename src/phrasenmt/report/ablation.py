@@ -10,6 +10,7 @@ hypothesis tokens, </s> included), both relative to the baseline of the same run
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -20,6 +21,7 @@ from phrasenmt.io import (
     InputError,
     atomic_open,
     read_nonempty_lines,
+    read_tsv,
     run_cli,
 )
 from phrasenmt.report import tables
@@ -41,11 +43,13 @@ def train_per_token(path: Path) -> float:
 
 def decode_per_token(benchmark: Path, hyps: Path) -> float:
     """Decoding wall-clock seconds (benchmark 's' column) per generated token."""
+    df = read_tsv(benchmark, ("s",))  # checked as text first: NUL, CR, UTF-8
     try:
-        df = pd.read_csv(benchmark, sep="\t")
         seconds = float(df["s"].iloc[-1])
-    except (OSError, KeyError, IndexError, ValueError, pd.errors.ParserError):
-        raise InputError("not a Snakemake benchmark file with an 's' column",
+        if not (math.isfinite(seconds) and seconds >= 0):
+            raise ValueError(seconds)
+    except (IndexError, ValueError):
+        raise InputError("not a Snakemake benchmark file: no seconds in column 's'",
                          benchmark) from None
     tokens = sum(len(line.split()) + 1
                  for line in read_nonempty_lines(hyps, "hypotheses"))
