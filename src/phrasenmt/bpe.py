@@ -46,6 +46,8 @@ def word_counts(lines: Iterable[str]) -> Counter:
 
 def learn_codes(counts: Counter, merges: int, min_frequency: int = 2) -> str:
     """Learn BPE merge operations from joint word counts; returns the codes text."""
+    if not any(len(word) > 1 for word in counts):  # no pair of symbols at all:
+        return "#version: 0.2\n"  # learn_bpe would fail on max() of nothing
     out = io.StringIO()
     vocab = [f"{word} {freq}" for word, freq in counts.items()]
     # learn_bpe draws a tqdm bar per merge on stderr, which floods rule logs, and

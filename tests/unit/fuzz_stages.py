@@ -311,4 +311,73 @@ STAGES = [
           "--out-csv {o}/report/claims.csv",
           ints={"--trials": 1, "--seed": 0}, floats={"--alpha": 0.0},
           aligned=("tr/test.txt", "data/test.ref.de", "data/test.en")),
+    # the other families' commands: bad options and output paths only (their
+    # inputs need models and data the tiny pipeline above does not build)
+    Stage("cohesion fit", "phrasenmt.evaluate.cohesion",
+          "fit --train {r}/data/train.de --dims 4 --seed 1 --max-lines 100 "
+          "--out {o}/cohesion/lsa.pkl",
+          ints={"--dims": 1, "--seed": 0, "--max-lines": 1}, build=False),
+    Stage("contrastive prepare", "phrasenmt.evaluate.contrastive",
+          "prepare --format lingeval --json {r}/raw/test.lingeval.json --context 1 "
+          "--out-items {o}/contrastive/items.json --out-src {o}/contrastive/pairs.src "
+          "--out-tgt {o}/contrastive/pairs.tgt "
+          "--out-context {o}/contrastive/pairs.ctx.jsonl",
+          ints={"--context": 0, "--extracted": 0}, build=False),
+    Stage("contrastive bpe", "phrasenmt.evaluate.contrastive",
+          "bpe --codes {r}/bpe/codes --threshold 1 --in {r}/contrastive/pairs.ctx.jsonl "
+          "--out {o}/contrastive/pairs.ctx.bpe.jsonl", ints={"--threshold": 0},
+          build=False),
+    Stage("fertility eval", "phrasenmt.evaluate.fertility",
+          "--checkpoint {r}/models/conmt/averaged.pt --src {r}/data/test.en "
+          "--gold {r}/phrases/test.gold.fert4 --system conmt "
+          "--out {o}/analysis/fertility.tsv --threads 1", ints={"--threads": 1},
+          build=False),
+    Stage("pronouns align", "phrasenmt.evaluate.pronouns",
+          "align --src {r}/data/test.en --tgt {r}/data/test.de --train-lines 10 "
+          "--seed 1 --threads 1 --out {o}/pronouns/ref.links",
+          ints={"--train-lines": 1, "--seed": 0, "--threads": 1}, build=False),
+    Stage("segments examples", "phrasenmt.evaluate.segments",
+          "examples --src {r}/data/test.en --segments npmt={r}/tr/npmt.segments "
+          "--testset test --ref {r}/data/test.de --n 2 --max-words 10 --seed 1 "
+          "--out {o}/analysis/examples.tsv",
+          ints={"--n": 1, "--max-words": 1, "--seed": 0}, build=False),
+    Stage("lm train", "phrasenmt.lm",
+          "train --text {r}/data/train.de --order 3 --out {o}/lm/train.arpa",
+          ints={"--order": 1}, build=False),
+    Stage("reordering gates", "phrasenmt.models.reordering",
+          "gates --checkpoint {r}/models/attn_rnn_reorder/averaged.pt "
+          "--input {r}/bpe/test.bpe.en --line 1 --out {o}/analysis/gates.tsv",
+          ints={"--line": 1}, build=False),
+    Stage("gates figure", "phrasenmt.report.gates",
+          "--tsv {r}/analysis/gates.tsv --segments {r}/tr/npmt.segments --line 1 "
+          "--model npmt --out-png {o}/report/gates.png --out-svg {o}/report/gates.svg",
+          ints={"--line": 1}, build=False),
+    Stage("train fertility", "phrasenmt.train_fertility",
+          "--checkpoint {r}/models/conmt/averaged.pt --train-src {r}/bpe/train.bpe.en "
+          "--train-labels {r}/phrases/train.fert4 --dev-src {r}/bpe/dev.bpe.en "
+          "--dev-labels {r}/phrases/dev.fert4 --out {o}/models/conmt/fertility.pt "
+          "--epochs 1 --lr 0.001 --max-tokens 100 --seed 1 --threads 1",
+          ints={"--epochs": 1, "--max-tokens": 1, "--seed": 0, "--threads": 1},
+          floats={"--lr": 0.0}, build=False),
+    Stage("continuous table", "phrasenmt.report.continuous",
+          "multiword --tsv {r}/analysis/multiword_test.tsv --order transformer "
+          "--out-md {o}/report/multiword.md --out-tex {o}/report/multiword.tex "
+          "--out-csv {o}/report/multiword.csv", build=False),
+    Stage("discourse table", "phrasenmt.report.discourse",
+          "bleu --eval {r}/eval/transformer/test.json --baseline transformer "
+          "--alpha 0.05 --order transformer "
+          "--out-md {o}/report/discourse.md --out-tex {o}/report/discourse.tex "
+          "--out-csv {o}/report/discourse.csv",
+          floats={"--alpha": 0.0}, build=False),
+    Stage("npmt table", "phrasenmt.report.npmt",
+          "table --eval transformer:greedy={r}/eval/transformer/test.json "
+          "--order transformer --testset test --alpha 0.01 "
+          "--out-md {o}/report/npmt.md --out-tex {o}/report/npmt.tex "
+          "--out-csv {o}/report/npmt.csv",
+          floats={"--alpha": 0.0}, build=False),
+    Stage("segments table", "phrasenmt.report.segments",
+          "segments --tsv {r}/analysis/segments.tsv --order npmt "
+          "--out-md {o}/report/segments.md --out-tex {o}/report/segments.tex "
+          "--out-csv {o}/report/segments.csv",
+          build=False),
 ]

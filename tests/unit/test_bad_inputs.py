@@ -32,6 +32,15 @@ FILES = {
     "s3.docs": b"d1\nd1\nd2\n",
     "short.docs": b"d1\nd1\n",
     "back.docs": b"d1\nd2\nd1\n",
+    "u16.en": "a b\nc d\ne f\n".encode("utf-16"),
+    "nul.en": b"a\x00b\nc d\ne f\n",
+    "midbom.en": b"a b\n\xef\xbb\xbfc d\ne f\n",
+    "cr.en": b"a b\rc d\ne f\n",
+    "deep.json": b"[" * 50000 + b"]" * 50000,
+    "two.json": json.dumps([{"source": "a b", "reference": "c d", "errors": []},
+                            {"source": "e f", "reference": "g h", "errors": []}]
+                           ).encode(),
+    "nan.scores": b"-1.5\nnan\n",
 }
 CLEAN = ["phrasenmt.data.clean", "--src-lang", "en", "--tgt-lang", "de",
          "--pretokenized", "--src-out", "OUT", "--tgt-out", "OUT.de",
@@ -84,6 +93,21 @@ CASES = [
                                          "model.pt", "--input", "s3", "--docs",
                                          "s3.docs", "--output", "OUT"],
      "error: --docs: the model reads no document context"),
+    ("UTF-16 file", [*CLEAN, "--src-in", "u16.en", "--tgt-in", "s3"],
+     "error: u16.en:1: UTF-16 text; convert it to UTF-8"),
+    ("NUL byte", [*CLEAN, "--src-in", "nul.en", "--tgt-in", "s3"],
+     "error: nul.en:1: NUL byte at column 2"),
+    ("byte-order mark inside a file", [*CLEAN, "--src-in", "midbom.en", "--tgt-in", "s3"],
+     "error: midbom.en:2: byte-order mark at column 1"),
+    ("old-Mac line ends", [*CLEAN, "--src-in", "cr.en", "--tgt-in", "s3"],
+     "error: cr.en:1: carriage return (a line ending inside the line) at column 4"),
+    ("JSON nested too deeply", ["phrasenmt.evaluate.lingeval", "prepare",
+                                "--json", "deep.json", "--out-src", "OUT",
+                                "--out-tgt", "OUT.de"],
+     "error: deep.json: invalid JSON: nested too deeply"),
+    ("NaN score", ["phrasenmt.evaluate.lingeval", "evaluate", "--json", "two.json",
+                   "--scores", "m=nan.scores", "--out", "OUT"],
+     "error: nan.scores:2: score expected a finite number (ASCII digits), got 'nan'"),
 ]
 
 

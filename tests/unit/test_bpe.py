@@ -96,3 +96,37 @@ def test_vocab_subcommand_matches_learn(learned):
     bpe.main(["vocab", "--codes", str(learned / "codes"), "--in",
               str(learned / "tr.tgt"), "--out", str(learned / "v2.tgt")])
     assert read_lines(learned / "v2.tgt") == read_lines(learned / "v.tgt")
+
+
+@pytest.mark.parametrize("src, tgt, min_frequency", [
+    ("a b c\n", "x y\n", 2),  # one-letter words: no pair of symbols at all
+    ("ab ab ab\n", "cd\n", 5),  # pairs, but none frequent enough
+])
+def test_nothing_to_merge_is_one_error_and_no_codes(tmp_path: Path, src: str,
+                                                    tgt: str, min_frequency: int):
+    (tmp_path / "s").write_text(src, encoding="utf-8")
+    (tmp_path / "t").write_text(tgt, encoding="utf-8")
+    with pytest.raises(InputError, match="nothing to merge"):
+        bpe.main(["learn", "--src", str(tmp_path / "s"), "--tgt", str(tmp_path / "t"),
+                  "--merges", "10", "--min-frequency", str(min_frequency),
+                  "--codes", str(tmp_path / "out" / "codes")])
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command", ["learn", "vocab", "apply", "empty vocab"])
+def test_an_empty_text_or_vocabulary_is_an_error(learned, command: str):
+    (learned / "empty").write_text("", encoding="utf-8")
+    empty, codes = str(learned / "empty"), str(learned / "codes")
+    argv = {"learn": ["learn", "--src", empty, "--tgt", str(learned / "tr.tgt"),
+                      "--merges", "5", "--codes", str(learned / "o")],
+            "vocab": ["vocab", "--codes", codes, "--in", empty, "--out",
+                      str(learned / "o")],
+            "apply": ["apply", "--codes", codes, "--in", empty, "--out",
+                      str(learned / "o")],
+            "empty vocab": ["apply", "--codes", codes, "--vocab", empty, "--in",
+                            str(learned / "tr.src"), "--out", str(learned / "o")],
+            }[command]
+    with pytest.raises(InputError) as err:
+        bpe.main(argv)
+    assert str(err.value).startswith(f"{empty}: the file is empty")
+    assert not (learned / "o").exists()

@@ -196,3 +196,19 @@ def test_checkpoint_is_self_contained(tmp_path):
     assert src_vocab == trainer.src_vocab and tgt_vocab == trainer.tgt_vocab
     assert payload["spec"]["arch"] == "transformer"
     assert_same_state(model.state_dict(), trainer.model.state_dict())
+
+
+def test_checkpoint_of_another_configuration_is_one_line_naming_it(tmp_path):
+    paths = data(tmp_path)
+    run(paths, tmp_path / "r", 2)
+    payload = torch.load(tmp_path / "r" / "checkpoints" / "checkpoint_2.pt",
+                         weights_only=False)
+    payload["model_args"]["d_ff"] = 64  # weights stored for d_ff 32
+    torch.save(payload, tmp_path / "other.pt")
+    with pytest.raises(InputError) as err:
+        load_model(tmp_path / "other.pt")
+    message = str(err.value)
+    assert message.startswith(f"{tmp_path / 'other.pt'}: checkpoint was trained "
+                              "with a different model configuration: ")
+    assert message.count("other.pt") == 1 and "\n" not in message
+    assert "ff.fc1.bias (shape (32,), this model (64,))" in message

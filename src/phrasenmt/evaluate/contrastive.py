@@ -271,7 +271,7 @@ def _add_prepare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--src-lang", default="en")
     p.add_argument("--tgt-lang", default="de")
     for opt in ("--out-items", "--out-src", "--out-tgt", "--out-context"):
-        p.add_argument(opt, type=Path, required=True)
+        p.add_argument(opt, type=output_file, required=True)
 
 
 def build_parser() -> argparse.ArgumentParser:

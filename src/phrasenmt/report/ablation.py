@@ -13,6 +13,7 @@ relative to the baseline of the same run.
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -49,11 +50,13 @@ def train_per_token(path: Path) -> float:
 
 def decode_per_token(benchmark: Path, hyps: Path) -> float:
     """Decoding wall-clock seconds (benchmark 's' column) per generated token."""
-    df = read_tsv(benchmark, ["s"])  # checked as text: CR, NUL, bad UTF-8
+    df = read_tsv(benchmark, ("s",))  # checked as text first: NUL, CR, UTF-8
     try:
         seconds = float(df["s"].iloc[-1])
+        if not (math.isfinite(seconds) and seconds >= 0):
+            raise ValueError(seconds)
     except (IndexError, ValueError):
-        raise InputError("not a Snakemake benchmark file with an 's' column",
+        raise InputError("not a Snakemake benchmark file: no seconds in column 's'",
                          benchmark) from None
     tokens = sum(len(line.split()) + 1
                  for line in read_nonempty_lines(hyps, "hypotheses"))

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser
+from phrasenmt.cli import ArgumentParser, output_file
 from phrasenmt.evaluate.length import named_path
 from phrasenmt.io import InputError, atomic_open, read_lines, read_tsv, run_cli
 from phrasenmt.report import seeds as sd
@@ -180,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
         t.add_argument("--order", type=parse_order, required=True,
                        help="comma-separated model order of the rows")
         for ext in ("md", "tex", "csv"):
-            t.add_argument(f"--out-{ext}", type=Path, required=True)
+            t.add_argument(f"--out-{ext}", type=output_file, required=True)
     return p
 
 

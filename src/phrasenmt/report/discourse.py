@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, alpha_level
+from phrasenmt.cli import ArgumentParser, alpha_level, output_file
 from phrasenmt.io import InputError, atomic_open, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report import tables
@@ -259,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
         t.add_argument("--note", action="append", default=[],
                        help="a line under the Markdown table (repeatable)")
         for ext in ("md", "tex", "csv"):
-            t.add_argument(f"--out-{ext}", type=Path, required=True)
+            t.add_argument(f"--out-{ext}", type=output_file, required=True)
     return p
 
 

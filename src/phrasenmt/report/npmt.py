@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, alpha_level
+from phrasenmt.cli import ArgumentParser, alpha_level, output_file
 from phrasenmt.io import InputError, atomic_open, read_tsv, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report import tables
@@ -281,7 +281,8 @@ def run_sweep(args: argparse.Namespace) -> None:
 def add_outputs(p: argparse.ArgumentParser) -> None:
     """The --out-md/--out-tex/--out-csv options."""
     for ext in ("md", "tex", "csv"):
-        p.add_argument(f"--out-{ext}", type=Path, required=True, help=f"{ext} output")
+        p.add_argument(f"--out-{ext}", type=output_file, required=True,
+                       help=f"{ext} output")
 
 
 def build_parser() -> argparse.ArgumentParser:

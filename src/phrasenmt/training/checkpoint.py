@@ -175,7 +175,7 @@ def load_model(path: str | os.PathLike, device: str | torch.device = "cpu"
         cls = get_model_class(payload["arch"], "arch")
         cfg = config_from_dict(cls.config_class, payload["model_args"])
         model = build_model(payload["arch"], cfg)
-        load_weights(model, payload["model"], path)
+        state = payload["model"]
         vocabs = (Vocabulary.from_list(payload["src_vocab"]),
                   Vocabulary.from_list(payload["tgt_vocab"]))
     except KeyError as err:
@@ -183,4 +183,5 @@ def load_model(path: str | os.PathLike, device: str | torch.device = "cpu"
     except (RuntimeError, ValueError, TypeError, InputError) as err:
         message = " ".join(str(err).split())  # library messages span lines
         raise InputError(f"checkpoint cannot be loaded: {message}", path) from None
+    load_weights(model, state, path)  # its one line names the file already
     return model.to(device).eval(), *vocabs, payload
