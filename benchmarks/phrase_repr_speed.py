@@ -5,7 +5,18 @@ tokens, n-gram phrases from the per-sentence formula) and the same optimizer;
 updates and decoding runs rotate over the models so that machine load affects
 all alike. Prints one row per model, times relative to `transformer`.
 
+Decoding (beam search, time per generated token incl. </s>) is measured twice:
+"decode@init" on the freshly initialised models, whose outputs run to the
+length limit (1.5 * source length + 10), so the time is that of decoding
+steps as in translating a test set; and "decode@trained" after the training
+updates, where the models (trained on random pairs) emit </s> first, so that
+time is mostly the encoder's and the first step's (tok/sent shows the lengths).
+
     python benchmarks/phrase_repr_speed.py [--preset tiny] [--threads 1] [--device cpu]
+
+`--train-batches 0` skips training (and decode@trained); `--decode-rounds N`
+repeats each decoding rotation N times (an extra first run of each model is
+warm-up); `--archs` picks the phrase variants.
 """
 
 from __future__ import annotations
@@ -25,7 +36,6 @@ from phrasenmt.text.vocab import BOS, EOS, PAD
 from phrasenmt.training.config import TrainConfig
 from phrasenmt.training.loss import sequence_loss
 
-ARCHS = ["transformer", *VARIANTS]
 Batch = tuple[Tensor, Tensor, Tensor, Tensor]  # src, phrases, tgt_in, tgt_out
 
 
@@ -81,19 +91,42 @@ def train_time(models: dict, batches: list[Batch], device: str) -> dict[str, flo
     return {a: s / tokens for a, s in spent.items()}
 
 
-def decode_time(models: dict, batches: list[Batch], beam: int) -> dict[str, float]:
-    """Seconds per generated token of beam search, rotating over models."""
+def decode_time(models: dict, batches: list[Batch], beam: int, rounds: int = 1
+                ) -> tuple[dict[str, float], dict[str, float]]:
+    """Seconds per generated token of beam search, rotating over models, and
+    generated tokens per sentence."""
     spent, made = dict.fromkeys(models, 0.0), dict.fromkeys(models, 0)
-    for src, ph, _, _ in batches:
+    sentences = 0
+    for n, (src, ph, _, _) in enumerate([batches[0], *batches * rounds]):
+        sentences += src.size(0) if n else 0
         for arch, model in models.items():
             model.eval()
             device = next(model.parameters()).device
             start = time.perf_counter()
             hyps = beam_search(model, src.to(device), beam, 0.6, 1.5, 10,
                                side(arch, ph.to(device)))
-            spent[arch] += time.perf_counter() - start
-            made[arch] += sum(len(h[0].tokens) + 1 for h in hyps)
-    return {a: spent[a] / made[a] for a in models}
+            if device.type == "cuda":
+                torch.cuda.synchronize()
+            if n:  # the first run is warm-up
+                spent[arch] += time.perf_counter() - start
+                made[arch] += sum(len(h[0].tokens) + 1 for h in hyps)
+    return ({a: spent[a] / made[a] for a in models},
+            {a: made[a] / sentences for a in models})
+
+
+def print_table(args: argparse.Namespace, models: dict,
+                columns: dict[str, dict[str, float]], lengths: dict) -> None:
+    """One row per model: each column in ms/token and relative to transformer."""
+    print(f"preset={args.preset} device={args.device} threads={args.threads} "
+          f"batch={args.batch_size} beam={args.beam}")
+    head = "".join(f"{c + ' ms/tok':>22}{'rel':>7}" for c in columns)
+    tail = "".join(f"{'tok/sent@' + w:>18}" for w in lengths)
+    print(f"{'model':<22}{'params(M)':>10}{head}{tail}")
+    for a, m in models.items():
+        cells = "".join(f"{col[a] * 1e3:>22.4f}{col[a] / col['transformer']:>6.2f}x"
+                        for col in columns.values())
+        toks = "".join(f"{n[a]:>18.1f}" for n in lengths.values())
+        print(f"{a:<22}{m.num_parameters() / 1e6:>10.2f}{cells}{toks}")
 
 
 def main() -> None:
@@ -102,28 +135,32 @@ def main() -> None:
     p.add_argument("--preset", default="tiny")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
-    p.add_argument("--train-batches", type=int, default=20)
+    p.add_argument("--train-batches", type=int, default=20,
+                   help="0 measures decoding at initialisation only")
     p.add_argument("--batch-size", type=int, default=64, help="sentences per batch")
     p.add_argument("--decode-batches", type=int, default=3)
+    p.add_argument("--decode-rounds", type=int, default=1,
+                   help="times the decoding rotation is repeated")
     p.add_argument("--beam", type=int, default=4)
+    p.add_argument("--archs", nargs="+", default=list(VARIANTS),
+                   choices=list(VARIANTS),
+                   help="phrase variants to compare with the transformer")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     g = torch.Generator().manual_seed(1)
     vocab = 4000
-    models = {a: make(a, args.preset, vocab, args.device) for a in ARCHS}
+    models = {a: make(a, args.preset, vocab, args.device)
+              for a in ["transformer", *args.archs]}
     batches = [random_batch(args.batch_size, vocab, g)
-               for _ in range(args.train_batches + 1)]
-    train = train_time(models, batches, args.device)
-    dec = decode_time(models, batches[: args.decode_batches], args.beam)
-    print(f"preset={args.preset} device={args.device} threads={args.threads} "
-          f"batch={args.batch_size} beam={args.beam}")
-    print(f"{'model':<22}{'params(M)':>10}{'train ms/tok':>14}{'rel':>7}"
-          f"{'decode ms/tok':>15}{'rel':>7}")
-    for a, m in models.items():
-        print(f"{a:<22}{m.num_parameters() / 1e6:>10.2f}{train[a] * 1e3:>14.4f}"
-              f"{train[a] / train['transformer']:>6.2f}x{dec[a] * 1e3:>15.4f}"
-              f"{dec[a] / dec['transformer']:>6.2f}x")
-
+               for _ in range(max(args.train_batches + 1, args.decode_batches))]
+    decoding = (batches[: args.decode_batches], args.beam, args.decode_rounds)
+    columns, lengths = {}, {}
+    columns["decode@init"], lengths["init"] = decode_time(models, *decoding)
+    if args.train_batches:
+        columns["train"] = train_time(models, batches, args.device)
+        columns["decode@trained"], lengths["trained"] = decode_time(models,
+                                                                    *decoding)
+    print_table(args, models, columns, lengths)
 
 if __name__ == "__main__":
     main()
