@@ -6,6 +6,10 @@ Models provide `encode(src)`, `decode_step(state, prefix, cache)` -> log-probs a
 forced-decoding log-probability. Length penalty: GNMT's ((5 + n) / 6) ** alpha
 (Wu et al. 2016, used by Vaswani et al. with alpha 0.6), n = tokens incl. </s>;
 alpha 0 turns it off.
+
+A model with `sentence_state` (see `models.base`) keeps its encoder state and
+the keys/values computed from it once per sentence: beam search then never
+copies them per hypothesis, and selects them only when sentences finish.
 """
 
 from __future__ import annotations
@@ -142,9 +146,10 @@ def beam_search(model: nn.Module, src: Tensor, beam: int = 4, lenpen: float = 0.
                 side: dict[str, Tensor] | None = None) -> list[list[Hypothesis]]:
     """src (B, S) -> per sentence up to `beam` hypotheses, best first."""
     B, k, device = src.size(0), beam, src.device
-    state, cache = model.reorder_state(
-        model.encode(src, **(side or {})), {},
-        torch.arange(B, device=device).repeat_interleave(k))
+    state, cache = model.encode(src, **(side or {})), {}
+    if not getattr(model, "sentence_state", False):  # one state row per beam
+        state, cache = model.reorder_state(
+            state, cache, torch.arange(B, device=device).repeat_interleave(k))
     start_scores = torch.full((B, k), float("-inf"), device=device)
     start_scores[:, 0] = 0.0  # all beams start equal: keep one to avoid duplicates
     limits = max_lengths(src, max_len_a, max_len_b, model)  # (B,)
@@ -164,5 +169,8 @@ def beam_search(model: nn.Module, src: Tensor, beam: int = 4, lenpen: float = 0.
         if keep.numel() == 0:
             break
         beams, order = _advance(beams, cand, k, keep)
-        state, cache = model.reorder_state(state, cache, order)
+        if getattr(model, "sentence_state", False):
+            state, cache = model.reorder_state(state, cache, order, keep)
+        else:
+            state, cache = model.reorder_state(state, cache, order)
     return [sorted(h, key=lambda h: -h.normalized) for h in finished]

@@ -3,6 +3,12 @@
 Self-attention uses one fused QKV projection; cross-attention projects the
 queries alone and the memory with one fused KV projection, so the memory's keys
 and values can be computed once and cached for the whole decoding run.
+
+In beam search the k hypotheses of a sentence share its memory: cross-attention
+takes queries of N = n*g rows (g consecutive rows per sentence) over a memory of
+n rows, so the memory's keys and values are computed and kept once per sentence
+rather than once per hypothesis. Cache entries named in `SENTENCE_KEYS` hold
+one row per sentence; the others (self-attention's) one row per hypothesis.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 Cache = dict[str, Tensor]
+SENTENCE_KEYS = frozenset({"mem_k", "mem_v", "phr_k", "phr_v"})
 
 
 class _Attention(nn.Module):
@@ -74,13 +81,32 @@ class CrossAttention(_Attention):
         k, v = self.kv_proj(memory).chunk(2, dim=-1)
         return self.split_heads(k), self.split_heads(v)
 
+    def cached_kv(self, memory: Tensor, cache: Cache | None,
+                  name: str) -> tuple[Tensor, Tensor]:
+        """memory_kv, computed once per decoding run under cache[name + "_k"/"_v"]."""
+        if cache is not None and f"{name}_k" in cache:
+            return cache[f"{name}_k"], cache[f"{name}_v"]
+        k, v = self.memory_kv(memory)
+        if cache is not None:
+            cache[f"{name}_k"], cache[f"{name}_v"] = k, v
+        return k, v
+
+    def attend_memory(self, x: Tensor, k: Tensor, v: Tensor,
+                      mask: Tensor | None) -> Tensor:
+        """x (N, T, C) over keys/values (n, H, S, Dh) -> (N, T, C), N = n*g.
+
+        Row r of x belongs to memory row r // g: the g query rows of a sentence
+        become one sequence of g*T queries (queries do not attend to each other).
+        """
+        N, T, C = x.shape
+        n = k.size(0)
+        if N % n:
+            raise ValueError(f"{N} query rows cannot share a memory of {n} rows")
+        q = self.split_heads(self.q_proj(x).view(n, N // n * T, C))  # (n,H,gT,Dh)
+        return self.attend(q, k, v, mask).view(N, T, C)
+
     def forward(self, x: Tensor, memory: Tensor, mask: Tensor | None,
                 cache: Cache | None = None) -> Tensor:
-        """x (B, T, C) attends over memory (B, S, C) -> (B, T, C)."""
-        if cache is not None and "mem_k" in cache:
-            k, v = cache["mem_k"], cache["mem_v"]
-        else:
-            k, v = self.memory_kv(memory)
-            if cache is not None:
-                cache["mem_k"], cache["mem_v"] = k, v
-        return self.attend(self.split_heads(self.q_proj(x)), k, v, mask)
+        """x (N, T, C) attends over memory (n, S, C) -> (N, T, C), N = n*g."""
+        k, v = self.cached_kv(memory, cache, "mem")
+        return self.attend_memory(x, k, v, mask)

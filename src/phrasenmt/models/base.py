@@ -14,6 +14,12 @@ A document-level model reads *context*: it names the sides in `context_sides`
 forward and encode. Its parameters split into sentence-level θ_s and
 document-level θ_d: `document_modules` names the submodules holding θ_d, and
 two-step training (`training.two_step`) freezes θ_s by that split.
+
+A model with `sentence_state` keeps its encoder state at one row per sentence
+in beam search (the search does not copy it k times): `decode_step` gets the
+state of n sentences with n*k prefixes (k consecutive rows per sentence), and
+`reorder_state(state, cache, order, sentences)` selects the state by
+`sentences` and the hypotheses' cache by `order` (see `decoding.search`).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ class Seq2Seq(nn.Module):
     side_inputs: tuple[str, ...] = ()  # names of the side inputs this model reads
     context_sides: tuple[str, ...] = ()  # document context it reads: "src", "tgt"
     document_modules: tuple[str, ...] = ()  # submodule names that hold θ_d
+    sentence_state: bool = False  # beam search keeps the state once per sentence
 
     def loss(self, batch, label_smoothing: float) -> tuple[Tensor, Tensor]:
         """(smoothed loss sum, NLL sum) over the batch's real target tokens."""

@@ -241,6 +241,7 @@ class ContextTransformer(Transformer):
     config_class = ContextTransformerConfig
     context_sides = ("src",)
     document_modules = ("context_encoder", "ctx_attn", "res_ctx")
+    sentence_state = False  # its context attention keeps one row per hypothesis
 
     def __init__(self, cfg: ContextTransformerConfig):
         cfg.check()

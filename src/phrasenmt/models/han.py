@@ -177,6 +177,7 @@ class HanTransformer(Transformer):
 
     config_class = HanConfig
     document_modules = ("han_encoder", "han_decoder")
+    sentence_state = False  # its context attention keeps one row per hypothesis
     places: tuple[str, ...] = ()  # where HAN sits: "encoder", "decoder"
     init_modules: tuple[str, ...] = ()  # θ_d that --init-from must provide
 

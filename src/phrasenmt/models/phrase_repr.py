@@ -125,15 +125,10 @@ class AttentiveCombination(nn.Module):
 
     def forward(self, x: Tensor, phrases: Tensor, mask: Tensor,
                 cache: Cache | None = None) -> Tensor:
-        """x (B, T, C) over phrases (B, P, C), mask (B, 1, 1, P) -> (B, T, C)."""
-        attn = self.attn
-        if cache is not None and "phr_k" in cache:
-            k, v = cache["phr_k"], cache["phr_v"]
-        else:
-            k, v = attn.memory_kv(phrases)  # (B, H, P, Dh) each
-            if cache is not None:
-                cache["phr_k"], cache["phr_v"] = k, v
-        out = attn.attend(attn.split_heads(attn.q_proj(x)), k, v, mask)  # Eq. 7
+        """x (N, T, C) over phrases (n, P, C), mask (n, 1, 1, P) -> (N, T, C);
+        N = n*g rows, g per sentence (beam search's hypotheses)."""
+        k, v = self.attn.cached_kv(phrases, cache, "phr")  # (n, H, P, Dh) each
+        out = self.attn.attend_memory(x, k, v, mask)  # Eq. 7, (N, T, C)
         return self.w4(torch.sigmoid(self.w3(torch.cat([x, out], dim=-1))))  # Eq. 8
 
 

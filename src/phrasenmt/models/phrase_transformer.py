@@ -180,12 +180,13 @@ class PhraseTransformer(Transformer):
         return self.encoder(src, phrases)
 
     @staticmethod
-    def reorder_state(state: State, cache, order: Tensor):
+    def reorder_state(state: State, cache, order: Tensor,
+                      sentences: Tensor | None = None):
         """As the Transformer's, but once every layer has cached the phrases'
         keys and values the phrase memory is dropped instead of copied."""
         if cache and all("phr_k" in layer for layer in cache.values()):
             state = {k: v for k, v in state.items() if k != "phrase_memory"}
-        return Transformer.reorder_state(state, cache, order)
+        return Transformer.reorder_state(state, cache, order, sentences)
 
 
 # ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import torch
 from torch import Tensor, nn
 
 from phrasenmt import ranges
+from phrasenmt.models.attention import SENTENCE_KEYS
 from phrasenmt.models.base import Seq2Seq
 from phrasenmt.models.layers import DecoderLayer, Embeddings, EncoderLayer
 from phrasenmt.models.registry import PRESETS, register_model, register_preset
@@ -106,6 +107,7 @@ class Transformer(Seq2Seq):
     """Encoder-decoder Transformer with incremental decoding for search."""
 
     config_class = TransformerConfig
+    sentence_state = True  # beams share their sentence's memory and its K/V
 
     def __init__(self, cfg: TransformerConfig):
         super().__init__()
@@ -141,13 +143,29 @@ class Transformer(Seq2Seq):
         return torch.log_softmax(logits[:, -1].float(), dim=-1)  # (B, V)
 
     @staticmethod
-    def reorder_state(state: State, cache: DecoderCache,
-                      order: Tensor) -> tuple[State, DecoderCache]:
-        """Select/reorder batch rows (for beam search) of state and cache."""
-        state = {k: v.index_select(0, order) for k, v in state.items()}
-        cache = {i: {k: v.index_select(0, order) for k, v in layer.items()}
-                 for i, layer in cache.items()}
+    def reorder_state(state: State, cache: DecoderCache, order: Tensor,
+                      sentences: Tensor | None = None) -> tuple[State, DecoderCache]:
+        """Select/reorder batch rows (for beam search) of state and cache.
+
+        `order` picks the hypotheses' rows (self-attention keys/values). Without
+        `sentences` the state and every cache entry have one row per hypothesis
+        and follow `order`; with it, the state and the source-side cache entries
+        (`SENTENCE_KEYS`) have one row per sentence and follow `sentences`, the
+        increasing indices of the sentences still decoding (all of them: no copy).
+        """
+        source_rows = order if sentences is None else sentences
+        if sentences is not None and (
+                sentences.numel() == next(iter(state.values())).size(0)):
+            source_rows = None  # every sentence is still decoding: keep the rows
+        state = {k: _rows(v, source_rows) for k, v in state.items()}
+        cache = {i: {k: _rows(v, source_rows if k in SENTENCE_KEYS else order)
+                     for k, v in layer.items()} for i, layer in cache.items()}
         return state, cache
+
+
+def _rows(t: Tensor, index: Tensor | None) -> Tensor:
+    """t's rows at `index` (None: all of them, as they are)."""
+    return t if index is None else t.index_select(0, index)
 
 
 # ---------------------------------------------------------------------------
