@@ -22,6 +22,12 @@ same whatever the precision and a run may resume in another one. Losses and
 log-sum-exp reductions run outside autocast on inputs cast up to at least
 float32 (`full_precision`): label-smoothed cross entropy, the vMF loss with its
 normaliser log C_m(κ), NPMT's segment dynamic program (float64).
+
+Recurrent layers (LSTM, GRU) on a CPU run in float32 in every precision
+(`run_rnn`): oneDNN has no bf16 LSTM without native bf16 (the call fails
+under autocast on such a CPU), and PyTorch's CPU autocast leaves GRUs and
+packed sequences in float32 anyway; so attn_rnn, CoNMT/PCoNMT and NPMT get
+bf16 only in their linear layers and attention there. On CUDA they autocast.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import torch
+from torch.nn.utils.rnn import PackedSequence
 
 PRECISIONS = ("auto", "fp32", "bf16")  # the values of --precision / precision:
 BF16_CPU_FLAGS = ("amx_bf16", "avx512_bf16")  # /proc/cpuinfo flags of native bf16
@@ -97,6 +104,19 @@ def autocast(precision: str, device: torch.device) -> contextlib.AbstractContext
     if precision == "fp32":
         return contextlib.nullcontext()
     raise ValueError(f"resolve precision {precision!r} first (fp32 or bf16)")
+
+
+def run_rnn(rnn: torch.nn.RNNBase, inputs: Any, hidden: Any = None) -> Any:
+    """rnn(inputs, hidden); on a CPU outside autocast, inputs cast to float32."""
+    data = inputs.data if isinstance(inputs, PackedSequence) else inputs
+    if data.device.type != "cpu" or not torch.is_autocast_enabled("cpu"):
+        return rnn(inputs, hidden)
+    if isinstance(hidden, tuple):  # an LSTM's (h, c)
+        hidden = tuple(h.float() for h in hidden)
+    elif hidden is not None:
+        hidden = hidden.float()
+    with torch.autocast("cpu", enabled=False):
+        return rnn(inputs.float(), hidden)
 
 
 def _up(value: Any) -> Any:

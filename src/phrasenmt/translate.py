@@ -273,6 +273,10 @@ def score_main(argv: list[str]) -> int:
     """The `score` command."""
     args = score_parser().parse_args(argv)
     model, src_vocab, tgt_vocab, cast = _load(args)
+    if not getattr(model, "forced_scoring", True):
+        raise InputError("the model predicts embeddings (continuous output), not "
+                         "token probabilities: it has no forced-decoding score",
+                         args.checkpoint)
     src, tgt = read_parallel(args.src, args.tgt, allow_empty=False,
                              max_tokens=_max_tokens(model))
     side = load_side_inputs(model, args.side, src)
