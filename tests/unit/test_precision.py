@@ -28,6 +28,8 @@ from phrasenmt import workflow_runs as runs
 from phrasenmt.config import validate_config
 from phrasenmt.io import InputError
 from phrasenmt.models.registry import MODELS, get_model_class
+from phrasenmt.models.swan import segment_log_likelihood
+from phrasenmt.models.vmf import vmf_loss
 from phrasenmt.train import main as train_main
 from phrasenmt.train_fertility import main as fertility_main
 from phrasenmt.training.checkpoint import load_file, load_model
@@ -197,10 +199,10 @@ def model_settings(arch: str, root: Path) -> dict:
     return RNN if arch.startswith("attn_rnn") else TRANSFORMER
 
 
-def spec(arch: str, root: Path, steps: int) -> dict:
+def spec(arch: str, root: Path, steps: int, **overrides) -> dict:
     train = {"max_steps": steps, "max_tokens": 200, "update_tokens": 100, "lr": 1e-2,
              "warmup_steps": 1, "save_interval": steps, "valid_interval": steps,
-             "log_interval": steps, "keep_last": 1, "average_last": 1}
+             "log_interval": steps, "keep_last": 1, "average_last": 1, **overrides}
     if arch.startswith("npmt"):
         train["label_smoothing"] = 0.0  # NPMT maximizes a marginal likelihood
     return {"arch": arch, "preset": "tiny", "model": model_settings(arch, root),
@@ -218,8 +220,8 @@ def extra_args(arch: str, root: Path, splits: tuple[str, ...]) -> list[str]:
 
 
 def train_args(arch: str, root: Path, outdir: Path, steps: int,
-               precision: str = "bf16") -> list[str]:
-    return ["--spec", json.dumps(spec(arch, root, steps)),
+               precision: str = "bf16", **overrides) -> list[str]:
+    return ["--spec", json.dumps(spec(arch, root, steps, **overrides)),
             *(f"--{s}-{side}={root}/{s}.{side}" for s in ("train", "dev")
               for side in ("src", "tgt")),
             "--outdir", str(outdir), "--seed", "1", "--device", "cpu", "--no-progress",
@@ -338,14 +340,31 @@ def test_losses_are_float32_while_the_forward_pass_is_bf16(arch, corpus, tmp_pat
     assert {p.dtype for p in t.model.parameters()} == {torch.float32}
 
 
-def test_sequence_loss_upcasts_bf16_logits():
-    logits = torch.randn(2, 3, 7).to(torch.bfloat16)
+def loss_cases() -> dict:
+    """Each loss on bf16 inputs -> (function, bf16 args, float64-or-32 result dtype)."""
+    g = torch.Generator().manual_seed(0)
+    logits = torch.randn(2, 3, 7, generator=g).to(torch.bfloat16)
     target = torch.tensor([[4, 5, 2], [6, 0, 0]])
+    pred = torch.randn(5, 8, generator=g).to(torch.bfloat16)
+    unit = torch.nn.functional.normalize(torch.randn(5, 8, generator=g), dim=-1)
+    seg = torch.randn(1, 3, 3, 3, generator=g).to(torch.bfloat16)  # (B, P, T+1, L+1)
+    lengths = (torch.tensor([3]), torch.tensor([2]))
+    return {"label-smoothed CE": (sequence_loss, (logits, target, 0.1), torch.float32),
+            "vMF": (vmf_loss, (pred, unit, 0.02, 0.1), torch.float32),
+            "SWAN DP": (segment_log_likelihood, (seg, *lengths), torch.float64)}
+
+
+@pytest.mark.parametrize("name", ["label-smoothed CE", "vMF", "SWAN DP"])
+def test_losses_upcast_bf16_inputs_under_autocast(name):
+    fn, args, dtype = loss_cases()[name]
     with prec.autocast("bf16", CPU):
-        loss, nll = sequence_loss(logits, target, 0.1)
-    ref_loss, ref_nll = sequence_loss(logits.float(), target, 0.1)
-    assert loss.dtype == torch.float32
-    assert torch.equal(loss, ref_loss) and torch.equal(nll, ref_nll)
+        got = fn(*args)
+    up = [a.float() if a.is_floating_point() else a for a in args
+          if isinstance(a, torch.Tensor)]
+    want = fn(*up, *args[len(up):])  # the same numbers in fp32, no autocast
+    for g, w in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,), strict=True):
+        assert g.dtype == dtype and torch.equal(g, w)
 
 
 # -- resuming ----------------------------------------------------------------------
@@ -382,16 +401,11 @@ def test_resuming_in_another_precision_works(corpus, tmp_path):
 def test_killed_bf16_run_resumes_to_the_same_weights(corpus, tmp_path):
     at = 3 + int(time.time()) % 6  # a varying kill point; printed if the test fails
     print(f"killing after checkpoint_{at}.pt appears")
-    steps = 12
-    args = train_args("transformer", corpus, tmp_path / "killed", steps)
-    args[args.index("--spec") + 1] = json.dumps({**spec("transformer", corpus, steps),
-                                                 "train": {**spec("transformer", corpus,
-                                                                  steps)["train"],
-                                                           "save_interval": 1,
-                                                           "keep_last": 20}})
+    steps, killed = 12, tmp_path / "killed"
+    args = train_args("transformer", corpus, killed, steps, save_interval=1,
+                      keep_last=steps)
     cmd = [sys.executable, "-m", "phrasenmt.train", *args, "--threads", "1"]
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    killed = tmp_path / "killed"
     proc = subprocess.Popen(cmd, stderr=subprocess.DEVNULL, env=env)
     deadline = time.time() + 120
     while not (killed / "checkpoints" / f"checkpoint_{at}.pt").exists():
