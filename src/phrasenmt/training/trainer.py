@@ -6,11 +6,9 @@ Restarting the same command continues from the latest good checkpoint; on CPU
 the result equals an uninterrupted run bit for bit. SIGTERM/SIGUSR1 save a
 checkpoint and stop (`stopping.Preempted`); a NaN/inf loss stops before that
 update touches the weights. Under torchrun the ranks share each update's
-batches (`distributed`); only rank 0 writes files. The forward passes run in
-the run's precision (`phrasenmt.precision`: bf16 autocast or fp32); weights,
-optimizer state and losses stay float32 whatever it is, so the checkpoints do
-not depend on it and a run may resume in another precision; summary.json
-records the precision of the run that finished it.
+batches (`distributed`); only rank 0 writes files. Forward passes run in the
+`precision` (bf16 autocast or fp32); weights, optimizer state and losses stay
+fp32, so checkpoints do not depend on it (summary.json records it).
 """
 
 from __future__ import annotations
