@@ -76,6 +76,7 @@ class ContinuousOutputNMT(RNNSeq2Seq):
     """CoNMT and PCoNMT: vMF training, nearest-neighbour greedy decoding."""
 
     config_class = ContinuousConfig
+    forced_scoring = False  # predicts vectors: no token probabilities to score
 
     def __init__(self, cfg: ContinuousConfig):
         super().__init__(cfg)  # runs cfg.check()
