@@ -26,7 +26,7 @@ KENLM_SKIP := make: no g++, cmake or Boost headers, so KenLM's lmplz is not buil
 KENLM_NEEDS := make kenlm: needs g++, cmake and the Boost headers: apt-get install \
 	$(KENLM_APT) (or conda env create -f envs/kenlm.yaml)
 
-.PHONY: install run test report lint clean-results kenlm
+.PHONY: converged install run test report lint clean-results kenlm
 
 install: $(STAMP)
 
@@ -63,6 +63,14 @@ $(BIN)/lmplz:
 # The main job: the default experiment (config.yaml) end to end.
 run: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES)
+
+# Each family's baseline trained to convergence on the synthetic data (what the
+# default run's baselines are sized against; README "Sizing the default run").
+CONVERGED = results/synthetic_en_de/eval/transformer_converged/seed1/test.json \
+	results/synthetic_de_en/eval/attn_rnn_converged/seed1/test.json \
+	results/synthetic_de_en/eval/conmt_converged/seed1/test.json
+converged: $(STAMP)
+	$(BIN)/snakemake --cores $(CORES) $(CONVERGED) --configfile configs/converged.yaml
 
 # The whole test suite (unit tests, workflow lint/dry runs, a tiny real run).
 test: $(STAMP)

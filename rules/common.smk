@@ -123,6 +123,11 @@ def model_spec(wildcards):
     return wf.model_spec(config, wildcards.model)
 
 
+def model_precision(wildcards):
+    """--precision of the model's training, scoring and decoding jobs."""
+    return runs.precision(config, wildcards.model)
+
+
 def model_gpus(wildcards):
     return config["models"][wildcards.model]["gpus"]
 

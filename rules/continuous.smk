@@ -78,6 +78,7 @@ rule train_continuous:
     wildcard_constraints:
         model=CONTINUOUS_MODELS,
     params:
+        precision=model_precision,
         spec=continuous_spec,
         outdir="results/{dataset}/models/{model}/seed{seed}",
     threads: 1
@@ -95,6 +96,7 @@ rule train_continuous:
         "python -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
         "--train-tgt {input.tgt} --dev-src {input.dev_src} --dev-tgt {input.dev_tgt} "
         "--outdir {params.outdir} --seed {wildcards.seed} --threads {threads} "
+        "--precision {params.precision} "
         "--no-progress > {log} 2>&1"
 
 
@@ -127,6 +129,8 @@ rule train_fertility:
         "results/{dataset}/models/{model}/seed{seed}/fertility.pt",
     wildcard_constraints:
         model=FERTILITY_MODELS,
+    params:
+        precision=model_precision,
     threads: 1
     log:
         "results/logs/train_fertility/{dataset}.{model}.seed{seed}.log",
@@ -138,7 +142,8 @@ rule train_fertility:
         "python -m phrasenmt.train_fertility --checkpoint {input.model} "
         "--train-src {input.src} --train-labels {input.labels} "
         "--dev-src {input.dev_src} --dev-labels {input.dev_labels} --out {output} "
-        "--seed {wildcards.seed} --threads {threads} > {log} 2>&1"
+        "--seed {wildcards.seed} --threads {threads} "
+        "--precision {params.precision} > {log} 2>&1"
 
 
 rule translate_continuous:
@@ -150,6 +155,7 @@ rule translate_continuous:
     wildcard_constraints:
         model=CONTINUOUS_MODELS,
     params:
+        precision=model_precision,
         max_len_a=config["decode"]["max_len_a"],
         max_len_b=config["decode"]["max_len_b"],
         batch_size=config["decode"]["batch_size"],
@@ -168,7 +174,7 @@ rule translate_continuous:
         "python -m phrasenmt.translate --checkpoint {input.model} --input {input.src} "
         "--output {output} --beam 1 --max-len-a {params.max_len_a} "
         "--max-len-b {params.max_len_b} --batch-size {params.batch_size} "
-        "--threads {threads} > {log} 2>&1"
+        "--threads {threads} --precision {params.precision} > {log} 2>&1"
 
 
 rule multiword_bleu:

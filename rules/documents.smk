@@ -29,6 +29,7 @@ rule train_document:
     wildcard_constraints:
         model=DOCUMENT_MODELS,
     params:
+        precision=model_precision,
         launcher=train_launcher,
         spec=model_spec,
         outdir="results/{dataset}/models/{model}/seed{seed}",
@@ -48,7 +49,7 @@ rule train_document:
         "--train-src {input.src} --train-tgt {input.tgt} --dev-src {input.dev_src} "
         "--dev-tgt {input.dev_tgt} --docs {input.docs},{input.dev_docs} "
         "--init-from {input.init} --outdir {params.outdir} --seed {wildcards.seed} "
-        "--threads {threads} --no-progress > {log} 2>&1"
+        "--threads {threads} --precision {params.precision} --no-progress > {log} 2>&1"
 
 
 rule average_document:
@@ -79,6 +80,7 @@ rule translate_document:
     wildcard_constraints:
         model=DOCUMENT_MODELS,
     params:
+        precision=model_precision,
         beam=config["decode"]["beam"],
         lenpen=config["decode"]["lenpen"],
         max_len_a=config["decode"]["max_len_a"],
@@ -100,7 +102,7 @@ rule translate_document:
         "--docs {input.docs} --output {output} --beam {params.beam} "
         "--lenpen {params.lenpen} --max-len-a {params.max_len_a} "
         "--max-len-b {params.max_len_b} --batch-size {params.batch_size} "
-        "--threads {threads} > {log} 2>&1"
+        "--threads {threads} --precision {params.precision} > {log} 2>&1"
 
 
 # --- contrastive sets with context (phrasenmt.evaluate.contrastive) -------------
@@ -166,6 +168,7 @@ rule contrastive_score:
     output:
         "results/{dataset}/discourse/contrastive/{cset}/scores/{model}/seed{seed}.txt",
     params:
+        precision=model_precision,
         context=contrastive_context_arg,
         batch_size=config["decode"]["batch_size"],
     threads: 1
@@ -182,7 +185,8 @@ rule contrastive_score:
     shell:
         "python -m phrasenmt.translate score --checkpoint {input.model} "
         "--src {input.src} --tgt {input.tgt} {params.context} --output {output} "
-        "--batch-size {params.batch_size} --threads {threads} > {log} 2>&1"
+        "--batch-size {params.batch_size} --threads {threads} "
+        "--precision {params.precision} > {log} 2>&1"
 
 
 rule contrastive_evaluate:

@@ -123,6 +123,7 @@ rule lingeval_score:
     output:
         "results/{dataset}/lingeval/scores/{model}/seed{seed}.txt",
     params:
+        precision=model_precision,
         side=lingeval_side_args,
         batch_size=config["decode"]["batch_size"],
     threads: 1
@@ -139,7 +140,8 @@ rule lingeval_score:
     shell:
         "python -m phrasenmt.translate score --checkpoint {input.model} "
         "--src {input.src} --tgt {input.tgt} --output {output} "
-        "--batch-size {params.batch_size} --threads {threads} {params.side} "
+        "--batch-size {params.batch_size} --threads {threads} "
+        "--precision {params.precision} {params.side} "
         "> {log} 2>&1"
 
 

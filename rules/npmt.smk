@@ -24,6 +24,7 @@ rule train_npmt:
     wildcard_constraints:
         model=NPMT_TRAINED,
     params:
+        precision=model_precision,
         spec=model_spec,
         outdir="results/{dataset}/models/{model}/seed{seed}",
     threads: 1
@@ -41,6 +42,7 @@ rule train_npmt:
         "python -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
         "--train-tgt {input.tgt} --dev-src {input.dev_src} --dev-tgt {input.dev_tgt} "
         "--outdir {params.outdir} --seed {wildcards.seed} --threads {threads} "
+        "--precision {params.precision} "
         "--no-progress > {log} 2>&1"
 
 
@@ -91,6 +93,7 @@ rule translate_npmt:
     wildcard_constraints:
         model=NPMT_MODELS,
     params:
+        precision=model_precision,
         search=beam_args,
         lm=npmt_lm_arg,
         max_len_a=config["decode"]["max_len_a"],
@@ -111,7 +114,8 @@ rule translate_npmt:
         "python -m phrasenmt.translate --checkpoint {input.model} --input {input.src} "
         "--output {output} {params.search} {params.lm} "
         "--max-len-a {params.max_len_a} --max-len-b {params.max_len_b} "
-        "--batch-size {params.batch_size} --threads {threads} > {log} 2>&1"
+        "--batch-size {params.batch_size} --threads {threads} "
+        "--precision {params.precision} > {log} 2>&1"
 
 
 rule translate_npmt_greedy:
@@ -124,6 +128,7 @@ rule translate_npmt_greedy:
     wildcard_constraints:
         model=SWAN_GREEDY,
     params:
+        precision=model_precision,
         search=greedy_args,
         max_len_a=config["decode"]["max_len_a"],
         max_len_b=config["decode"]["max_len_b"],
@@ -143,7 +148,8 @@ rule translate_npmt_greedy:
         "python -m phrasenmt.translate --checkpoint {input.model} --input {input.src} "
         "--output {output.tok} --segments-out {output.segments} {params.search} "
         "--max-len-a {params.max_len_a} --max-len-b {params.max_len_b} "
-        "--batch-size {params.batch_size} --threads {threads} > {log} 2>&1"
+        "--batch-size {params.batch_size} --threads {threads} "
+        "--precision {params.precision} > {log} 2>&1"
 
 
 rule translate_decoding:
@@ -155,6 +161,7 @@ rule translate_decoding:
     wildcard_constraints:
         model=ATTN_DECODINGS,
     params:
+        precision=model_precision,
         search=decoding_args,
         max_len_a=config["decode"]["max_len_a"],
         max_len_b=config["decode"]["max_len_b"],
@@ -174,7 +181,8 @@ rule translate_decoding:
         "python -m phrasenmt.translate --checkpoint {input.model} --input {input.src} "
         "--output {output} {params.search} "
         "--max-len-a {params.max_len_a} --max-len-b {params.max_len_b} "
-        "--batch-size {params.batch_size} --threads {threads} > {log} 2>&1"
+        "--batch-size {params.batch_size} --threads {threads} "
+        "--precision {params.precision} > {log} 2>&1"
 
 
 rule detokenize_decoding:

@@ -16,6 +16,7 @@ rule train:
     output:
         summary="results/{dataset}/models/{model}/seed{seed}/summary.json",
     params:
+        precision=model_precision,
         launcher=train_launcher,
         side=train_side_args,
         spec=model_spec,
@@ -35,6 +36,7 @@ rule train:
         "{params.launcher} -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
         "--train-tgt {input.tgt} --dev-src {input.dev_src} --dev-tgt {input.dev_tgt} "
         "--outdir {params.outdir} --seed {wildcards.seed} --threads {threads} "
+        "--precision {params.precision} "
         "{params.side} > {log} 2>&1"
 
 

@@ -12,6 +12,7 @@ rule translate:
     output:
         "results/{dataset}/translations/{model}/seed{seed}/{testset}.tok",
     params:
+        precision=model_precision,
         side=test_side_args,
         beam=config["decode"]["beam"],
         lenpen=config["decode"]["lenpen"],
@@ -33,7 +34,8 @@ rule translate:
         "python -m phrasenmt.translate --checkpoint {input.model} --input {input.src} "
         "--output {output} --beam {params.beam} --lenpen {params.lenpen} "
         "--max-len-a {params.max_len_a} --max-len-b {params.max_len_b} "
-        "--batch-size {params.batch_size} --threads {threads} {params.side} "
+        "--batch-size {params.batch_size} --threads {threads} "
+        "--precision {params.precision} {params.side} "
         "> {log} 2>&1"
 
 

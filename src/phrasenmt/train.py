@@ -16,6 +16,10 @@ document-level keys may be new), takes its vocabularies, and trains what the
 spec's `train.freeze` leaves: `sentence` (default) the document-level
 parameters, `loaded` only the keys new to this model (e.g. han_enc_dec from
 han_enc: the HAN decoder), `none` everything (joint fine-tuning).
+
+--precision auto|fp32|bf16 (`phrasenmt.precision`): the forward passes in bf16
+autocast or fp32; weights, optimizer state and losses stay float32, so the
+checkpoints are the same either way and a run may resume in another precision.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import torch
 
 from phrasenmt.cli import ArgumentParser, nonnegative_int, output_dir, positive_int
 from phrasenmt.io import InputError, run_cli
+from phrasenmt.precision import add_precision_argument
 from phrasenmt.training.data import DataPaths
 from phrasenmt.training.spec import load_spec, resolve_spec
 from phrasenmt.training.stopping import PREEMPTED_EXIT, Preempted
@@ -51,7 +56,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--threads", type=positive_int, default=None,
                    help="CPU threads for torch")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
-                   help="auto: CUDA (bf16 autocast) when present, else CPU")
+                   help="auto: CUDA when present, else CPU")
+    add_precision_argument(p)
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument("--side", action="append", default=[], metavar="NAME=TRAIN,DEV",
                    help="a side input the model reads: integers per source token, "
@@ -96,7 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     paths = DataPaths(args.train_src, args.train_tgt, args.dev_src, args.dev_tgt,
                       parse_side(args.side, 2), args.docs)
     trainer = Trainer(spec, paths, args.outdir, args.seed, args.device,
-                      progress_bar=not args.no_progress, init_from=args.init_from)
+                      progress_bar=not args.no_progress, init_from=args.init_from,
+                      precision=args.precision)
+    if trainer.dist.is_main:
+        print(f"precision: {trainer.precision}", file=sys.stderr)
     try:
         summary = trainer.run()
     except Preempted as stop:

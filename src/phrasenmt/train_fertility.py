@@ -10,19 +10,24 @@ gold fertility labels (one integer per source token, line-aligned with the
 source; 0..3 for Fertility 4, 0/1 for Fertility 2) with cross-entropy. The
 weights after the epoch with the lowest dev loss are written as a complete
 model file (the translation weights unchanged), which `phrasenmt.translate`
-decodes with fertility guidance.
+decodes with fertility guidance. --precision (`phrasenmt.precision`): the
+forward passes in bf16 autocast or fp32; the weights and the cross-entropy stay
+float32, so the file is the same kind whatever the precision.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+from phrasenmt import precision as prec
 from phrasenmt.cli import (
     ArgumentParser,
     nonnegative_int,
@@ -36,6 +41,7 @@ from phrasenmt.training.checkpoint import load_model, model_payload, save_file
 from phrasenmt.training.data import read_side
 
 Data = tuple[list[list[int]], list[list[int]]]  # source ids, labels
+Cast = Callable[[], contextlib.AbstractContextManager]  # autocast of a precision
 
 
 def load_split(src_path: Path, labels_path: Path, vocab, classes: int) -> Data:
@@ -49,27 +55,34 @@ def load_split(src_path: Path, labels_path: Path, vocab, classes: int) -> Data:
     return [vocab.encode(s) for s in src], labels
 
 
-def batch_loss(model, src: list[list[int]], labels: list[list[int]]
-               ) -> tuple[torch.Tensor, int]:
+def batch_loss(model, src: list[list[int]], labels: list[list[int]],
+               cast: Cast = contextlib.nullcontext) -> tuple[torch.Tensor, int]:
     """Summed cross-entropy of the fertility module and the number of tokens."""
     batch = collate(src, [[] for _ in src], {"fertility": labels})
-    with torch.no_grad():
-        state = model.encode(batch.src)  # frozen: features only
-    logits = model.fertility(torch.cat([state["src_embed"], state["memory"]], -1))
+    with cast():
+        with torch.no_grad():
+            state = model.encode(batch.src)  # frozen: features only
+        logits = model.fertility(torch.cat([state["src_embed"], state["memory"]], -1))
     gold = batch.side["fertility"]  # (B, S), -1 at </s> and padding
-    loss = F.cross_entropy(logits.flatten(0, 1).float(), gold.flatten(),
-                           ignore_index=SIDE_PAD, reduction="sum")
-    return loss, int(gold.ne(SIDE_PAD).sum())
+    return fertility_loss(logits.flatten(0, 1), gold.flatten()), int(
+        gold.ne(SIDE_PAD).sum())
+
+
+@prec.full_precision
+def fertility_loss(logits: torch.Tensor, gold: torch.Tensor) -> torch.Tensor:
+    """Summed cross-entropy of logits (N, classes) against labels (N,), in fp32."""
+    return F.cross_entropy(logits, gold, ignore_index=SIDE_PAD, reduction="sum")
 
 
 def run_epoch(model, data: Data, batches: list[list[int]],
-              optimizer: torch.optim.Optimizer | None) -> float:
+              optimizer: torch.optim.Optimizer | None,
+              cast: Cast = contextlib.nullcontext) -> float:
     """One pass (training when an optimizer is given) -> loss per token."""
     total, count = 0.0, 0
     for idx in batches:
         with torch.set_grad_enabled(optimizer is not None):
             loss, n = batch_loss(model, [data[0][i] for i in idx],
-                                 [data[1][i] for i in idx])
+                                 [data[1][i] for i in idx], cast)
         if optimizer is not None:
             optimizer.zero_grad(set_to_none=True)
             (loss / max(n, 1)).backward()
@@ -79,7 +92,8 @@ def run_epoch(model, data: Data, batches: list[list[int]],
 
 
 def train(model, train_data: Data, dev_data: Data, epochs: int, lr: float,
-          max_tokens: int, seed: int) -> list[dict]:
+          max_tokens: int, seed: int, cast: Cast = contextlib.nullcontext
+          ) -> list[dict]:
     """Train the fertility FFNN only; keep the weights of the best dev epoch."""
     torch.manual_seed(seed)
     model.requires_grad_(False).eval()
@@ -93,8 +107,8 @@ def train(model, train_data: Data, dev_data: Data, epochs: int, lr: float,
     for epoch in range(1, epochs + 1):
         order = np.random.default_rng([seed, epoch]).permutation(len(batches))
         train_loss = run_epoch(model, train_data, [batches[i] for i in order],
-                               optimizer)
-        dev_loss = run_epoch(model, dev_data, dev_batches, None)
+                               optimizer, cast)
+        dev_loss = run_epoch(model, dev_data, dev_batches, None, cast)
         log.append({"epoch": epoch, "train_loss": train_loss, "dev_loss": dev_loss})
         print(f"epoch {epoch}: train {train_loss:.4f} dev {dev_loss:.4f}",
               file=sys.stderr)
@@ -126,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seeds init and batch order")
     p.add_argument("--threads", type=positive_int, default=None,
                    help="CPU threads for torch")
+    prec.add_precision_argument(p)
     return p
 
 
@@ -136,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(args.threads)
     if args.epochs < 1:
         raise InputError("must be at least 1", "--epochs")
+    precision = prec.resolve(args.precision, torch.device("cpu"))
+    print(f"precision: {precision}", file=sys.stderr)
     model, src_vocab, tgt_vocab, payload = load_model(args.checkpoint)
     if getattr(model, "fertility", None) is None:
         raise InputError("the model has no fertility module (fertility_classes 0)",
@@ -144,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     train_data = load_split(args.train_src, args.train_labels, src_vocab, classes)
     dev_data = load_split(args.dev_src, args.dev_labels, src_vocab, classes)
     log = train(model, train_data, dev_data, args.epochs, args.lr, args.max_tokens,
-                args.seed)
+                args.seed, lambda: prec.autocast(precision, torch.device("cpu")))
     out = model_payload(payload["arch"], model, src_vocab, tgt_vocab, payload["spec"])
     out["fertility_training"] = log
     save_file(out, args.out)

@@ -16,11 +16,16 @@ to the model's preset, --lambda2 to the preset's with --lm and 0 without;
 --segments-out writes JSON Lines {"segments": [[tok, ...], ...]}, one list per
 source position (</s> included). `score` gives log p(y|x) by the segment DP
 (-inf where no segmentation can produce y).
+
+Both commands take --precision auto|fp32|bf16 (`phrasenmt.precision`): the
+model's forward passes in bf16 autocast or fp32, log-probabilities summed in
+float32 (or wider) either way; a checkpoint decodes in any precision.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Iterator
@@ -31,6 +36,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from phrasenmt import precision as prec
 from phrasenmt.cli import (
     ArgumentParser,
     finite_float,
@@ -196,6 +202,7 @@ def _common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=positive_int, default=None,
                    help="CPU threads for torch")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    prec.add_precision_argument(p)
     p.add_argument("--side", action="append", default=[], metavar="NAME=FILE",
                    help="a side input the model reads, line-aligned with the "
                    "source (repeatable)")
@@ -238,12 +245,15 @@ def score_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _load(args: argparse.Namespace) -> tuple[nn.Module, Vocabulary, Vocabulary]:
+def _load(args: argparse.Namespace) -> tuple[nn.Module, Vocabulary, Vocabulary,
+                                              contextlib.AbstractContextManager]:
+    """The model, its vocabularies and the autocast context of --precision."""
     if args.threads:
         torch.set_num_threads(args.threads)
-    model, src_vocab, tgt_vocab, _ = load_model(args.checkpoint,
-                                                resolve_device(args.device))
-    return model, src_vocab, tgt_vocab
+    device = resolve_device(args.device)
+    precision = prec.resolve(args.precision, device)
+    model, src_vocab, tgt_vocab, _ = load_model(args.checkpoint, device)
+    return model, src_vocab, tgt_vocab, prec.autocast(precision, device)
 
 
 def _max_tokens(model: nn.Module) -> int | None:
@@ -262,17 +272,22 @@ def load_side_inputs(model: nn.Module, options: list[str], src: list[str]) -> Si
 def score_main(argv: list[str]) -> int:
     """The `score` command."""
     args = score_parser().parse_args(argv)
-    model, src_vocab, tgt_vocab = _load(args)
+    model, src_vocab, tgt_vocab, cast = _load(args)
+    if not getattr(model, "forced_scoring", True):
+        raise InputError("the model predicts embeddings (continuous output), not "
+                         "token probabilities: it has no forced-decoding score",
+                         args.checkpoint)
     src, tgt = read_parallel(args.src, args.tgt, allow_empty=False,
                              max_tokens=_max_tokens(model))
     side = load_side_inputs(model, args.side, src)
     context = doc_context.context_source(model, args, args.src, len(src))
-    if context is not None:  # document-level model: context by line index
-        scores = doc_context.score_with_context(model, src_vocab, tgt_vocab, src, tgt,
-                                                context, args.batch_size, side)
-    else:
-        scores = score_lines(model, src_vocab, tgt_vocab, src, tgt, args.batch_size,
-                             side)
+    with cast:
+        if context is not None:  # document-level model: context by line index
+            scores = doc_context.score_with_context(model, src_vocab, tgt_vocab, src,
+                                                    tgt, context, args.batch_size, side)
+        else:
+            scores = score_lines(model, src_vocab, tgt_vocab, src, tgt,
+                                 args.batch_size, side)
     write_lines(args.output, [f"{s:.6f}" for s in scores])
     return 0
 
@@ -283,14 +298,15 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "score":
         return score_main(argv[1:])
     args = translate_parser().parse_args(argv)
-    model, src_vocab, tgt_vocab = _load(args)
+    model, src_vocab, tgt_vocab, cast = _load(args)
     lines = read_lines(args.input, allow_empty=False, max_tokens=_max_tokens(model))
     side = load_side_inputs(model, args.side, lines)
     context = doc_context.context_source(model, args, args.input, len(lines))
     swan = segment_search(model, args, tgt_vocab)
     if swan is not None:  # SWAN: segments, Eq. 3
-        hyps, segments = translate_segments(model, src_vocab, tgt_vocab, lines, swan,
-                                            args.batch_size)
+        with cast:
+            hyps, segments = translate_segments(model, src_vocab, tgt_vocab, lines,
+                                                swan, args.batch_size)
         outputs = [(args.output, hyps)]  # with the segments: both or neither
         if args.segments_out is not None:
             outputs.append((args.segments_out,
@@ -298,17 +314,23 @@ def main(argv: list[str] | None = None) -> int:
                              for s in segments]))
         write_all(outputs)
         return 0
+    with cast:
+        hyps = _translate(model, (src_vocab, tgt_vocab), lines, args, context, side)
+    write_lines(args.output, hyps)
+    return 0
+
+
+def _translate(model: nn.Module, vocabs: tuple[Vocabulary, Vocabulary],
+               lines: list[str], args: argparse.Namespace,
+               context: doc_context.ContextSource | None, side: Side) -> list[str]:
+    """Beam or greedy search of a sentence- or document-level model."""
     if context is not None:  # document-level model: context by line index
         search = doc_context.Search(args.beam, args.lenpen, args.max_len_a,
                                     args.max_len_b, args.batch_size)
-        hyps = doc_context.translate_with_context(model, src_vocab, tgt_vocab, lines,
-                                                  context, search, side)
-    else:
-        hyps = translate_lines(model, src_vocab, tgt_vocab, lines, args.beam,
-                               args.lenpen, args.max_len_a, args.max_len_b,
-                               args.batch_size, side)
-    write_lines(args.output, hyps)
-    return 0
+        return doc_context.translate_with_context(model, *vocabs, lines, context,
+                                                  search, side)
+    return translate_lines(model, *vocabs, lines, args.beam, args.lenpen,
+                           args.max_len_a, args.max_len_b, args.batch_size, side)
 
 
 if __name__ == "__main__":

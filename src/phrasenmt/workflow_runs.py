@@ -1,4 +1,4 @@
-"""Training seeds, and the paths of every output of one training run.
+"""Training seeds and precision, and the paths of every output of one training run.
 
 Every model trains once per seed (config `seeds`; a model's own `seeds`
 overrides it, a `checkpoint_of` entry takes its model's); the run with seed N
@@ -14,6 +14,8 @@ downstream of training is per seed:
 
 A run that loads another model's run (a document-level model's `init_from`, an
 NPMT+LM row's `checkpoint_of`) loads that model's run of the same seed.
+A model's `precision` (training, scoring, decoding: `--precision`) is its own,
+else its checkpoint_of model's, else the global one.
 Analyses that read one output per model (the length and agreement figures, the
 segment, gate and discourse analyses) read the model's first seed.
 This module is the one place that knows these paths.
@@ -35,6 +37,15 @@ def seeds(config: dict, model: str) -> list[int]:
         return list(entry["seeds"])
     owner = entry.get("checkpoint_of")
     return seeds(config, owner) if owner else list(config["seeds"])
+
+
+def precision(config: dict, model: str) -> str:
+    """--precision of `model`'s jobs: its own, its checkpoint_of model's, or global."""
+    entry = config["models"][model]
+    if entry.get("precision"):
+        return entry["precision"]
+    owner = entry.get("checkpoint_of")
+    return precision(config, owner) if owner else config.get("precision", "auto")
 
 
 def first_seed(config: dict, model: str) -> int:

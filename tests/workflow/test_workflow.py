@@ -12,8 +12,9 @@ from tests.conftest import REPO, snakemake
 
 CONFIGS = sorted((REPO / "configs").glob("*.yaml"))
 # A job each config's dry run must plan: a download for the real datasets; the sweep
-# config builds only synthetic data, so its sign is a window size the sweep derives.
-EXPECTED_JOB = {"npmt_window_sweep": "npmt_window9"}
+# config builds only synthetic data, so its sign is a window size the sweep derives;
+# converged.yaml extends config.yaml's synthetic data with its own three models.
+EXPECTED_JOB = {"npmt_window_sweep": "npmt_window9", "converged": "transformer_converged"}
 
 
 def test_lint_is_clean():

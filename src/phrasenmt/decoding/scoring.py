@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from phrasenmt.precision import full_precision
 from phrasenmt.text.vocab import PAD
 
 
@@ -13,6 +14,12 @@ def forced_log_probs(model: nn.Module, src: Tensor, tgt_in: Tensor,
                      tgt_out: Tensor, side: dict[str, Tensor] | None = None) -> Tensor:
     """Sum of target token log-probs (</s> included) per sentence -> (B,)."""
     logits = model(src, tgt_in, **(side or {}))  # (B, T, V)
-    log_probs = torch.log_softmax(logits.float(), dim=-1)
+    return target_log_probs(logits, tgt_out)
+
+
+@full_precision
+def target_log_probs(logits: Tensor, tgt_out: Tensor) -> Tensor:
+    """Logits (B, T, V), targets (B, T) -> summed target log-probs (B,), in fp32."""
+    log_probs = torch.log_softmax(logits, dim=-1)
     token_lp = log_probs.gather(-1, tgt_out.unsqueeze(-1)).squeeze(-1)  # (B, T)
     return torch.where(tgt_out.ne(PAD), token_lp, 0.0).sum(dim=1)

@@ -25,6 +25,7 @@ from phrasenmt import ranges
 from phrasenmt.io import InputError
 from phrasenmt.models.base import Seq2Seq
 from phrasenmt.models.registry import register_model, register_preset
+from phrasenmt.precision import run_rnn
 from phrasenmt.text.vocab import PAD
 
 State = dict[str, Tensor]
@@ -73,7 +74,7 @@ class RNNEncoder(nn.Module):
         lengths = mask.sum(dim=1).clamp(min=1).cpu()
         packed = pack_padded_sequence(self.dropout(embedded), lengths,
                                       batch_first=True, enforce_sorted=False)
-        out, _ = self.rnn(packed)
+        out, _ = run_rnn(self.rnn, packed)  # fp32 on CPU (precision.run_rnn)
         memory, _ = pad_packed_sequence(out, batch_first=True,
                                         total_length=src.size(1))  # (B, S, H)
         return {"memory": memory, "src_mask": mask, "src_embed": embedded}
@@ -107,7 +108,7 @@ class AttnDecoder(nn.Module):
         """tgt (B, T) -> attentional states (B, T, H), attention (B, T, S), hidden."""
         if hidden is None:
             hidden = self.initial_hidden(state)
-        out, hidden = self.rnn(self.dropout(self.embed(tgt)), hidden)  # (B, T, H)
+        out, hidden = run_rnn(self.rnn, self.dropout(self.embed(tgt)), hidden)  # (B,T,H)
         memory = state["memory"]  # (B, S, H)
         scores = self.attn(out) @ memory.transpose(1, 2)  # (B, T, S)
         scores = scores.masked_fill(~state["src_mask"][:, None, :], float("-inf"))
@@ -181,7 +182,10 @@ class AttnRNN(RNNSeq2Seq):
 def tiny_rnn(m: RNNConfig, t: Any) -> None:
     """CPU-sized: about 1-2 minutes on one thread on the 40k-pair synthetic corpus."""
     m.embed_size, m.hidden_size, m.layers, m.dropout = 64, 128, 1, 0.1
-    t.lr, t.warmup_steps, t.clip_norm = 3e-3, 50, 5.0
+    # Peak lr 2e-2 (was 3e-3): 51.6 instead of 3.5 BLEU on the synthetic de-en
+    # test set after the same 400 updates (81.2 at convergence, README "Sizing
+    # the default run"); the continuous-output presets take 1e-2 (continuous.py).
+    t.lr, t.warmup_steps, t.clip_norm = 2e-2, 50, 5.0
     t.max_tokens, t.update_tokens = 2048, 1500  # one batch (~110 pairs) per update
     t.max_steps, t.valid_interval, t.save_interval, t.log_interval = 400, 50, 50, 25
     t.keep_last, t.average_last = 3, 1  # the paper decodes the last model

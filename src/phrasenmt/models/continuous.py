@@ -76,6 +76,7 @@ class ContinuousOutputNMT(RNNSeq2Seq):
     """CoNMT and PCoNMT: vMF training, nearest-neighbour greedy decoding."""
 
     config_class = ContinuousConfig
+    forced_scoring = False  # predicts vectors: no token probabilities to score
 
     def __init__(self, cfg: ContinuousConfig):
         super().__init__(cfg)  # runs cfg.check()
@@ -201,6 +202,7 @@ def _presets(arch: str, classes: int) -> None:
 
     def tiny(m: ContinuousConfig, t: Any) -> None:
         tiny_rnn(m, t)
+        t.lr = 1e-2  # CoNMT: 30.3 BLEU after 400 updates (3e-3: 7.1; converged: 57.4)
         m.fertility_classes, m.fertility_hidden = classes, 64
 
     def base(m: ContinuousConfig, t: Any) -> None:

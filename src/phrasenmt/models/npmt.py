@@ -39,6 +39,7 @@ from phrasenmt.models.swan_search import (
     beam_segments,
     greedy_segments,
 )
+from phrasenmt.precision import run_rnn
 from phrasenmt.text.vocab import EOS, PAD
 
 
@@ -107,7 +108,7 @@ class NPMTEncoder(nn.Module):
             h, state["gates"] = self.reorder(h, mask)
         packed = pack_padded_sequence(self.dropout(h), lengths.clamp(min=1).cpu(),
                                       batch_first=True, enforce_sorted=False)
-        out, _ = self.rnn(packed)
+        out, _ = run_rnn(self.rnn, packed)  # fp32 on CPU (precision.run_rnn)
         x, _ = pad_packed_sequence(out, batch_first=True, total_length=src.size(1))
         state["x"] = self.dropout(x)  # (B, S, D)
         return state

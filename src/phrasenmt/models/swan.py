@@ -43,6 +43,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.utils.checkpoint import checkpoint
 
+from phrasenmt.precision import full_precision, run_rnn
 from phrasenmt.text.vocab import BOS, EOS, PAD
 
 NEG_INF = float("-inf")
@@ -80,6 +81,7 @@ def scores_by_end(seg: Tensor) -> Tensor:
     return torch.where(start >= 0, by_end, NEG_INF)
 
 
+@full_precision
 def segment_log_likelihood(seg: Tensor, src_len: Tensor, tgt_len: Tensor) -> Tensor:
     """Eq. 1 by dynamic programming -> log p(y|x) (B,) float64 (−inf: impossible).
 
@@ -258,7 +260,7 @@ class SegmentDecoder(nn.Module):
 
     def run(self, tokens: Tensor, hidden: Hidden) -> tuple[Tensor, Hidden]:
         """Feed tokens (N, K) from `hidden` -> output states (N, K, H), new hidden."""
-        out, hidden = self.rnn(self.embed(tokens), hidden)
+        out, hidden = run_rnn(self.rnn, self.embed(tokens), hidden)
         return self.dropout(out), hidden
 
     def log_probs(self, states: Tensor) -> Tensor:

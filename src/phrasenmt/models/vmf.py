@@ -22,6 +22,8 @@ import torch
 from scipy.special import gammaln, ive
 from torch import Tensor
 
+from phrasenmt.precision import full_precision
+
 KAPPA_MIN = 1e-6  # ‖ê‖ is clamped here: log C_m is unbounded at κ = 0
 
 
@@ -93,12 +95,14 @@ def log_cmk(m: int, kappa: Tensor, approximate: bool = False) -> Tensor:
     return log_cmk_approx(m, kappa) if approximate else LogCmk.apply(kappa, m)
 
 
+@full_precision
 def vmf_loss(pred: Tensor, target: Tensor, lambda1: float = 0.0, lambda2: float = 1.0,
              approximate: bool = False) -> tuple[Tensor, Tensor]:
     """pred (N, m), unit-norm target (N, m) -> (regularized loss, NLLvMF), each (N,).
 
     The regularized loss is -log C_m(‖ê‖) - λ2 ê·e(w) + λ1‖ê‖; with λ1 = 0 and
-    λ2 = 1 it equals the plain NLLvMF.
+    λ2 = 1 it equals the plain NLLvMF. Outside autocast, in float32 at least:
+    the normaliser log C_m(κ) is a log-Bessel function of the prediction's norm.
     """
     pred = pred.float()
     kappa = pred.norm(dim=-1)  # (N,)

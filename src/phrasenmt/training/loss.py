@@ -1,13 +1,20 @@
-"""Label-smoothed cross entropy: the math is a free function (fairseq style)."""
+"""Label-smoothed cross entropy: the math is a free function (fairseq style).
+
+Both functions run outside autocast on float32 (or wider) inputs
+(`precision.full_precision`): under bf16 autocast the logits may come in bf16,
+the log-softmax, its log-sum-exp and the sums over tokens never do.
+"""
 
 from __future__ import annotations
 
 import torch
 from torch import Tensor
 
+from phrasenmt.precision import full_precision
 from phrasenmt.text.vocab import PAD
 
 
+@full_precision
 def label_smoothed_nll_loss(log_probs: Tensor, target: Tensor, epsilon: float,
                             ignore_index: int = PAD) -> tuple[Tensor, Tensor]:
     """Summed (label-smoothed loss, NLL) over non-pad targets.
@@ -25,6 +32,7 @@ def label_smoothed_nll_loss(log_probs: Tensor, target: Tensor, epsilon: float,
     return loss, nll
 
 
+@full_precision
 def sequence_loss(logits: Tensor, target: Tensor,
                   epsilon: float) -> tuple[Tensor, Tensor]:
     """Logits (B, T, V) and targets (B, T) -> summed (smoothed loss, NLL)."""

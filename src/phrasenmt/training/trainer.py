@@ -1,4 +1,4 @@
-"""The training loop: resumable, deterministic on CPU, bf16 autocast on CUDA.
+"""The training loop: resumable, deterministic on CPU, fp32 or bf16 autocast.
 
 A run lives in one folder: `checkpoints/` (checkpoint_{step}.pt + `latest`),
 `metrics.tsv`, and at the end `config.yaml` and, last, `summary.json`.
@@ -6,7 +6,9 @@ Restarting the same command continues from the latest good checkpoint; on CPU
 the result equals an uninterrupted run bit for bit. SIGTERM/SIGUSR1 save a
 checkpoint and stop (`stopping.Preempted`); a NaN/inf loss stops before that
 update touches the weights. Under torchrun the ranks share each update's
-batches (`distributed`); only rank 0 writes files.
+batches (`distributed`); only rank 0 writes files. Forward passes run in the
+`precision` (bf16 autocast or fp32); weights, optimizer state and losses stay
+fp32, so checkpoints do not depend on it (summary.json records it).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import torch
 import yaml
 from tqdm import tqdm
 
+from phrasenmt import precision as prec
 from phrasenmt.io import InputError, atomic_open, remove_created
 from phrasenmt.models.registry import build_model, get_model_class
 from phrasenmt.text.vocab import Vocabulary
@@ -102,16 +105,18 @@ class Trainer:
 
     With `init_from` (two-step training) the model starts from that checkpoint's
     weights and `train.freeze` says what trains: by default only its
-    document-level parameters (`two_step`).
+    document-level parameters (`two_step`). `precision` is auto, fp32 or bf16
+    (`phrasenmt.precision`), resolved for the device.
     """
 
     def __init__(self, spec: RunSpec, paths: DataPaths, outdir: str | Path,
                  seed: int, device: str = "auto", progress_bar: bool = True,
-                 init_from: str | Path | None = None):
+                 init_from: str | Path | None = None, precision: str = "auto"):
         self.spec, self.cfg, self.seed = spec, spec.train, seed
         self.outdir, self.ckpt_dir = Path(outdir), Path(outdir) / "checkpoints"
         self.dist = Distributed()
         self.device = self.dist.device(resolve_device(device))
+        self.precision = prec.resolve(precision, self.device, warn=self.dist.is_main)
         self.progress_bar = progress_bar
         check_context(spec.arch, paths.docs is not None)
         self.run_spec = {**spec.to_dict(), "seed": seed, "data": fingerprint(paths)}
@@ -199,10 +204,8 @@ class Trainer:
     # -- one update ------------------------------------------------------------
 
     def _autocast(self) -> contextlib.AbstractContextManager:
-        """bf16 autocast on CUDA, nothing on CPU."""
-        if self.device.type == "cuda":
-            return torch.autocast("cuda", dtype=torch.bfloat16)
-        return contextlib.nullcontext()
+        """bf16 autocast on the device for a bf16 run, nothing for fp32."""
+        return prec.autocast(self.precision, self.device)
 
     def _batch(self, corpus: Corpus, indices: list[int]) -> Batch:
         side = {name: [rows[i] for i in indices] for name, rows in corpus.side.items()}
@@ -406,7 +409,8 @@ class Trainer:
             "steps": s.step, "train_seconds": round(s.train_seconds, 3),
             "target_tokens": s.target_tokens,
             "tokens_per_second": round(s.target_tokens / max(s.train_seconds, 1e-9), 1),
-            "best_dev_loss": s.best_dev_loss, "average_last": self.cfg.average_last}
+            "best_dev_loss": s.best_dev_loss, "average_last": self.cfg.average_last,
+            "precision": self.precision}
         with atomic_open(self.outdir / "summary.json") as fh:
             json.dump(summary, fh, indent=2)
             fh.write("\n")
