@@ -217,6 +217,9 @@ class _GatherLogSoftmax(torch.autograd.Function):
         return grad_h, grad_wa[:, :-1], grad_wa[:, -1], None
 
 
+# Under train.compile this runs eager: its buffer reuse and the exponentials kept
+# for backward (weak references) are outside what TorchDynamo can capture.
+@torch.compiler.disable
 def gather_log_softmax(h: Tensor, output: nn.Linear, index: Tensor) -> Tensor:
     """h (M, H), index (M, C) -> log_softmax(output(h))[row, index] (M, C) >= fp32."""
     return _GatherLogSoftmax.apply(h, output.weight, output.bias, index)

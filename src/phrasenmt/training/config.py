@@ -32,6 +32,7 @@ class TrainConfig:
     average_last: int = 5  # checkpoints to average for the final model
     log_interval: int = 100  # updates between rows of metrics.tsv
     freeze: str = "sentence"  # --init-from freezes: θ_s | loaded weights | none
+    compile: bool = False  # run the loss forward through torch.compile (trainer)
     section: ClassVar[str] = "train"  # where its keys live in a spec: train.lr
 
     def check(self) -> None:
@@ -54,6 +55,8 @@ FREEZE_MODES = ("sentence", "loaded", "none")  # the values of TrainConfig.freez
 
 
 # Fields that may change between a run and its resumption without changing the
-# weights' trajectory (they say when to stop, what to log, save and keep).
+# weights' trajectory (they say when to stop, what to log, save and keep), and
+# `compile`, which changes how the same computation runs (as --precision does:
+# bit-exact resumption holds within one setting).
 RESUMABLE_FIELDS = ("max_steps", "max_minutes", "keep_last", "log_interval",
-                    "save_interval", "valid_interval", "average_last")
+                    "save_interval", "valid_interval", "average_last", "compile")

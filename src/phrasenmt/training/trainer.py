@@ -9,6 +9,8 @@ update touches the weights. Under torchrun the ranks share each update's
 batches (`distributed`); only rank 0 writes files. Forward passes run in the
 `precision` (bf16 autocast or fp32); weights, optimizer state and losses stay
 fp32, so checkpoints do not depend on it (summary.json records it).
+`train.compile: true` runs the loss forward through `torch.compile` (inductor,
+dynamic shapes); backward and Adam are unchanged, validation stays eager.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import json
 import math
 import os
 import random
+import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -100,6 +103,20 @@ def check_context(arch: str, has_docs: bool, where: str = "--docs") -> None:
                          where)
 
 
+def compiled(module: torch.nn.Module, device: torch.device) -> torch.nn.Module:
+    """`module` through torch.compile (inductor, dynamic shapes: batches differ).
+
+    Inductor writes C++ for a CPU and compiles it with the system's compiler:
+    without one the first update would fail deep inside torch, so say it here.
+    """
+    cxx = os.environ.get("CXX") or "g++"
+    if device.type == "cpu" and not (shutil.which(cxx) or shutil.which("clang++")):
+        raise InputError(f"is true, but torch.compile on a CPU needs a C++ compiler "
+                         f"and neither {cxx} (CXX) nor clang++ is on PATH; install "
+                         "g++ or set train.compile: false", "train.compile")
+    return torch.compile(module, dynamic=True)
+
+
 class Trainer:
     """Trains one model described by a RunSpec on one data set into `outdir`.
 
@@ -138,6 +155,8 @@ class Trainer:
             getattr(spec.model, "context_size", 0))
         self._build()
         self.loss_module = self.dist.wrap(self.model)
+        if self.cfg.compile:
+            self.loss_module = compiled(self.loss_module, self.device)
         self.state = Progress()
         if resume is not None:
             self._restore(resume)
@@ -232,6 +251,7 @@ class Trainer:
         for k, (batch, weight) in enumerate(work):
             sync = (contextlib.nullcontext() if k == len(work) - 1
                     or self.dist.world == 1 else self.loss_module.no_sync())
+            # (a compiled DDP module passes no_sync through to the DDP module)
             with sync:
                 with self._autocast():
                     loss, nll = self.loss_module(batch, self.cfg.label_smoothing)
@@ -410,7 +430,7 @@ class Trainer:
             "target_tokens": s.target_tokens,
             "tokens_per_second": round(s.target_tokens / max(s.train_seconds, 1e-9), 1),
             "best_dev_loss": s.best_dev_loss, "average_last": self.cfg.average_last,
-            "precision": self.precision}
+            "precision": self.precision, "compile": self.cfg.compile}
         with atomic_open(self.outdir / "summary.json") as fh:
             json.dump(summary, fh, indent=2)
             fh.write("\n")

@@ -1,0 +1,93 @@
+"""`train.compile: true`: the loss forward of every family through torch.compile.
+
+Inductor's C++ code generation takes minutes per model on a 2-core machine, so
+these tests compile with the `aot_eager` backend: TorchDynamo captures each
+family's loss (graph breaks and all) and AOTAutograd traces its forward and
+backward, the parts that depend on our code; inductor's code generation is
+PyTorch's (benchmarks/compile_speed.py runs the real thing and times it).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from phrasenmt.io import InputError
+from phrasenmt.train import main as train_main
+from phrasenmt.training import trainer as trainer_module
+from phrasenmt.training.checkpoint import load_file
+from tests.unit.test_precision import train_args, write_corpus
+
+HEADS = ["transformer", "pr_max_attn_ta", "attn_rnn", "conmt", "npmt",
+         "ctx_transformer", "han_enc"]  # one arch per family
+STEPS = 3
+
+
+@pytest.fixture(autouse=True)
+def one_thread_and_fast_backend(monkeypatch):
+    """One torch thread; torch.compile with the aot_eager backend, counted."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    calls = []
+    real = torch.compile
+
+    def aot_eager(module, **kwargs):
+        calls.append(kwargs)
+        return real(module, **{**kwargs, "backend": "aot_eager"})
+
+    monkeypatch.setattr(trainer_module.torch, "compile", aot_eager)
+    torch._dynamo.reset()
+    yield calls
+    torch._dynamo.reset()
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("compile")
+    write_corpus(root)
+    return root
+
+
+def weights(outdir: Path) -> dict[str, torch.Tensor]:
+    return load_file(outdir / "checkpoints" / f"checkpoint_{STEPS}.pt")["model"]
+
+
+@pytest.mark.parametrize("arch", HEADS)
+def test_compiled_training_equals_eager(arch, corpus, one_thread_and_fast_backend):
+    eager, comp = corpus / f"{arch}.eager", corpus / f"{arch}.compiled"
+    assert train_main(train_args(arch, corpus, eager, STEPS, "fp32")) == 0
+    assert not one_thread_and_fast_backend
+    assert train_main(train_args(arch, corpus, comp, STEPS, "fp32", compile=True)) == 0
+    assert one_thread_and_fast_backend == [{"dynamic": True}]
+    assert json.loads((comp / "summary.json").read_text())["compile"] is True
+    assert json.loads((eager / "summary.json").read_text())["compile"] is False
+    a, b = weights(eager), weights(comp)
+    assert a.keys() == b.keys()
+    for key in a:  # three updates at lr 1e-2 from the same init on the same batches
+        assert torch.allclose(a[key], b[key], atol=1e-5), key
+
+
+def test_resuming_with_compile_switched_on(corpus, one_thread_and_fast_backend):
+    outdir = corpus / "resume"
+    assert train_main(train_args("transformer", corpus, outdir, 2, "fp32",
+                                 save_interval=1, valid_interval=1)) == 0
+    assert train_main(train_args("transformer", corpus, outdir, STEPS, "fp32",
+                                 save_interval=1, valid_interval=1, compile=True)) == 0
+    assert json.loads((outdir / "summary.json").read_text())["steps"] == STEPS
+
+
+def test_a_cpu_without_a_cxx_compiler_is_one_clear_error(monkeypatch):
+    monkeypatch.setattr(trainer_module.shutil, "which", lambda name: None)
+    with pytest.raises(InputError, match=r"train\.compile.*C\+\+ compiler"):
+        trainer_module.compiled(torch.nn.Linear(2, 2), torch.device("cpu"))
+
+
+def test_compile_must_be_a_boolean(corpus):
+    args = train_args("transformer", corpus, corpus / "bad", STEPS, "fp32",
+                      compile="yes")
+    with pytest.raises(InputError, match="train.compile: expected bool, got 'yes'"):
+        train_main(args)
