@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,13 +12,23 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 
+# Snakemake imports every installed executor plugin when it starts, and the
+# SLURM plugin then runs `scontrol show config` (with a 10 s timeout), even for
+# a dry run on the local executor. Where the SLURM client is installed but no
+# controller answers (CI, once tests/cluster has stopped its cluster), every
+# Snakemake start waited those 10 s. The local-executor tests run Snakemake with
+# tests/shims first on PATH: its scontrol fails at once, as without SLURM.
+# tests/cluster runs the real one.
+LOCAL_ENV = {**os.environ,
+             "PATH": f"{REPO / 'tests' / 'shims'}{os.pathsep}{os.environ['PATH']}"}
+
 
 def snakemake(*args: str, cwd: Path = REPO, timeout: int = 600
               ) -> subprocess.CompletedProcess:
-    """Run the project's Snakemake with the test interpreter's environment."""
+    """Run the project's Snakemake (local executor) from the test interpreter."""
     cmd = [sys.executable, "-m", "snakemake", *args]
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, check=False)
+                          timeout=timeout, check=False, env=LOCAL_ENV)
 
 
 @pytest.fixture

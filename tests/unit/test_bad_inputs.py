@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import LOCAL_ENV, REPO
 from tests.unit.test_checkpoint import data, run
 
 FILES = {
@@ -148,7 +148,7 @@ def test_bad_input_gives_one_clear_line(folder: Path, argv: list[str], message: 
 def test_bad_config_names_the_key(override: str, message: str):
     cmd = [sys.executable, "-m", "snakemake", "-n", "--config", override]
     result = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True,
-                            timeout=120, check=False)
+                            timeout=120, check=False, env=LOCAL_ENV)
     assert result.returncode != 0
     assert message in result.stdout + result.stderr, result.stderr[-2000:]
     assert "Traceback" not in result.stdout + result.stderr

@@ -13,7 +13,7 @@ import pytest
 import torch
 import yaml
 
-from tests.conftest import REPO, snakemake
+from tests.conftest import LOCAL_ENV, REPO, snakemake
 
 TINY = {
     "seed": 4,
@@ -48,7 +48,8 @@ def test_killed_snakemake_restarts_to_the_same_results(tmp_path):
     whole.mkdir(), killed.mkdir()
     cmd = [sys.executable, "-m", "snakemake", *_args(killed)]
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+                            stderr=subprocess.DEVNULL, start_new_session=True,
+                            env=LOCAL_ENV)
     deadline = time.time() + 300
     while not (killed / MODEL / "checkpoints" / "checkpoint_20.pt").exists():
         assert time.time() < deadline and proc.poll() is None
