@@ -21,8 +21,11 @@ from phrasenmt.training import trainer as trainer_module
 from phrasenmt.training.checkpoint import load_file
 from tests.unit.test_precision import train_args, write_corpus
 
-HEADS = ["transformer", "pr_max_attn_ta", "attn_rnn", "conmt", "npmt",
-         "ctx_transformer", "han_enc"]  # one arch per family
+# One arch per family of forward code: CoNMT shares attn_rnn's network. The
+# document-level models (Transformer subclasses) also compile and match eager
+# (conmt, ctx_transformer and han_enc were checked once: 7 families, 250 s on
+# 2 busy cores) but take 70 s each here: they are left out of the suite.
+HEADS = ["transformer", "pr_max_attn_ta", "attn_rnn", "npmt"]
 STEPS = 3
 
 
