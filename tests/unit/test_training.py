@@ -102,7 +102,7 @@ def test_cli_writes_outputs(tmp_path):
     summary = json.loads((run / "summary.json").read_text())
     assert set(summary) == {"arch", "preset", "params", "steps", "train_seconds",
                             "target_tokens", "tokens_per_second", "best_dev_loss",
-                            "average_last", "precision"}
+                            "average_last", "precision", "compile"}
     assert summary["precision"] == "fp32"  # auto on CPU without native bf16
     assert summary["steps"] == 3 and summary["params"] > 0
     assert math.isfinite(summary["best_dev_loss"])
