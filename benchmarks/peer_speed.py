@@ -13,7 +13,7 @@ of the project: `--install` puts it into its own virtual environment.
     python benchmarks/peer_speed.py --updates 400 --log-interval 50 --rounds 3
 
 Training speed is target tokens (</s> included, padding not) per second of the
-updates, averaged over the log windows after the first (the first holds the
+updates, the median over the log windows after the first (the first holds the
 warm-up): ours from metrics.tsv (seconds inside the update: batch, forward,
 backward, Adam), fairseq from its `train_inner` log lines (wps: wall time of the
 window's loop, data loading included). The loss is each tool's label-smoothed
@@ -98,14 +98,18 @@ def our_train_windows(metrics_tsv: str) -> list[dict]:
 
 
 def summarize_windows(rows: list[dict], updates: int, interval: int) -> dict:
-    """Mean tokens/s over the full windows after the first; the last window's loss."""
+    """Median tokens/s of the windows after the first; the last window's loss.
+
+    The median, not the mean: a window in which another job took the CPU
+    (a shared machine) moves it little.
+    """
     steady = [r for r in rows if interval < r["step"] <= updates
               and r["step"] % interval == 0]
     if not steady or rows[-1]["step"] != updates:
         raise BenchmarkError(f"need log rows every {interval} updates up to {updates}; "
                              f"got steps {[r['step'] for r in rows]}")
     last = rows[-1]
-    return {"tokens_per_s": statistics.fmean(r["tokens_per_s"] for r in steady),
+    return {"tokens_per_s": statistics.median(r["tokens_per_s"] for r in steady),
             "loss": last["loss"], "nll": last["nll"], "windows": len(steady)}
 
 
@@ -298,7 +302,7 @@ def prepare(args: argparse.Namespace, work: Path) -> Data:
 class TrainRun:
     """One training run's measurements and its final checkpoint."""
 
-    tokens_per_s: float  # target tokens/s of the updates, windows after the first
+    tokens_per_s: float  # target tokens/s of the updates: median of the windows
     loss: float  # label-smoothed training loss per target token, last window, nats
     nll: float  # its NLL part, nats
     wall: float  # seconds of the whole command (start-up and saving included)
@@ -536,8 +540,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--multi30k", type=Path, default=DEFAULT_MULTI30K,
                    help="Multi30k mirror (data/task1/raw/*.gz)")
     p.add_argument("--threads", type=int, default=1, help="threads for both")
-    p.add_argument("--updates", type=int, default=60, help="updates per training run")
-    p.add_argument("--log-interval", type=int, default=10,
+    p.add_argument("--updates", type=int, default=30, help="updates per training run")
+    p.add_argument("--log-interval", type=int, default=5,
                    help="updates per log window (tokens/s: windows after the first)")
     p.add_argument("--max-tokens", type=int, default=4096,
                    help="padded tokens per batch (longer side); one batch per update")

@@ -102,3 +102,10 @@ def test_main_without_fairseq_exits_non_zero_with_one_line(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "fairseq is missing" in err
     assert not (tmp_path / "no-venv").exists()  # nothing installed silently
+
+
+def test_summary_takes_the_median_window() -> None:
+    rates = [500.0, 1000.0, 280.0, 990.0, 1010.0]  # window 3: another job ran
+    rows = [{"step": 10 * (i + 1), "tokens_per_s": r, "loss": 1.0, "nll": 1.0}
+            for i, r in enumerate(rates)]
+    assert peer.summarize_windows(rows, 50, 10)["tokens_per_s"] == 995.0
