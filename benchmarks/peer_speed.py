@@ -20,7 +20,8 @@ window's loop, data loading included). The loss is each tool's label-smoothed
 training loss per target token over the last log window, in nats (fairseq
 logs base 2). Decoding is sentences per second of the search alone: the
 wall time of the command on all test sentences minus its wall time on one
-sentence (start-up, imports and model loading cancel out, for both alike).
+sentence (start-up, imports and model loading cancel out, for both alike); the
+ratio is left out when the mean hypothesis lengths differ by more than 25%.
 """
 
 from __future__ import annotations
@@ -119,6 +120,17 @@ def search_seconds(wall_all: float, wall_one: float) -> float:
         raise BenchmarkError(f"decoding all sentences ({wall_all:.1f} s) took no "
                              f"longer than one ({wall_one:.1f} s): use more sentences")
     return wall_all - wall_one
+
+
+def comparable_lengths(ours_words: float, fairseq_words: float,
+                       tolerance: float = 0.25) -> bool:
+    """Whether mean hypothesis lengths are within `tolerance` of each other.
+
+    Sentences per second only compare decoders that write outputs of about the
+    same length; barely trained models may stop at once or run to the cap.
+    """
+    longer = max(ours_words, fairseq_words)
+    return longer > 0 and abs(ours_words - fairseq_words) <= tolerance * longer
 
 
 def fairseq_hypotheses(output: str) -> dict[int, str]:
@@ -505,11 +517,14 @@ def table(trains: dict[str, list[TrainRun]], decodes: dict[str, list[DecodeRun]]
             ("beam search sentences/s", decodes, "sentences_per_s", "{:.2f}", True),
             ("hypothesis length (words)", decodes, "words", "{:.1f}", False),
             ("decode command wall s", decodes, "wall", "{:.1f}", False)]
+    lengths = [mean(decodes[name], "words") for name in SYSTEMS]
     out = ["| measure | ours | fairseq | ours / fairseq |", "|---|---:|---:|---:|"]
     for label, runs, field, fmt, ratio in rows:
         a, b = mean(runs["ours"], field), mean(runs["fairseq"], field)
-        out.append(f"| {label} | {fmt.format(a)} | {fmt.format(b)} | "
-                   f"{f'{a / b:.2f}' if ratio else ''} |")
+        cell = f"{a / b:.2f}" if ratio else ""
+        if ratio and runs is decodes and not comparable_lengths(*lengths):
+            cell = "n/a: hypothesis lengths differ"
+        out.append(f"| {label} | {fmt.format(a)} | {fmt.format(b)} | {cell} |")
     return "\n".join(out)
 
 

@@ -109,3 +109,9 @@ def test_summary_takes_the_median_window() -> None:
     rows = [{"step": 10 * (i + 1), "tokens_per_s": r, "loss": 1.0, "nll": 1.0}
             for i, r in enumerate(rates)]
     assert peer.summarize_windows(rows, 50, 10)["tokens_per_s"] == 995.0
+
+
+def test_decoding_speeds_compare_only_at_similar_lengths() -> None:
+    assert peer.comparable_lengths(12.0, 13.0)
+    assert not peer.comparable_lengths(0.1, 29.1)  # one model stops at once
+    assert not peer.comparable_lengths(0.0, 0.0)
