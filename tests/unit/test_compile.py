@@ -10,6 +10,8 @@ PyTorch's (benchmarks/compile_speed.py runs the real thing and times it).
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -94,3 +96,14 @@ def test_compile_must_be_a_boolean(corpus):
                       compile="yes")
     with pytest.raises(InputError, match="train.compile: expected bool, got 'yes'"):
         train_main(args)
+
+
+def test_command_lines_do_not_import_torchdynamo():
+    """TorchDynamo costs 1.5 s of every job's start-up: only train.compile may
+    import it (swan.eager_under_compile), not the modules every rule runs."""
+    code = ("import sys, phrasenmt.train, phrasenmt.translate, phrasenmt.average, "
+            "phrasenmt.models.registry; print('torch._dynamo' in sys.modules, "
+            "'scipy.special' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "False"]

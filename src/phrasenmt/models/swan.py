@@ -217,12 +217,25 @@ class _GatherLogSoftmax(torch.autograd.Function):
         return grad_h, grad_wa[:, :-1], grad_wa[:, -1], None
 
 
-# Under train.compile this runs eager: its buffer reuse and the exponentials kept
-# for backward (weak references) are outside what TorchDynamo can capture.
-@torch.compiler.disable
+def _gather(h: Tensor, weight: Tensor, bias: Tensor, index: Tensor) -> Tensor:
+    return _GatherLogSoftmax.apply(h, weight, bias, index)
+
+
+_gather_impl = _gather  # torch.compiler.disable(_gather) after eager_under_compile()
+
+
 def gather_log_softmax(h: Tensor, output: nn.Linear, index: Tensor) -> Tensor:
     """h (M, H), index (M, C) -> log_softmax(output(h))[row, index] (M, C) >= fp32."""
-    return _GatherLogSoftmax.apply(h, output.weight, output.bias, index)
+    return _gather_impl(h, output.weight, output.bias, index)
+
+
+def eager_under_compile() -> None:
+    """Run the kernel eager under train.compile: its buffer reuse and the
+    exponentials kept for backward (weak references) are outside what TorchDynamo
+    can capture. Not a decorator at import: `torch.compiler.disable` imports
+    TorchDynamo, 1.5 s of every CLI's start-up, so only the compile path calls it."""
+    global _gather_impl
+    _gather_impl = torch.compiler.disable(_gather)
 
 
 # ---------------------------------------------------------------------------

@@ -19,7 +19,6 @@ import math
 
 import numpy as np
 import torch
-from scipy.special import gammaln, ive
 from torch import Tensor
 
 from phrasenmt.precision import full_precision
@@ -38,6 +37,8 @@ def _series(v: float, kappa: np.ndarray, terms: int = 40) -> np.ndarray:
 
 def _log_bessel_iv(v: float, kappa: np.ndarray) -> np.ndarray:
     """log I_v(κ) in float64; the power series where ive underflows (κ << v)."""
+    from scipy.special import gammaln, ive  # here: 0.4 s of every CLI's start-up
+
     scaled = ive(v, kappa)
     out = np.empty_like(kappa)
     ok = scaled > 0
@@ -49,6 +50,8 @@ def _log_bessel_iv(v: float, kappa: np.ndarray) -> np.ndarray:
 
 def bessel_ratio(v: float, kappa: np.ndarray) -> np.ndarray:
     """I_(v+1)(κ) / I_v(κ) in float64 (from the power series where ive underflows)."""
+    from scipy.special import ive
+
     num, den = ive(v + 1, kappa), ive(v, kappa)
     ok = den > 0
     out = np.empty_like(kappa)

@@ -34,6 +34,7 @@ from tqdm import tqdm
 from phrasenmt import precision as prec
 from phrasenmt.io import InputError, atomic_open, remove_created
 from phrasenmt.models.registry import build_model, get_model_class
+from phrasenmt.models.swan import eager_under_compile
 from phrasenmt.text.vocab import Vocabulary
 from phrasenmt.training import checkpoint as ckpt
 from phrasenmt.training.batching import Batch, BatchIterator, collate, make_batches
@@ -114,6 +115,7 @@ def compiled(module: torch.nn.Module, device: torch.device) -> torch.nn.Module:
         raise InputError(f"is true, but torch.compile on a CPU needs a C++ compiler "
                          f"and neither {cxx} (CXX) nor clang++ is on PATH; install "
                          "g++ or set train.compile: false", "train.compile")
+    eager_under_compile()
     return torch.compile(module, dynamic=True)
 
 
