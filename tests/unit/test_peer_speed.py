@@ -1,4 +1,5 @@
-"""Pure helpers of benchmarks/peer_speed.py (log parsing, units, flags); no fairseq."""
+"""Pure helpers of benchmarks/peer_speed.py and its modules peer_fairseq.py and
+peer_ours.py (log parsing, units, flags); no fairseq."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ _spec = importlib.util.spec_from_file_location("peer_speed", SCRIPT)
 peer = importlib.util.module_from_spec(_spec)
 sys.modules["peer_speed"] = peer  # dataclasses look their module up by name
 _spec.loader.exec_module(peer)
+# peer_speed put benchmarks/ on sys.path and imported these two beside it
+peer_fairseq = importlib.import_module("peer_fairseq")
+peer_ours = importlib.import_module("peer_ours")
 
 FAIRSEQ_LOG = """\
 2026-11-23 18:11:09 | INFO | fairseq.trainer | begin training epoch 1
@@ -32,12 +36,12 @@ OUR_METRICS = ("step\tloss\tnll\tlr\ttokens_per_s\tdev_loss\n"
 
 
 def test_bits_to_nats() -> None:
-    assert peer.bits_to_nats(1.0) == pytest.approx(math.log(2))
-    assert peer.bits_to_nats(13.257) == pytest.approx(9.1890, abs=1e-4)
+    assert peer_fairseq.bits_to_nats(1.0) == pytest.approx(math.log(2))
+    assert peer_fairseq.bits_to_nats(13.257) == pytest.approx(9.1890, abs=1e-4)
 
 
 def test_fairseq_windows_are_the_train_inner_rows_in_nats() -> None:
-    rows = peer.fairseq_train_windows(FAIRSEQ_LOG)
+    rows = peer_fairseq.fairseq_train_windows(FAIRSEQ_LOG)
     assert [r["step"] for r in rows] == [2, 4]  # the epoch summary is not a window
     assert rows[0]["tokens_per_s"] == 718.3
     assert rows[1]["loss"] == pytest.approx(2 * math.log(2))
@@ -45,28 +49,28 @@ def test_fairseq_windows_are_the_train_inner_rows_in_nats() -> None:
 
 
 def test_our_windows_and_summary() -> None:
-    rows = peer.our_train_windows(OUR_METRICS)
+    rows = peer_ours.our_train_windows(OUR_METRICS)
     assert rows[1] == {"step": 4, "tokens_per_s": 207.0, "loss": 8.7986,
                        "nll": 8.7590}
-    s = peer.summarize_windows(rows, updates=4, interval=2)
+    s = peer_ours.summarize_windows(rows, updates=4, interval=2)
     # the first window (warm-up) is left out; the loss is the last window's
     assert s == {"tokens_per_s": 207.0, "loss": 8.7986, "nll": 8.7590, "windows": 1}
 
 
 def test_summary_rejects_a_run_that_stopped_early() -> None:
-    rows = peer.our_train_windows(OUR_METRICS)
-    with pytest.raises(peer.BenchmarkError, match="up to 6"):
-        peer.summarize_windows(rows, updates=6, interval=2)
-    with pytest.raises(peer.BenchmarkError, match="header"):
-        peer.our_train_windows("2\t9.1\n")
+    rows = peer_ours.our_train_windows(OUR_METRICS)
+    with pytest.raises(peer_ours.BenchmarkError, match="up to 6"):
+        peer_ours.summarize_windows(rows, updates=6, interval=2)
+    with pytest.raises(peer_ours.BenchmarkError, match="header"):
+        peer_ours.our_train_windows("2\t9.1\n")
 
 
 def test_search_seconds_and_hypotheses() -> None:
-    assert peer.search_seconds(10.0, 4.0) == 6.0
-    with pytest.raises(peer.BenchmarkError, match="more sentences"):
-        peer.search_seconds(4.0, 4.5)
+    assert peer_ours.search_seconds(10.0, 4.0) == 6.0
+    with pytest.raises(peer_ours.BenchmarkError, match="more sentences"):
+        peer_ours.search_seconds(4.0, 4.5)
     out = "S-1\tsrc\nH-1\t-1.5\tein Hund\nD-1\t-1.5\tein Hund\nH-0\t-2.0\t\n"
-    assert peer.fairseq_hypotheses(out) == {1: "ein Hund", 0: ""}
+    assert peer_fairseq.fairseq_hypotheses(out) == {1: "ein Hund", 0: ""}
 
 
 def test_fairseq_flags_follow_our_config() -> None:
@@ -78,22 +82,23 @@ def test_fairseq_flags_follow_our_config() -> None:
              "adam_beta2": 0.98, "adam_eps": 1e-9, "label_smoothing": 0.1,
              "lr": 5e-4, "warmup_steps": 2000, "max_tokens": 4096,
              "max_steps": 60, "log_interval": 10}
-    flags = peer.fairseq_train_args(model, train)
+    flags = peer_fairseq.fairseq_train_args(model, train)
     pairs = dict(zip(flags[::2], flags[1::2], strict=False))
     assert pairs["--decoder-layers"] == "2" and pairs["--max-update"] == "60"
     assert "(0.9, 0.98)" in flags and "--encoder-normalize-before" not in flags
     assert "--share-decoder-input-output-embed" not in flags
-    shared = peer.fairseq_train_args({**model, "pre_norm": True,
-                                      "share_decoder_embeddings": True}, train)
+    shared = peer_fairseq.fairseq_train_args({**model, "pre_norm": True,
+                                              "share_decoder_embeddings": True},
+                                             train)
     assert {"--encoder-normalize-before", "--decoder-normalize-before",
             "--share-decoder-input-output-embed"} <= set(shared)
-    with pytest.raises(peer.BenchmarkError, match="clipping"):
-        peer.fairseq_train_args(model, {**train, "clip_norm": 1.0})
+    with pytest.raises(peer_ours.BenchmarkError, match="clipping"):
+        peer_fairseq.fairseq_train_args(model, {**train, "clip_norm": 1.0})
 
 
 def test_missing_fairseq_is_one_line(tmp_path: Path) -> None:
-    with pytest.raises(peer.BenchmarkError, match="--install"):
-        peer.check_peer(tmp_path / "no-venv")
+    with pytest.raises(peer_ours.BenchmarkError, match="--install"):
+        peer_fairseq.check_peer(tmp_path / "no-venv")
 
 
 def test_main_without_fairseq_exits_non_zero_with_one_line(
@@ -108,7 +113,7 @@ def test_summary_takes_the_median_window() -> None:
     rates = [500.0, 1000.0, 280.0, 990.0, 1010.0]  # window 3: another job ran
     rows = [{"step": 10 * (i + 1), "tokens_per_s": r, "loss": 1.0, "nll": 1.0}
             for i, r in enumerate(rates)]
-    assert peer.summarize_windows(rows, 50, 10)["tokens_per_s"] == 995.0
+    assert peer_ours.summarize_windows(rows, 50, 10)["tokens_per_s"] == 995.0
 
 
 def test_decoding_speeds_compare_only_at_similar_lengths() -> None:
