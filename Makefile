@@ -60,9 +60,15 @@ $(BIN)/lmplz:
 	mv -f $(BIN)/.lmplz.tmp $(BIN)/lmplz
 	rm -rf $(KENLM_BUILD)
 
+# Local runs put tools/shims first on PATH: its scontrol fails at once. Snakemake's
+# SLURM plugin runs `scontrol show config` at every start, and where the SLURM
+# client is installed but no controller answers, that call waits out 10 s. The
+# local executor never needs SLURM (`snakemake --profile profiles/slurm` runs the real one).
+LOCAL_PATH := PATH="$(CURDIR)/tools/shims:$$PATH"
+
 # The main job: the default experiment (config.yaml) end to end.
 run: $(STAMP)
-	$(BIN)/snakemake --cores $(CORES)
+	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES)
 
 # Each family's baseline trained to convergence on the synthetic data (what the
 # default run's baselines are sized against; README "Sizing the default run").
@@ -70,7 +76,7 @@ CONVERGED = results/synthetic_en_de/eval/transformer_converged/seed1/test.json \
 	results/synthetic_de_en/eval/attn_rnn_converged/seed1/test.json \
 	results/synthetic_de_en/eval/conmt_converged/seed1/test.json
 converged: $(STAMP)
-	$(BIN)/snakemake --cores $(CORES) $(CONVERGED) --configfile configs/converged.yaml
+	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED) --configfile configs/converged.yaml
 
 # The whole test suite (unit tests, workflow lint/dry runs, a tiny real run).
 test: $(STAMP)

@@ -17,10 +17,10 @@ SHARED = REPO.parent / "shared"
 # a dry run on the local executor. Where the SLURM client is installed but no
 # controller answers (CI, once tests/cluster has stopped its cluster), every
 # Snakemake start waited those 10 s. The local-executor tests run Snakemake with
-# tests/shims first on PATH: its scontrol fails at once, as without SLURM.
+# tools/shims first on PATH (as `make run` does): its scontrol fails at once, as without SLURM.
 # tests/cluster runs the real one.
 LOCAL_ENV = {**os.environ,
-             "PATH": f"{REPO / 'tests' / 'shims'}{os.pathsep}{os.environ['PATH']}"}
+             "PATH": f"{REPO / 'tools' / 'shims'}{os.pathsep}{os.environ['PATH']}"}
 
 
 def snakemake(*args: str, cwd: Path = REPO, timeout: int = 600

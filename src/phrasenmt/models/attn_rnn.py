@@ -187,7 +187,7 @@ def tiny_rnn(m: RNNConfig, t: Any) -> None:
     # the default run"); the continuous-output presets take 1e-2 (continuous.py).
     t.lr, t.warmup_steps, t.clip_norm = 2e-2, 50, 5.0
     t.max_tokens, t.update_tokens = 2048, 1500  # one batch (~110 pairs) per update
-    t.max_steps, t.valid_interval, t.save_interval, t.log_interval = 400, 50, 50, 25
+    t.max_steps, t.valid_interval, t.save_interval, t.log_interval = 400, 100, 100, 25
     t.keep_last, t.average_last = 3, 1  # the paper decodes the last model
 
 
