@@ -73,6 +73,7 @@ def test_loss_falls_and_model_learns_to_reverse(tmp_path):
         "update_tokens": 200, "valid_interval": 50, "save_interval": 300,
         "log_interval": 50, "label_smoothing": 0.0}})
     trainer = Trainer(spec, paths, tmp_path / "run", seed=0, progress_bar=False)
+    assert trainer.optimizer.defaults["fused"]  # one kernel for every parameter
     summary = trainer.run()
     rows = (tmp_path / "run" / "metrics.tsv").read_text().splitlines()
     dev = [float(r.split("\t")[5]) for r in rows[1:]]
