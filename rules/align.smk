@@ -13,7 +13,7 @@ rule align:
         rev="results/{dataset}/align/train.rev",
         heldout=directory("results/{dataset}/align/heldout"),
     params:
-        backend=config["align"]["backend"],
+        aligner=aligner_args,
         seed=config["seed"],
         heldout=heldout_align_args,
     threads: HALF_CORES
@@ -24,7 +24,7 @@ rule align:
     conda:
         "../envs/align.yaml"
     shell:
-        "python -m phrasenmt.align run --backend {params.backend} --src {input.src} "
+        "python -m phrasenmt.align run {params.aligner} --src {input.src} "
         "--tgt {input.tgt} {params.heldout} --heldout-dir {output.heldout} "
         "--fwd {output.fwd} --rev {output.rev} --seed {params.seed} "
         "--threads {threads} > {log} 2>&1"

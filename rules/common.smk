@@ -250,6 +250,10 @@ def align_inputs(wildcards):
     return files
 
 
+def aligner_args(wildcards):
+    return wf.aligner_args(config)
+
+
 def heldout_align_args(wildcards):
     return " ".join(f"--heldout {split} {src} {tgt}"
                     for split, (src, tgt) in heldout_splits(wildcards).items())

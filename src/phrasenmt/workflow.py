@@ -123,6 +123,15 @@ def local_args(config: dict, dataset: str) -> str:
     return shlex.join(args)
 
 
+def aligner_args(config: dict) -> str:
+    """`--backend` of `phrasenmt.align run` and `pronouns align`, and eflomal's samplers."""
+    backend = config["align"]["backend"]
+    args = ["--backend", backend]
+    if backend == "eflomal":
+        args += ["--samplers", str(config["align"]["eflomal_samplers"])]
+    return shlex.join(args)
+
+
 def clean_args(config: dict, dataset: str, split: str) -> str:
     """Options of `phrasenmt.data.clean`: tokenization, and filtering on train only."""
     ds = config["datasets"][dataset]

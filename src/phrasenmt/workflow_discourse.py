@@ -183,9 +183,10 @@ def first_pronoun_tsv(config: dict, dataset: str, testset: str, model: str) -> s
 
 def align_args(config: dict) -> str:
     """Aligner, seed and training lines of `pronouns align`."""
-    args = ["--backend", config["align"]["backend"], "--seed", config["seed"]]
+    args = ["--seed", config["seed"]]
     lines = config["discourse"]["align_train_lines"]
-    return shlex.join(map(str, args + (["--train-lines", lines] if lines else [])))
+    args += ["--train-lines", lines] if lines else []
+    return f"{wf.aligner_args(config)} {shlex.join(map(str, args))}"
 
 
 def lsa_args(config: dict) -> str:

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from phrasenmt.align.__main__ import main
-from phrasenmt.align.backends import align_eflomal, align_fast_align
+from phrasenmt.align.backends import align, align_eflomal, align_fast_align
 from phrasenmt.align.pharaoh import parse_line, read_alignments
 from phrasenmt.align.symmetrize import symmetrize
 from phrasenmt.io import InputError
@@ -127,6 +127,21 @@ def test_aligners_give_valid_in_range_links(backend):
     sym = [symmetrize(f, r, "grow-diag-final-and") for f, r in zip(fwd, rev)]
     hits = sum(len(a & g) for a, g in zip(sym, gold))
     assert hits / sum(len(g) for g in gold) > 0.9
+
+
+def test_eflomal_samplers_reach_eflomal_and_only_eflomal(monkeypatch):
+    import eflomal
+
+    seen = []
+    real = eflomal.Aligner.__init__
+    monkeypatch.setattr(eflomal.Aligner, "__init__", lambda self, **kw: (
+        seen.append(kw["n_samplers"]), real(self, **kw))[1])
+    src, tgt, _ = _tiny_corpus(40)
+    fwd, _ = align("eflomal", src, tgt, samplers=1)
+    align("eflomal", src, tgt)
+    assert seen == [1, 3] and len(fwd) == len(src)  # None: eflomal's default 3
+    with pytest.raises(InputError, match="eflomal backend only"):
+        align("fast_align", src, tgt, samplers=1)
 
 
 def test_fast_align_directions_reproduce_the_package_symmetrization(tmp_path):

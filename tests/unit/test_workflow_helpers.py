@@ -576,7 +576,9 @@ def test_document_sweep_values_mirror_the_presets():
 
 def test_discourse_files_and_options(doc_config):
     assert wfdis.align_args(doc_config) == (
-        "--backend eflomal --seed 1 --train-lines 3000")
+        "--backend eflomal --samplers 1 --seed 1 --train-lines 3000")
+    fast = {**doc_config, "align": {**doc_config["align"], "backend": "fast_align"}}
+    assert wf.aligner_args(fast) == "--backend fast_align"  # samplers are eflomal's
     assert wfdis.lsa_args(doc_config) == "--dims 100 --seed 1"
     assert wfdis.pronoun_tsv(EN_DE, "test", "han_enc", 2) == (
         f"results/{EN_DE}/analysis/pronouns/test/han_enc/seed2.tsv")

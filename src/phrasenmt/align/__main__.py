@@ -21,7 +21,7 @@ import argparse
 import os
 import shutil
 
-from phrasenmt.align.backends import BACKENDS
+from phrasenmt.align.backends import BACKENDS, align
 from phrasenmt.align.pharaoh import (
     format_links,
     parse_line,
@@ -55,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=nonnegative_int, default=1,
                      help="random seed (eflomal cannot be seeded; ignored there)")
     run.add_argument("--threads", type=positive_int, default=1)
+    run.add_argument("--samplers", type=positive_int,
+                     help="eflomal's independent samplers (default: eflomal's 3)")
     run.add_argument("--heldout", nargs=3, action="append", default=[],
                      metavar=("NAME", "SRC", "TGT"),
                      help="a held-out split aligned in the same run (repeatable)")
@@ -85,8 +87,8 @@ def run_alignment(args: argparse.Namespace) -> None:
     parts += [(name, *read_corpus(s, t)) for name, s, t in args.heldout]
     src = [s for _, part, _ in parts for s in part]
     tgt = [t for _, _, part in parts for t in part]
-    fwd, rev = BACKENDS[args.backend](src, tgt, threads=args.threads,
-                                      seed=args.seed)
+    fwd, rev = align(args.backend, src, tgt, threads=args.threads,
+                     seed=args.seed, samplers=args.samplers)
     for name, links in (("forward", fwd), ("reverse", rev)):
         if len(links) != len(src):
             raise RuntimeError(f"{args.backend} returned {len(links)} {name} "

@@ -6,7 +6,9 @@ link), reverse the target->source model (every source word has at most one).
 
 * `eflomal`: the eflomal package (HMM + fertility, Gibbs sampling). It writes
   both directions source-target already. It has no seed option (it seeds from
-  /dev/urandom), so its output is not bit-reproducible across runs.
+  /dev/urandom), so its output is not bit-reproducible across runs. `samplers`
+  is its number of independent samplers (eflomal's default 3); the others
+  have no such option, and `align` refuses it for them.
 * `fast_align`: the fast_align model (IBM Model 1 reparameterised, Dyer et al.
   2013) trained by EM in the systran-align package. That package only returns
   a grow-diag-final-and alignment, so we read the two lexical tables it trains
@@ -39,6 +41,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from phrasenmt.align.pharaoh import Link
+from phrasenmt.io import InputError
 
 Sentences = list[list[str]]
 Alignments = list[set[Link]]
@@ -63,14 +66,15 @@ def _omp_threads(threads: int) -> Iterator[None]:
 
 
 def align_eflomal(src: Sentences, tgt: Sentences, threads: int = 1,
-                  seed: int | None = None) -> tuple[Alignments, Alignments]:
+                  seed: int | None = None,
+                  samplers: int = 3) -> tuple[Alignments, Alignments]:
     """Align with eflomal; `seed` is ignored because eflomal cannot be seeded."""
     import eflomal
 
     with (_omp_threads(threads),
           tempfile.TemporaryDirectory(prefix="phrasenmt-eflomal-") as tmp):
         fwd_path, rev_path = Path(tmp, "fwd"), Path(tmp, "rev")
-        aligner = eflomal.Aligner(n_samplers=3)  # eflomal's default
+        aligner = eflomal.Aligner(n_samplers=samplers)
         aligner.align([" ".join(s) for s in src], [" ".join(t) for t in tgt],
                       links_filename_fwd=str(fwd_path),
                       links_filename_rev=str(rev_path), quiet=True)
@@ -187,3 +191,14 @@ def align_fast_align_binary(src: Sentences, tgt: Sentences, threads: int = 1,
 
 BACKENDS = {"eflomal": align_eflomal, "fast_align": align_fast_align,
             "fast_align-bin": align_fast_align_binary}
+
+
+def align(backend: str, src: Sentences, tgt: Sentences, threads: int = 1,
+          seed: int | None = None,
+          samplers: int | None = None) -> tuple[Alignments, Alignments]:
+    """Run `backend`; `samplers` (None: the backend's default) is eflomal's only."""
+    if samplers is not None and backend != "eflomal":
+        raise InputError(f"--samplers applies to the eflomal backend only, "
+                         f"not to {backend}", "--samplers")
+    options = {} if samplers is None else {"samplers": samplers}
+    return BACKENDS[backend](src, tgt, threads=threads, seed=seed, **options)

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from phrasenmt.align.backends import BACKENDS
+from phrasenmt.align.backends import BACKENDS, align as align_corpus
 from phrasenmt.align.pharaoh import Link, format_links, parse_line
 from phrasenmt.align.symmetrize import symmetrize
 from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file, positive_int
@@ -195,11 +195,13 @@ def _stopwords(lang: str) -> frozenset[str]:
 
 
 def align_lines(src: list[list[str]], tgt: list[list[str]], train: tuple[list, list],
-                backend: str, seed: int, threads: int) -> list[set[Link]]:
+                backend: str, seed: int, threads: int,
+                samplers: int | None = None) -> list[set[Link]]:
     """Symmetrized links of each (src, tgt) line, aligned after the training text."""
     keep = [n for n in range(len(src)) if src[n] and tgt[n]]
     corpus = (train[0] + [src[n] for n in keep], train[1] + [tgt[n] for n in keep])
-    fwd, rev = BACKENDS[backend](*corpus, threads=threads, seed=seed)
+    fwd, rev = align_corpus(backend, *corpus, threads=threads, seed=seed,
+                            samplers=samplers)
     out: list[set[Link]] = [set() for _ in src]
     for k, n in enumerate(keep, start=len(train[0])):
         out[n] = symmetrize(fwd[k], rev[k], "grow-diag-final-and")
@@ -217,7 +219,8 @@ def align(args: argparse.Namespace) -> None:
         a, b = read_parallel(args.train_src, args.train_tgt, allow_empty=False)
         n = len(a) if args.train_lines is None else args.train_lines
         train = ([s.split() for s in a[:n]], [t.split() for t in b[:n]])
-    links = align_lines(src, tgt, train, args.backend, args.seed, args.threads)
+    links = align_lines(src, tgt, train, args.backend, args.seed, args.threads,
+                        args.samplers)
     write_lines(args.out, [format_links(x) for x in links])
 
 
@@ -238,6 +241,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--backend", choices=sorted(BACKENDS), default="fast_align")
     a.add_argument("--seed", type=nonnegative_int, default=1)
     a.add_argument("--threads", type=positive_int, default=1)
+    a.add_argument("--samplers", type=positive_int,
+                   help="eflomal's independent samplers (default: eflomal's 3)")
     a.add_argument("--out", type=output_file, required=True, help="Pharaoh links")
     s = sub.add_parser("score", help="pronoun/noun accuracy of one model")
     s.add_argument("--model", required=True, help="name in the TSV")
