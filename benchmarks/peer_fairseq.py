@@ -20,6 +20,7 @@ from peer_ours import (
     BenchmarkError,
     Data,
     TrainRun,
+    full_length,
     our_spec,
     resolved,
     run,
@@ -198,7 +199,7 @@ def decode_fairseq(args: argparse.Namespace, data: Data, checkpoint: Path,
             "--nbest", "1", "--lenpen", str(LENPEN), "--max-len-a", "0",
             "--max-len-b", str(MAX_LEN_B - 1), "--batch-size",
             str(args.decode_batch), "--required-batch-size-multiple", "1", "--cpu",
-            "--num-workers", "0", "--remove-bpe"],
+            "--num-workers", "0", "--remove-bpe", *full_length(args)],
             "fairseq-generate", fairseq_load_env(args.threads),
             Path(f"{out}.{subset}.log")))
     hyps = fairseq_hypotheses(Path(f"{out}.test.log").read_text("utf-8"))

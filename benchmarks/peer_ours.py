@@ -216,6 +216,12 @@ def train_ours(args: argparse.Namespace, data: Data, outdir: Path) -> TrainRun:
 # -- decoding ------------------------------------------------------------------
 
 
+def full_length(args: argparse.Namespace) -> list[str]:
+    """`--min-len` for both decoders under --full-length: every hypothesis then
+    runs to the cap (MAX_LEN_B - 1 tokens, then </s>) in both."""
+    return ["--min-len", str(MAX_LEN_B - 1)] if args.full_length else []
+
+
 def decode_ours(args: argparse.Namespace, data: Data, checkpoint: Path,
                 out: Path) -> tuple[float, float, list[str]]:
     """`python -m phrasenmt.translate` -> (search s, wall s, hypotheses)."""
@@ -228,7 +234,7 @@ def decode_ours(args: argparse.Namespace, data: Data, checkpoint: Path,
             "--beam", str(BEAM), "--lenpen", str(LENPEN), "--max-len-a", "0",
             "--max-len-b", str(MAX_LEN_B), "--batch-size",
             str(args.decode_batch), "--threads", str(args.threads), "--device", "cpu",
-            "--precision", args.precision),
+            "--precision", args.precision, *full_length(args)),
             "our translate", thread_env(args.threads), Path(f"{out}.{split}.log")))
     lines = hyps.read_text("utf-8").splitlines()
     return search_seconds(walls[1], walls[0]), walls[1], lines

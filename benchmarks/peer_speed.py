@@ -219,6 +219,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="test_2016_flickr sentences to decode")
     p.add_argument("--merges", type=int, default=8000, help="joint BPE merges")
     p.add_argument("--decode-batch", type=int, default=64, help="sentences per batch")
+    p.add_argument("--full-length", action="store_true",
+                   help="both decoders forbid </s> before the cap (--min-len), so "
+                        "every hypothesis has the same length whatever the training")
     p.add_argument("--precision", choices=("fp32", "bf16", "auto"), default="fp32",
                    help="ours only (fairseq on CPU is fp32): fp32 is the equal setup")
     p.add_argument("--workdir", type=Path,

@@ -7,7 +7,8 @@
              of token log-probs including </s>).
 Beam search ranks finished hypotheses by score / ((5 + len) / 6) ** lenpen
 (GNMT); --lenpen 0 ranks by the raw log-probability. Output length is capped
-at max_len_a * source_len + max_len_b tokens.
+at max_len_a * source_len + max_len_b tokens; --min-len N forbids </s> before
+N tokens (beam and greedy search of sentence-level models).
 
 SWAN models (npmt, npmt_noreorder; word-level text) decode segments instead:
 --beam 1 is greedy, a wider beam ranks by Eq. 3, log p(y|x) + lambda1 |y| +
@@ -41,6 +42,7 @@ from phrasenmt.cli import (
     ArgumentParser,
     finite_float,
     nonnegative_float,
+    nonnegative_int,
     output_file,
     positive_int,
 )
@@ -83,22 +85,26 @@ def length_sorted_chunks(lengths: list[int], size: int) -> Iterator[list[int]]:
 def translate_lines(model: nn.Module, src_vocab: Vocabulary, tgt_vocab: Vocabulary,
                     lines: list[str], beam: int = 4, lenpen: float = 0.6,
                     max_len_a: float = 1.5, max_len_b: float = 10,
-                    batch_size: int = 64, side: Side | None = None) -> list[str]:
+                    batch_size: int = 64, side: Side | None = None,
+                    min_len: int = 0) -> list[str]:
     """Translate BPE'd lines -> tokenized hypotheses (BPE removed), in order."""
     device = next(model.parameters()).device
+    own_search = getattr(model, "generate", None)  # e.g. nearest-neighbour
+    if min_len and own_search is not None:
+        raise InputError(f"{type(model).__name__} decodes with its own search, "
+                         "which has no minimum length", "--min-len")
     encoded = [src_vocab.encode(line) for line in lines]
     out = [""] * len(lines)
     for chunk in length_sorted_chunks([len(e) for e in encoded], batch_size):
         src = pad_sequences([[*encoded[i], EOS] for i in chunk]).to(device)
         extra = side_batch(side or {}, chunk, src.size(1), device)
-        own_search = getattr(model, "generate", None)  # e.g. nearest-neighbour
         if own_search is not None:
             best = own_search(src, extra, max_len_a, max_len_b)
         elif beam == 1:
-            best = greedy_search(model, src, max_len_a, max_len_b, extra)
+            best = greedy_search(model, src, max_len_a, max_len_b, extra, min_len)
         else:
-            best = [h[0] for h in beam_search(model, src, beam, lenpen,
-                                              max_len_a, max_len_b, extra)]
+            best = [h[0] for h in beam_search(model, src, beam, lenpen, max_len_a,
+                                              max_len_b, extra, min_len)]
         for i, hyp in zip(chunk, best, strict=True):
             out[i] = remove_bpe(" ".join(output_tokens(model, tgt_vocab, hyp.tokens)))
     return out
@@ -222,6 +228,9 @@ def translate_parser() -> argparse.ArgumentParser:
                    help="GNMT length penalty alpha (0 = off)")
     p.add_argument("--max-len-a", type=nonnegative_float, default=1.5)
     p.add_argument("--max-len-b", type=nonnegative_float, default=10)
+    p.add_argument("--min-len", type=nonnegative_int, default=0,
+                   help="at least this many tokens before </s> (fairseq's "
+                        "--min-len; the length cap still ends a hypothesis)")
     p.add_argument("--lambda1", type=finite_float, default=None,
                    help="SWAN: Eq. 3 word-count weight (default: the preset's)")
     p.add_argument("--lambda2", type=nonnegative_float, default=None,
@@ -303,6 +312,9 @@ def main(argv: list[str] | None = None) -> int:
     side = load_side_inputs(model, args.side, lines)
     context = doc_context.context_source(model, args, args.input, len(lines))
     swan = segment_search(model, args, tgt_vocab)
+    if args.min_len and (swan is not None or context is not None):
+        raise InputError("the segment search of SWAN models and the document "
+                         "search have no minimum length", "--min-len")
     if swan is not None:  # SWAN: segments, Eq. 3
         with cast:
             hyps, segments = translate_segments(model, src_vocab, tgt_vocab, lines,
@@ -330,7 +342,8 @@ def _translate(model: nn.Module, vocabs: tuple[Vocabulary, Vocabulary],
         return doc_context.translate_with_context(model, *vocabs, lines, context,
                                                   search, side)
     return translate_lines(model, *vocabs, lines, args.beam, args.lenpen,
-                           args.max_len_a, args.max_len_b, args.batch_size, side)
+                           args.max_len_a, args.max_len_b, args.batch_size, side,
+                           args.min_len)
 
 
 if __name__ == "__main__":

@@ -94,6 +94,20 @@ def test_length_limit_and_penalty():
     assert hyp.normalized == pytest.approx(hyp.score / ((5 + len(hyp.tokens) + 1) / 6))
 
 
+def test_min_len_forbids_early_eos_unless_the_cap_comes_first():
+    model, src = make_model(11, vocab=6), sources()
+    free = greedy_search(model, src, 0.0, 8)
+    early = beam_search(model, src, beam=3, max_len_a=0.0, max_len_b=8)
+    assert min(len(h.tokens) for h in free) < 5  # some stop early on their own
+    assert min(len(hyps[0].tokens) for hyps in early) < 5
+    for hyp in greedy_search(model, src, 0.0, 8, min_len=5):
+        assert len(hyp.tokens) >= 5
+    for hyps in beam_search(model, src, beam=3, max_len_a=0.0, max_len_b=8, min_len=5):
+        assert hyps and all(len(h.tokens) >= 5 for h in hyps)
+    for hyps in beam_search(model, src, beam=2, max_len_a=0.0, max_len_b=3, min_len=9):
+        assert hyps and all(len(h.tokens) == 2 for h in hyps)  # cap 3 incl. </s>
+
+
 def test_remove_bpe():
     assert remove_bpe("the new@@ er cat@@ s") == "the newer cats"
     assert remove_bpe("a@@") == "a"
@@ -146,3 +160,21 @@ def test_translate_cli_errors(tmp_path, checkpoint):
                         str(tmp_path / "s.txt"), "--tgt", str(tmp_path / "t.txt"),
                         "--output", str(tmp_path / "o")])
     assert not (tmp_path / "o").exists()
+
+
+def test_translate_cli_min_len(tmp_path, checkpoint, monkeypatch):
+    import phrasenmt.translate as tr
+
+    seen = []
+    real = tr.beam_search
+    monkeypatch.setattr(tr, "beam_search", lambda *a, **k: (
+        seen.append(a[-1]), real(*a, **k))[1])
+    (tmp_path / "in.txt").write_text("a b c\nd e\n")
+    argv = ["--checkpoint", str(checkpoint), "--input", str(tmp_path / "in.txt"),
+            "--output", str(tmp_path / "out.txt"), "--device", "cpu"]
+    assert translate_main([*argv, "--min-len", "4"]) == 0
+    assert seen == [4]  # the CLI's --min-len reaches the search
+    model, src_vocab, tgt_vocab, _ = tr.load_model(checkpoint)
+    model.generate = lambda *a: []  # a model with its own search (e.g. CoNMT)
+    with pytest.raises(InputError, match="own search, which has no minimum"):
+        tr.translate_lines(model, src_vocab, tgt_vocab, ["a b"], min_len=2)

@@ -48,8 +48,11 @@ def max_lengths(src: Tensor, a: float, b: float, model: nn.Module | None = None
     return limits if cap is None else limits.clamp(max=cap - 1)
 
 
-def mask_log_probs(log_probs: Tensor, limits: Tensor, step: int) -> Tensor:
-    """Forbid <pad>/<s>; rows whose length limit is reached may only emit </s>."""
+def mask_log_probs(log_probs: Tensor, limits: Tensor, step: int,
+                   min_len: int = 0) -> Tensor:
+    """Forbid <pad>/<s>; rows whose length limit is reached may only emit </s>;
+    before step min_len + 1 no row may emit </s> (fairseq's --min-len: at
+    least min_len tokens), except where the length limit comes first."""
     log_probs = log_probs.clone()
     log_probs[:, PAD] = log_probs[:, BOS] = float("-inf")
     at_limit = limits <= step  # (N,)
@@ -57,13 +60,15 @@ def mask_log_probs(log_probs: Tensor, limits: Tensor, step: int) -> Tensor:
         eos = log_probs[:, EOS].clone()
         log_probs[at_limit] = float("-inf")
         log_probs[at_limit, EOS] = eos[at_limit]
+    if step <= min_len:
+        log_probs[~at_limit, EOS] = float("-inf")
     return log_probs
 
 
 @torch.no_grad()
 def greedy_search(model: nn.Module, src: Tensor, max_len_a: float = 1.5,
-                  max_len_b: float = 10, side: dict[str, Tensor] | None = None
-                  ) -> list[Hypothesis]:
+                  max_len_b: float = 10, side: dict[str, Tensor] | None = None,
+                  min_len: int = 0) -> list[Hypothesis]:
     """Pick the most probable token at every step; src (B, S) -> B hypotheses."""
     B = src.size(0)
     state, cache = model.encode(src, **(side or {})), {}
@@ -72,7 +77,8 @@ def greedy_search(model: nn.Module, src: Tensor, max_len_a: float = 1.5,
     scores = torch.zeros(B, device=src.device)
     done = torch.zeros(B, dtype=torch.bool, device=src.device)
     for step in range(1, int(limits.max()) + 1):
-        log_probs = mask_log_probs(model.decode_step(state, tokens, cache), limits, step)
+        log_probs = mask_log_probs(model.decode_step(state, tokens, cache), limits,
+                                   step, min_len)
         best_lp, best = log_probs.max(dim=-1)  # (B,), (B,)
         scores += torch.where(done, 0.0, best_lp)
         tokens = torch.cat([tokens, torch.where(done, PAD, best)[:, None]], dim=1)
@@ -143,7 +149,8 @@ def _advance(beams: _Beams, cand: tuple[Tensor, Tensor, Tensor], k: int,
 @torch.no_grad()
 def beam_search(model: nn.Module, src: Tensor, beam: int = 4, lenpen: float = 0.6,
                 max_len_a: float = 1.5, max_len_b: float = 10,
-                side: dict[str, Tensor] | None = None) -> list[list[Hypothesis]]:
+                side: dict[str, Tensor] | None = None,
+                min_len: int = 0) -> list[list[Hypothesis]]:
     """src (B, S) -> per sentence up to `beam` hypotheses, best first."""
     B, k, device = src.size(0), beam, src.device
     state, cache = model.encode(src, **(side or {})), {}
@@ -159,7 +166,7 @@ def beam_search(model: nn.Module, src: Tensor, beam: int = 4, lenpen: float = 0.
     finished: list[list[Hypothesis]] = [[] for _ in range(B)]
     for step in range(1, int(beams.limits.max()) + 1):
         log_probs = model.decode_step(state, beams.tokens, cache)  # (n*k, V)
-        log_probs = mask_log_probs(log_probs, beams.limits, step)
+        log_probs = mask_log_probs(log_probs, beams.limits, step, min_len)
         cand = _top_candidates(beams, log_probs, k)
         _finalize(beams, cand, k, lenpen, finished)
         n_done = torch.tensor([len(finished[i]) for i in beams.alive.tolist()],
