@@ -11,6 +11,7 @@ of the project: `--install` puts it into its own virtual environment.
     python benchmarks/peer_speed.py --install       # once: torch, then fairseq-fixed
     python benchmarks/peer_speed.py --threads 1     # ~10 minutes, quiet 2-core CPU
     python benchmarks/peer_speed.py --updates 400 --log-interval 50 --rounds 3
+    python benchmarks/peer_speed.py --rounds 1 --full-length --decode-repeats 3
 
 Training speed is target tokens (</s> included, padding not) per second of the
 updates, the median over the log windows after the first (the first holds the
@@ -144,13 +145,15 @@ def alternate(args: argparse.Namespace, data: Data, work: Path
     sentences = len((data.bpe / f"test.bpe.{SRC}").read_text("utf-8").splitlines())
     decodes: dict[str, list[DecodeRun]] = {name: [] for name in SYSTEMS}
     for r in range(args.rounds):
-        for name, (_, decode) in SYSTEMS.items():
-            ckpt = trains[name][r].checkpoint
-            done = decode_run(*decode(args, data, ckpt, work / f"decode.{name}.{r + 1}"),
-                              sentences)
-            decodes[name].append(done)
-            print(f"round {r + 1} decode {name:8s} {done.sentences_per_s:8.2f} sent/s  "
-                  f"{done.words:.1f} words/hyp  command {done.wall:.0f} s", flush=True)
+        for rep in range(args.decode_repeats):  # ours, fairseq, ours, ...
+            for name, (_, decode) in SYSTEMS.items():
+                ckpt = trains[name][r].checkpoint
+                out = work / f"decode.{name}.{r + 1}.{rep + 1}"
+                done = decode_run(*decode(args, data, ckpt, out), sentences)
+                decodes[name].append(done)
+                print(f"round {r + 1} decode {name:8s} {done.sentences_per_s:8.2f} "
+                      f"sent/s  {done.words:.1f} words/hyp  command {done.wall:.0f} s",
+                      flush=True)
     return trains, decodes
 
 
@@ -219,6 +222,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="test_2016_flickr sentences to decode")
     p.add_argument("--merges", type=int, default=8000, help="joint BPE merges")
     p.add_argument("--decode-batch", type=int, default=64, help="sentences per batch")
+    p.add_argument("--decode-repeats", type=int, default=1,
+                   help="decodes of each round's checkpoints, alternating")
     p.add_argument("--full-length", action="store_true",
                    help="both decoders forbid </s> before the cap (--min-len), so "
                         "every hypothesis has the same length whatever the training")

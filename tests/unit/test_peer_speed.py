@@ -120,3 +120,10 @@ def test_decoding_speeds_compare_only_at_similar_lengths() -> None:
     assert peer.comparable_lengths(12.0, 13.0)
     assert not peer.comparable_lengths(0.1, 29.1)  # one model stops at once
     assert not peer.comparable_lengths(0.0, 0.0)
+
+
+def test_full_length_gives_both_decoders_the_same_minimum_length() -> None:
+    args = peer.parse_args(["--full-length", "--decode-repeats", "3"])
+    assert peer_ours.full_length(args) == ["--min-len", str(peer_ours.MAX_LEN_B - 1)]
+    assert args.decode_repeats == 3
+    assert peer_ours.full_length(peer.parse_args([])) == []
