@@ -127,3 +127,17 @@ def test_full_length_gives_both_decoders_the_same_minimum_length() -> None:
     assert peer_ours.full_length(args) == ["--min-len", str(peer_ours.MAX_LEN_B - 1)]
     assert args.decode_repeats == 3
     assert peer_ours.full_length(peer.parse_args([])) == []
+
+
+def test_table_gives_the_decoding_ratio_at_full_length_only() -> None:
+    trains = {name: [peer_ours.TrainRun(1000.0, 8.8, 8.7, 90.0, Path("c.pt"))]
+              for name in ("ours", "fairseq")}
+    decodes = {"ours": [peer.DecodeRun(15.0, 24.0, 40.0)],
+               "fairseq": [peer.DecodeRun(12.0, 28.0, 20.0)]}  # words differ 2x
+    row = [line for line in peer.table(trains, decodes, 30).splitlines()
+           if line.startswith("| beam search")]
+    assert row == ["| beam search sentences/s | 15.00 | 12.00 | n/a: "
+                   + "hypothesis lengths differ |"]
+    row = [line for line in peer.table(trains, decodes, 30, full_length=True)
+           .splitlines() if line.startswith("| beam search")]
+    assert row == ["| beam search sentences/s | 15.00 | 12.00 | 1.25 |"]

@@ -40,7 +40,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from phrasenmt.align.backends import BACKENDS, align as align_corpus
+from phrasenmt.align.backends import BACKENDS
+from phrasenmt.align.backends import align as align_corpus
 from phrasenmt.align.pharaoh import Link, format_links, parse_line
 from phrasenmt.align.symmetrize import symmetrize
 from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file, positive_int
