@@ -21,7 +21,7 @@ import argparse
 import os
 import shutil
 
-from phrasenmt.align.backends import BACKENDS, align
+from phrasenmt.align.backends import add_aligner_options, align
 from phrasenmt.align.pharaoh import (
     format_links,
     parse_line,
@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
                             description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="align a tokenized parallel corpus")
-    run.add_argument("--backend", choices=sorted(BACKENDS), default="eflomal")
+    add_aligner_options(run, "eflomal")
     run.add_argument("--src", required=True, help="tokenized source text")
     run.add_argument("--tgt", required=True, help="tokenized target text")
     run.add_argument("--fwd", type=output_file, required=True,
@@ -55,8 +55,6 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=nonnegative_int, default=1,
                      help="random seed (eflomal cannot be seeded; ignored there)")
     run.add_argument("--threads", type=positive_int, default=1)
-    run.add_argument("--samplers", type=positive_int,
-                     help="eflomal's independent samplers (default: eflomal's 3)")
     run.add_argument("--heldout", nargs=3, action="append", default=[],
                      metavar=("NAME", "SRC", "TGT"),
                      help="a held-out split aligned in the same run (repeatable)")

@@ -29,6 +29,7 @@ link), reverse the target->source model (every source word has at most one).
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import functools
 import math
@@ -41,6 +42,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from phrasenmt.align.pharaoh import Link
+from phrasenmt.cli import positive_int
 from phrasenmt.io import InputError
 
 Sentences = list[list[str]]
@@ -191,6 +193,13 @@ def align_fast_align_binary(src: Sentences, tgt: Sentences, threads: int = 1,
 
 BACKENDS = {"eflomal": align_eflomal, "fast_align": align_fast_align,
             "fast_align-bin": align_fast_align_binary}
+
+
+def add_aligner_options(parser: argparse.ArgumentParser, default: str) -> None:
+    """`--backend` (default `default`) and `--samplers`, for every CLI that aligns."""
+    parser.add_argument("--backend", choices=sorted(BACKENDS), default=default)
+    parser.add_argument("--samplers", type=positive_int,
+                        help="eflomal's independent samplers (default: eflomal's 3)")
 
 
 def align(backend: str, src: Sentences, tgt: Sentences, threads: int = 1,

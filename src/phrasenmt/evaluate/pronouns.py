@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from phrasenmt.align.backends import BACKENDS
+from phrasenmt.align.backends import add_aligner_options
 from phrasenmt.align.backends import align as align_corpus
 from phrasenmt.align.pharaoh import Link, format_links, parse_line
 from phrasenmt.align.symmetrize import symmetrize
@@ -239,11 +239,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--train-tgt", type=Path, help="tokenized training target")
     a.add_argument("--train-lines", type=positive_int,
                    help="use the first N training lines")
-    a.add_argument("--backend", choices=sorted(BACKENDS), default="fast_align")
+    add_aligner_options(a, "fast_align")
     a.add_argument("--seed", type=nonnegative_int, default=1)
     a.add_argument("--threads", type=positive_int, default=1)
-    a.add_argument("--samplers", type=positive_int,
-                   help="eflomal's independent samplers (default: eflomal's 3)")
     a.add_argument("--out", type=output_file, required=True, help="Pharaoh links")
     s = sub.add_parser("score", help="pronoun/noun accuracy of one model")
     s.add_argument("--model", required=True, help="name in the TSV")
