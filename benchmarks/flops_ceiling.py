@@ -1,0 +1,186 @@
+"""How fast could a Transformer training step be on this CPU? A matmul-FLOP ceiling.
+
+Counts the matrix-multiply FLOPs of one training update of the Transformer
+(`model.loss` forward with label smoothing, backward; torch's FlopCounterMode
+counts mm, addmm, bmm and attention), times the same updates (Adam included),
+and measures this machine's float32 matmul throughput on the step's own GEMM
+shapes and on a large square one. From these it prints the fraction of the
+matmul peak the step reaches, and the ceiling: target tokens per second if
+every matmul ran at the peak and everything else (softmax, layer norm,
+dropout, the optimizer, Python) took no time at all. Given a peer's measured
+throughput (`--peer-tokens-per-s`, e.g. fairseq's from peer_speed.py at the
+same threads), it prints the largest ratio over the peer that any
+implementation of the same model and batch could reach in fp32 here.
+
+    python benchmarks/flops_ceiling.py [--preset small] [--threads 1]
+        [--max-tokens 4096] [--peer-tokens-per-s 1129]
+
+Batches: sentence lengths drawn from the Multi30k BPE training text when
+`--lengths` names it (default: the workflow's, if built), else 8-20 tokens;
+sorted by length and cut at `--max-tokens` padded tokens (the longer side), as
+the trainer and fairseq batch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from pathlib import Path
+
+import torch
+from torch.utils import flop_counter
+from torch.utils.flop_counter import FlopCounterMode
+
+from phrasenmt.models import build_model
+from phrasenmt.models.registry import get_preset
+from phrasenmt.models.transformer import TransformerConfig
+from phrasenmt.training.batching import Batch, collate
+from phrasenmt.training.config import TrainConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+LENGTHS = ROOT / "results" / "multi30k_en_de" / "bpe"
+
+
+def pair_lengths(folder: Path, n: int, rng: random.Random) -> list[tuple[int, int]]:
+    """n (source, target) token counts: sampled from folder's train.bpe.{en,de}
+    if present, else uniform 8-20."""
+    src, tgt = folder / "train.bpe.en", folder / "train.bpe.de"
+    if src.exists() and tgt.exists():
+        pairs = [(len(a.split()), len(b.split())) for a, b in
+                 zip(src.read_text("utf-8").splitlines(), tgt.read_text("utf-8").splitlines(),
+                     strict=True)]
+        return rng.choices(pairs, k=n)
+    return [(rng.randint(8, 20), rng.randint(8, 20)) for _ in range(n)]
+
+
+def batches_of(lengths: list[tuple[int, int]], max_tokens: int, vocab: tuple[int, int],
+               rng: random.Random) -> list[Batch]:
+    """Length-sorted batches of at most max_tokens padded tokens (longer side,
+    </s> included), random token ids."""
+    out, rows = [], []
+    for s, t in sorted(lengths, key=lambda p: (p[1], p[0])):
+        longest = max([s, t] + [max(len(a), len(b)) for a, b in rows]) + 1
+        if rows and longest * (len(rows) + 1) > max_tokens:
+            out.append(collate([a for a, _ in rows], [b for _, b in rows]))
+            rows = []
+        rows.append(([rng.randrange(4, vocab[0]) for _ in range(s)],
+                     [rng.randrange(4, vocab[1]) for _ in range(t)]))
+    return out
+
+
+def step(model: torch.nn.Module, opt: torch.optim.Optimizer, batch: Batch,
+         smoothing: float) -> float:
+    """One trainer-like update -> seconds."""
+    start = time.perf_counter()
+    loss = model.loss(batch, smoothing)[0]
+    (loss / batch.ntokens).backward()
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+    return time.perf_counter() - start
+
+
+def _cpu_attention(query_shape, key_shape, value_shape, *_, **__) -> int:
+    return flop_counter.sdpa_flop_count(query_shape, key_shape, value_shape)
+
+
+def _cpu_attention_backward(grad_out_shape, query_shape, key_shape, value_shape, *_,
+                            **__) -> int:
+    return flop_counter.sdpa_backward_flop_count(grad_out_shape, query_shape, key_shape,
+                                                 value_shape)
+
+
+# torch counts the CUDA attention kernels but not the CPU one that
+# F.scaled_dot_product_attention runs here: the same formulas for it.
+CPU_ATTENTION = {torch.ops.aten._scaled_dot_product_flash_attention_for_cpu: _cpu_attention,
+                 torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward:
+                 _cpu_attention_backward}
+
+
+def step_flops(model: torch.nn.Module, batch: Batch, smoothing: float) -> tuple[int, dict]:
+    """Matmul FLOPs of one forward + backward, total and by operator."""
+    counter = FlopCounterMode(display=False, custom_mapping=CPU_ATTENTION)
+    with counter:
+        loss = model.loss(batch, smoothing)[0]
+        (loss / batch.ntokens).backward()
+    model.zero_grad(set_to_none=True)
+    by_op = {str(op): n for op, n in counter.get_flop_counts().get("Global", {}).items()}
+    return counter.get_total_flops(), by_op
+
+
+def matmul_gflops(m: int, k: int, n: int, seconds: float = 1.0) -> float:
+    """Best float32 GFLOP/s of (m x k) @ (k x n) over `seconds` of repeats."""
+    a, b = torch.randn(m, k), torch.randn(k, n)
+    torch.mm(a, b)
+    best, end = float("inf"), time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        t = time.perf_counter()
+        torch.mm(a, b)
+        best = min(best, time.perf_counter() - t)
+    return 2 * m * k * n / best / 1e9
+
+
+def main() -> None:
+    """Print FLOPs per update, achieved and peak GFLOP/s, and the ceiling."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--preset", default="small", help="Transformer preset")
+    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument("--max-tokens", type=int, default=4096,
+                   help="padded tokens per batch, longer side (peer_speed.py's default)")
+    p.add_argument("--src-vocab", type=int, default=4387, help="Multi30k en, 8k merges")
+    p.add_argument("--tgt-vocab", type=int, default=5781, help="Multi30k de, 8k merges")
+    p.add_argument("--steps", type=int, default=20, help="timed updates")
+    p.add_argument("--lengths", type=Path, default=LENGTHS,
+                   help="folder with train.bpe.en/.de to draw sentence lengths from")
+    p.add_argument("--peer-tokens-per-s", type=float, default=0.0,
+                   help="a peer's measured target tokens/s at the same threads")
+    args = p.parse_args()
+    torch.set_num_threads(args.threads)
+    rng = random.Random(1)
+    cfg = TransformerConfig(src_vocab_size=args.src_vocab, tgt_vocab_size=args.tgt_vocab)
+    train = TrainConfig()
+    get_preset("transformer", args.preset)(cfg, train)
+    torch.manual_seed(0)
+    model = build_model("transformer", cfg).train()
+    opt = torch.optim.Adam(model.parameters(), 1e-4)
+    batches = batches_of(pair_lengths(args.lengths, 40 * args.max_tokens // 14, rng),
+                         args.max_tokens, (args.src_vocab, args.tgt_vocab), rng)
+    batches = rng.sample(batches, min(len(batches), args.steps + 3))
+    smoothing = train.label_smoothing
+    flops = [step_flops(model, b, smoothing)[0] for b in batches[3:]]
+    _, by_op = step_flops(model, batches[-1], smoothing)
+    for b in batches[:3]:
+        step(model, opt, b, smoothing)  # warm-up
+    seconds = [step(model, opt, b, smoothing) for b in batches[3:]]
+    tokens = sum(b.ntokens for b in batches[3:])
+    total_flops, total_s = sum(flops), sum(seconds)
+    d, ff, v = cfg.d_model, cfg.d_ff, args.tgt_vocab
+    rows = args.max_tokens  # tokens per batch: the step's GEMMs have this many rows
+    peaks = {f"{rows}x{d}x{ff} (feed-forward)": matmul_gflops(rows, d, ff),
+             f"{rows}x{d}x{v} (output layer)": matmul_gflops(rows, d, v),
+             f"{rows}x{d}x{d} (projection)": matmul_gflops(rows, d, d),
+             "2048x2048x2048 (square)": matmul_gflops(2048, 2048, 2048)}
+    peak = max(peaks.values())
+    achieved = total_flops / total_s / 1e9
+    print(f"{args.preset} Transformer, {args.threads} thread(s), {len(seconds)} updates of "
+          f"<= {args.max_tokens} padded tokens, {tokens / len(seconds):.0f} target tokens each")
+    print(f"  matmul FLOPs per update: {total_flops / len(seconds) / 1e9:.1f} G "
+          f"({total_flops / tokens / 1e6:.1f} M per target token)")
+    for op, n in sorted(by_op.items(), key=lambda kv: -kv[1])[:6]:
+        print(f"    {op:<40} {100 * n / sum(by_op.values()):5.1f} %")
+    print(f"  update: {1000 * statistics.mean(seconds):.0f} ms, "
+          f"{tokens / total_s:.0f} target tokens/s, {achieved:.1f} matmul GFLOP/s")
+    for name, g in peaks.items():
+        print(f"  fp32 matmul {name}: {g:.1f} GFLOP/s")
+    ceiling = tokens / (total_flops / (peak * 1e9))
+    print(f"  the update reaches {100 * achieved / peak:.0f} % of the best matmul rate; "
+          f"ceiling at that rate with every other op free: {ceiling:.0f} target tokens/s "
+          f"({ceiling / (tokens / total_s):.2f}x this implementation)")
+    if args.peer_tokens_per_s:
+        print(f"  peer at {args.peer_tokens_per_s:.0f} tokens/s: the ceiling is "
+              f"{ceiling / args.peer_tokens_per_s:.2f}x the peer")
+
+
+if __name__ == "__main__":
+    main()
