@@ -38,6 +38,6 @@ def test_missing_built_data_is_one_line(tmp_path):
     out = subprocess.run([sys.executable, str(SCRIPT), "--results", str(tmp_path)],
                          capture_output=True, text=True, check=False)
     assert out.returncode == 1
+    missing = tmp_path / "synthetic_en_de/bpe/train.bpe.en"
     assert out.stderr.strip().splitlines() == [
-        f"precision_bleu: missing {tmp_path}/synthetic_en_de/bpe/train.bpe.en: "
-        "build the data first (make run)"]
+        f"precision_bleu: missing {missing}: build the data first (make run)"]

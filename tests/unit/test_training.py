@@ -13,7 +13,11 @@ import torch
 from phrasenmt.io import InputError
 from phrasenmt.train import main as train_main
 from phrasenmt.training.data import DataPaths
-from phrasenmt.training.loss import label_smoothed_nll_loss
+from phrasenmt.training.loss import (
+    label_smoothed_nll_loss,
+    linear_sequence_loss,
+    sequence_loss,
+)
 from phrasenmt.training.schedule import inverse_sqrt_lr
 from phrasenmt.training.spec import resolve_spec
 from phrasenmt.training.trainer import Trainer
@@ -56,6 +60,72 @@ def test_label_smoothing_equals_smoothed_cross_entropy():
     assert torch.allclose(loss, -(q * lp).sum(-1)[keep].sum(), atol=1e-5)
     assert torch.allclose(nll, -lp[torch.arange(5), target][keep].sum())
     assert torch.allclose(label_smoothed_nll_loss(lp, target, 0.0)[0], nll)
+
+
+@pytest.mark.parametrize("eps", [0.1, 0.0])
+@pytest.mark.parametrize("vocab,chunk", [(37, 4), (40, 512), (41, 7)])
+def test_fused_output_loss_equals_logits_then_loss(eps, vocab, chunk):
+    """The chunked output layer + loss: the same sums and gradients as the
+    unfused path, for vocabularies that are and are not a multiple of 8 and for
+    chunks that do and do not divide the rows; padding rows contribute nothing."""
+    g = torch.Generator().manual_seed(vocab)
+    h = torch.randn(3, 9, 16, generator=g, requires_grad=True)
+    w = torch.randn(vocab, 16, generator=g).requires_grad_()
+    target = torch.randint(4, vocab, (3, 9), generator=g)
+    target[0, 5:] = 0  # <pad>
+    target[2, 1:] = 0
+    loss, nll = sequence_loss(h @ w.t(), target, eps)
+    loss.backward()
+    want = h.grad.clone(), w.grad.clone()
+    h.grad = w.grad = None
+    fused, fused_nll = linear_sequence_loss(h, w, target, eps, chunk)
+    (2.0 * fused).backward()  # the upstream gradient is multiplied in
+    assert torch.allclose(fused, loss, rtol=1e-5) and torch.allclose(fused_nll, nll, rtol=1e-5)
+    assert torch.allclose(h.grad, 2 * want[0], atol=1e-5)
+    assert torch.allclose(w.grad, 2 * want[1], atol=1e-5)
+    assert h.grad.view(-1, 16)[[5, 6, 7, 8, 19, 26]].abs().sum() == 0  # padding rows
+    assert not fused_nll.requires_grad
+
+
+def test_fused_output_loss_refuses_autocast_and_bf16():
+    h, w, t = torch.randn(2, 3, 8), torch.randn(10, 8), torch.randint(4, 10, (2, 3))
+    with pytest.raises(ValueError, match="float32 outside autocast"):
+        linear_sequence_loss(h.bfloat16(), w, t, 0.1)
+    with torch.autocast("cpu", dtype=torch.bfloat16), \
+            pytest.raises(ValueError, match="float32 outside autocast"):
+        linear_sequence_loss(h, w, t, 0.1)
+
+
+@pytest.mark.parametrize("arch", ["transformer", "pr_max_attn_ta", "ctx_transformer"])
+def test_model_loss_fused_equals_unfused(arch):
+    """Transformer.loss (fused in float32) gives Seq2Seq.loss's values and
+    gradients for the Transformer and the variants that reuse its forward."""
+    from phrasenmt.models import build_model
+    from phrasenmt.models.base import Seq2Seq
+    from phrasenmt.models.registry import get_model_class
+    from phrasenmt.models.transformer import Transformer
+    from phrasenmt.training.batching import collate, pad_context
+
+    cls = get_model_class(arch)
+    cfg = cls.config_class(src_vocab_size=23, tgt_vocab_size=29, **TINY)
+    torch.manual_seed(0)
+    model = build_model(arch, cfg).eval()
+    rows = [[5, 6, 7, 8], [9, 10, 11]]
+    side = {"phrases": [[0, 0, 1, 1], [0, 1, 1]]} if "phrases" in cls.side_inputs else None
+    context = ({s: pad_context([[r] for r in rows], cfg.context_size)
+                for s in cls.context_sides} if cls.context_sides else None)
+    batch = collate(rows, [[12, 13], [14, 15, 16, 17]], side, context)
+    assert type(model).forward is Transformer.forward  # so its loss is the fused one
+    results = []
+    for loss_fn in (Seq2Seq.loss, type(model).loss):
+        model.zero_grad()
+        loss, nll = loss_fn(model, batch, 0.1)
+        loss.backward()
+        results.append((loss.detach(), nll.detach(),
+                        [p.grad.clone() for p in model.parameters() if p.grad is not None]))
+    (l1, n1, g1), (l2, n2, g2) = results
+    assert torch.allclose(l1, l2, rtol=1e-5) and torch.allclose(n1, n2, rtol=1e-5)
+    assert len(g1) == len(g2) and all(torch.allclose(a, b, atol=1e-5) for a, b in zip(g1, g2))
 
 
 def test_inverse_sqrt_schedule():

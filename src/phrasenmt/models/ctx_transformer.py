@@ -225,14 +225,14 @@ class ContextDecoder(TransformerDecoder):
         self.layers = nn.ModuleList(ContextDecoderLayer(cfg)
                                     for _ in range(cfg.decoder_layers))
 
-    def forward(self, tgt: Tensor, state: State, cache=None, offset: int = 0) -> Tensor:
-        """tgt (B, T) ids starting at position `offset` -> logits (B, T, V)."""
+    def features(self, tgt: Tensor, state: State, cache=None, offset: int = 0) -> Tensor:
+        """tgt (B, T) ids starting at position `offset` -> output-layer input (B, T, C)."""
         ctx = Context(state["ctx_memory"], state["ctx_mask"], state["ctx_keep"])
         x = self.embed(tgt, offset)  # (B, T, C)
         for i, layer in enumerate(self.layers):
             layer_cache = None if cache is None else cache.setdefault(i, {})
             x = layer(x, state["memory"], state["src_mask"], layer_cache, ctx)
-        return self.output(self.norm(x))  # (B, T, V)
+        return self.norm(x)
 
 
 class ContextTransformer(Transformer):

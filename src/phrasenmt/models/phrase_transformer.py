@@ -143,8 +143,8 @@ class PhraseDecoder(TransformerDecoder):
         self.layers = nn.ModuleList(PhraseDecoderLayer(cfg)
                                     for _ in range(cfg.decoder_layers))
 
-    def forward(self, tgt: Tensor, state: State, cache=None, offset: int = 0) -> Tensor:
-        """tgt (B, T) ids starting at position `offset` -> logits (B, T, V)."""
+    def features(self, tgt: Tensor, state: State, cache=None, offset: int = 0) -> Tensor:
+        """tgt (B, T) ids starting at position `offset` -> output-layer input (B, T, C)."""
         x = self.embed(tgt, offset)  # (B, T, C)
         phrases = state.get("phrase_memory")  # (B, J or 1, P, C); None once cached
         for j, layer in enumerate(self.layers):
@@ -152,7 +152,7 @@ class PhraseDecoder(TransformerDecoder):
             mine = None if phrases is None else phrases[:, min(j, phrases.size(1) - 1)]
             x = layer(x, state["memory"], state["src_mask"], layer_cache, mine,
                       state["phrase_mask"])
-        return self.output(self.norm(x))
+        return self.norm(x)
 
 
 class PhraseTransformer(Transformer):

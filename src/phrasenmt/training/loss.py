@@ -39,3 +39,81 @@ def sequence_loss(logits: Tensor, target: Tensor,
     log_probs = torch.log_softmax(logits.float(), dim=-1)
     return label_smoothed_nll_loss(log_probs.view(-1, log_probs.size(-1)),
                                    target.reshape(-1), epsilon)
+
+
+def any_autocast() -> bool:
+    """Whether autocast is on for the CPU or CUDA."""
+    return any(torch.is_autocast_enabled(d) for d in ("cpu", "cuda"))
+
+
+class _LinearSmoothedCE(torch.autograd.Function):
+    """`label_smoothed_nll_loss(log_softmax(h @ w.T), ...)`, a chunk of rows at a time.
+
+    The unfused path writes the (N, V) logits, their log-softmax and, in the
+    backward pass, two more (N, V) gradients, each far larger than the CPU's
+    caches; the matrix product that writes the logits ran at half the speed of
+    the model's other products on the 2-core dev machine (48 vs 95 GFLOP/s,
+    `benchmarks/flops_ceiling.py`). Here each chunk of rows goes through the
+    product, the log-sum-exp and the gradient with respect to its logits while
+    it is in cache, and the gradients of h and w are finished in the forward
+    pass (the loss is linear in its upstream gradient, a scalar that backward
+    multiplies in). The gradient of the smoothed loss with respect to a row's
+    logits z, with p = softmax(z), y the one-hot target and eps_i = eps / (V - 1):
+        (1 - eps - eps_i) (p - y) + eps_i (V p - 1)
+    and zero for padding rows. The NLL is returned without a gradient.
+    """
+
+    @staticmethod
+    def forward(ctx, h: Tensor, w: Tensor, target: Tensor, epsilon: float,
+                chunk: int) -> tuple[Tensor, Tensor]:
+        n, v = h.size(0), w.size(0)
+        eps_i = epsilon / (v - 1)
+        a = 1.0 - epsilon - eps_i
+        grad = ctx.needs_input_grad[0] or ctx.needs_input_grad[1]
+        # A row count that is a multiple of 8 keeps the product on the fast
+        # kernels (5781 rows: 50 GFLOP/s, 5784: 67, in 1024-row chunks 62 vs 89).
+        pad = -v % 8
+        wp = torch.cat([w, w.new_zeros(pad, w.size(1))]) if pad else w
+        keep = target.ne(PAD)
+        nll_sum = h.new_zeros(())
+        smooth_sum = h.new_zeros(())
+        grad_h = torch.empty_like(h) if grad else None
+        grad_w = torch.zeros_like(w) if grad else None
+        for start in range(0, n, chunk):
+            hc, tc = h[start:start + chunk], target[start:start + chunk]
+            kc = keep[start:start + chunk].unsqueeze(1)  # (c, 1)
+            z = torch.mm(hc, wp.t())[:, :v]  # (c, V) logits
+            lse = torch.logsumexp(z, dim=-1, keepdim=True)  # (c, 1)
+            nll = lse.squeeze(1) - z.gather(1, tc.unsqueeze(1)).squeeze(1)
+            smooth = v * lse.squeeze(1) - z.sum(dim=-1)
+            nll_sum += torch.where(kc.squeeze(1), nll, 0.0).sum()
+            smooth_sum += torch.where(kc.squeeze(1), smooth, 0.0).sum()
+            if grad:
+                g = (z - lse).exp_().mul_(a + v * eps_i).sub_(eps_i)  # (c, V)
+                g.scatter_add_(1, tc.unsqueeze(1), g.new_full((tc.size(0), 1), -a))
+                g.mul_(kc)
+                torch.mm(g, w, out=grad_h[start:start + chunk])
+                grad_w.addmm_(g.t(), hc)
+        ctx.save_for_backward(grad_h, grad_w)
+        ctx.mark_non_differentiable(nll_sum)
+        return a * nll_sum + eps_i * smooth_sum, nll_sum
+
+    @staticmethod
+    def backward(ctx, grad_loss: Tensor, _grad_nll: Tensor):
+        grad_h, grad_w = ctx.saved_tensors
+        return (grad_h * grad_loss if ctx.needs_input_grad[0] else None,
+                grad_w * grad_loss if ctx.needs_input_grad[1] else None, None, None, None)
+
+
+def linear_sequence_loss(hidden: Tensor, weight: Tensor, target: Tensor, epsilon: float,
+                         chunk: int = 512) -> tuple[Tensor, Tensor]:
+    """Hidden states (B, T, C), output weight (V, C) and targets (B, T) ->
+    summed (smoothed loss, NLL), as `sequence_loss(hidden @ weight.T, ...)`.
+
+    Fused and chunked (`_LinearSmoothedCE`); float32 only. Under autocast use
+    the unfused path (the output layer then runs in the autocast dtype).
+    """
+    if any_autocast() or hidden.dtype != torch.float32 or weight.dtype != torch.float32:
+        raise ValueError("linear_sequence_loss is for float32 outside autocast")
+    return _LinearSmoothedCE.apply(hidden.reshape(-1, hidden.size(-1)), weight,
+                                   target.reshape(-1), epsilon, chunk)
