@@ -96,10 +96,12 @@ def test_fused_output_loss_refuses_autocast_and_bf16():
         linear_sequence_loss(h, w, t, 0.1)
 
 
-@pytest.mark.parametrize("arch", ["transformer", "pr_max_attn_ta", "ctx_transformer"])
-def test_model_loss_fused_equals_unfused(arch):
+@pytest.mark.parametrize("arch,tied", [("transformer", False), ("transformer", True),
+                                       ("pr_max_attn_ta", False), ("ctx_transformer", False)])
+def test_model_loss_fused_equals_unfused(arch, tied):
     """Transformer.loss (fused in float32) gives Seq2Seq.loss's values and
-    gradients for the Transformer and the variants that reuse its forward."""
+    gradients for the Transformer (output layer tied to the decoder's embeddings
+    or not) and the variants that reuse its forward."""
     from phrasenmt.models import build_model
     from phrasenmt.models.base import Seq2Seq
     from phrasenmt.models.registry import get_model_class
@@ -107,7 +109,8 @@ def test_model_loss_fused_equals_unfused(arch):
     from phrasenmt.training.batching import collate, pad_context
 
     cls = get_model_class(arch)
-    cfg = cls.config_class(src_vocab_size=23, tgt_vocab_size=29, **TINY)
+    cfg = cls.config_class(src_vocab_size=23, tgt_vocab_size=29,
+                           share_decoder_embeddings=tied, **TINY)
     torch.manual_seed(0)
     model = build_model(arch, cfg).eval()
     rows = [[5, 6, 7, 8], [9, 10, 11]]
