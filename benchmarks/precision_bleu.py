@@ -3,7 +3,8 @@
 Trains one model of the default experiment twice on the workflow's built data,
 once with `--precision fp32` and once with `--precision bf16`, with the same
 spec, seed, data and number of updates (the `tiny` preset's, as `make run`
-does); decodes each model's averaged checkpoint in its own precision and the
+does); averages its checkpoints as the workflow does (`phrasenmt.average`,
+the preset's `average_last`), decodes each model's averaged checkpoint in its own precision and the
 bf16 model also in fp32 (checkpoints are float32 whatever the precision), then
 detokenizes and scores with the workflow's own commands. Prints sacreBLEU,
 dev NLL and training time of each, the BLEU differences, and how many output
@@ -12,9 +13,11 @@ lines the bf16 model's two decodes share.
 Needs the built data of a dataset (`make run`, or at least its `bpe` outputs):
 
     python benchmarks/precision_bleu.py [--dataset synthetic_en_de] [--arch transformer]
-        [--threads 1] [--parallel] [--out /tmp/precision_bleu]
+        [--threads 1] [--parallel] [--out /tmp/precision_bleu] [--seed 1]
+        [--precisions fp32 bf16]
 
-`--parallel` trains the two models side by side (one core each). On a CPU
+`--parallel` trains the two models side by side (one core each). A training
+that finished in `--out` (its summary.json exists) is reused, not repeated. On a CPU
 without bf16 instructions (no avx512_bf16 or amx_bf16 in /proc/cpuinfo) bf16
 autocast is emulated: the numbers are those of bf16 (inputs of every matmul
 rounded to bfloat16, float32 accumulation), the time is not.
@@ -97,15 +100,22 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--parallel", action="store_true",
                     help="train the fp32 and bf16 models at the same time")
     ap.add_argument("--out", type=Path, default=Path("/tmp/precision_bleu"))
+    ap.add_argument("--precisions", nargs="+", choices=("fp32", "bf16"),
+                    default=["fp32", "bf16"],
+                    help="train and score only these (e.g. fp32 with other seeds, "
+                         "for the seed-to-seed spread)")
     args = ap.parse_args(argv)
     p = paths(args.results, args.dataset)
     missing = [str(v) for v in p.values() if not v.exists()]
     if missing:
         sys.exit(f"precision_bleu: missing {missing[0]}: build the data first (make run)")
     args.out.mkdir(parents=True, exist_ok=True)
-    precisions = ("fp32", "bf16")
+    precisions = [x for x in ("fp32", "bf16") if x in args.precisions]
     procs = {}
     for prec in precisions:
+        if (args.out / prec / "summary.json").exists():
+            print(f"{prec}: reusing the finished training in {args.out / prec}")
+            continue
         cmd = train_cmd(p, args.arch, prec, args.out / prec, args.threads, args.seed)
         with open(args.out / f"train.{prec}.log", "w") as log:
             procs[prec] = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
@@ -118,20 +128,27 @@ def main(argv: list[str] | None = None) -> None:
     for prec in precisions:
         summary = json.loads((args.out / prec / "summary.json").read_text())
         ckpt = args.out / prec / "averaged.pt"
+        run([sys.executable, "-m", "phrasenmt.average", "--checkpoint-dir",
+             str(args.out / prec / "checkpoints"), "--summary",
+             str(args.out / prec / "summary.json"), "--out", str(ckpt)],
+            args.out / f"average.{prec}.log")
         decodes = [prec] if prec == "fp32" else ["bf16", "fp32"]
         for dec in decodes:
-            bleu = score(p, target_lang(args.dataset), ckpt, dec, args.out / f"{prec}_model.{dec}_decode", args.threads)
+            out = args.out / f"{prec}_model_{dec}_decode"
+            bleu = score(p, target_lang(args.dataset), ckpt, dec, out, args.threads)
             rows.append((prec, dec, summary["steps"], summary["best_dev_loss"],
                          summary["train_seconds"], bleu))
     print(f"{args.arch} tiny on {args.dataset}, seed {args.seed}, {args.threads} thread(s)")
     print(f"{'trained':<8} {'decoded':<8} {'updates':>7} {'dev NLL':>8} {'train s':>8} {'BLEU':>6}")
     for prec, dec, steps, dev, secs, bleu in rows:
         print(f"{prec:<8} {dec:<8} {steps:>7} {dev:>8.4f} {secs:>8.1f} {bleu:>6.2f}")
+    if precisions != ["fp32", "bf16"]:
+        return
     base = rows[0][5]
     for prec, dec, *_, bleu in rows[1:]:
         print(f"BLEU {prec} model, {dec} decode - fp32: {bleu - base:+.2f}")
-    same, n = same_lines(args.out / "bf16_model.bf16_decode.tok",
-                         args.out / "bf16_model.fp32_decode.tok")
+    same, n = same_lines(args.out / "bf16_model_bf16_decode.tok",
+                         args.out / "bf16_model_fp32_decode.tok")
     print(f"bf16 model, bf16 vs fp32 decode: {same}/{n} identical output lines")
 
 
