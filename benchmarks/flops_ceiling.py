@@ -3,6 +3,8 @@
 Counts the matrix-multiply FLOPs of one training update of the Transformer
 (`model.loss` forward with label smoothing, backward; torch's FlopCounterMode
 counts mm, addmm, bmm and attention), times the same updates (Adam included),
+alternating with updates through the unfused loss (`Seq2Seq.loss`: the (N, V)
+logits, then `sequence_loss`) that the Transformer used before its fused one,
 and measures this machine's float32 matmul throughput on the step's own GEMM
 shapes and on a large square one. From these it prints the fraction of the
 matmul peak the step reaches, and the ceiling: target tokens per second if
@@ -34,6 +36,7 @@ from torch.utils import flop_counter
 from torch.utils.flop_counter import FlopCounterMode
 
 from phrasenmt.models import build_model
+from phrasenmt.models.base import Seq2Seq
 from phrasenmt.models.registry import get_preset
 from phrasenmt.models.transformer import TransformerConfig
 from phrasenmt.training.batching import Batch, collate
@@ -71,10 +74,11 @@ def batches_of(lengths: list[tuple[int, int]], max_tokens: int, vocab: tuple[int
 
 
 def step(model: torch.nn.Module, opt: torch.optim.Optimizer, batch: Batch,
-         smoothing: float) -> float:
-    """One trainer-like update -> seconds."""
+         smoothing: float, loss_fn=None) -> float:
+    """One trainer-like update -> seconds; `loss_fn(model, batch, smoothing)`
+    instead of `model.loss` if given."""
     start = time.perf_counter()
-    loss = model.loss(batch, smoothing)[0]
+    loss = (loss_fn or type(model).loss)(model, batch, smoothing)[0]
     (loss / batch.ntokens).backward()
     opt.step()
     opt.zero_grad(set_to_none=True)
@@ -152,7 +156,11 @@ def main() -> None:
     _, by_op = step_flops(model, batches[-1], smoothing)
     for b in batches[:3]:
         step(model, opt, b, smoothing)  # warm-up
-    seconds = [step(model, opt, b, smoothing) for b in batches[3:]]
+        step(model, opt, b, smoothing, Seq2Seq.loss)
+    seconds, unfused = [], []
+    for b in batches[3:]:  # alternating, so that machine load affects both alike
+        seconds.append(step(model, opt, b, smoothing))
+        unfused.append(step(model, opt, b, smoothing, Seq2Seq.loss))
     tokens = sum(b.ntokens for b in batches[3:])
     total_flops, total_s = sum(flops), sum(seconds)
     d, ff, v = cfg.d_model, cfg.d_ff, args.tgt_vocab
@@ -171,6 +179,9 @@ def main() -> None:
         print(f"    {op:<40} {100 * n / sum(by_op.values()):5.1f} %")
     print(f"  update: {1000 * statistics.mean(seconds):.0f} ms, "
           f"{tokens / total_s:.0f} target tokens/s, {achieved:.1f} matmul GFLOP/s")
+    print(f"  the same updates with the unfused output layer and loss (logits, then "
+          f"sequence_loss): {1000 * statistics.mean(unfused):.0f} ms, "
+          f"{tokens / sum(unfused):.0f} target tokens/s ({sum(unfused) / total_s:.2f}x the time)")
     for name, g in peaks.items():
         print(f"  fp32 matmul {name}: {g:.1f} GFLOP/s")
     ceiling = tokens / (total_flops / (peak * 1e9))
