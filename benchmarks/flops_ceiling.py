@@ -95,16 +95,23 @@ def _cpu_attention_backward(grad_out_shape, query_shape, key_shape, value_shape,
                                                  value_shape)
 
 
+def _addmm_inplace(_self_shape, a_shape, b_shape, *_, **__) -> int:
+    return 2 * a_shape[0] * a_shape[1] * b_shape[1]
+
+
 # torch counts the CUDA attention kernels but not the CPU one that
-# F.scaled_dot_product_attention runs here: the same formulas for it.
-CPU_ATTENTION = {torch.ops.aten._scaled_dot_product_flash_attention_for_cpu: _cpu_attention,
-                 torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward:
-                 _cpu_attention_backward}
+# F.scaled_dot_product_attention runs here (the same formulas for it), nor the
+# in-place addmm_ with which the fused loss accumulates the output weight's
+# gradient.
+UNCOUNTED = {torch.ops.aten._scaled_dot_product_flash_attention_for_cpu: _cpu_attention,
+             torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward:
+             _cpu_attention_backward,
+             torch.ops.aten.addmm_: _addmm_inplace}
 
 
 def step_flops(model: torch.nn.Module, batch: Batch, smoothing: float) -> tuple[int, dict]:
     """Matmul FLOPs of one forward + backward, total and by operator."""
-    counter = FlopCounterMode(display=False, custom_mapping=CPU_ATTENTION)
+    counter = FlopCounterMode(display=False, custom_mapping=UNCOUNTED)
     with counter:
         loss = model.loss(batch, smoothing)[0]
         (loss / batch.ntokens).backward()
