@@ -15,7 +15,7 @@ same threads), it prints the largest ratio over the peer that any
 implementation of the same model and batch could reach in fp32 here.
 
     python benchmarks/flops_ceiling.py [--preset small] [--threads 1]
-        [--max-tokens 4096] [--peer-tokens-per-s 1129]
+        [--max-tokens 4096] [--peer-tokens-per-s 1129] [--profile]
 
 Batches: sentence lengths drawn from the Multi30k BPE training text when
 `--lengths` names it (default: the workflow's, if built), else 8-20 tokens;
@@ -146,6 +146,9 @@ def main() -> None:
                    help="folder with train.bpe.en/.de to draw sentence lengths from")
     p.add_argument("--peer-tokens-per-s", type=float, default=0.0,
                    help="a peer's measured target tokens/s at the same threads")
+    p.add_argument("--profile", action="store_true",
+                   help="then profile --steps fused updates: each operator's share "
+                        "of the self CPU time")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     rng = random.Random(1)
@@ -198,6 +201,23 @@ def main() -> None:
     if args.peer_tokens_per_s:
         print(f"  peer at {args.peer_tokens_per_s:.0f} tokens/s: the ceiling is "
               f"{ceiling / args.peer_tokens_per_s:.2f}x the peer")
+    if args.profile:
+        profile_updates(model, opt, batches[3:], smoothing)
+
+
+def profile_updates(model: torch.nn.Module, opt: torch.optim.Optimizer,
+                    batches: list[Batch], smoothing: float) -> None:
+    """Each operator's share of the self CPU time of these (fused) updates."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for b in batches:
+            step(model, opt, b, smoothing)
+    events = sorted(prof.key_averages(), key=lambda e: -e.self_cpu_time_total)
+    total = sum(e.self_cpu_time_total for e in events)
+    print(f"  self CPU time by operator ({len(batches)} updates, profiled):")
+    for e in events[:12]:
+        print(f"    {e.key[:56]:<56} {100 * e.self_cpu_time_total / total:5.1f} %")
 
 
 if __name__ == "__main__":
