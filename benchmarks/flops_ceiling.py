@@ -175,8 +175,12 @@ def main() -> None:
     total_flops, total_s = sum(flops), sum(seconds)
     d, ff, v = cfg.d_model, cfg.d_ff, args.tgt_vocab
     rows = args.max_tokens  # tokens per batch: the step's GEMMs have this many rows
+    vp, chunk = v + -v % 8, 512  # the fused loss's padded vocabulary and chunk rows
     peaks = {f"{rows}x{d}x{ff} (feed-forward)": matmul_gflops(rows, d, ff),
-             f"{rows}x{d}x{v} (output layer)": matmul_gflops(rows, d, v),
+             f"{rows}x{d}x{v} (output layer, unfused)": matmul_gflops(rows, d, v),
+             f"{rows}x{d}x{vp} (output layer, padded to 8)": matmul_gflops(rows, d, vp),
+             f"{chunk}x{d}x{vp} (output layer, one fused chunk)":
+                 matmul_gflops(chunk, d, vp),
              f"{rows}x{d}x{d} (projection)": matmul_gflops(rows, d, d),
              "2048x2048x2048 (square)": matmul_gflops(2048, 2048, 2048)}
     peak = max(peaks.values())

@@ -140,9 +140,10 @@ class Transformer(Seq2Seq):
     def loss(self, batch, label_smoothing: float) -> tuple[Tensor, Tensor]:
         """As `Seq2Seq.loss`; in float32 the output layer and the loss run fused,
         a chunk of target positions at a time (`training.loss.linear_sequence_loss`:
-        the same sums and gradients, about 15 % less time per `small` update on
-        a CPU). Under bf16 autocast, or for a subclass with its own forward, the
-        unfused path: logits, then `sequence_loss`."""
+        the same sums and gradients; a `small` update on one CPU thread took
+        2360 instead of 2575 ms, `benchmarks/flops_ceiling.py`). Under bf16
+        autocast, or for a subclass with its own forward, the unfused path:
+        logits, then `sequence_loss`."""
         if type(self).forward is not Transformer.forward or any_autocast():
             return super().loss(batch, label_smoothing)
         extra = {"context": batch.context} if self.context_sides else {}

@@ -52,8 +52,8 @@ class _LinearSmoothedCE(torch.autograd.Function):
     The unfused path writes the (N, V) logits, their log-softmax and, in the
     backward pass, two more (N, V) gradients, each far larger than the CPU's
     caches; the matrix product that writes the logits ran at half the speed of
-    the model's other products on the 2-core dev machine (48 vs 95 GFLOP/s,
-    `benchmarks/flops_ceiling.py`). Here each chunk of rows goes through the
+    the model's other products on the 2-core dev machine (47.9 against
+    90.6-93.0 GFLOP/s, `benchmarks/flops_ceiling.py`). Here each chunk of rows goes through the
     product, the log-sum-exp and the gradient with respect to its logits while
     it is in cache, and the gradients of h and w are finished in the forward
     pass (the loss is linear in its upstream gradient, a scalar that backward
@@ -71,7 +71,8 @@ class _LinearSmoothedCE(torch.autograd.Function):
         a = 1.0 - epsilon - eps_i
         grad = ctx.needs_input_grad[0] or ctx.needs_input_grad[1]
         # A row count that is a multiple of 8 keeps the product on the fast
-        # kernels (5781 rows: 50 GFLOP/s, 5784: 67, in 1024-row chunks 62 vs 89).
+        # kernels (4096 positions x 5781 rows: 47.9 GFLOP/s; 5784 rows: 64.9;
+        # 512 positions x 5784 rows: 87.7; `benchmarks/flops_ceiling.py`).
         pad = -v % 8
         wp = torch.cat([w, w.new_zeros(pad, w.size(1))]) if pad else w
         keep = target.ne(PAD)
