@@ -127,6 +127,14 @@ def _up(value: Any) -> Any:
     return value
 
 
+AUTOCAST_DEVICES = ("cpu", "cuda")  # the device types autocast may be on for
+
+
+def any_autocast() -> bool:
+    """Whether autocast is on for any of AUTOCAST_DEVICES."""
+    return any(torch.is_autocast_enabled(d) for d in AUTOCAST_DEVICES)
+
+
 def full_precision(fn: F) -> F:
     """Decorator: run `fn` outside autocast, its tensor arguments cast up to fp32.
 
@@ -139,7 +147,7 @@ def full_precision(fn: F) -> F:
         args = tuple(_up(a) for a in args)
         kwargs = {k: _up(v) for k, v in kwargs.items()}
         with contextlib.ExitStack() as stack:
-            for device_type in ("cpu", "cuda"):
+            for device_type in AUTOCAST_DEVICES:
                 if torch.is_autocast_enabled(device_type):
                     stack.enter_context(torch.autocast(device_type, enabled=False))
             return fn(*args, **kwargs)

@@ -18,8 +18,9 @@ from phrasenmt.models.attention import SENTENCE_KEYS
 from phrasenmt.models.base import Seq2Seq
 from phrasenmt.models.layers import DecoderLayer, Embeddings, EncoderLayer
 from phrasenmt.models.registry import PRESETS, register_model, register_preset
+from phrasenmt.precision import any_autocast
 from phrasenmt.text.vocab import PAD
-from phrasenmt.training.loss import any_autocast, linear_sequence_loss
+from phrasenmt.training.loss import linear_sequence_loss
 
 State = dict[str, Tensor]
 DecoderCache = dict[int, dict[str, Tensor]]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from phrasenmt.precision import full_precision
+from phrasenmt.precision import any_autocast, full_precision
 from phrasenmt.text.vocab import PAD
 
 
@@ -39,11 +39,6 @@ def sequence_loss(logits: Tensor, target: Tensor,
     log_probs = torch.log_softmax(logits.float(), dim=-1)
     return label_smoothed_nll_loss(log_probs.view(-1, log_probs.size(-1)),
                                    target.reshape(-1), epsilon)
-
-
-def any_autocast() -> bool:
-    """Whether autocast is on for the CPU or CUDA."""
-    return any(torch.is_autocast_enabled(d) for d in ("cpu", "cuda"))
 
 
 class _LinearSmoothedCE(torch.autograd.Function):
