@@ -82,6 +82,19 @@ def test_resume_equals_uninterrupted_bit_exact(tmp_path):
     assert [int(r.split("\t")[0]) for r in metrics[1:]] == list(range(1, 14))
 
 
+def test_linear_schedule_ends_at_zero_and_pins_max_steps(tmp_path):
+    """Under lr_schedule linear, max_steps sets every lr: resuming with another fails."""
+    paths = data(tmp_path)
+    run(paths, tmp_path / "lin", 8, lr_schedule="linear", warmup_steps=2)
+    rows = (tmp_path / "lin" / "metrics.tsv").read_text().splitlines()[1:]
+    lrs = [float(r.split("\t")[3]) for r in rows]
+    assert len(lrs) == 8 and lrs[-1] == 0.0 and lrs[1] == max(lrs)
+    with pytest.raises(InputError, match="different spec.*max_steps"):
+        run(paths, tmp_path / "lin", 12, lr_schedule="linear", warmup_steps=2)
+    run(paths, tmp_path / "inv", 4, warmup_steps=2)
+    assert run(paths, tmp_path / "inv", 6, warmup_steps=2).state.step == 6  # still free
+
+
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_killed_process_resumes_to_the_same_weights(tmp_path, sig):
     at = random.randint(2, 25)  # a random point; printed if the test fails

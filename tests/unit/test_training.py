@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,7 @@ from phrasenmt.training.loss import (
     linear_sequence_loss,
     sequence_loss,
 )
-from phrasenmt.training.schedule import inverse_sqrt_lr
+from phrasenmt.training.schedule import LRSchedule, inverse_sqrt_lr, linear_lr
 from phrasenmt.training.spec import resolve_spec
 from phrasenmt.training.trainer import Trainer
 from phrasenmt.translate import translate_lines
@@ -137,6 +139,33 @@ def test_inverse_sqrt_schedule():
     assert inverse_sqrt_lr(400, 1e-3, 100) == pytest.approx(5e-4)
     lrs = [inverse_sqrt_lr(s, 1.0, 10) for s in range(1, 30)]
     assert lrs.index(max(lrs)) == 9
+
+
+def test_linear_schedule_warms_up_then_reaches_zero_at_total_steps():
+    assert linear_lr(1, 1e-3, 100, 1100) == pytest.approx(1e-5)
+    assert linear_lr(100, 1e-3, 100, 1100) == pytest.approx(1e-3)
+    assert linear_lr(600, 1e-3, 100, 1100) == pytest.approx(5e-4)
+    assert linear_lr(1100, 1e-3, 100, 1100) == 0.0
+    assert linear_lr(1200, 1e-3, 100, 1100) == 0.0  # never negative
+    lrs = [linear_lr(s, 1.0, 10, 40) for s in range(1, 41)]
+    assert lrs.index(max(lrs)) == 9
+    assert all(a > b for a, b in itertools.pairwise(lrs[9:]))  # strictly falls after warm-up
+    optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+    schedule = LRSchedule(optimizer, 2.0, 10, "linear", 40)
+    assert [schedule.step() for _ in range(40)] == [2 * lr for lr in lrs]
+    assert optimizer.param_groups[0]["lr"] == 0.0
+    with pytest.raises(ValueError, match="unknown lr schedule 'cosine'"):
+        LRSchedule(optimizer, 1.0, 10, "cosine")
+
+
+@pytest.mark.parametrize("train, message", [
+    ({"lr_schedule": "cosine"}, "train.lr_schedule: must be one of inverse_sqrt, linear"),
+    ({"lr_schedule": "linear", "max_steps": 100, "warmup_steps": 100},
+     "train.max_steps: lr_schedule linear decays to 0 at max_steps"),
+])
+def test_lr_schedule_settings_are_checked(train, message):
+    with pytest.raises(InputError, match=re.escape(message)):
+        resolve_spec({"train": train})
 
 
 def test_loss_falls_and_model_learns_to_reverse(tmp_path):

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from phrasenmt import ranges
 from phrasenmt.io import InputError
+from phrasenmt.training.schedule import SCHEDULES
 
 
 @dataclass
@@ -14,7 +15,8 @@ class TrainConfig:
     """Optimisation, batching, validation and checkpointing settings."""
 
     lr: float = 5e-4  # peak learning rate, reached at the end of warm-up
-    warmup_steps: int = 4000  # linear warm-up, then inverse square root decay
+    warmup_steps: int = 4000  # linear warm-up, then the decay of lr_schedule
+    lr_schedule: str = "inverse_sqrt"  # decay after warm-up: inverse_sqrt | linear (to 0 at max_steps)
     adam_beta1: float = 0.9  # Adam beta1 (Vaswani et al.)
     adam_beta2: float = 0.98  # Adam beta2 (Vaswani et al.)
     adam_eps: float = 1e-9  # Adam epsilon (Vaswani et al.)
@@ -49,13 +51,25 @@ class TrainConfig:
             raise InputError(f"keeps {self.keep_last} checkpoints but average_last "
                              f"is {self.average_last}", "train.keep_last")
         ranges.one_of(self, "freeze", FREEZE_MODES)
+        ranges.one_of(self, "lr_schedule", SCHEDULES)
+        if self.lr_schedule == "linear" and self.max_steps <= self.warmup_steps:
+            raise InputError(f"lr_schedule linear decays to 0 at max_steps "
+                             f"({self.max_steps}), which must come after warmup_steps "
+                             f"({self.warmup_steps})", "train.max_steps")
+
+    def resumable_fields(self) -> tuple[str, ...]:
+        """RESUMABLE_FIELDS, less max_steps where the schedule ends at it."""
+        if self.lr_schedule == "linear":
+            return tuple(f for f in RESUMABLE_FIELDS if f != "max_steps")
+        return RESUMABLE_FIELDS
 
 
 FREEZE_MODES = ("sentence", "loaded", "none")  # the values of TrainConfig.freeze
 
 
 # Fields that may change between a run and its resumption without changing the
-# weights' trajectory (they say when to stop, what to log, save and keep), and
+# weights' trajectory (they say when to stop, what to log, save and keep;
+# max_steps only under inverse_sqrt: linear decays to 0 at it), and
 # `compile`, which changes how the same computation runs (as --precision does:
 # bit-exact resumption holds within one setting).
 RESUMABLE_FIELDS = ("max_steps", "max_minutes", "keep_last", "log_interval",

@@ -38,10 +38,9 @@ from phrasenmt.models.swan import eager_under_compile
 from phrasenmt.text.vocab import Vocabulary
 from phrasenmt.training import checkpoint as ckpt
 from phrasenmt.training.batching import Batch, BatchIterator, collate, make_batches
-from phrasenmt.training.config import RESUMABLE_FIELDS
 from phrasenmt.training.data import Corpus, DataPaths, fingerprint, load_data
 from phrasenmt.training.distributed import Distributed
-from phrasenmt.training.schedule import InverseSqrtSchedule
+from phrasenmt.training.schedule import LRSchedule
 from phrasenmt.training.spec import RunSpec, spec_differences
 from phrasenmt.training.stopping import NonFiniteLoss, Preempted, SignalFlag
 from phrasenmt.training.two_step import freeze_parameters, key_patterns, load_step1
@@ -172,7 +171,7 @@ class Trainer:
             return None
         self.resumed_from, payload = found
         diffs = spec_differences(payload.get("run_spec", {}), self.run_spec,
-                                 ignore=RESUMABLE_FIELDS)
+                                 ignore=self.cfg.resumable_fields())
         if diffs:
             raise InputError(
                 f"checkpoints here were made with a different spec ({'; '.join(diffs)})"
@@ -200,7 +199,8 @@ class Trainer:
             betas=(cfg.adam_beta1, cfg.adam_beta2), eps=cfg.adam_eps,
             weight_decay=cfg.weight_decay,
             fused=True if self.device.type in ("cpu", "cuda") else None)
-        self.scheduler = InverseSqrtSchedule(self.optimizer, cfg.lr, cfg.warmup_steps)
+        self.scheduler = LRSchedule(self.optimizer, cfg.lr, cfg.warmup_steps,
+                                    cfg.lr_schedule, cfg.max_steps)
         batches = make_batches([len(s) for s in self.train_data.src],
                                [len(t) for t in self.train_data.tgt],
                                cfg.max_tokens, self.seed)
