@@ -160,8 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     classes = model.cfg.fertility_classes
     train_data = load_split(args.train_src, args.train_labels, src_vocab, classes)
     dev_data = load_split(args.dev_src, args.dev_labels, src_vocab, classes)
-    log = train(model, train_data, dev_data, args.epochs, args.lr, args.max_tokens,
-                args.seed, lambda: prec.autocast(precision, torch.device("cpu")))
+    with prec.kernels(precision, torch.device("cpu")):  # backward passes too
+        log = train(model, train_data, dev_data, args.epochs, args.lr, args.max_tokens,
+                    args.seed, lambda: prec.autocast(precision, torch.device("cpu")))
     out = model_payload(payload["arch"], model, src_vocab, tgt_vocab, payload["spec"])
     out["fertility_training"] = log
     save_file(out, args.out)

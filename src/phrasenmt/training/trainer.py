@@ -258,7 +258,8 @@ class Trainer:
             sync = (contextlib.nullcontext() if k == len(work) - 1
                     or self.dist.world == 1 else self.loss_module.no_sync())
             # (a compiled DDP module passes no_sync through to the DDP module)
-            with sync:
+            # kernels: bf16 products of the backward pass too (prec.kernels)
+            with sync, prec.kernels(self.precision, self.device):
                 with self._autocast():
                     loss, nll = self.loss_module(batch, self.cfg.label_smoothing)
                 (loss * weight * world / total).backward()
