@@ -13,22 +13,30 @@ lines the bf16 model's two decodes share.
 Needs the built data of a dataset (`make run`, or at least its `bpe` outputs):
 
     python benchmarks/precision_bleu.py [--dataset synthetic_en_de] [--arch transformer]
-        [--threads 1] [--parallel] [--out /tmp/precision_bleu] [--seed 1]
-        [--precisions fp32 bf16]
+        [--threads 1] [--jobs 2] [--out /tmp/precision_bleu] [--seed 1 [2 ...]]
+        [--precisions fp32 bf16] [--train '{"max_steps": 2000, "lr_schedule": "linear"}']
 
-`--parallel` trains the two models side by side (one core each). A training
-that finished in `--out` (its summary.json exists) is reused, not repeated. On a CPU
-without bf16 instructions (no avx512_bf16 or amx_bf16 in /proc/cpuinfo) bf16
-autocast is emulated: the numbers are those of bf16 (inputs of every matmul
-rounded to bfloat16, float32 accumulation), the time is not.
+With several seeds, each trains in both precisions (the pairs share seed,
+initialisation and batches), and the script also prints each row's mean and
+the paired differences bf16 - fp32: their mean, standard deviation and
+standard error, against the seed-to-seed spread of fp32 alone. `--train`
+overrides the preset's training settings (the same keys as `train:` in a
+config). `--jobs N` runs N trainings at once (one `--threads` each). Runs go
+to `--out`/seed<N>/<precision>; a training that finished there (its
+summary.json exists) is reused, not repeated. On a CPU without bf16
+instructions (no avx512_bf16 or amx_bf16 in /proc/cpuinfo) bf16 matrix
+products run as float32 products of bf16 inputs (`phrasenmt.precision`): the
+numbers are those of bf16, the time is not.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,8 +61,8 @@ def paths(results: Path, dataset: str) -> dict[str, Path]:
 
 
 def train_cmd(p: dict[str, Path], arch: str, precision: str, outdir: Path, threads: int,
-              seed: int) -> list[str]:
-    spec = json.dumps({"arch": arch, "model": {}, "preset": "tiny", "train": {}})
+              seed: int, train: dict | None = None) -> list[str]:
+    spec = json.dumps({"arch": arch, "model": {}, "preset": "tiny", "train": train or {}})
     return [sys.executable, "-m", "phrasenmt.train", "--spec", spec,
             "--train-src", str(p["train_src"]), "--train-tgt", str(p["train_tgt"]),
             "--dev-src", str(p["dev_src"]), "--dev-tgt", str(p["dev_tgt"]),
@@ -90,66 +98,131 @@ def same_lines(a: Path, b: Path) -> tuple[int, int]:
     return sum(x == y for x, y in zip(la, lb)), len(la)
 
 
+def train_json(text: str) -> dict:
+    """--train: a JSON object of training settings."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise argparse.ArgumentTypeError(f"not JSON: {err}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("must be a JSON object, e.g. '{\"max_steps\": 2000}'")
+    return value
+
+
+def train_all(p: dict[str, Path], args: argparse.Namespace,
+              runs: list[tuple[int, str]]) -> None:
+    """Train every (seed, precision) of `runs` not yet finished, `--jobs` at a time."""
+    todo = []
+    for seed, prec in runs:
+        outdir = args.out / f"seed{seed}" / prec
+        if (outdir / "summary.json").exists():
+            print(f"seed {seed} {prec}: reusing the finished training in {outdir}")
+            continue
+        outdir.parent.mkdir(parents=True, exist_ok=True)
+        todo.append((train_cmd(p, args.arch, prec, outdir, args.threads, seed, args.train),
+                     args.out / f"seed{seed}" / f"train.{prec}.log"))
+    running: list[tuple[subprocess.Popen, Path]] = []
+    while todo or running:
+        while todo and len(running) < args.jobs:
+            cmd, log = todo.pop(0)
+            with open(log, "w") as fh:
+                proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, cwd=ROOT)
+            running.append((proc, log))
+        time.sleep(1)
+        for proc, log in [r for r in running if r[0].poll() is not None]:
+            running.remove((proc, log))
+            if proc.returncode:
+                for other, _ in running:
+                    other.kill()
+                sys.exit(f"precision_bleu: training failed; see {log}")
+
+
+def evaluate(p: dict[str, Path], args: argparse.Namespace, seed: int,
+             prec: str) -> list[tuple]:
+    """Average, decode (bf16 models also in fp32) and score one training -> rows."""
+    run_dir = args.out / f"seed{seed}"
+    summary = json.loads((run_dir / prec / "summary.json").read_text())
+    ckpt = run_dir / prec / "averaged.pt"
+    run([sys.executable, "-m", "phrasenmt.average", "--checkpoint-dir",
+         str(run_dir / prec / "checkpoints"), "--summary",
+         str(run_dir / prec / "summary.json"), "--out", str(ckpt)],
+        run_dir / f"average.{prec}.log")
+    rows = []
+    for dec in ([prec] if prec == "fp32" else ["bf16", "fp32"]):
+        out = run_dir / f"{prec}_model_{dec}_decode"
+        bleu = score(p, target_lang(args.dataset), ckpt, dec, out, args.threads)
+        rows.append((seed, prec, dec, summary["steps"], summary["best_dev_loss"],
+                     summary["train_seconds"], bleu))
+    return rows
+
+
+def spread(values: list[float]) -> str:
+    """mean, and with two or more values their sd and the standard error."""
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return f"{mean:+.2f}"
+    sd = statistics.stdev(values)
+    return f"{mean:+.2f} (sd {sd:.2f}, standard error {sd / len(values) ** 0.5:.2f})"
+
+
+def report(rows: list[tuple], args: argparse.Namespace, precisions: list[str]) -> None:
+    print(f"{args.arch} tiny on {args.dataset}, {args.threads} thread(s), "
+          f"train overrides {json.dumps(args.train or {})}")
+    print(f"{'seed':>4} {'trained':<8} {'decoded':<8} {'updates':>7} {'dev NLL':>8} "
+          f"{'train s':>8} {'BLEU':>6}")
+    for seed, prec, dec, steps, dev, secs, bleu in rows:
+        print(f"{seed:>4} {prec:<8} {dec:<8} {steps:>7} {dev:>8.4f} {secs:>8.1f} {bleu:>6.2f}")
+    bleu = {(seed, prec, dec): b for seed, prec, dec, *_, b in rows}
+    seeds = sorted({r[0] for r in rows})
+    kinds = list(dict.fromkeys((prec, dec) for _, prec, dec, *_ in rows))
+    if len(seeds) > 1:
+        for prec, dec in kinds:
+            values = [bleu[s, prec, dec] for s in seeds]
+            print(f"mean BLEU {prec} model, {dec} decode over seeds "
+                  f"{' '.join(map(str, seeds))}: {statistics.fmean(values):.2f} "
+                  f"(sd {statistics.stdev(values):.2f}, range {min(values):.2f}-{max(values):.2f})")
+    if precisions != ["fp32", "bf16"]:
+        return
+    for dec in ("bf16", "fp32"):
+        diffs = [bleu[s, "bf16", dec] - bleu[s, "fp32", "fp32"] for s in seeds]
+        print(f"BLEU bf16 model, {dec} decode - fp32, paired by seed: "
+              + " ".join(f"{d:+.2f}" for d in diffs) + f"; mean {spread(diffs)}")
+    for seed in seeds:
+        same, n = same_lines(args.out / f"seed{seed}" / "bf16_model_bf16_decode.tok",
+                             args.out / f"seed{seed}" / "bf16_model_fp32_decode.tok")
+        print(f"seed {seed}: bf16 model, bf16 vs fp32 decode: {same}/{n} identical "
+              "output lines")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", type=Path, default=ROOT / "results")
     ap.add_argument("--dataset", default="synthetic_en_de")
     ap.add_argument("--arch", default="transformer")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--parallel", action="store_true",
-                    help="train the fp32 and bf16 models at the same time")
+    ap.add_argument("--seed", type=int, nargs="+", default=[1],
+                    help="one or more seeds; each trains in every precision")
+    ap.add_argument("--threads", type=int, default=1, help="torch threads per job")
+    ap.add_argument("--jobs", type=int, default=1, help="trainings at once")
+    ap.add_argument("--train", type=train_json, default=None,
+                    help="JSON object of training settings over the tiny preset's")
     ap.add_argument("--out", type=Path, default=Path("/tmp/precision_bleu"))
     ap.add_argument("--precisions", nargs="+", choices=("fp32", "bf16"),
                     default=["fp32", "bf16"],
                     help="train and score only these (e.g. fp32 with other seeds, "
                          "for the seed-to-seed spread)")
     args = ap.parse_args(argv)
+    if args.jobs < 1 or args.threads < 1:
+        ap.error("--jobs and --threads must be at least 1")
     p = paths(args.results, args.dataset)
     missing = [str(v) for v in p.values() if not v.exists()]
     if missing:
         sys.exit(f"precision_bleu: missing {missing[0]}: build the data first (make run)")
     args.out.mkdir(parents=True, exist_ok=True)
     precisions = [x for x in ("fp32", "bf16") if x in args.precisions]
-    procs = {}
-    for prec in precisions:
-        if (args.out / prec / "summary.json").exists():
-            print(f"{prec}: reusing the finished training in {args.out / prec}")
-            continue
-        cmd = train_cmd(p, args.arch, prec, args.out / prec, args.threads, args.seed)
-        with open(args.out / f"train.{prec}.log", "w") as log:
-            procs[prec] = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
-        if not args.parallel:
-            procs[prec].wait()
-    for prec, proc in procs.items():
-        if proc.wait():
-            sys.exit(f"precision_bleu: training in {prec} failed; see {args.out}/train.{prec}.log")
-    rows = []
-    for prec in precisions:
-        summary = json.loads((args.out / prec / "summary.json").read_text())
-        ckpt = args.out / prec / "averaged.pt"
-        run([sys.executable, "-m", "phrasenmt.average", "--checkpoint-dir",
-             str(args.out / prec / "checkpoints"), "--summary",
-             str(args.out / prec / "summary.json"), "--out", str(ckpt)],
-            args.out / f"average.{prec}.log")
-        decodes = [prec] if prec == "fp32" else ["bf16", "fp32"]
-        for dec in decodes:
-            out = args.out / f"{prec}_model_{dec}_decode"
-            bleu = score(p, target_lang(args.dataset), ckpt, dec, out, args.threads)
-            rows.append((prec, dec, summary["steps"], summary["best_dev_loss"],
-                         summary["train_seconds"], bleu))
-    print(f"{args.arch} tiny on {args.dataset}, seed {args.seed}, {args.threads} thread(s)")
-    print(f"{'trained':<8} {'decoded':<8} {'updates':>7} {'dev NLL':>8} {'train s':>8} {'BLEU':>6}")
-    for prec, dec, steps, dev, secs, bleu in rows:
-        print(f"{prec:<8} {dec:<8} {steps:>7} {dev:>8.4f} {secs:>8.1f} {bleu:>6.2f}")
-    if precisions != ["fp32", "bf16"]:
-        return
-    base = rows[0][5]
-    for prec, dec, *_, bleu in rows[1:]:
-        print(f"BLEU {prec} model, {dec} decode - fp32: {bleu - base:+.2f}")
-    same, n = same_lines(args.out / "bf16_model_bf16_decode.tok",
-                         args.out / "bf16_model_fp32_decode.tok")
-    print(f"bf16 model, bf16 vs fp32 decode: {same}/{n} identical output lines")
+    runs = [(seed, prec) for seed in args.seed for prec in precisions]
+    train_all(p, args, runs)
+    rows = [row for seed, prec in runs for row in evaluate(p, args, seed, prec)]
+    report(rows, args, precisions)
 
 
 if __name__ == "__main__":
