@@ -5,7 +5,9 @@ compares all seeds of the system with all seeds of the baseline through
 `phrasenmt.evaluate.multiseed` (stratified approximate randomization for p,
 paired bootstrap for the 95% CI). Training speed has no per-sentence
 statistic: its verdict is read off the seeds' ranges (see `speed_result`).
-A claim that cannot be tested raises `NotTested` with the reason.
+A claim that cannot be tested raises `NotTested` with the reason; so does a
+quality claim whose baseline or system did not learn to translate
+(`check_learned`, phrasenmt.report.baseline_guard).
 """
 
 from __future__ import annotations
@@ -18,12 +20,15 @@ import numpy as np
 
 from phrasenmt.evaluate import lingeval, multiseed, pronouns
 from phrasenmt.io import InputError, read_lines
+from phrasenmt.report.baseline_guard import Guard, measure_files
 from phrasenmt.report.tables import get_key, load_json
 
 # metric -> the per-run files it reads (kinds of --run KIND=PATH)
 RUN_KINDS = {"bleu": ("hyp",), "bleu_subset": ("hyp",), "agreement": ("lingeval",),
              "pronouns": ("hyp_tok", "align"), "train_speed": ("summary",)}
 SPEED_KEY = "tokens_per_second"  # summary.json: target tokens / training seconds
+# metrics of translation quality: both models must have learned (baseline_guard)
+GUARDED = ("bleu", "bleu_subset", "agreement", "pronouns")
 
 
 class NotTested(Exception):
@@ -42,6 +47,7 @@ class Evidence:
     files: dict[str, Path] = field(default_factory=dict)  # ref, src, lingeval, ...
     trials: int = 1000
     seed: int = 1
+    guard: Guard = field(default_factory=Guard)  # did-it-learn thresholds
 
 
 def run_files(ev: Evidence, model: str, kind: str) -> tuple[list[int], list[Path]]:
@@ -223,6 +229,35 @@ def verdict(claim: dict, result: dict[str, Any], alpha: float) -> str:
     return "not reproduced" if worse else "inconclusive"
 
 
+def _not_learned(model: str, ev: Evidence, ref: Path) -> list[str]:
+    """'seed N: why' for each seed of a model whose test outputs show no learning."""
+    try:
+        seeds, paths = run_files(ev, model, "hyp")
+    except NotTested as why:
+        raise NotTested(f"{why} (needed to check that {model} learned)") from None
+    failed = []
+    for seed, path in zip(seeds, paths, strict=True):
+        reasons = measure_files(path, ref, ev.seed).reasons(ev.guard)
+        failed += [f"seed {seed}: {'; '.join(reasons)}"] if reasons else []
+    return failed
+
+
+def check_learned(claim: dict, ev: Evidence) -> None:
+    """NotTested when the baseline or the system of a claim did not learn."""
+    if claim["metric"] not in GUARDED:
+        return
+    ref = need_file(ev, "ref", "detokenized test reference")
+    reasons = []
+    for role, model in (("the baseline", claim["baseline"]),
+                        (claim["system"], claim["system"])):
+        failed = _not_learned(model, ev, ref)
+        if failed:
+            named = f"{model} " if role == "the baseline" else ""
+            reasons.append(f"{role} did not learn ({named}{', '.join(failed)})")
+    if reasons:
+        raise NotTested("; ".join(reasons))
+
+
 def check(claim: dict, ev: Evidence, alpha: float) -> dict[str, Any]:
     """The result of one claim on one dataset, or NotTested with the reason."""
     direction = claim.get("direction")
@@ -232,5 +267,6 @@ def check(claim: dict, ev: Evidence, alpha: float) -> dict[str, Any]:
     for model in (claim["system"], claim["baseline"]):
         if model not in ev.models:
             raise NotTested(f"model {model} is not configured for {ev.dataset}")
+    check_learned(claim, ev)
     result = CHECKS[claim["metric"]](claim, ev)
     return {**result, "verdict": verdict(claim, result, alpha)}

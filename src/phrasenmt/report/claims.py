@@ -12,6 +12,10 @@ claim_checks, phrasenmt.evaluate.multiseed); every other claim is listed as
 * not reproduced: significant in the other direction (a significant gain for
   a claim of no gain);
 * inconclusive: not significant.
+A quality claim (BLEU, agreement, pronouns) is "not tested: the baseline did
+not learn" (or "...: <system> did not learn") when a seed of either model
+translates no better than its own outputs paired with random test sentences,
+or repeats one output line (phrasenmt.report.baseline_guard).
 Training speed (no p-value): reproduced when every seed of the system trained
 faster than every seed of the baseline, not reproduced when every one was
 slower, else inconclusive. A row with one seed per model says so: it tests the
@@ -39,11 +43,14 @@ import yaml
 from phrasenmt.cli import (
     ArgumentParser,
     alpha_level,
+    nonnegative_float,
     nonnegative_int,
     output_file,
     positive_int,
+    rate,
 )
 from phrasenmt.io import InputError, atomic_open, read_text, run_cli
+from phrasenmt.report.baseline_guard import Guard
 from phrasenmt.report.claim_checks import RUN_KINDS, Evidence, NotTested, check
 from phrasenmt.report.continuous import to_latex, to_markdown
 from phrasenmt.report.tables import write_text
@@ -188,7 +195,13 @@ def legend(ev: Evidence, alpha: float, trials: int) -> list[str]:
             "95% CI: paired bootstrap over items. ours = system vs baseline, mean ± "
             "sd over seeds. BLEU: sacreBLEU 13a, detokenized (the papers: "
             "tokenized). Train speed: target tokens/s from summary.json; "
-            "reproduced only if every system seed beat every baseline seed."),
+            "reproduced only if every system seed beat every baseline seed. "
+            "A model did not learn (its quality rows are not tested) if a seed's "
+            f"BLEU is less than {ev.guard.min_bleu_gain:g} above its outputs "
+            "paired with random test sentences, or one output line is more than "
+            f"{100 * ev.guard.max_output_share:g} points of the test set more "
+            "frequent than the reference's most frequent line "
+            "(docs/baseline-guard.md)."),
             *([(f"All rows are on synthetic data ({ev.dataset}): they test the "
                 "mechanisms, not the papers' benchmarks.")] if ev.synthetic else [])]
 
@@ -227,7 +240,8 @@ def run_spec(values: list[str]) -> tuple[str, int, dict[str, Path]]:
 def evidence(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Evidence:
     """The dataset's runs and files from the parsed options."""
     ev = Evidence(args.dataset, args.direction, args.synthetic, args.models,
-                  trials=args.trials, seed=args.seed)
+                  trials=args.trials, seed=args.seed,
+                  guard=Guard(args.min_bleu_gain, args.max_output_share))
     for values in args.run or []:
         try:
             model, seed, files = run_spec(values)
@@ -280,6 +294,15 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: %(default)s)")
     p.add_argument("--seed", type=nonnegative_int, default=1,
                    help="seed of the randomization (default: %(default)s)")
+    p.add_argument("--min-bleu-gain", type=nonnegative_float,
+                   default=Guard.min_bleu_gain,
+                   help="a model learned if its BLEU beats its outputs paired with "
+                        "random test sentences by this much (default: %(default)s)")
+    p.add_argument("--max-output-share", type=rate,
+                   default=Guard.max_output_share,
+                   help="a model did not learn if one output line is this much more "
+                        "frequent than the reference's most frequent line "
+                        "(default: %(default)s)")
     for name, what in (("md", "Markdown"), ("tex", "LaTeX"), ("csv", "CSV")):
         p.add_argument(f"--out-{name}", type=output_file, required=True,
                        help=f"{what} output")
