@@ -12,15 +12,27 @@ An explicit context file (for contrastive test items, whose context is not the
 previous test line) is JSON Lines, one object per text line:
 `{"src": [oldest, ..., previous], "tgt": [...]}`, BPE'd strings, lists possibly
 empty.
+
+Context controls. A document model's `context` setting says what it reads:
+`real` (the K previous lines, above), `none` (no context at all: every line is
+treated as a document's first) or `random` (a random-context control, Li et al.
+2020: each line gets as many context sentences as its real context has, taken
+from another document, chosen with the run's seed). A random context is the
+same in training, scoring and decoding; its sentences sit at earlier positions
+of their document than the line itself, so documents decoded in rounds already
+have them translated.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import random
 
 from phrasenmt.io import InputError, parse_json, read_lines
 
 CONTEXT_SIDES = ("src", "tgt")
+CONTEXT_MODES = ("real", "random", "none")  # what a document model reads as context
 
 
 def check_doc_ids(doc_ids: list[str], path: str | os.PathLike) -> None:
@@ -51,11 +63,23 @@ def read_docs(path: str | os.PathLike, n_lines: int | None = None,
     return doc_ids
 
 
-def context_indices(doc_ids: list[str], size: int) -> list[list[int]]:
-    """For each line, the indices of up to `size` previous lines of its document,
-    oldest first (an empty list for a document's first line)."""
+def context_indices(doc_ids: list[str], size: int, mode: str = "real",
+                    seed: int = 1) -> list[list[int]]:
+    """For each line, the indices of its context lines, oldest first: up to `size`
+    previous lines of its document (`real`), none (`none`), or as many lines of
+    another document (`random`, see `random_context_indices`)."""
     if size < 0:
         raise ValueError(f"context size must be >= 0, got {size}")
+    if mode not in CONTEXT_MODES:
+        raise ValueError(f"context mode must be one of {CONTEXT_MODES}, got {mode!r}")
+    if mode == "none":
+        return [[] for _ in doc_ids]
+    real = _previous_lines(doc_ids, size)
+    return real if mode == "real" else random_context_indices(doc_ids, real, seed)
+
+
+def _previous_lines(doc_ids: list[str], size: int) -> list[list[int]]:
+    """For each line, up to `size` previous lines of its document."""
     out: list[list[int]] = []
     start = 0
     for i, doc in enumerate(doc_ids):
@@ -63,6 +87,66 @@ def context_indices(doc_ids: list[str], size: int) -> list[list[int]]:
             start = i
         out.append(list(range(max(start, i - size), i)))
     return out
+
+
+def random_context_indices(doc_ids: list[str], real: list[list[int]],
+                           seed: int) -> list[list[int]]:
+    """Random-context control: line i at position p of its document, with n real
+    context lines, gets n consecutive lines of another document that has at least
+    n lines, ending at position min(p, its length) - 1 (so at earlier positions
+    than p). The other document is drawn with `random.Random(seed)` in line order:
+    the same seed and ids give the same contexts. With a single document there is
+    no other to draw from: an error."""
+    docs = documents(doc_ids)
+    if len(docs) < 2 and any(real):
+        raise InputError("a random-context control needs at least two documents; "
+                         "the data has one", "context")
+    doc_of = [d for d, lines in enumerate(docs) for _ in lines]
+    longest = max((len(lines) for lines in docs), default=0)
+    at_least = {n: [d for d, lines in enumerate(docs) if len(lines) >= n]
+                for n in range(1, longest + 1)}
+    rng = random.Random(seed)
+    out: list[list[int]] = []
+    for i, ctx in enumerate(real):
+        n = len(ctx)
+        if not n:
+            out.append([])
+            continue
+        own = doc_of[i]
+        pool = at_least[n] if len(at_least[n]) > 1 else at_least[1]
+        other = own
+        while other == own:
+            other = pool[rng.randrange(len(pool))]
+        lines = docs[other]
+        end = min(i - docs[own][0], len(lines))
+        out.append(lines[max(0, end - n):end])
+    return out
+
+
+def random_explicit_context(entries: list[dict[str, list[str]]], seed: int
+                            ) -> list[dict[str, list[str]]]:
+    """Random-context control for explicit contexts (contrastive items): every
+    distinct non-empty context is replaced by another distinct one (drawn with
+    `seed`, cut to as many sentences as it had), the same replacement for every
+    line that shares it, so an item's variants keep one context."""
+    keys = [json.dumps(e, sort_keys=True) for e in entries]
+    distinct = [k for k in dict.fromkeys(keys) if any(json.loads(k).values())]
+    if len(distinct) < 2:
+        if distinct:
+            raise InputError("a random-context control needs at least two "
+                             "different contexts; the context file has one",
+                             "--context")
+        return entries
+    rng = random.Random(seed)
+    swap = {}
+    for k in distinct:
+        other = k
+        while other == k:
+            other = distinct[rng.randrange(len(distinct))]
+        own, new = json.loads(k), json.loads(other)
+        swap[k] = {side: new[side][-len(own[side]):] if own[side] else []
+                   for side in CONTEXT_SIDES}
+    return [swap.get(k, e) for k, e in zip(keys, entries, strict=True)]
 
 
 def documents(doc_ids: list[str]) -> list[list[int]]:

@@ -23,6 +23,7 @@ from torch import Tensor, nn
 from phrasenmt.data.documents import (
     context_indices,
     documents,
+    random_explicit_context,
     read_context_file,
     read_docs,
 )
@@ -32,6 +33,7 @@ from phrasenmt.decoding.search import beam_search, greedy_search
 from phrasenmt.io import InputError
 from phrasenmt.text.vocab import BOS, EOS, Vocabulary
 from phrasenmt.training.batching import pad_context, pad_sequences, pad_side
+from phrasenmt.training.data import context_mode
 
 Ids = list[int]
 Rows = dict[str, Mapping[int, list[Ids]]]  # side -> line -> context sentences
@@ -43,6 +45,7 @@ class ContextSource:
 
     doc_ids: list[str] | None = None  # --docs: one id per line
     entries: list[dict[str, list[str]]] | None = None  # --context: per line
+    mode: tuple[str, int] = ("real", 1)  # what the model reads: context_mode()
 
 
 @dataclass
@@ -63,6 +66,9 @@ def add_context_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--context", type=Path, metavar="CTX.jsonl",
                    help='explicit context per line: {"src": [...], "tgt": [...]} '
                    "BPE'd sentences, oldest first")
+    p.add_argument("--no-context", action="store_true",
+                   help="read --docs/--context but give every line an empty context "
+                   "(the model's context-agnostic probabilities, as CXMI needs)")
 
 
 def context_source(model: nn.Module, args: argparse.Namespace,
@@ -72,14 +78,21 @@ def context_source(model: nn.Module, args: argparse.Namespace,
     if docs is not None and explicit is not None:
         raise InputError("give --docs or --context, not both", "--context")
     if not getattr(model, "context_sides", ()):
+        if getattr(args, "no_context", False):
+            raise InputError("the model reads no document context; drop the option",
+                             "--no-context")
         if docs is not None or explicit is not None:
             raise InputError("the model reads no document context; drop the option",
                              "--docs" if docs is not None else "--context")
         return None
+    mode = context_mode(model.cfg)
+    if getattr(args, "no_context", False):
+        mode = ("none", mode[1])
     if docs is not None:
-        return ContextSource(doc_ids=read_docs(docs, n_lines, text))
+        return ContextSource(doc_ids=read_docs(docs, n_lines, text), mode=mode)
     if explicit is not None:
-        return ContextSource(entries=read_context_file(explicit, n_lines, text))
+        return ContextSource(entries=read_context_file(explicit, n_lines, text),
+                             mode=mode)
     raise InputError("the model reads document context: give --docs (or --context)",
                      "--docs")
 
@@ -90,11 +103,16 @@ def context_rows(source: ContextSource, size: int, own: dict[str, list[Ids]],
     oldest first: with --docs the lines' own ids (`own`) looked up by index;
     an explicit entry with more than `size` sentences keeps the last `size`."""
     if source.doc_ids is not None:
-        indices = context_indices(source.doc_ids, size)
+        indices = context_indices(source.doc_ids, size, *source.mode)
         return {side: [[lines[j] for j in row] for row in indices]
                 for side, lines in own.items()}
+    entries = source.entries
+    if source.mode[0] == "none":
+        entries = [{side: [] for side in own} for _ in entries]
+    elif source.mode[0] == "random":
+        entries = random_explicit_context(entries, source.mode[1])
     return {side: [[vocabs[side].encode(s) for s in entry[side][-size:]]
-                   for entry in source.entries]
+                   for entry in entries]
             for side in own}
 
 
@@ -144,10 +162,11 @@ def decode_lines(model: nn.Module, src_ids: list[Ids], rows: Rows, lines: list[i
 
 
 def translate_in_rounds(model: nn.Module, src_ids: list[Ids], doc_ids: list[str],
-                        opts: Search, side: dict[str, list[Ids]]) -> list[Ids]:
+                        opts: Search, side: dict[str, list[Ids]],
+                        mode: tuple[str, int] = ("real", 1)) -> list[Ids]:
     """Target-context models: round r decodes every document's r-th sentence,
     with the model's own translations of the earlier ones as target context."""
-    indices = context_indices(doc_ids, model.cfg.context_size)
+    indices = context_indices(doc_ids, model.cfg.context_size, *mode)
     out: list[Ids | None] = [None] * len(src_ids)
     own = {"src": src_ids, "tgt": out}  # earlier rounds have filled `out`
     docs = documents(doc_ids)
@@ -167,7 +186,8 @@ def translate_with_context(model: nn.Module, src_vocab: Vocabulary,
     side = side or {}
     src_ids = [src_vocab.encode(line) for line in lines]
     if "tgt" in model.context_sides and source.doc_ids is not None:
-        hyps = translate_in_rounds(model, src_ids, source.doc_ids, opts, side)
+        hyps = translate_in_rounds(model, src_ids, source.doc_ids, opts, side,
+                                   source.mode)
     else:  # source context only, or explicit context (the file gives "tgt")
         own = {s: src_ids if s == "src" else [] for s in model.context_sides}
         rows = context_rows(source, model.cfg.context_size, own,

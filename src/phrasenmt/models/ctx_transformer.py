@@ -22,6 +22,7 @@ import torch
 from torch import Tensor, nn
 
 from phrasenmt import ranges
+from phrasenmt.data.documents import CONTEXT_MODES
 from phrasenmt.io import InputError
 from phrasenmt.models.attention import Cache, CrossAttention
 from phrasenmt.models.layers import DecoderLayer, Embeddings, EncoderLayer, _Residual
@@ -47,11 +48,16 @@ class ContextTransformerConfig(TransformerConfig):
     gating: bool = True  # context gating instead of a plain residual
     context_dropout: float = 0.1  # dropout in the context encoder and its branches
     integration: str = "both"  # context attention in: both | encoder | decoder
+    # What is read as context: real (the K previous sentences), random (a control:
+    # as many sentences of another document) or none (data.documents explains).
+    context: str = "real"
+    context_seed: int = 1  # draws a random context (the workflow passes its seed)
 
     def check(self) -> None:
         """The Transformer's checks plus the context settings."""
         super().check()
         ranges.one_of(self, "integration", INTEGRATIONS)
+        ranges.one_of(self, "context", CONTEXT_MODES)
         ranges.at_least(self, 1, ("context_size",))
         ranges.at_least(self, 0, ("context_layers",))
         ranges.fraction(self, ("context_dropout",))

@@ -46,6 +46,7 @@ import torch
 from torch import Tensor, nn
 
 from phrasenmt import ranges
+from phrasenmt.data.documents import CONTEXT_MODES
 from phrasenmt.io import InputError
 from phrasenmt.models.attention import CrossAttention
 from phrasenmt.models.ctx_transformer import context_gate
@@ -70,6 +71,14 @@ class HanConfig(TransformerConfig):
 
     context_size: int = 3  # K previous sentences (the paper's default and best: 3)
     context_dropout: float = 0.1  # dropout on d_t and inside the HAN's FFN
+    # What is read as context: real (the K previous sentences), random (a control:
+    # as many sentences of another document) or none (data.documents explains).
+    context: str = "real"
+    context_seed: int = 1  # draws a random context (the workflow passes its seed)
+    # The reference code's layer normalizations, which the paper does not give:
+    # on the queries (before f_w, f_s), on the word-level summaries s^j, a
+    # pre-norm residual around the FFN, and after the gate (see `HierarchicalAttention`).
+    reference_norms: bool = False
     # Stop gradients at the context states (matters only when θ_s train, i.e.
     # joint fine-tuning); a training choice, so a step may change it.
     detach_context: bool = field(default=False, metadata={"architecture": False})
@@ -79,6 +88,7 @@ class HanConfig(TransformerConfig):
         super().check()
         ranges.at_least(self, 1, ("context_size",))
         ranges.fraction(self, ("context_dropout",))
+        ranges.one_of(self, "context", CONTEXT_MODES)
 
 
 class HierarchicalAttention(nn.Module):
@@ -95,6 +105,10 @@ class HierarchicalAttention(nn.Module):
         self.gate_h = nn.Linear(C, C, bias=False)  # W_h
         self.gate_d = nn.Linear(C, C, bias=False)  # W_d
         self.dropout = nn.Dropout(cfg.context_dropout)
+        # reference_norms: LN(h) before f_w and f_s, LN(s^j), d + FFN(LN(d)), LN(out)
+        self.norms = (nn.ModuleDict({name: nn.LayerNorm(C) for name in
+                                     ("query_w", "query_s", "summary", "ffn", "out")})
+                      if cfg.reference_norms else None)
         for module in self.modules():
             if isinstance(module, nn.Linear):
                 nn.init.xavier_uniform_(module.weight)
@@ -118,29 +132,37 @@ class HierarchicalAttention(nn.Module):
         """s^j = MultiHead(f_w(h_t), h^j) for every j -> (B, T, K, C)."""
         B, T, C = h.shape
         K = mem["k"].size(1)
-        q = self.word_attn.split_heads(self.word_attn.q_proj(self.f_w(h)))  # (B,H,T,Dh)
+        q = self.word_attn.split_heads(self.word_attn.q_proj(
+            self.f_w(self.norm("query_w", h))))  # (B, H, T, Dh)
         q = q[:, None].expand(B, K, *q.shape[1:]).flatten(0, 1)  # (B*K, H, T, Dh)
         mask = mem["allowed"].flatten(0, 1)[:, None, None, :]  # (B*K, 1, 1, Lc)
         s = self.word_attn.attend(q, mem["k"].flatten(0, 1), mem["v"].flatten(0, 1),
                                   mask)  # (B*K, T, C)
-        return s.view(B, K, T, C).transpose(1, 2)  # (B, T, K, C)
+        return self.norm("summary", s.view(B, K, T, C).transpose(1, 2))  # (B,T,K,C)
 
     def sentence_level(self, h: Tensor, s: Tensor, present: Tensor) -> Tensor:
         """d_t = FFN(MultiHead(f_s(h_t), [s^1 ... s^K])) -> (B, T, C)."""
         B, T, K, C = s.shape
-        q = self.sent_attn.q_proj(self.f_s(h)).reshape(B * T, 1, C)
+        q = self.sent_attn.q_proj(self.f_s(self.norm("query_s", h))).reshape(B * T, 1, C)
         k, v = self.sent_attn.memory_kv(s.reshape(B * T, K, C))  # (B*T, H, K, Dh)
         allowed = present.clone()  # (B, K); no context at all: see `forward`
         allowed[:, 0] |= ~present.any(dim=1)
         mask = allowed[:, None, :].expand(B, T, K).reshape(B * T, 1, 1, K)
         d = self.sent_attn.attend(self.sent_attn.split_heads(q), k, v, mask)
-        return self.ffn(d.view(B, T, C))  # (B, T, C)
+        d = d.view(B, T, C)
+        if self.norms is None:
+            return self.ffn(d)  # (B, T, C)
+        return d + self.dropout(self.ffn(self.norms["ffn"](d)))
+
+    def norm(self, name: str, x: Tensor) -> Tensor:
+        """The reference code's layer norm `name` on x, or x without them."""
+        return x if self.norms is None else self.norms[name](x)
 
     def forward(self, h: Tensor, mem: Memory) -> Tensor:
         """h (B, T, C) -> λh + (1−λ)d (B, T, C); rows without context keep h."""
         d = self.dropout(self.sentence_level(h, self.word_level(h, mem),
                                              mem["present"]))
-        out = context_gate(h, d, self.gate_h, self.gate_d)
+        out = self.norm("out", context_gate(h, d, self.gate_h, self.gate_d))
         keep = mem["present"].any(dim=1)[:, None, None]  # (B, 1, 1)
         return torch.where(keep, out, h)
 

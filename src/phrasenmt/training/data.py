@@ -114,16 +114,24 @@ def encode_corpus(src: list[str], tgt: list[str], src_vocab: Vocabulary,
     return out
 
 
+def context_mode(model_cfg: object) -> tuple[str, int]:
+    """What a model config reads as context (`real`/`random`/`none`) and the seed
+    of a random context; sentence-level configs read nothing (`real`, unused)."""
+    return getattr(model_cfg, "context", "real"), getattr(model_cfg, "context_seed", 1)
+
+
 def doc_context(docs: Path, text: tuple[list[str], list[str]], src_path: Path,
                 vocabs: tuple[Vocabulary, Vocabulary], corpus: Corpus,
-                sides: tuple[str, ...], size: int) -> DocContext:
-    """The context of a split's kept pairs: K previous lines of their document.
+                sides: tuple[str, ...], size: int,
+                mode: tuple[str, int] = ("real", 1)) -> DocContext:
+    """The context of a split's kept pairs: K previous lines of their document
+    (or a control's context: `mode`, see `context_mode`).
 
     Context sentences come from the whole split (a pair skipped as too long
     still serves as its successor's context), encoded with the run's vocabularies.
     """
     doc_ids = read_docs(docs, len(text[0]), src_path)
-    indices = context_indices(doc_ids, size)
+    indices = context_indices(doc_ids, size, *mode)
     sentences = {side: [vocab.encode(line) for line in lines]
                  for side, lines, vocab in zip(("src", "tgt"), text, vocabs,
                                                strict=True) if side in sides}
@@ -131,7 +139,8 @@ def doc_context(docs: Path, text: tuple[list[str], list[str]], src_path: Path,
 
 
 def load_data(paths: DataPaths, max_len: int, vocabs: tuple | None = None,
-              context_sides: tuple[str, ...] = (), context_size: int = 0
+              context_sides: tuple[str, ...] = (), context_size: int = 0,
+              context: tuple[str, int] = ("real", 1)
               ) -> tuple[Vocabulary, Vocabulary, Corpus, Corpus]:
     """Read and validate all files; build vocabularies from train unless given.
 
@@ -162,5 +171,5 @@ def load_data(paths: DataPaths, max_len: int, vocabs: tuple | None = None,
                 (train_corpus, train, paths.docs[0], paths.train_src),
                 (dev_corpus, dev, paths.docs[1], paths.dev_src)):
             corpus.context = doc_context(docs, text, src_path, vocabs, corpus,
-                                         context_sides, context_size)
+                                         context_sides, context_size, context)
     return src_vocab, tgt_vocab, train_corpus, dev_corpus

@@ -1,7 +1,8 @@
 """The training loop: resumable, deterministic on CPU, fp32 or bf16 autocast.
 
 A run lives in one folder: `checkpoints/` (checkpoint_{step}.pt + `latest`),
-`metrics.tsv`, and at the end `config.yaml` and, last, `summary.json`.
+`metrics.tsv` (its rows' values also in a TensorBoard event file per start:
+`events`), and at the end `config.yaml` and, last, `summary.json`.
 Restarting the same command continues from the latest good checkpoint; on CPU
 the result equals an uninterrupted run bit for bit. SIGTERM/SIGUSR1 save a
 checkpoint and stop (`stopping.Preempted`); a NaN/inf loss stops before that
@@ -23,6 +24,7 @@ import random
 import shutil
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,20 +34,29 @@ import yaml
 from tqdm import tqdm
 
 from phrasenmt import precision as prec
-from phrasenmt.io import InputError, atomic_open, remove_created
+from phrasenmt.io import AppendFile, InputError, atomic_open, remove_created
 from phrasenmt.models.registry import build_model, get_model_class
 from phrasenmt.models.swan import eager_under_compile
 from phrasenmt.text.vocab import Vocabulary
 from phrasenmt.training import checkpoint as ckpt
 from phrasenmt.training.batching import Batch, BatchIterator, collate, make_batches
-from phrasenmt.training.data import Corpus, DataPaths, fingerprint, load_data
+from phrasenmt.training.data import (
+    Corpus,
+    DataPaths,
+    context_mode,
+    fingerprint,
+    load_data,
+)
 from phrasenmt.training.distributed import Distributed
+from phrasenmt.training.events import EventFile, NoEvents, new_event_path
+from phrasenmt.training.run_folder import RunLock, metrics_rows, remove_stale_temps
 from phrasenmt.training.schedule import LRSchedule
 from phrasenmt.training.spec import RunSpec, spec_differences
 from phrasenmt.training.stopping import NonFiniteLoss, Preempted, SignalFlag
 from phrasenmt.training.two_step import freeze_parameters, key_patterns, load_step1
 
-METRICS_HEADER = "step\tloss\tnll\tlr\ttokens_per_s\tdev_loss\n"
+# train_seconds: updates and validation so far (Progress.train_seconds)
+METRICS_HEADER = "step\tloss\tnll\tlr\ttokens_per_s\tdev_loss\ttrain_seconds\n"
 
 
 @dataclass
@@ -153,7 +164,7 @@ class Trainer:
                       Vocabulary.from_list(source["tgt_vocab"]))
         self.src_vocab, self.tgt_vocab, self.train_data, self.dev_data = load_data(
             paths, self.cfg.max_len, vocabs, get_model_class(spec.arch).context_sides,
-            getattr(spec.model, "context_size", 0))
+            getattr(spec.model, "context_size", 0), context_mode(spec.model))
         self._build()
         self.loss_module = self.dist.wrap(self.model)
         if self.cfg.compile:
@@ -322,15 +333,28 @@ class Trainer:
     def _open_metrics(self) -> Any:
         """metrics.tsv for appending, without rows past the resumed step."""
         if not self.dist.is_main:
-            return open(os.devnull, "a", encoding="utf-8")
+            return AppendFile(os.devnull)
         path = self.outdir / "metrics.tsv"
-        rows = []
-        if self.state.step and path.is_file():
-            lines = path.read_text(encoding="utf-8").splitlines()[1:]
-            rows = [r for r in lines if r and int(r.split("\t")[0]) <= self.state.step]
+        rows = metrics_rows(path, self.state.step) if self.state.step else []
         with atomic_open(path) as fh:
             fh.write(METRICS_HEADER + "".join(r + "\n" for r in rows))
-        return open(path, "a", encoding="utf-8")
+        return AppendFile(path)
+
+    @contextlib.contextmanager
+    def _open_events(self) -> Iterator[EventFile | NoEvents]:
+        """This start's TensorBoard event file beside metrics.tsv (rank 0 only);
+        a fresh run that fails before its first checkpoint takes it away."""
+        if not self.dist.is_main:
+            yield NoEvents()
+            return
+        events = EventFile(new_event_path(self.outdir), self.state.step + 1)
+        try:
+            with events:
+                yield events
+        except BaseException:
+            if ckpt.latest_checkpoint(self.ckpt_dir) is None:
+                pass  # events.path.unlink(missing_ok=True)
+            raise
 
     # -- the loop ----------------------------------------------------------------
 
@@ -341,9 +365,10 @@ class Trainer:
     def _finished(self) -> bool:
         return self.state.step >= self.cfg.max_steps or self._time_is_up()
 
-    def _update_and_log(self, metrics: Any,
+    def _update_and_log(self, metrics: Any, events: EventFile | NoEvents,
                         window: dict[str, float]) -> tuple[str | None, bool]:
-        """One update with its periodic validation, metrics row and checkpoint.
+        """One update with its periodic validation, metrics row (and its
+        TensorBoard scalars) and checkpoint.
 
         Returns the metrics row written (if any) and whether training is done.
         """
@@ -355,7 +380,7 @@ class Trainer:
         last = self._stop_after(start)
         for key, value in (("loss", loss), ("nll", nll), ("tokens", ntokens)):
             window[key] += value
-        dev = ""
+        dev, dev_loss = "", None
         if s.step % cfg.valid_interval == 0 or last:
             dev_loss = self.validate()
             if s.best_dev_loss is None or dev_loss < s.best_dev_loss:
@@ -365,11 +390,13 @@ class Trainer:
         row = None
         if dev or s.step % cfg.log_interval == 0:
             w = window
-            row = (f"{s.step}\t{w['loss'] / w['tokens']:.4f}\t"
-                   f"{w['nll'] / w['tokens']:.4f}\t{lr:.3e}\t"
-                   f"{w['tokens'] / max(w['seconds'], 1e-9):.0f}\t{dev}")
+            values = {"loss": w["loss"] / w["tokens"], "nll": w["nll"] / w["tokens"],
+                      "lr": lr, "tokens_per_s": w["tokens"] / max(w["seconds"], 1e-9),
+                      "dev_loss": dev_loss}
+            row = (f"{s.step}\t{values['loss']:.4f}\t{values['nll']:.4f}\t{lr:.3e}\t"
+                   f"{values['tokens_per_s']:.0f}\t{dev}\t{s.train_seconds:.3f}")
             metrics.write(row + "\n")
-            metrics.flush()
+            events.scalars(s.step, values)
             window.update(loss=0.0, nll=0.0, tokens=0.0, seconds=0.0)
         if s.step % cfg.save_interval == 0 or last:
             self.save()
@@ -387,28 +414,33 @@ class Trainer:
 
         A fresh run that fails before its first checkpoint takes away what it
         wrote (metrics.tsv, empty folders): a failed start leaves nothing behind.
+        Rank 0 holds the run folder's lock (`run_folder.RunLock`) throughout.
         """
-        made = [p for p in (self.outdir, self.ckpt_dir, self.outdir / "metrics.tsv")
-                if not p.exists()]
-        try:
-            return self._run()
-        except BaseException:
-            if self.dist.is_main and ckpt.latest_checkpoint(self.ckpt_dir) is None:
-                remove_created(made)
-            raise
+        lock = RunLock(self.outdir) if self.dist.is_main else contextlib.nullcontext()
+        with lock:
+            made = [p for p in (self.ckpt_dir, self.outdir / "metrics.tsv")
+                    if not p.exists()]
+            try:
+                return self._run()
+            except BaseException:
+                if self.dist.is_main and ckpt.latest_checkpoint(self.ckpt_dir) is None:
+                    remove_created(made)
+                raise
 
     def _run(self) -> dict[str, Any]:
         """The loop of `run`."""
         if self.dist.is_main:
             (self.outdir / "summary.json").unlink(missing_ok=True)
+            remove_stale_temps(self.outdir, self.ckpt_dir)  # left by a kill
         window = {"loss": 0.0, "nll": 0.0, "tokens": 0.0, "seconds": 0.0}
         bar = tqdm(total=self.cfg.max_steps, initial=self.state.step, file=sys.stderr,
                    disable=not self.progress_bar or not self.dist.is_main,
                    mininterval=2.0, unit="upd")
-        with self._open_metrics() as metrics, bar, SignalFlag() as signals:
+        with (self._open_metrics() as metrics, self._open_events() as events, bar,
+              SignalFlag() as signals):
             done = self._finished()
             while not done:
-                row, done = self._update_and_log(metrics, window)
+                row, done = self._update_and_log(metrics, events, window)
                 bar.update(1)
                 if row is not None:
                     bar.set_postfix_str(row.replace("\t", " "))

@@ -1,0 +1,146 @@
+"""Conditional cross-mutual information (CXMI): does a model use its context?
+
+CXMI (Fernandes et al. 2021, "Measuring and Increasing Context Usage in
+Context-Aware Machine Translation", Eq. 3) compares one model's forced-decoding
+probabilities of the references with and without its context:
+
+    CXMI = (1 / N) * sum over target tokens of
+           [log p(y_t | y_<t, x, C) - log p(y_t | y_<t, x)]
+
+in nats per target token (N counts every target token and </s>). "Without
+context" is the same model given an empty context (`translate score
+--no-context`): a document model here treats such a sentence as a document's
+first, so its no-context probabilities are those of its sentence-level part.
+CXMI > 0 means the context makes the references more likely; a random-context
+control, whose context carries nothing about the sentence, should be near 0.
+The 95% interval is a bootstrap over sentences (the ratio of the resampled
+sums), seeded. Sets: the test set with its document context, and the reference
+lines of the contrastive items of one type (e.g. `pronoun_gender`), scored with
+the items' own context.
+
+    python -m phrasenmt.evaluate.cxmi --model han_dec \\
+        --test TEST.bpe.de WITH.txt WITHOUT.txt \\
+        --items items.json pairs.bpe.tgt WITH.txt WITHOUT.txt --type pronoun_gender \\
+        --out cxmi.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from phrasenmt.cli import ArgumentParser, output_file, positive_int
+from phrasenmt.io import InputError, atomic_open, read_json, read_lines, run_cli
+
+METHOD = ("mean over target tokens (</s> included) of log p(y|x,C) - log p(y|x), "
+          "nats; 95% CI: bootstrap over sentences")
+CHUNK = 256  # bootstrap samples drawn at once (bounds memory)
+
+
+def read_scores(path: Path, n: int) -> np.ndarray:
+    """One finite log-probability per line, `n` lines."""
+    lines = read_lines(path)
+    if len(lines) != n:
+        raise InputError(f"has {len(lines)} scores but the targets have {n} lines",
+                         path)
+    out = np.empty(n)
+    for i, line in enumerate(lines):
+        try:
+            out[i] = float(line)
+        except ValueError:
+            raise InputError(f"not a number: {line!r}", path, i + 1) from None
+        if not np.isfinite(out[i]):
+            raise InputError(f"not a finite log-probability: {line!r}", path, i + 1)
+    return out
+
+
+def cxmi(diff: np.ndarray, tokens: np.ndarray, samples: int, seed: int
+         ) -> dict[str, Any]:
+    """CXMI of per-sentence log-prob differences over per-sentence token counts,
+    with a bootstrap 95% interval over sentences."""
+    if not len(diff):
+        raise InputError("no sentences to compute CXMI over")
+    value = float(diff.sum() / tokens.sum())
+    rng = np.random.default_rng(seed)
+    n, stats = len(diff), []
+    for start in range(0, samples, CHUNK):
+        counts = rng.multinomial(n, np.full(n, 1.0 / n), size=min(CHUNK, samples - start))
+        stats.append(counts @ diff / (counts @ tokens))
+    lo, hi = np.percentile(np.concatenate(stats), [2.5, 97.5])
+    return {"cxmi": value, "ci95": [float(lo), float(hi)],
+            "sentences": int(n), "tokens": int(tokens.sum())}
+
+
+def token_counts(targets: list[str]) -> np.ndarray:
+    """Target tokens per line, </s> included (what forced scoring sums over)."""
+    return np.array([len(t.split()) + 1 for t in targets], dtype=float)
+
+
+def test_set(tgt: Path, with_ctx: Path, without: Path, samples: int, seed: int
+             ) -> dict[str, Any]:
+    """CXMI over every line of a test set."""
+    targets = read_lines(tgt)
+    a, b = (read_scores(p, len(targets)) for p in (with_ctx, without))
+    return cxmi(a - b, token_counts(targets), samples, seed)
+
+
+def item_set(items: Path, tgt: Path, with_ctx: Path, without: Path, kind: str,
+             samples: int, seed: int) -> dict[str, Any]:
+    """CXMI over the reference lines of the contrastive items of type `kind`."""
+    data = read_json(items)
+    if not isinstance(data, dict) or not isinstance(data.get("items"), list):
+        raise InputError("expected the items.json of `contrastive prepare`", items)
+    lines = sorted({item["lines"][0] for item in data["items"]
+                    if item.get("type") == kind})
+    if not lines:
+        raise InputError(f"no items of type {kind!r}", items)
+    targets = read_lines(tgt)
+    a, b = (read_scores(p, len(targets)) for p in (with_ctx, without))
+    pick = np.array(lines)
+    return {"type": kind, **cxmi((a - b)[pick], token_counts(targets)[pick],
+                                 samples, seed)}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Options of the CLI."""
+    p = ArgumentParser(prog="python -m phrasenmt.evaluate.cxmi",
+                       description=__doc__.split("\n\n")[0])
+    p.add_argument("--model", required=True, help="model name (for the table)")
+    p.add_argument("--test", nargs=3, type=Path, metavar=("TGT", "WITH", "WITHOUT"),
+                   help="BPE'd references and their scores with and without context")
+    p.add_argument("--items", nargs=4, type=Path,
+                   metavar=("ITEMS", "TGT", "WITH", "WITHOUT"),
+                   help="contrastive items.json, pairs.bpe.tgt and the scores of its "
+                   "lines with and without context")
+    p.add_argument("--type", default="pronoun_gender",
+                   help="item type of --items (default: %(default)s)")
+    p.add_argument("--samples", type=positive_int, default=1000,
+                   help="bootstrap samples (default: %(default)s)")
+    p.add_argument("--seed", type=positive_int, default=1, help="bootstrap seed")
+    p.add_argument("--out", type=output_file, required=True, help="output JSON")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Compute CXMI on the given sets and write one JSON."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.test is None and args.items is None:
+        parser.error("give --test and/or --items")
+    result: dict[str, Any] = {"model": args.model, "method": METHOD,
+                              "samples": args.samples, "seed": args.seed}
+    if args.test is not None:
+        result["test"] = test_set(*args.test, args.samples, args.seed)
+    if args.items is not None:
+        result["items"] = item_set(*args.items, args.type, args.samples, args.seed)
+    with atomic_open(args.out) as fh:
+        json.dump(result, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,79 @@
+"""CXMI: the ratio over target tokens, its bootstrap interval, the item subset,
+and exactly 0 for a model whose context path contributes nothing."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from phrasenmt.decoding.context import ContextSource, score_with_context
+from phrasenmt.evaluate.cxmi import cxmi, main
+from phrasenmt.io import InputError
+from phrasenmt.training.data import context_mode
+from tests.unit.test_documents import write
+from tests.unit.test_han import DOCS, SRC, TGT, TGT_VOCAB, VOCAB, make_model
+
+
+def test_cxmi_is_the_token_weighted_mean_difference_with_an_interval():
+    diff = np.array([2.0, -1.0, 4.0])
+    tokens = np.array([2.0, 1.0, 3.0])
+    out = cxmi(diff, tokens, 500, 1)
+    assert out["cxmi"] == pytest.approx(5.0 / 6.0)
+    lo, hi = out["ci95"]
+    assert lo <= out["cxmi"] <= hi
+    assert out == cxmi(diff, tokens, 500, 1)  # seeded
+    zero = cxmi(np.zeros(4), np.ones(4), 200, 1)
+    assert zero["cxmi"] == 0.0 and zero["ci95"] == [0.0, 0.0]
+
+
+def test_cli_on_the_test_set_and_on_items(tmp_path):
+    tgt = write(tmp_path / "t.bpe", ["a b", "c", "d e f"])
+    with_ctx = write(tmp_path / "w.txt", ["-1.0", "-2.0", "-3.0"])
+    without = write(tmp_path / "n.txt", ["-2.0", "-2.0", "-5.0"])
+    items = tmp_path / "items.json"
+    items.write_text(json.dumps({"items": [
+        {"type": "pronoun_gender", "lines": [0, 1]},
+        {"type": "other", "lines": [1, 2]},
+        {"type": "pronoun_gender", "lines": [2, 1]}]}))
+    out = tmp_path / "cxmi.json"
+    assert main(["--model", "m", "--test", str(tgt), str(with_ctx), str(without),
+                 "--items", str(items), str(tgt), str(with_ctx), str(without),
+                 "--out", str(out)]) == 0
+    got = json.loads(out.read_text())
+    assert got["test"]["cxmi"] == pytest.approx(3.0 / 9.0)  # (1 + 0 + 2) / 9
+    assert got["items"]["cxmi"] == pytest.approx(3.0 / 7.0)  # lines 0, 2: 3 / 7
+    assert got["items"]["sentences"] == 2
+
+
+def test_bad_scores_name_the_file_and_line(tmp_path):
+    tgt = write(tmp_path / "t.bpe", ["a b", "c"])
+    bad = write(tmp_path / "w.txt", ["-1.0", "nan"])
+    good = write(tmp_path / "n.txt", ["-1.0", "-1.0"])
+    with pytest.raises(InputError, match=r"w\.txt.*2"):
+        main(["--model", "m", "--test", str(tgt), str(bad), str(good),
+              "--out", str(tmp_path / "o.json")])
+    short = write(tmp_path / "s.txt", ["-1.0"])
+    with pytest.raises(InputError, match="1 scores but the targets have 2"):
+        main(["--model", "m", "--test", str(tgt), str(short), str(good),
+              "--out", str(tmp_path / "o.json")])
+
+
+def score(model, mode) -> np.ndarray:
+    source = ContextSource(doc_ids=DOCS, mode=mode)
+    return np.array(score_with_context(model, VOCAB, TGT_VOCAB, SRC, TGT, source))
+
+
+@pytest.mark.parametrize("arch", ["han_enc", "han_dec"])
+def test_cxmi_is_exactly_zero_when_the_context_attention_is_zeroed(arch):
+    model = make_model(arch)
+    tokens = np.array([len(t.split()) + 1 for t in TGT], dtype=float)
+    real = score(model, context_mode(model.cfg))
+    assert cxmi(real - score(model, ("none", 1)), tokens, 100, 1)["cxmi"] != 0.0
+    for han in (model.han_encoder, model.han_decoder):
+        if han is not None:  # the HAN's output is h_t itself: context unused
+            han.forward = lambda h, mem: h
+    out = cxmi(score(model, context_mode(model.cfg)) - score(model, ("none", 1)),
+               tokens, 100, 1)
+    assert out["cxmi"] == 0.0 and out["ci95"] == [0.0, 0.0]
