@@ -9,7 +9,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Self
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
@@ -191,10 +191,57 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     try:
         yield Path(tmp)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(err, OSError) and err.filename in (None, tmp):
+            raise naming(err, path) from None
         raise
+
+
+def naming(err: OSError, path: str | os.PathLike) -> OSError:
+    """`err` (a write's OS error, which names no file or a temp file) naming `path`.
+
+    A full disk surfaces in `write()` or `flush()` of an open file, whose OSError
+    carries no file name; `run_cli` can then say which file it was.
+    """
+    return OSError(err.errno, err.strerror or str(err), os.fspath(path))
+
+
+class AppendFile:
+    """A text file opened for appending whose write errors name the file.
+
+    For logs written as training goes (metrics.tsv); every `write` is flushed,
+    so a full disk is reported at the row that did not fit.
+    """
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        try:
+            self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+        except OSError as err:
+            raise naming(err, self.path) from None
+
+    def write(self, text: str) -> None:
+        """Append `text` and flush it to the OS."""
+        try:
+            self._fh.write(text)
+            self._fh.flush()
+        except OSError as err:
+            raise naming(err, self.path) from None
+
+    def close(self) -> None:
+        """Close the file."""
+        try:
+            self._fh.close()
+        except OSError as err:
+            raise naming(err, self.path) from None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 @contextlib.contextmanager
@@ -246,8 +293,9 @@ def run_cli(main: Callable[[list[str] | None], int | None],
         print(f"error: {err}", file=sys.stderr)
         sys.exit(1)
     except OSError as err:  # a file system refusal (permissions, disk full, ...)
-        if err.filename is None:
-            raise
-        print(f"error: {err.filename}: {err.strerror or err}", file=sys.stderr)
+        if err.filename is None and err.errno is None:
+            raise  # not from the OS: a bug, keep its traceback
+        where = f"{err.filename}: " if err.filename is not None else ""
+        print(f"error: {where}{err.strerror or err}", file=sys.stderr)
         sys.exit(1)
     sys.exit(code or 0)

@@ -4,7 +4,8 @@ SPEC is inline JSON or a JSON/YAML file:
   {"arch": "transformer", "preset": "tiny", "model": {...}, "train": {...}}
 Re-running the same command resumes from DIR/checkpoints/latest (or the newest
 checkpoint that passes its checksum). Writes DIR/metrics.tsv, DIR/checkpoints/,
-DIR/config.yaml and, last, DIR/summary.json. SIGTERM or SIGUSR1 (preemption,
+DIR/config.yaml and, last, DIR/summary.json. One training at a time per DIR: a
+second one fails at once naming the first one's pid (DIR/.training.lock). SIGTERM or SIGUSR1 (preemption,
 time limit) saves a checkpoint and exits with status 75; a NaN/inf loss exits 1
 with one line giving the step. For N GPUs run it under
 `torchrun --standalone --nproc-per-node N -m phrasenmt.train ...`.
@@ -25,7 +26,9 @@ checkpoints are the same either way and a run may resume in another precision.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -35,6 +38,7 @@ from phrasenmt.cli import ArgumentParser, nonnegative_int, output_dir, positive_
 from phrasenmt.io import InputError, run_cli
 from phrasenmt.precision import add_precision_argument
 from phrasenmt.training.data import DataPaths
+from phrasenmt.training.run_folder import RunLock
 from phrasenmt.training.spec import load_spec, resolve_spec
 from phrasenmt.training.stopping import PREEMPTED_EXIT, Preempted
 from phrasenmt.training.trainer import Trainer
@@ -101,18 +105,22 @@ def main(argv: list[str] | None = None) -> int:
     spec = resolve_spec(*load_spec(args.spec))
     paths = DataPaths(args.train_src, args.train_tgt, args.dev_src, args.dev_tgt,
                       parse_side(args.side, 2), args.docs)
-    trainer = Trainer(spec, paths, args.outdir, args.seed, args.device,
-                      progress_bar=not args.no_progress, init_from=args.init_from,
-                      precision=args.precision)
-    if trainer.dist.is_main:
-        print(f"precision: {trainer.precision}", file=sys.stderr)
-    try:
-        summary = trainer.run()
-    except Preempted as stop:
-        print(f"stopped: {stop}", file=sys.stderr)
-        return PREEMPTED_EXIT
-    finally:
-        trainer.dist.close()
+    # Rank 0 locks the run folder before reading anything: a second training
+    # into the same folder fails at once, not after loading its data.
+    main_rank = int(os.environ.get("RANK", "0")) == 0
+    with RunLock(args.outdir) if main_rank else contextlib.nullcontext():
+        trainer = Trainer(spec, paths, args.outdir, args.seed, args.device,
+                          progress_bar=not args.no_progress,
+                          init_from=args.init_from, precision=args.precision)
+        if trainer.dist.is_main:
+            print(f"precision: {trainer.precision}", file=sys.stderr)
+        try:
+            summary = trainer.run()
+        except Preempted as stop:
+            print(f"stopped: {stop}", file=sys.stderr)
+            return PREEMPTED_EXIT
+        finally:
+            trainer.dist.close()
     if trainer.dist.is_main:
         print(json.dumps(summary), file=sys.stderr)
     return 0

@@ -26,7 +26,8 @@ from phrasenmt.models.registry import build_model, config_from_dict, get_model_c
 from phrasenmt.text.vocab import Vocabulary
 
 FORMAT = "phrasenmt-checkpoint-v1"
-_NAME = re.compile(r"^checkpoint_(\d+)\.pt$")
+_NAME = re.compile(r"^checkpoint_([0-9]+)\.pt$")
+_SHA256 = re.compile(rb"[0-9a-f]{64}")
 
 
 def model_payload(arch: str, model: nn.Module, src_vocab: Vocabulary,
@@ -56,7 +57,12 @@ def checksum_path(path: str | os.PathLike) -> Path:
 def save_file(payload: dict[str, Any], path: str | os.PathLike) -> None:
     """torch.save `payload` to `path` atomically, its checksum written first."""
     with atomic_path(path) as tmp:
-        torch.save(payload, tmp)
+        # Through a Python file: a full disk is then an OSError naming the file
+        # (torch.save to a path reports it as "unexpected pos" RuntimeError).
+        with open(tmp, "wb") as fh:
+            torch.save(payload, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
         with atomic_open(checksum_path(path)) as fh:
             fh.write(f"{sha256(tmp)}  {Path(path).name}\n")
 
@@ -66,8 +72,12 @@ def verify_checksum(path: Path) -> None:
     recorded = checksum_path(path)
     if not recorded.is_file():
         return  # files from before checksums, or copied without theirs
-    expected = recorded.read_text(encoding="utf-8").split()[:1]
-    if expected != [sha256(path)]:
+    expected = recorded.read_bytes().split()[:1]
+    if not expected or not _SHA256.fullmatch(expected[0]):
+        raise InputError(f"its checksum file {recorded.name} is damaged (not a "
+                         "SHA-256 line); delete that file to load without the "
+                         "check, or train again", path)
+    if expected != [sha256(path).encode()]:
         raise InputError(f"corrupt or truncated checkpoint (SHA-256 differs from "
                          f"{recorded.name}); delete it or train again", path)
 
@@ -105,9 +115,12 @@ def latest_checkpoint(ckpt_dir: str | os.PathLike) -> Path | None:
     ckpt_dir = Path(ckpt_dir)
     pointer = ckpt_dir / "latest"
     if pointer.is_file():
-        name = pointer.read_text(encoding="utf-8").strip()
-        if (ckpt_dir / name).is_file():
+        name = pointer.read_bytes().decode("utf-8", "replace").strip()
+        if _NAME.match(name) and (ckpt_dir / name).is_file():
             return ckpt_dir / name
+        if not _NAME.match(name):  # a crash can leave it cut or full of NULs
+            print(f"warning: {pointer}: damaged (not a checkpoint name); using the "
+                  "checkpoint with the highest step", file=sys.stderr)
     found = list_checkpoints(ckpt_dir)
     return found[-1][1] if found else None
 
