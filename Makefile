@@ -4,8 +4,10 @@
 PYTHON ?= python3
 VENV ?= .venv
 # The CPU wheel of PyTorch is installed first so that pip never pulls the CUDA
-# build; on a GPU machine set TORCH="torch==2.13.0" from the matching index.
+# build. On a GPU machine give the CUDA build's index too, e.g.
+#   make install TORCH_INDEX=https://download.pytorch.org/whl/cu128
 TORCH ?= torch==2.13.0
+TORCH_INDEX ?=
 CORES ?= all
 STAMP := $(VENV)/.installed
 BIN := $(VENV)/bin
@@ -26,15 +28,15 @@ KENLM_SKIP := make: no g++, cmake or Boost headers, so KenLM's lmplz is not buil
 KENLM_NEEDS := make kenlm: needs g++, cmake and the Boost headers: apt-get install \
 	$(KENLM_APT) (or conda env create -f envs/kenlm.yaml)
 
-.PHONY: converged install run test report lint clean-results kenlm
+.PHONY: converged install run test report lint clean-results kenlm docs
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet "$(TORCH)"
-	$(BIN)/pip install --quiet -e ".[dev]"
+	$(BIN)/pip install --quiet $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH)"
+	$(BIN)/pip install --quiet -e ".[dev,docs]"
 	@if $(KENLM_DEPS); then $(MAKE) --no-print-directory $(BIN)/lmplz; \
 	else echo "$(KENLM_SKIP)"; fi
 	touch $(STAMP)
@@ -81,6 +83,12 @@ converged: $(STAMP)
 # The whole test suite (unit tests, workflow lint/dry runs, a tiny real run).
 test: $(STAMP)
 	$(BIN)/pytest -q
+
+# The documentation site (mkdocs.yml, docs/) into site/, strictly: a broken link,
+# a missing page or a config field without a comment fails it. The configuration
+# reference page is generated from the schema and the code during the build.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --quiet
 
 # The HTML report of the default experiment (after `make run`).
 report: $(STAMP)

@@ -380,4 +380,6 @@ STAGES = [
           "--out-md {o}/report/segments.md --out-tex {o}/report/segments.tex "
           "--out-csv {o}/report/segments.csv",
           build=False),
+    Stage("docs reference", "phrasenmt.docs_reference",
+          "--out {o}/docs/reference.md", build=False),
 ]

@@ -1,0 +1,108 @@
+"""The generated configuration reference names every config key, training key,
+architecture and preset, and refuses a config field without a comment."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from phrasenmt import docs_reference
+from phrasenmt.models import MODELS, PRESETS
+from phrasenmt.training.config import TrainConfig
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def page() -> str:
+    return docs_reference.render()
+
+
+def _schema_keys(node, prefix=""):
+    """Every dotted key under `properties`, `<name>` for a named mapping."""
+    if not isinstance(node, dict):
+        return
+    for key, child in node.get("properties", {}).items():
+        yield prefix + key
+        yield from _schema_keys(child, f"{prefix}{key}.")
+
+
+def _sections(page: str) -> dict[str, str]:
+    parts = re.split(r"^### `([a-z0-9_]+)`$", page, flags=re.MULTILINE)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def test_every_top_level_and_nested_schema_key_is_on_the_page(page):
+    schema = yaml.safe_load((REPO / "schemas" / "config.schema.yaml").read_text())
+    keys = list(_schema_keys(schema))
+    for name, definition in schema["$defs"].items():
+        keys += [f"{name}:{k}" for k in _schema_keys(definition)]
+    assert len(keys) > 80
+    for key in keys:
+        leaf = key.split(":")[-1]
+        assert re.search(rf"`[^`]*\b{re.escape(leaf)}`", page), f"{key} not on the page"
+
+
+def test_every_key_config_yaml_sets_is_on_the_page(page):
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    named = ("datasets", "models", "sweeps", "contrastive", "test")
+    opaque = ("model", "train", "rates", "baseline")  # values, not schema keys
+
+    def walk(node, prefix, parent):
+        for key, value in node.items():
+            if parent in named:
+                dotted = f"{prefix}<name>"
+            else:
+                dotted = f"{prefix}{key}"
+                yield dotted
+            if isinstance(value, dict) and (parent in named or key not in opaque):
+                yield from walk(value, dotted + ".", "" if parent in named else key)
+
+    keys = list(walk(config, "", ""))
+    assert "models.<name>.arch" in keys and "decode.beam" in keys
+    for key in keys:
+        assert f"`{key}`" in page, f"config.yaml key {key} not on the page"
+
+
+def test_every_training_key_architecture_and_preset_is_on_the_page(page):
+    for field in dataclasses.fields(TrainConfig):
+        assert f"| `{field.name}` |" in page
+    sections = _sections(page)
+    assert set(sections) == set(MODELS)
+    for arch, cls in MODELS.items():
+        for field in dataclasses.fields(cls.config_class):
+            assert f"| `{field.name}` |" in sections[arch], f"{arch}.{field.name}"
+        for preset in PRESETS[arch]:
+            assert f"| `{preset}` |" in sections[arch], f"preset {arch}/{preset}"
+
+
+def test_transformer_tiny_row_gives_its_sizes(page):
+    tiny = next(line for line in _sections(page)["transformer"].splitlines()
+                if line.startswith("| `tiny` |"))
+    assert "`model.dropout=0`" in tiny and "`train.max_steps=500`" in tiny
+    assert "d_model 128" in tiny and "encoder_layers 2" in tiny
+    assert re.search(r"\| \d+\.\d\d \|", tiny)  # its parameter count
+
+
+def test_a_field_without_a_comment_stops_the_generator():
+    @dataclasses.dataclass
+    class Bare:
+        width: int = 4  # documented
+        depth: int = 2
+
+    with pytest.raises(ValueError, match="Bare.depth: no comment"):
+        docs_reference.dataclass_rows(Bare)
+
+
+def test_comment_block_above_a_field_counts():
+    @dataclasses.dataclass
+    class Above:
+        # stop gradients at the context states
+        detach: bool = False
+
+    assert docs_reference.dataclass_rows(Above)[0][3] == \
+        "stop gradients at the context states"
