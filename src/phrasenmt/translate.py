@@ -275,7 +275,8 @@ def load_side_inputs(model: nn.Module, options: list[str], src: list[str]) -> Si
     """Read --side NAME=FILE inputs, checked against the model and the source."""
     paths = parse_side(options, 1)
     check_side_inputs(model, set(paths), "--side")
-    return {name: read_side(files[0], src) for name, files in paths.items()}
+    return {name: read_side(files[0], src, model.side_classes.get(name))
+            for name, files in paths.items()}
 
 
 def score_main(argv: list[str]) -> int:

@@ -29,6 +29,7 @@ class TaggedTransformer(Transformer):
 
     config_class = TransformerConfig
     side_inputs = ("tags",)
+    side_classes = {"tags": 3}  # noqa: RUF012
 
     def __init__(self, cfg: TransformerConfig):
         super().__init__(cfg)
@@ -59,10 +60,24 @@ def test_collate_pads_side_inputs_to_the_source_length():
     (["0 1 2", "1 2", "2 0 1 0"], "has 3 lines but the source has 4"),
     (["0 1", "1 2", "2 0 1 0", "0"], ":1: has 2 values but the source line has 3"),
     (["0 1 2", "1 x", "2 0 1 0", "0"], ":2: side input must be integers"),
+    (["0 1 2", "1 ١", "2 0 1 0", "0"], ":2: side input must be integers"),
+    (["0 1 2", "1 --1", "2 0 1 0", "0"], ":2: side input must be integers"),
+    (["0 1 2", "1 -1", "2 0 1 0", "0"], (":2: value 2 is -1, out of range: labels "
+     "of 3 classes are 0..2")),
+    (["0 1 2", "1 2", "2 0 1000000000 0", "0"], ":3: value 3 is 1000000000"),
 ])
 def test_side_files_are_validated(tmp_path: Path, lines: list[str], message: str):
     path = _write(tmp_path, "tags", lines)
     with pytest.raises(InputError, match=message):
+        read_side(path, SRC, 3)
+
+
+@pytest.mark.parametrize("value", ["-1", "3", "1000000000"])
+def test_phrase_ids_are_bounded_by_the_line_before_any_allocation(
+        tmp_path: Path, value: str):
+    path = _write(tmp_path, "phrases", ["0 1 " + value, "0 0", "0 0 1 1", "0"])
+    with pytest.raises(InputError, match=f":1: value 3 is {value}, out of range: "
+                       "phrase ids of a line of 3 tokens are 0..2"):
         read_side(path, SRC)
 
 

@@ -36,6 +36,10 @@ class Seq2Seq(nn.Module):
     """Base class: forward(src, tgt_in, **side) -> logits; loss() for training."""
 
     side_inputs: tuple[str, ...] = ()  # names of the side inputs this model reads
+    # values a side input may take: 0..n-1 for a name given here; any other side
+    # input indexes its line (a phrase id: 0..tokens-1). Files are checked
+    # against it before anything is allocated from them.
+    side_classes: dict[str, int] = {}  # noqa: RUF012  (read-only)
     context_sides: tuple[str, ...] = ()  # document context it reads: "src", "tgt"
     document_modules: tuple[str, ...] = ()  # submodule names that hold θ_d
     sentence_state: bool = False  # beam search keeps the state once per sentence

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -15,6 +16,8 @@ from phrasenmt.data.documents import context_indices, read_docs
 from phrasenmt.io import InputError, read_lines, read_parallel
 from phrasenmt.text.vocab import Vocabulary
 from phrasenmt.training.batching import pad_context
+
+_INTEGER = re.compile(r"-?[0-9]+")  # a side value: ASCII digits (int() takes "١")
 
 
 @dataclass
@@ -78,22 +81,35 @@ def fingerprint(paths: DataPaths) -> str:
     return digest.hexdigest()
 
 
-def read_side(path: str | os.PathLike, src: list[str]) -> list[list[int]]:
-    """Integer sequences, one per source line and one value per source token."""
+def read_side(path: str | os.PathLike, src: list[str],
+              classes: int | None = None) -> list[list[int]]:
+    """Integer sequences, one per source line and one value per source token.
+
+    Every value is checked before anything is allocated from it: ASCII digits,
+    not negative, and below `classes` (labels) or, without it, below the
+    line's token count (a phrase id: n tokens make at most n phrases).
+    """
     lines = read_lines(path)
     if len(lines) != len(src):
         raise InputError(f"has {len(lines)} lines but the source has {len(src)}", path)
     rows = []
     for n, (line, sentence) in enumerate(zip(lines, src, strict=True), start=1):
-        try:
-            row = [int(v) for v in line.split()]
-        except ValueError:
-            raise InputError("side input must be integers separated by spaces",
-                             path, n) from None
-        if len(row) != len(sentence.split()):
-            raise InputError(f"has {len(row)} values but the source line has "
-                             f"{len(sentence.split())} tokens", path, n)
-        rows.append(row)
+        values, tokens = line.split(), len(sentence.split())
+        if len(values) != tokens:
+            raise InputError(f"has {len(values)} values but the source line has "
+                             f"{tokens} tokens", path, n)
+        high = tokens if classes is None else classes
+        for k, value in enumerate(values, start=1):
+            if not _INTEGER.fullmatch(value):
+                raise InputError("side input must be integers (ASCII digits) "
+                                 f"separated by spaces; value {k} is {value!r}",
+                                 path, n)
+            if not 0 <= int(value) < high:
+                what = (f"labels of {classes} classes" if classes is not None
+                        else f"phrase ids of a line of {tokens} tokens")
+                raise InputError(f"value {k} is {value}, out of range: {what} are "
+                                 f"0..{high - 1}", path, n)
+        rows.append([int(v) for v in values])
     return rows
 
 
@@ -140,9 +156,12 @@ def doc_context(docs: Path, text: tuple[list[str], list[str]], src_path: Path,
 
 def load_data(paths: DataPaths, max_len: int, vocabs: tuple | None = None,
               context_sides: tuple[str, ...] = (), context_size: int = 0,
-              context: tuple[str, int] = ("real", 1)
+              context: tuple[str, int] = ("real", 1),
+              side_classes: dict[str, int] | None = None
               ) -> tuple[Vocabulary, Vocabulary, Corpus, Corpus]:
     """Read and validate all files; build vocabularies from train unless given.
+
+    `side_classes` bounds the values of side inputs (`Seq2Seq.side_classes`).
 
     With `paths.docs` and `context_sides`, both corpora get their `context`.
     """
@@ -155,8 +174,11 @@ def load_data(paths: DataPaths, max_len: int, vocabs: tuple | None = None,
     if vocabs is None:
         vocabs = (Vocabulary.build(train[0]), Vocabulary.build(train[1]))
     src_vocab, tgt_vocab = vocabs
-    train_side = {n: read_side(f[0], train[0]) for n, f in sorted(paths.side.items())}
-    dev_side = {n: read_side(f[1], dev[0]) for n, f in sorted(paths.side.items())}
+    classes = side_classes or {}
+    train_side = {n: read_side(f[0], train[0], classes.get(n))
+                  for n, f in sorted(paths.side.items())}
+    dev_side = {n: read_side(f[1], dev[0], classes.get(n))
+                for n, f in sorted(paths.side.items())}
     train_corpus = encode_corpus(*train, src_vocab, tgt_vocab, max_len, train_side)
     skipped = len(train[0]) - len(train_corpus)
     if skipped:

@@ -92,7 +92,7 @@ def set_rng_state(state: dict[str, Any]) -> None:
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
-def check_side_inputs(model: torch.nn.Module, given: set[str], where: str) -> None:
+def check_side_inputs(model: torch.nn.Module | type, given: set[str], where: str) -> None:
     """The side inputs given must be exactly those the model reads."""
     wanted = set(getattr(model, "side_inputs", ()))
     if wanted - given:
@@ -148,6 +148,7 @@ class Trainer:
         self.precision = prec.resolve(precision, self.device, warn=self.dist.is_main)
         self.progress_bar = progress_bar
         check_context(spec.arch, paths.docs is not None)
+        check_side_inputs(get_model_class(spec.arch), set(paths.side), "--side")
         self.run_spec = {**spec.to_dict(), "seed": seed, "data": fingerprint(paths)}
         self.init_from, self.step1 = init_from, None
         if init_from is None and self.cfg.freeze != "sentence":
@@ -164,7 +165,8 @@ class Trainer:
                       Vocabulary.from_list(source["tgt_vocab"]))
         self.src_vocab, self.tgt_vocab, self.train_data, self.dev_data = load_data(
             paths, self.cfg.max_len, vocabs, get_model_class(spec.arch).context_sides,
-            getattr(spec.model, "context_size", 0), context_mode(spec.model))
+            getattr(spec.model, "context_size", 0), context_mode(spec.model),
+            get_model_class(spec.arch).side_classes)
         self._build()
         self.loss_module = self.dist.wrap(self.model)
         if self.cfg.compile:
@@ -197,7 +199,6 @@ class Trainer:
         self.spec.model.src_vocab_size = len(self.src_vocab)
         self.spec.model.tgt_vocab_size = len(self.tgt_vocab)
         self.model = build_model(self.spec.arch, self.spec.model).to(self.device)
-        check_side_inputs(self.model, set(self.train_data.side), "--side")
         self.model.attach_vocabularies(self.src_vocab, self.tgt_vocab)
         if self.step1 is not None:
             self._init_from_step1()
