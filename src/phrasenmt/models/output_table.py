@@ -12,6 +12,7 @@ pseudo-random unit vector, so that every id has a distinct direction.
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 import numpy as np
@@ -21,27 +22,47 @@ from torch import Tensor
 from phrasenmt.io import InputError, read_lines
 from phrasenmt.text.vocab import BOS, PAD, Vocabulary
 
+_COUNT = re.compile(r"[0-9]+")  # ASCII digits only
 JOINER = "_"  # joins the words of a phrase token (as phrasenmt.embeddings does)
 
 
 def read_vec(path: str | os.PathLike, dim: int) -> dict[str, np.ndarray]:
-    """word2vec text format -> {token: vector}; a wrong dimension raises."""
+    """word2vec text format -> {token: vector}, the whole file validated first.
+
+    The header must be two integers, `count dim`, with `dim` the model's
+    embed_dim and `count` the rows that follow (a cut file would otherwise
+    train with random vectors for its missing rows); every row is a token and
+    `dim` finite numbers (a NaN would become a zero vector), each token once.
+    """
     lines = read_lines(path)
     if not lines:
         raise InputError("empty embedding file", path)
     header = lines[0].split()
-    if len(header) != 2 or int(header[1]) != dim:
-        raise InputError(f"expected a 'count {dim}' header (embed_dim is {dim})",
+    if len(header) != 2 or not all(_COUNT.fullmatch(h) for h in header):
+        raise InputError(f"header {lines[0][:40]!r} is not two integers "
+                         f"'count dim' (word2vec text format)", path, 1)
+    count, width = map(int, header)
+    if width != dim:
+        raise InputError(f"vectors have {width} dimensions, but embed_dim is {dim}",
                          path, 1)
+    if count != len(lines) - 1:
+        raise InputError(f"header says {count} vectors but the file has "
+                         f"{len(lines) - 1} (cut short or edited?)", path, 1)
     table = {}
     for n, line in enumerate(lines[1:], start=2):
         fields = line.rstrip().split(" ")
         if len(fields) != dim + 1:
             raise InputError(f"expected a token and {dim} numbers", path, n)
         try:
-            table[fields[0]] = np.asarray(fields[1:], dtype=np.float32)
+            vector = np.asarray(fields[1:], dtype=np.float32)
         except ValueError:
             raise InputError("not a number in the vector", path, n) from None
+        if not np.isfinite(vector).all():
+            raise InputError(f"component {int(np.argmin(np.isfinite(vector))) + 1} "
+                             "is not a finite number", path, n)
+        if fields[0] in table:
+            raise InputError(f"token {fields[0]!r} appears twice", path, n)
+        table[fields[0]] = vector
     return table
 
 

@@ -1,0 +1,44 @@
+"""Embedding tables (.vec) are validated whole before a model uses them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from phrasenmt.io import InputError
+from phrasenmt.models.output_table import read_vec
+
+GOOD = "3 2\na 0.1 0.2\nb -1 2e-3\nc 0 0\n"
+
+
+def vec(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "words.vec"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_valid_table_reads_every_row(tmp_path):
+    table = read_vec(vec(tmp_path, GOOD), 2)
+    assert list(table) == ["a", "b", "c"]
+    np.testing.assert_allclose(table["b"], [-1, 0.002])
+
+
+@pytest.mark.parametrize("text, message", [
+    ("three 2\na 0.1 0.2\n", ":1: header 'three 2' is not two integers"),
+    ("3\na 0.1 0.2\n", ":1: header '3' is not two integers"),
+    ("3 2 1\na 0.1 0.2\n", ":1: header '3 2 1' is not two integers"),
+    ("٣ 2\na 0.1 0.2\n", ":1: header '٣ 2' is not two integers"),
+    ("3 4\na 0.1 0.2\n", ":1: vectors have 4 dimensions, but embed_dim is 2"),
+    ("615 2\na 0.1 0.2\nb 1 1\n", ":1: header says 615 vectors but the file has 2"),
+    ("2 2\na 0.1 nan\nb 1 1\n", ":2: component 2 is not a finite number"),
+    ("2 2\na 0.1 0.2\nb inf 1\n", ":3: component 1 is not a finite number"),
+    ("2 2\na 0.1 0.2\na 1 1\n", ":3: token 'a' appears twice"),
+    ("2 2\na 0.1 0.2\nb 1\n", ":3: expected a token and 2 numbers"),
+    ("2 2\na 0.1 0.2\nb 1 x\n", ":3: not a number in the vector"),
+    ("", "empty embedding file"),
+])
+def test_bad_tables_are_one_clear_error(tmp_path, text, message):
+    with pytest.raises(InputError, match=message):
+        read_vec(vec(tmp_path, text), 2)
