@@ -18,17 +18,18 @@ from typing import Any
 
 import numpy as np
 
-from phrasenmt.evaluate import lingeval, multiseed, pronouns
+from phrasenmt.evaluate import contrastive, lingeval, multiseed, pronouns
 from phrasenmt.io import InputError, read_lines
 from phrasenmt.report.baseline_guard import Guard, measure_files
 from phrasenmt.report.tables import get_key, load_json
 
 # metric -> the per-run files it reads (kinds of --run KIND=PATH)
 RUN_KINDS = {"bleu": ("hyp",), "bleu_subset": ("hyp",), "agreement": ("lingeval",),
-             "pronouns": ("hyp_tok", "align"), "train_speed": ("summary",)}
+             "pronouns": ("hyp_tok", "align"), "contrastive": ("contrastive",),
+             "train_speed": ("summary",)}
 SPEED_KEY = "tokens_per_second"  # summary.json: target tokens / training seconds
 # metrics of translation quality: both models must have learned (baseline_guard)
-GUARDED = ("bleu", "bleu_subset", "agreement", "pronouns")
+GUARDED = ("bleu", "bleu_subset", "agreement", "pronouns", "contrastive")
 
 
 class NotTested(Exception):
@@ -167,6 +168,30 @@ def pronoun_result(claim: dict, ev: Evidence) -> dict[str, Any]:
                     len(system[0]))
 
 
+def _contrastive_items(claim: dict, header: dict, path: Path) -> list[float]:
+    """1.0 / 0.0 per contrastive item of the claim's type (reference won or not)."""
+    rows = contrastive.outcomes(header, lingeval.read_scores(path, header["lines"]))
+    return [float(r["correct"]) for r in rows if r["category"] == claim["category"]]
+
+
+def contrastive_result(claim: dict, ev: Evidence) -> dict[str, Any]:
+    """Contrastive accuracy (%) on the items of the claim's type (e.g. pronouns
+    whose antecedent is in the context), all seeds; each model's scores as the
+    workflow makes them (document models with the items' context)."""
+    header = contrastive.load_header(need_file(ev, "contrastive",
+                                               "contrastive items"))
+    sys_seeds, sys_paths = run_files(ev, claim["system"], "contrastive")
+    base_seeds, base_paths = run_files(ev, claim["baseline"], "contrastive")
+    system = [_contrastive_items(claim, header, p) for p in sys_paths]
+    if not system[0]:
+        raise NotTested(f"no contrastive item of type {claim['category']} on "
+                        f"{ev.dataset}")
+    baseline = [_contrastive_items(claim, header, p) for p in base_paths]
+    return _percent(multiseed.compare_items(baseline, system, trials=ev.trials,
+                                            seed=ev.seed), sys_seeds, base_seeds,
+                    len(system[0]))
+
+
 def _percent(result: dict[str, Any], seeds: list[int], base_seeds: list[int],
              items: int) -> dict[str, Any]:
     """A per-item result (fractions) in percent, with its seeds and item count."""
@@ -210,7 +235,7 @@ def speed_result(claim: dict, ev: Evidence) -> dict[str, Any]:
 
 CHECKS = {"bleu": bleu_result, "bleu_subset": bleu_result,
           "agreement": agreement_result, "pronouns": pronoun_result,
-          "train_speed": speed_result}
+          "contrastive": contrastive_result, "train_speed": speed_result}
 
 
 def verdict(claim: dict, result: dict[str, Any], alpha: float) -> str:

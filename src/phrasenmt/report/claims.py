@@ -16,6 +16,13 @@ A quality claim (BLEU, agreement, pronouns) is "not tested: the baseline did
 not learn" (or "...: <system> did not learn") when a seed of either model
 translates no better than its own outputs paired with random test sentences,
 or repeats one output line (phrasenmt.report.baseline_guard).
+A document-level claim names its random-context control (`control:`, the
+same model trained and evaluated with other documents' sentences as context):
+it is also tested against that control, and is reproduced only when both
+comparisons are; a claim that beats the baseline but not its control is "not
+reproduced: no better than its random-context control" (the gain comes from
+extra parameters or updates, not from the context; Li et al. 2020), and one
+whose control is not configured is not tested.
 Training speed (no p-value): reproduced when every seed of the system trained
 faster than every seed of the baseline, not reproduced when every one was
 slower, else inconclusive. A row with one seed per model says so: it tests the
@@ -23,11 +30,12 @@ test-set sample, not training noise.
 
     python -m phrasenmt.report.claims --dataset D --direction en-de --synthetic
         --models M... --ref REF.txt [--src SRC.tok] [--lingeval-json J]
-        [--pronoun-ref REF.tok --pronoun-ref-align A]
+        [--pronoun-ref REF.tok --pronoun-ref-align A] [--contrastive ITEMS]
         --run MODEL SEED KIND=FILE... [--run ...] --out-md/--out-tex/--out-csv
 KIND is hyp (detokenized test translation), hyp_tok (tokenized), summary
 (training summary.json), lingeval (Lingeval97 pair scores), align (source-
-hypothesis links for pronoun accuracy).
+hypothesis links for pronoun accuracy), contrastive (scores of the lines of
+--contrastive's items).
 """
 
 from __future__ import annotations
@@ -60,9 +68,9 @@ REQUIRED = ("id", "paper", "where", "statement", "metric", "system", "baseline",
             "expect")
 EXPECT = ("higher", "not_higher")
 UNITS = {"bleu": "BLEU", "bleu_subset": "BLEU", "agreement": "%", "pronouns": "%",
-         "train_speed": "tokens/s"}
+         "contrastive": "%", "train_speed": "tokens/s"}
 COLUMNS = ["claim", "paper", "statement", "data", "paper Δ", "ours", "system per seed",
-           "Δ [95% CI]", "p", "seeds", "verdict"]
+           "Δ [95% CI]", "p", "vs random-context control", "seeds", "verdict"]
 
 
 def _check_claim(entry: Any, n: int, path: Path) -> dict:
@@ -83,8 +91,13 @@ def _check_claim(entry: Any, n: int, path: Path) -> dict:
             set(entry.get("subset") or {}) & {"above", "at_most"}):
         raise InputError(f"{where} ({entry['id']}): bleu_subset needs subset "
                          "above or at_most", path)
-    if entry["metric"] == "agreement" and "category" not in entry:
-        raise InputError(f"{where} ({entry['id']}): agreement needs category", path)
+    if entry["metric"] in ("agreement", "contrastive") and "category" not in entry:
+        raise InputError(f"{where} ({entry['id']}): {entry['metric']} needs "
+                         "category", path)
+    if "control" in entry and (entry["metric"] == "train_speed"
+                               or entry["expect"] != "higher"):
+        raise InputError(f"{where} ({entry['id']}): a control compares a quality "
+                         "gain (expect: higher, not train_speed)", path)
     return entry
 
 
@@ -146,24 +159,58 @@ def data_cell(ev: Evidence, items: int | None) -> str:
     return f"{ev.dataset} ({kind}{'' if items is None else f', n={items}'})"
 
 
+def control_result(claim: dict, ev: Evidence, alpha: float) -> dict[str, Any] | None:
+    """The system against its random-context control (None: the claim has none)."""
+    control = claim.get("control")
+    if control is None:
+        return None
+    if control not in ev.models:
+        raise NotTested(f"its random-context control {control} is not configured "
+                        f"for {ev.dataset} (without it a gain cannot be told from "
+                        "extra parameters and updates)")
+    return check({**claim, "baseline": control}, ev, alpha)
+
+
+def combined_verdict(r: dict, c: dict | None) -> str:
+    """Reproduced only when the system beats the baseline and its control."""
+    if c is None or r["verdict"] != "reproduced":
+        return r["verdict"]
+    if c["verdict"] == "reproduced":
+        return "reproduced"
+    return "not reproduced: no better than its random-context control"
+
+
+def control_cell(claim: dict, c: dict | None) -> str:
+    """'control: Δ [CI], p' of the system against its control ('' without one)."""
+    if c is None:
+        return ""
+    return (f"{claim['control']}: {c['delta']:+.2f} [{c['ci_low']:+.2f}, "
+            f"{c['ci_high']:+.2f}], p {c['p']:.3g}")
+
+
 def claim_row(claim: dict, ev: Evidence, alpha: float) -> dict[str, Any]:
     """One table row: the claim, the paper's number, ours, and the verdict."""
     row = {"claim": claim["id"], "paper": f"{claim['paper']}, {claim['where']}",
            "statement": claim["statement"], "metric": claim["metric"],
            "system": claim["system"], "baseline": claim["baseline"],
+           "control": claim.get("control"),
            "unit": UNITS[claim["metric"]], "paper Δ": paper_delta(claim),
            "note": claim.get("note", "")}
     try:
         r = check(claim, ev, alpha)
+        c = control_result(claim, ev, alpha)
     except NotTested as why:
         return {**row, "data": data_cell(ev, None), "ours": "", "system per seed": "",
-                "Δ [95% CI]": "",
-                "p": "", "seeds": "", "verdict": f"not tested: {why}", "result": None}
+                "Δ [95% CI]": "", "p": "", "vs random-context control": "",
+                "seeds": "", "verdict": f"not tested: {why}", "result": None,
+                "control_result": None}
     cell, interval, p = ours(claim, r)
     return {**row, "data": data_cell(ev, r["items"]), "ours": cell,
             "system per seed": ", ".join(f"{s:.2f}" for s in r["scores"]),
-            "Δ [95% CI]": interval, "p": p, "seeds": seeds_cell(r),
-            "verdict": r["verdict"], "result": r}
+            "Δ [95% CI]": interval, "p": p,
+            "vs random-context control": control_cell(claim, c),
+            "seeds": seeds_cell(r), "verdict": combined_verdict(r, c), "result": r,
+            "control_result": c}
 
 
 def csv_frame(rows: list[dict]) -> pd.DataFrame:
@@ -184,6 +231,11 @@ def csv_frame(rows: list[dict]) -> pd.DataFrame:
                       "seeds": " ".join(map(str, r.get("seeds", []))),
                       "baseline_seeds": " ".join(map(str, r.get("baseline_seeds",
                                                                  []))),
+                      "control": row.get("control") or "",
+                      "control_delta": (row["control_result"] or {}).get("delta"),
+                      "control_ci_low": (row["control_result"] or {}).get("ci_low"),
+                      "control_ci_high": (row["control_result"] or {}).get("ci_high"),
+                      "control_p": (row["control_result"] or {}).get("p"),
                       "verdict": row["verdict"], "note": row["note"]})
     return pd.DataFrame(out)
 
@@ -250,7 +302,8 @@ def evidence(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Evide
         if seed in ev.runs.get(model, {}):
             parser.error(f"argument --run: model {model} seed {seed} given twice")
         ev.runs.setdefault(model, {})[seed] = files
-    for name in ("ref", "src", "lingeval", "pronoun_ref", "pronoun_ref_align"):
+    for name in ("ref", "src", "lingeval", "pronoun_ref", "pronoun_ref_align",
+                 "contrastive"):
         if getattr(args, name) is not None:
             ev.files[name] = getattr(args, name)
     return ev
@@ -284,6 +337,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--src", type=Path, help="tokenized test source")
     p.add_argument("--lingeval", "--lingeval-json", type=Path, dest="lingeval",
                    help="Lingeval97-format items")
+    p.add_argument("--contrastive", type=Path, help="contrastive items.json (of "
+                   "`evaluate.contrastive prepare`) the contrastive runs scored")
     p.add_argument("--pronoun-ref", type=Path, help="tokenized test reference")
     p.add_argument("--pronoun-ref-align", type=Path,
                    help="source-reference links of the test set")

@@ -1,0 +1,100 @@
+"""Document-level claims against their random-context control, and the
+contrastive (pronoun) accuracy metric of the claims table."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from phrasenmt.io import InputError
+from phrasenmt.report import claims
+from phrasenmt.report.claims import load_claims
+from tests.unit.test_claims import WORDS, noisy, write
+
+CLAIMS = """claims:
+  - {id: context, paper: P, where: T, statement: doc beats base, metric: bleu,
+     system: doc, baseline: base, control: doc_random, expect: higher}
+  - {id: capacity, paper: P, where: T, statement: cap beats base, metric: bleu,
+     system: cap, baseline: base, control: cap_random, expect: higher}
+  - {id: no-control, paper: P, where: T, statement: doc beats base, metric: bleu,
+     system: doc, baseline: base, control: missing_random, expect: higher}
+  - {id: pronouns, paper: P, where: T, statement: doc resolves pronouns,
+     metric: contrastive, category: pronoun_gender, system: doc, baseline: base,
+     control: doc_random, expect: higher}
+"""
+# BLEU noise (lower is better) and pronoun accuracy of each model
+QUALITY = {"base": (0.45, 0.5), "doc": (0.1, 0.95), "doc_random": (0.45, 0.5),
+           "cap": (0.1, 0.5), "cap_random": (0.1, 0.5)}
+
+
+def contrastive_files(tmp: Path, rng: random.Random) -> tuple[Path, dict]:
+    """60 pronoun items (reference + one contrastive line each); scores per model."""
+    items = [{"type": "pronoun_gender", "lines": [2 * i, 2 * i + 1], "distance": 1}
+             for i in range(60)]
+    path = tmp / "items.json"
+    path.write_text(json.dumps({"format": "lingeval", "lines": 120, "items": items}))
+    scores = {}
+    for model, (_, right) in QUALITY.items():
+        scores[model] = write(tmp / f"{model}.ctr", [
+            v for _ in items for v in (("-1", "-2") if rng.random() < right
+                                       else ("-2", "-1"))])
+    return path, scores
+
+
+def run(tmp: Path, capsys, models: list[str]) -> pd.DataFrame:
+    rng = random.Random(5)
+    refs = [" ".join(rng.choices(WORDS, k=rng.randint(5, 30))) for _ in range(80)]
+    ref = write(tmp / "ref.de", refs)
+    items, ctr = contrastive_files(tmp, rng)
+    argv = ["--dataset", "toy", "--direction", "en-de", "--synthetic", "--models",
+            *models, "--ref", str(ref), "--contrastive", str(items),
+            "--trials", "300", "--seed", "2"]
+    for model in models:
+        hyp = write(tmp / f"{model}.txt", noisy(refs, QUALITY[model][0], rng))
+        argv += ["--run", model, "1", f"hyp={hyp}", f"contrastive={ctr[model]}"]
+    (tmp / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
+    outs = ["--out-md", str(tmp / "c.md"), "--out-tex", str(tmp / "c.tex"),
+            "--out-csv", str(tmp / "c.csv"), "--claims", str(tmp / "claims.yaml")]
+    with pytest.raises(SystemExit) as done:
+        claims.run_cli(claims.main, [*argv, *outs])
+    assert (done.value.code, capsys.readouterr().err) == (0, "")
+    return pd.read_csv(tmp / "c.csv").set_index("claim")
+
+
+def test_a_gain_needs_to_beat_the_random_context_control_too(tmp_path, capsys):
+    rows = run(tmp_path, capsys, list(QUALITY))
+    verdict = rows["verdict"].to_dict()
+    assert verdict["context"] == "reproduced"
+    # beats the baseline, but its random-context control does as well
+    assert verdict["capacity"] == ("not reproduced: no better than its "
+                                   "random-context control")
+    assert rows.loc["capacity", "p"] < 0.05 and rows.loc["capacity", "control_p"] > 0.05
+    assert verdict["no-control"].startswith(
+        "not tested: its random-context control missing_random is not configured")
+    assert verdict["pronouns"] == "reproduced"
+    assert rows.loc["pronouns", "delta"] > 30 and rows.loc["pronouns", "control_delta"] > 30
+    md = (tmp_path / "c.md").read_text(encoding="utf-8")
+    assert "vs random-context control" in md and "doc_random: +" in md
+
+
+def test_without_the_control_configured_no_verdict(tmp_path, capsys):
+    rows = run(tmp_path, capsys, ["base", "doc"])
+    assert rows.loc["context", "verdict"].startswith("not tested: its random-context "
+                                                     "control doc_random")
+
+
+def test_a_control_on_a_speed_claim_is_refused(tmp_path):
+    bad = tmp_path / "c.yaml"
+    bad.write_text("claims:\n  - {id: a, paper: P, where: T, statement: s, "
+                   "metric: train_speed, system: a, baseline: b, control: c, "
+                   "expect: higher}\n")
+    with pytest.raises(InputError, match="a control compares a quality gain"):
+        load_claims(bad)
+    bad.write_text("claims:\n  - {id: a, paper: P, where: T, statement: s, "
+                   "metric: contrastive, system: a, baseline: b, expect: higher}\n")
+    with pytest.raises(InputError, match="contrastive needs category"):
+        load_claims(bad)
