@@ -88,3 +88,48 @@ def test_unwritable_folder_names_the_file(tmp_path):
     with pytest.raises(OSError) as err:
         EventFile(blocker / "events.out.tfevents.1.host", first_step=1)
     assert err.value.filename == str(blocker / "events.out.tfevents.1.host")
+
+
+def test_trainer_logs_each_metrics_row_once_across_a_lost_resume(tmp_path):
+    """A run killed after update 5 whose last checkpoint is update 4 resumes
+    there: metrics.tsv, the event files and the learning-curve TSV then hold
+    updates 1-8 once each, with the resumed run's values for update 5."""
+    from phrasenmt.report.learning_curves import Run, read_metrics
+    from tests.unit.test_checkpoint import data
+    from tests.unit.test_checkpoint import run as train
+
+    paths, out = data(tmp_path), tmp_path / "run"
+    train(paths, out, 5)  # checkpoints at 2, 4 and 5
+    for name in ("checkpoint_5.pt", "checkpoint_5.pt.sha256"):
+        (out / "checkpoints" / name).unlink()
+    (out / "checkpoints" / "latest").write_text("checkpoint_4.pt\n")
+    lost = read_metrics(out / "metrics.tsv")[4]
+    train(paths, out, 8)
+    points = read_metrics(Run("m", 1, out / "metrics.tsv").metrics)
+    assert [p.step for p in points] == list(range(1, 9))
+    assert [p.seconds for p in points] == sorted(p.seconds for p in points)
+    assert points[4].seconds != lost.seconds  # update 5 was done again
+    assert len(list(out.glob("events.out.tfevents.*"))) == 2
+    got = scalars(out)
+    assert [s for s, _ in got["train/nll"]] == list(range(1, 9))
+    assert [v for _, v in got["train/nll"]] == pytest.approx(
+        [p.train_nll for p in points], abs=1e-4)
+    assert got["dev/nll"] == [(p.step, pytest.approx(p.dev_nll, abs=1e-4))
+                              for p in points if p.dev_nll is not None]
+    assert [s for s, _ in got["dev/nll"]] == [3, 6, 8]  # valid_interval 3, and last
+
+
+def test_failed_fresh_start_leaves_no_event_file(tmp_path, monkeypatch):
+    """A fresh run that fails before its first checkpoint (here: in its first
+    validation, after metrics.tsv and the event file have rows) leaves nothing."""
+    from phrasenmt.training.trainer import Trainer
+    from tests.unit.test_checkpoint import data
+    from tests.unit.test_checkpoint import run as train
+
+    def broken(self):
+        raise RuntimeError("validation failed")
+
+    monkeypatch.setattr(Trainer, "validate", broken)
+    with pytest.raises(RuntimeError, match="validation failed"):
+        train(data(tmp_path), tmp_path / "run", 4, valid_interval=2, log_interval=1)
+    assert not (tmp_path / "run").exists()

@@ -354,7 +354,7 @@ class Trainer:
                 yield events
         except BaseException:
             if ckpt.latest_checkpoint(self.ckpt_dir) is None:
-                pass  # events.path.unlink(missing_ok=True)
+                events.path.unlink(missing_ok=True)
             raise
 
     # -- the loop ----------------------------------------------------------------
