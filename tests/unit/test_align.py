@@ -83,6 +83,8 @@ def test_gdfa_equals_textbook_on_random_alignments(seed):
 @pytest.mark.parametrize("text,message", [
     ("0-1 2-0", "out of range"), ("0-1 1-4", "out of range"),
     ("0-1 x-2", "malformed"), ("0-1 1:2", "malformed"), ("0--1", "malformed"),
+    ("0-\u00b2", "malformed"), ("\u0661-0", "malformed"), ("0-\U0001d7d1", "malformed"),
+    ("+1-0", "malformed"), ("0-1_0", "malformed"),
 ])
 def test_bad_pharaoh_line_names_file_and_line(text, message):
     with pytest.raises(InputError, match=message) as err:

@@ -52,6 +52,35 @@ def test_tokenize_and_detokenize():
     assert clean.detokenize(["Hello , world !"], "en") == ["Hello, world!"]
 
 
+CLUSTERS = [("I \u2764\ufe0f my \U0001f468\u200d\U0001f469\u200d\U0001f467 and the "
+            "\U0001f1e9\U0001f1ea flag."),  # heart + VS16, ZWJ family, flag
+            "Ich bin \U0001f469\U0001f3fd\u200d\U0001f4bb, e\u0301te\u0301!",
+            "\U0001f44d\U0001f3fd ok"]  # skin tone; decomposed accents
+
+
+@pytest.mark.parametrize("line", CLUSTERS)
+def test_grapheme_clusters_stay_whole_and_round_trip(line: str):
+    tokens = clean.tokenize(line, "en").split()
+    for cluster in clean._GRAPHEME.findall(line):
+        if len(cluster) > 1:
+            assert any(cluster in t for t in tokens), cluster
+    assert all(not clean._GRAPHEME.match(t)[0][0].isspace() for t in tokens)
+    assert clean.detokenize([" ".join(tokens)], "en") == [line]
+
+
+def test_detokenize_joins_pieces_of_one_cluster():
+    split = ["\U0001f44d \U0001f3fd ok", "\U0001f468 \u200d \U0001f469",
+             "\U0001f1e9 \U0001f1ea \U0001f1eb \U0001f1f7", "e \u0301 t"]
+    assert clean.detokenize(split, "en") == [
+        "\U0001f44d\U0001f3fd ok", "\U0001f468\u200d\U0001f469",
+        "\U0001f1e9\U0001f1ea \U0001f1eb\U0001f1f7", "e\u0301 t"]
+
+
+def test_tokenize_keeps_what_moses_keeps_around_clusters():
+    # a combining mark after a space has no base: it stays, as its own token
+    assert clean.tokenize("a \u0301b \x01c", "en") == "a \u0301 b c"
+
+
 def test_filter_drops_and_counts_each_reason(corpus):
     args = _args(corpus, "--filter", "--max-len", "6", "--max-ratio", "3",
                  "--lowercase", "--sidecar", str(corpus / "in.docs"),

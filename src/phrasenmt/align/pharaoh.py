@@ -7,10 +7,12 @@ Every alignment file in this project is indexed source-target: `i-j` links the
 from __future__ import annotations
 
 import os
+import re
 
 from phrasenmt.io import InputError, read_lines
 
 Link = tuple[int, int]
+_INDEX = re.compile(r"[0-9]+")  # ASCII digits: str.isdigit takes '²' and '١'
 
 
 def parse_line(text: str, n_src: int, n_tgt: int, path: str | os.PathLike,
@@ -19,9 +21,9 @@ def parse_line(text: str, n_src: int, n_tgt: int, path: str | os.PathLike,
     links: set[Link] = set()
     for token in text.split():
         i_txt, sep, j_txt = token.partition("-")
-        if not sep or not i_txt.isdigit() or not j_txt.isdigit():
-            raise InputError(f"malformed alignment link {token!r}, expected i-j",
-                             path, line)
+        if not sep or not _INDEX.fullmatch(i_txt) or not _INDEX.fullmatch(j_txt):
+            raise InputError(f"malformed alignment link {token!r}, expected i-j "
+                             "(ASCII digits)", path, line)
         i, j = int(i_txt), int(j_txt)
         if i >= n_src or j >= n_tgt:
             raise InputError(

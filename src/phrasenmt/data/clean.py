@@ -5,17 +5,20 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from multiprocessing import Pool
 from pathlib import Path
 
+import regex
 from sacremoses import MosesDetokenizer, MosesTokenizer
 
 from phrasenmt.cli import ArgumentParser, float_range, output_file, positive_int
 from phrasenmt.io import InputError, read_lines, run_cli, write_all
 
 REASONS = ("empty", "too_long", "ratio")
+_GRAPHEME = regex.compile(r"\X")  # one user-perceived character (UAX #29)
 
 
 @functools.cache
@@ -31,9 +34,52 @@ def _detokenizer(lang: str) -> MosesDetokenizer:
 
 
 def tokenize(line: str, lang: str) -> str:
-    """Moses-tokenize one raw line (no escaping, no aggressive dash splits)."""
-    return _tokenizer(lang).tokenize(line.strip(), escape=False,
+    """Moses-tokenize one raw line (no escaping, no aggressive dash splits),
+    never splitting a grapheme cluster (see `_moses_on_clusters`)."""
+    line = line.strip()
+    if line.isascii():
+        return _moses(line, lang)
+    return _moses_on_clusters(line, lang)
+
+
+def _moses(line: str, lang: str) -> str:
+    return _tokenizer(lang).tokenize(line, escape=False,
                                      aggressive_dash_splits=False, return_str=True)
+
+
+def _moses_on_clusters(line: str, lang: str) -> str:
+    """Moses on the first code point of each grapheme cluster, then the clusters
+    put back whole.
+
+    Moses classifies code points one at a time, so it would cut an emoji ZWJ
+    sequence (👩‍💻), a flag (two regional indicators), a skin-tone modifier or a
+    combining accent (e + U+0301) off its base. It sees each cluster's base
+    character instead (a letter stays inside its word, an emoji a token of its
+    own); each base in its output then gets its cluster's other code points back.
+    """
+    clusters = []
+    for cluster in _GRAPHEME.findall(line):  # a mark after a space: on its own
+        split = len(cluster) > 1 and _dropped_by_moses(cluster[0])
+        clusters += [cluster[0], cluster[1:]] if split else [cluster]
+    if len(clusters) == len(line):  # no cluster of several code points
+        return _moses(line, lang)
+    out, k = [], 0
+    for char in _moses("".join(c[0] for c in clusters), lang):
+        if char == " ":
+            out.append(char)
+            continue
+        while (k < len(clusters) and clusters[k][0] != char
+               and _dropped_by_moses(clusters[k][0])):
+            k += 1
+        out.append(clusters[k] if k < len(clusters) and clusters[k][0] == char
+                   else char)  # a character Moses changed stays as Moses wrote it
+        k += 1
+    return "".join(out)
+
+
+def _dropped_by_moses(char: str) -> bool:
+    """Whether Moses may drop this base: white space or a control character."""
+    return char.isspace() or unicodedata.category(char)[0] == "C"
 
 
 def _tokenize_pair(args: tuple[str, str]) -> str:
@@ -51,10 +97,28 @@ def tokenize_lines(lines: list[str], lang: str, workers: int = 1) -> list[str]:
 
 
 def detokenize(lines: list[str], lang: str) -> list[str]:
-    """Moses-detokenize whitespace-tokenized lines (for sacreBLEU)."""
+    """Moses-detokenize whitespace-tokenized lines (for sacreBLEU); tokens that
+    are pieces of one grapheme cluster are joined again (`join_clusters`)."""
     detok = _detokenizer(lang)
-    return [detok.detokenize(line.split(), return_str=True, unescape=True)
+    return [join_clusters(detok.detokenize(line.split(), return_str=True,
+                                           unescape=True))
             for line in lines]
+
+
+def join_clusters(text: str) -> str:
+    """Drop every space that cuts a grapheme cluster ("👍 🏽" -> "👍🏽", "e ́" -> "é",
+    "🇩 🇪" -> "🇩🇪"), as a tokenizer that split them would have left it."""
+    if text.isascii():
+        return text
+    words = text.split(" ")
+    out = [words[0]]
+    for word in words[1:]:
+        if out[-1] and word and len(_GRAPHEME.findall(
+                _GRAPHEME.findall(out[-1])[-1] + _GRAPHEME.match(word)[0])) == 1:
+            out[-1] += word
+        else:
+            out.append(word)
+    return " ".join(out)
 
 
 def drop_reason(src: str, tgt: str, max_len: int, max_ratio: float) -> str | None:
