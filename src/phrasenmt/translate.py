@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -313,6 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     side = load_side_inputs(model, args.side, lines)
     context = doc_context.context_source(model, args, args.input, len(lines))
     swan = segment_search(model, args, tgt_vocab)
+    check_length_cap(lines, args.max_len_a, args.max_len_b, counts_eos=swan is None)
     if args.min_len and (swan is not None or context is not None):
         raise InputError("the segment search of SWAN models and the document "
                          "search have no minimum length", "--min-len")
@@ -331,6 +333,23 @@ def main(argv: list[str] | None = None) -> int:
         hyps = _translate(model, (src_vocab, tgt_vocab), lines, args, context, side)
     write_lines(args.output, hyps)
     return 0
+
+
+def check_length_cap(lines: list[str], a: float, b: float, counts_eos: bool) -> None:
+    """Refuse --max-len-a/-b that leave some input line no room for an output token.
+
+    The cap is floor(a * source tokens + b); beam and greedy search count </s>
+    in it, the segment search of SWAN does not.
+    """
+    lengths = [len(line.split()) for line in lines]
+    shortest = min(range(len(lines)), key=lengths.__getitem__)
+    cap = math.floor(a * lengths[shortest] + b)
+    if cap - counts_eos < 1:
+        eos = " (</s> included)" if counts_eos else ""
+        raise InputError(f"--max-len-a {a:g} --max-len-b {b:g} cap the output of "
+                         f"line {shortest + 1} ({lengths[shortest]} tokens) at "
+                         f"{cap} token(s){eos}: no room for a word; raise "
+                         "--max-len-b", "--max-len-b")
 
 
 def _translate(model: nn.Module, vocabs: tuple[Vocabulary, Vocabulary],

@@ -41,7 +41,13 @@ FILES = {
                             {"source": "e f", "reference": "g h", "errors": []}]
                            ).encode(),
     "nan.scores": b"-1.5\nnan\n",
+    "sup.align": "0-0 1-\u00b2\n0-0\n0-0\n".encode(),
+    "header.vec": b"six hundred 2\nA 0.1 0.2\n",
+    "cut.vec": b"615 2\nA 0.1 0.2\nB 0.3 0.1\n",
+    "nan.vec": b"2 2\nA 0.1 nan\nB 0.3 0.1\n",
 }
+VEC_SPEC = ('{"arch": "conmt", "preset": "tiny", "model": {"embed_dim": 2, '
+            '"word_table": "%s"}}')
 CLEAN = ["phrasenmt.data.clean", "--src-lang", "en", "--tgt-lang", "de",
          "--pretokenized", "--src-out", "OUT", "--tgt-out", "OUT.de",
          "--stats", "OUT.tsv"]
@@ -108,6 +114,24 @@ CASES = [
     ("NaN score", ["phrasenmt.evaluate.lingeval", "evaluate", "--json", "two.json",
                    "--scores", "m=nan.scores", "--out", "OUT"],
      "error: nan.scores:2: score expected a finite number (ASCII digits), got 'nan'"),
+    ("Pharaoh link in superscript digits", ["phrasenmt.align", "symmetrize", "--fwd",
+                                            "sup.align", "--rev", "rev", "--src", "s3",
+                                            "--tgt", "s3", "--out", "OUT"],
+     "error: sup.align:1: malformed alignment link '1-\u00b2', expected i-j (ASCII"),
+    ("zero output length cap", ["phrasenmt.translate", "--checkpoint", "model.pt",
+                                "--input", "s3", "--max-len-a", "0", "--max-len-b",
+                                "0", "--output", "OUT"],
+     ("error: --max-len-b: --max-len-a 0 --max-len-b 0 cap the output of line 1 "
+     "(2 tokens) at 0 token(s) (</s> included): no room for a word")),
+    ("embedding table header not two integers",
+     [*TRAIN, "--train-src", "s3", "--spec", VEC_SPEC % "header.vec"],
+     "error: header.vec:1: header 'six hundred 2' is not two integers"),
+    ("embedding table cut short", [*TRAIN, "--train-src", "s3", "--spec",
+                                   VEC_SPEC % "cut.vec"],
+     "error: cut.vec:1: header says 615 vectors but the file has 2"),
+    ("NaN in an embedding table", [*TRAIN, "--train-src", "s3", "--spec",
+                                   VEC_SPEC % "nan.vec"],
+     "error: nan.vec:2: component 2 is not a finite number"),
 ]
 
 

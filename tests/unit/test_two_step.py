@@ -239,3 +239,27 @@ def test_freeze_needs_init_from_and_a_known_value(step1, tmp_path):
     with pytest.raises(InputError, match="train.freeze: must be one of sentence, "
                        "loaded, none, got 'all'"):
         resolve_spec({"arch": "han_enc", "train": {"freeze": "all"}})
+
+
+def test_step1_whose_vocabulary_misses_the_data_is_refused(step1, tmp_path):
+    paths, averaged = step1
+    other = tmp_path / "other"
+    other.mkdir()
+    for name in ("train", "dev"):  # about 1 token in 8 unknown to step 1
+        for side, case in (("src", str.lower), ("tgt", str.upper)):
+            lines = getattr(paths, f"{name}_{side}").read_text().splitlines()
+            lines = [case(f"{line} new{i % 9}") if i % 4 == 0 else line
+                     for i, line in enumerate(lines)]
+            (other / f"{name}.{side}").write_text("\n".join(lines) + "\n")
+        (other / f"{name}.docs").write_text(paths.docs[
+            0 if name == "train" else 1].read_text())
+    moved = DataPaths(*(other / f for f in ("train.src", "train.tgt", "dev.src",
+                                            "dev.tgt")),
+                      docs=(other / "train.docs", other / "dev.docs"))
+    with pytest.raises(InputError) as err:
+        trainer("ctx_transformer", moved, tmp_path / "step2", 2, averaged)
+    assert str(err.value).startswith(
+        f"{averaged}: its source vocabulary misses ")
+    assert "% of the training data's source tokens" in str(err.value)
+    assert "at most 1% allowed" in str(err.value)
+    assert not (tmp_path / "step2").exists()

@@ -37,7 +37,7 @@ from phrasenmt import precision as prec
 from phrasenmt.io import AppendFile, InputError, atomic_open, remove_created
 from phrasenmt.models.registry import build_model, get_model_class
 from phrasenmt.models.swan import eager_under_compile
-from phrasenmt.text.vocab import Vocabulary
+from phrasenmt.text.vocab import UNK, Vocabulary
 from phrasenmt.training import checkpoint as ckpt
 from phrasenmt.training.batching import Batch, BatchIterator, collate, make_batches
 from phrasenmt.training.data import (
@@ -53,7 +53,12 @@ from phrasenmt.training.run_folder import RunLock, metrics_rows, remove_stale_te
 from phrasenmt.training.schedule import LRSchedule
 from phrasenmt.training.spec import RunSpec, spec_differences
 from phrasenmt.training.stopping import NonFiniteLoss, Preempted, SignalFlag
-from phrasenmt.training.two_step import freeze_parameters, key_patterns, load_step1
+from phrasenmt.training.two_step import (
+    check_vocabulary_coverage,
+    freeze_parameters,
+    key_patterns,
+    load_step1,
+)
 
 # train_seconds: updates and validation so far (Progress.train_seconds)
 METRICS_HEADER = "step\tloss\tnll\tlr\ttokens_per_s\tdev_loss\ttrain_seconds\n"
@@ -167,6 +172,8 @@ class Trainer:
             paths, self.cfg.max_len, vocabs, get_model_class(spec.arch).context_sides,
             getattr(spec.model, "context_size", 0), context_mode(spec.model),
             get_model_class(spec.arch).side_classes)
+        if self.step1 is not None:
+            check_vocabulary_coverage(self.train_data, UNK, init_from)
         self._build()
         self.loss_module = self.dist.wrap(self.model)
         if self.cfg.compile:

@@ -143,3 +143,25 @@ def freeze_parameters(model: nn.Module, mode: str, loaded: set[str]) -> Split:
         param.requires_grad_(False)
     return Split(frozen, trained, mode)
 
+
+
+# Step 1 trained on this data's BPE leaves no training token unknown; a few
+# per cent mean other data or another BPE, and step 2 would learn from <unk>.
+MAX_UNKNOWN = 0.01
+
+
+def check_vocabulary_coverage(corpus: Any, unk: int, step1: str | os.PathLike
+                              ) -> None:
+    """Refuse a step-1 model whose vocabularies miss more than MAX_UNKNOWN of
+    the training tokens (`corpus`: encoded with step 1's vocabularies)."""
+    for side in ("src", "tgt"):
+        rows = getattr(corpus, side)
+        total = sum(len(r) for r in rows)
+        unknown = sum(r.count(unk) for r in rows)
+        if total and unknown / total > MAX_UNKNOWN:
+            word = "source" if side == "src" else "target"
+            raise InputError(
+                f"its {word} vocabulary misses {100 * unknown / total:.1f}% of the "
+                f"training data's {word} tokens ({unknown} of {total}; at most "
+                f"{100 * MAX_UNKNOWN:g}% allowed): step 1 was trained on other data "
+                "or another BPE; train step 1 on this data", step1)
