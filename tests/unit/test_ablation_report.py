@@ -100,3 +100,29 @@ def test_agreement_figure_draws_bins_in_order(tmp_path):
     with pytest.raises(InputError, match="not in --order"):
         figures.main(["agreement", "--tsv", str(tsv), "--order", "transformer",
                       "--out-png", str(png), "--out-svg", str(svg)])
+
+
+def test_agreement_figure_without_distances_draws_categories(tmp_path, monkeypatch):
+    tsv = tmp_path / "agreement.tsv"  # a Lingeval-format set with no `distance`
+    rows = [[m, c, "all", 10, k, k / 10] for m, k in (("transformer", 7),
+                                                      ("pr_max", 8))
+            for c in ("subj_verb_agreement", "det_gender")]
+    pd.DataFrame(rows, columns=figures.AGREEMENT_COLUMNS).to_csv(tsv, sep="\t",
+                                                               index=False)
+    seen = {}
+
+    def keep(fig, out_png, out_svg):
+        ax = fig.axes[0]
+        seen["title"] = ax.get_title()
+        seen["bars"] = [round(b.get_height()) for b in ax.patches]
+        seen["xticks"] = [t.get_text() for t in ax.get_xticklabels()]
+
+    argv = ["agreement", "--tsv", str(tsv), "--order", "transformer,pr_max",
+            "--out-png", str(tmp_path / "a.png"), "--out-svg", str(tmp_path / "a.svg")]
+    assert figures.main(argv) == 0
+    assert (tmp_path / "a.png").stat().st_size > 1000
+    monkeypatch.setattr(figures, "save_figure", keep)
+    figures.main(argv)
+    assert "no distance information" in seen["title"]
+    assert seen["xticks"] == ["det_gender", "subj_verb_agreement"]
+    assert seen["bars"] == [70, 70, 80, 80]

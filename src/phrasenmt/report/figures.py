@@ -27,6 +27,7 @@ from phrasenmt.report.style import (
 )
 
 LENGTH_COLUMNS = ("model", "testset", "group", "lower", "bleu")
+_HATCHES = ("", "//", "..", "xx", "\\\\", "oo", "--", "++")  # bars in greyscale
 
 
 def save_figure(fig: Figure, out_png: Path, out_svg: Path) -> None:
@@ -98,21 +99,50 @@ AGREEMENT_COLUMNS = ["model", "category", "bin", "pairs", "correct", "accuracy"]
 
 
 def agreement_figure(args: argparse.Namespace) -> None:
-    """Draw agreement accuracy by distance bin (Xu et al. 2020, Figure 4)."""
+    """Draw agreement accuracy by distance bin (Xu et al. 2020, Figure 4); a test
+    set without distances gets accuracy by category instead, saying so."""
     df = read_tsv(args.tsv, AGREEMENT_COLUMNS)
-    df = df[(df["category"] == args.category) & (df["bin"].astype(str) != "all")]
     if df.empty:
-        raise InputError(f"no distance rows for category {args.category!r}", args.tsv)
+        raise InputError("no rows: the evaluation scored no contrastive pairs",
+                         args.tsv)
     unknown = sorted(set(df["model"]) - set(args.order))
     if unknown:
         raise InputError(f"model(s) {', '.join(unknown)} not in --order", args.tsv)
     df = df.assign(bin=df["bin"].astype(str))
-    df = df.assign(_k=df["bin"].map(lambda b: 99 if b.startswith(">") else int(b)))
+    binned = df[(df["category"] == args.category) & (df["bin"] != "all")]
+    if binned.empty:  # real contrastive sets often carry no distances
+        category_bars(df[df["bin"] == "all"], args)
+        return
+    df = binned.assign(_k=binned["bin"].map(
+        lambda b: 99 if b.startswith(">") else int(b)))
     df = df.assign(accuracy=100 * df["accuracy"]).sort_values("_k", kind="stable")
     line_plot(df, "bin", "accuracy", "model", args.order,
               xlabel="distance between subject and verb (tokens)",
               ylabel="accuracy (%)", out_png=args.out_png, out_svg=args.out_svg,
               title="Subject-verb agreement by distance")
+
+
+def category_bars(df: pd.DataFrame, args: argparse.Namespace) -> None:
+    """Accuracy per error category, one bar per model in --order (no distances)."""
+    cats = sorted(set(df["category"]))
+    models = [m for m in args.order if m in set(df["model"])]
+    width = 0.8 / len(models)
+    with mpl.rc_context(RC_PARAMS):
+        fig, ax = new_axes()
+        for k, model in enumerate(models):
+            rows = df[df["model"] == model].set_index("category")["accuracy"]
+            st = model_style(model, args.order)
+            ax.bar([i + (k - (len(models) - 1) / 2) * width for i in range(len(cats))],
+                   [100 * rows.get(c, float("nan")) for c in cats], width,
+                   label=model, color=st.colour, edgecolor="black",
+                   hatch=_HATCHES[k % len(_HATCHES)])
+        ax.set_xticks(range(len(cats)), cats, rotation=30, ha="right")
+        ax.set_xlabel("error category")
+        ax.set_ylabel("accuracy (%)")
+        ax.set_title(f"Agreement accuracy by category (no distance information "
+                     f"for {args.category} in this test set)", fontsize="small")
+        ax.legend(title="model", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        save_figure(fig, args.out_png, args.out_svg)
 
 
 def _add_outputs(p: argparse.ArgumentParser) -> None:
