@@ -73,7 +73,7 @@ run: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES)
 
 # Each family's baseline trained to convergence on the synthetic data (what the
-# default run's baselines are sized against; README "Sizing the default run").
+# default run's baselines are sized against; docs/results/2026-11-24-default-run.md).
 CONVERGED = results/synthetic_en_de/eval/transformer_converged/seed1/test.json \
 	results/synthetic_de_en/eval/attn_rnn_converged/seed1/test.json \
 	results/synthetic_de_en/eval/conmt_converged/seed1/test.json

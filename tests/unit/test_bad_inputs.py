@@ -2,8 +2,8 @@
 
 Each case runs `python -m phrasenmt.<stage>` as a user would and checks: a
 non-zero exit, no traceback, one `error:` line naming the file and line (or the
-key), and that the output file was not created. The README's "Bad input" table
-quotes these messages.
+key), and that the output file was not created. The tables of docs/bad-input.md
+quote these messages.
 """
 
 from __future__ import annotations

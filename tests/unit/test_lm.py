@@ -12,7 +12,7 @@ import pytest
 from phrasenmt import lm
 from phrasenmt.io import InputError, run_cli
 
-NEEDS_LMPLZ = "lmplz not built here: run 'make kenlm' (see README, KenLM)"
+NEEDS_LMPLZ = "lmplz not built here: run 'make kenlm' (see docs/install.md, KenLM)"
 WORDS = [f"w{i}" for i in range(400)]
 SENTENCES = [["w1", "w2", "w3"], ["w3", "w2", "w1", "w0"], [], ["w5", "oov", "w5"],
              ["w7"] * 6]

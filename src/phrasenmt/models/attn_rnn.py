@@ -183,8 +183,9 @@ def tiny_rnn(m: RNNConfig, t: Any) -> None:
     """CPU-sized: about 1-2 minutes on one thread on the 40k-pair synthetic corpus."""
     m.embed_size, m.hidden_size, m.layers, m.dropout = 64, 128, 1, 0.1
     # Peak lr 2e-2 (was 3e-3): 51.6 instead of 3.5 BLEU on the synthetic de-en
-    # test set after the same 400 updates (81.2 at convergence, README "Sizing
-    # the default run"); the continuous-output presets take 1e-2 (continuous.py).
+    # test set after the same 400 updates (81.2 at convergence,
+    # docs/results/2026-11-24-default-run.md, "Sizing the default run"); the
+    # continuous-output presets take 1e-2 (continuous.py).
     t.lr, t.warmup_steps, t.clip_norm = 2e-2, 50, 5.0
     t.max_tokens, t.update_tokens = 2048, 1500  # one batch (~110 pairs) per update
     t.max_steps, t.valid_interval, t.save_interval, t.log_interval = 400, 100, 100, 25

@@ -204,14 +204,14 @@ def tiny(m: TransformerConfig, t: Any) -> None:
     # synthetic corpus, so there is nothing to regularise yet, and dropout slowed
     # both learning and the step: 53.2 instead of 43.9 BLEU on the synthetic
     # en-de test set after the same 500 updates, and 96 instead of 122 s of
-    # training; pr_max_attn_ta 48.9 instead of 14.3 (README, "Measured: the
-    # default experiment"). configs/converged.yaml, 12 epochs, keeps the 0.1
-    # it was measured with.
+    # training; pr_max_attn_ta 48.9 instead of 14.3
+    # (docs/results/2026-11-24-default-run.md). configs/converged.yaml, 12
+    # epochs, keeps the 0.1 it was measured with.
     m.dropout = 0.0
     # Peak lr 3e-3 after 100 updates (was 1e-3 after 250): 43.4 instead of 18.8
     # BLEU on the synthetic en-de test set after the same 500 updates; trained to
-    # convergence (configs/converged.yaml) the model reaches 89.3 (README,
-    # "Sizing the default run").
+    # convergence (configs/converged.yaml) the model reaches 89.3
+    # (docs/results/2026-11-24-default-run.md, "Sizing the default run").
     t.lr, t.warmup_steps = 3e-3, 100
     t.max_tokens, t.update_tokens = 1024, 500  # one batch per update
     # 500 updates of ~1000 tokens: every model of the workflow must train within
@@ -220,8 +220,9 @@ def tiny(m: TransformerConfig, t: Any) -> None:
     # The last checkpoint, not an average: at 500 updates these models are still
     # learning fast, and averaging the last 100 updates (5 checkpoints) cost BLEU
     # on the synthetic en-de test set: transformer 43.4 -> 43.9 without it,
-    # pr_mean 11.5 -> 17.5, pr_max_attn_ta_parse 16.4 -> 22.8 (README, "Sizing
-    # the default run"). Larger presets average, as Vaswani et al. do.
+    # pr_mean 11.5 -> 17.5, pr_max_attn_ta_parse 16.4 -> 22.8
+    # (docs/results/2026-11-24-default-run.md, "Sizing the default run").
+    # Larger presets average, as Vaswani et al. do.
     t.keep_last, t.average_last = 2, 1
 
 
