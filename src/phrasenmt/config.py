@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,25 @@ import yaml
 from phrasenmt.io import InputError, read_text
 
 SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
+
+
+class NumberLoader(yaml.SafeLoader):
+    """PyYAML's safe loader reading numbers as YAML 1.2 and JSON do.
+
+    PyYAML implements YAML 1.1, where a float needs a dot and a signed exponent:
+    `1e-05` (how Python prints 0.00001), `1e-5` and `5e3` would be strings, so
+    a learning rate written in config.yaml as `1.0e-5` came back from a spec as
+    text. `load_yaml` (config files, specs) reads with it.
+    """
+
+
+NumberLoader.yaml_implicit_resolvers = {
+    first: list(resolvers)
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+NumberLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."))
 
 
 def _with_defaults(validator_class: type) -> type:
@@ -178,7 +198,7 @@ def load_yaml(text: str, where: str | os.PathLike) -> Any:
     PyYAML (and Snakemake, which loads --configfile itself) keeps the last of
     two equal keys; two models with the same name would silently become one.
     """
-    loader = yaml.SafeLoader(text)
+    loader = NumberLoader(text)
     try:
         node = loader.get_single_node()
         if node is None:

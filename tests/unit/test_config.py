@@ -86,3 +86,26 @@ def _deep_update(base: dict, override: dict) -> None:
             _deep_update(base[key], value)
         else:
             base[key] = value
+
+
+@pytest.mark.parametrize("text, value", [
+    ("1e-05", 1e-05), ("1.0e-5", 1e-05), ("1e-5", 1e-05), ("5e3", 5000.0),
+    ("-2E+3", -2000.0), (".5e-2", 0.005), ("3", 3), ("1.5", 1.5), ("'1e-5'", "1e-5"),
+    ("1e", "1e"),
+])
+def test_yaml_numbers_are_read_as_yaml_1_2_and_json_read_them(text, value):
+    from phrasenmt.config import load_yaml
+
+    loaded = load_yaml(f"lr: {text}\n", "x.yaml")["lr"]
+    assert loaded == value and type(loaded) is type(value)
+
+
+def test_a_spec_round_trips_a_small_learning_rate(tmp_path):
+    from phrasenmt.training.spec import load_spec, resolve_spec
+
+    for spec in ('{"train": {"lr": 1e-5, "adam_eps": 1e-09}}',
+                 str(tmp_path / "spec.yaml")):
+        # as Python prints the numbers (str(1e-05)): YAML 1.1 strings
+        (tmp_path / "spec.yaml").write_text("train: {lr: 1e-05, adam_eps: 1e-09}\n")
+        train = resolve_spec(*load_spec(spec)).train
+        assert (train.lr, train.adam_eps) == (1e-5, 1e-9)
