@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import ast
 import os
+import re
+import shlex
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -232,6 +234,43 @@ def test_bad_input_file(pipeline: Path, tmp_path_factory, stage: Stage, rel: str
         shutil.rmtree(work)
 
     case()
+
+
+# -- out-of-range or non-ASCII integers in files of integers --------------------
+
+INTEGER_FILES = (".align", ".sym", ".fwd", ".rev", ".fert2", ".fert4", ".phrases")
+BAD_INTEGERS = ("huge", "negative", "superscript", "arabic-indic")
+
+
+def integer_cases() -> list[tuple[Stage, str, str]]:
+    """(stage, input, value class) for every input read as integers (a
+    `--sidecar` is carried through unread)."""
+    cases = []
+    for stage in STAGES:
+        argv = shlex.split(stage.args)
+        carried = {argv[i + 1].removeprefix("{r}/") for i, a in enumerate(argv[:-1])
+                   if a == "--sidecar"}
+        cases += [(stage, rel, how) for rel in dict.fromkeys(stage.inputs())
+                  if stage.build and rel.endswith(INTEGER_FILES)
+                  and rel not in carried for how in BAD_INTEGERS]
+    return cases
+
+
+@pytest.mark.parametrize("stage, rel, how", params(integer_cases()))
+def test_bad_integer_in_a_file_of_integers(pipeline: Path, tmp_path: Path,
+                                           stage: Stage, rel: str, how: str):
+    """One id made huge (10^9: an allocation), negative or non-ASCII digits."""
+    value = {"huge": "1000000000", "negative": "-1", "superscript": "\u00b2",
+             "arabic-indic": "\u0661"}[how]
+    text = (pipeline / rel).read_text(encoding="utf-8")
+    bad = tmp_path / "bad" / rel
+    bad.parent.mkdir(parents=True)
+    bad.write_text(re.sub(r"(?<![0-9])1(?![0-9])|[0-9]+", value, text, count=1),
+                   encoding="utf-8")
+    assert bad.read_text(encoding="utf-8") != text
+    argv = [a.replace(str(pipeline / rel), str(bad))
+            for a in stage.argv(pipeline, tmp_path / "out")]
+    check_clean_failure(stage, argv, pipeline, tmp_path, 1, (str(bad),))
 
 
 # -- bad option values and output paths ---------------------------------------
