@@ -1,5 +1,6 @@
 # phrasenmt: one DAG from dataset to report. Rules live in rules/*.smk; every
 # rule calls `python -m phrasenmt.<stage>`; helpers are in phrasenmt.workflow.
+# rules/common.smk comes first: the others use what it defines.
 from snakemake.utils import min_version
 
 min_version("9.0")
@@ -27,7 +28,10 @@ include: "rules/documents_report.smk"
 include: "rules/claims.smk"
 
 
+from phrasenmt.workflow.targets import final_targets
+
+
 rule all:
     default_target: True
     input:
-        wf.final_targets(config),
+        final_targets(config),

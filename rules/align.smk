@@ -5,6 +5,9 @@
 # word-alignment model as the training labels (Park & Tsvetkov 2019, Tables 4-5).
 
 
+include: "align_functions.smk"
+
+
 rule align:
     input:
         unpack(align_inputs),

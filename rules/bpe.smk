@@ -2,6 +2,9 @@
 # per language for apply-bpe's threshold, then every split segmented.
 
 
+include: "bpe_functions.smk"
+
+
 rule learn_bpe:
     input:
         unpack(train_pair),

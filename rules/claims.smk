@@ -1,7 +1,9 @@
-# The claims table (issue 13): every claim of claims.yaml that the dataset's
-# models can test, with all training seeds (phrasenmt.report.claims); the
-# files each claim reads come from phrasenmt.workflow_claims.
-# Input functions: claims_inputs / claims_args in rules/common.smk.
+# The claims table: every claim of claims.yaml that the dataset's models can
+# test, with all training seeds (phrasenmt.report.claims); the files each claim
+# reads come from phrasenmt.workflow.claims.
+
+
+include: "claims_functions.smk"
 
 
 rule claims_table:

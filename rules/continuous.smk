@@ -7,6 +7,9 @@
 # set of test labels (gold_fertility), scored as an extra row.
 
 
+include: "continuous_functions.smk"
+
+
 rule join_phrases:
     input:
         text=expand_data("{split}", "tgt"),

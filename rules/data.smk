@@ -2,6 +2,9 @@
 # checksums), or the user's own files; then cleaning/tokenization per split.
 
 
+include: "data_functions.smk"
+
+
 rule synthetic:
     output:
         expand(

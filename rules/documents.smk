@@ -8,7 +8,10 @@
 # test set's document ids. Then the contrastive sets with context: prepared once,
 # BPE'd with the dataset's codes, scored by every row of the discourse tables,
 # document-level models with context, sentence-level ones without.
-# Helpers: phrasenmt.workflow_documents / workflow_discourse; adapters: common.smk.
+# Helpers: phrasenmt.workflow.documents and phrasenmt.workflow.discourse.
+
+
+include: "documents_functions.smk"
 
 
 wildcard_constraints:

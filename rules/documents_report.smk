@@ -7,6 +7,9 @@
 # one table per sweep of a document-level model (K, N_c, integration, gating).
 
 
+include: "documents_report_functions.smk"
+
+
 rule pronoun_align_reference:
     input:
         src=expand_data("{testset}", "src"),

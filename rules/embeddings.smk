@@ -1,7 +1,10 @@
 # fastText skipgram embeddings of the target language. PCoNMT's word and phrase
 # tables: the training text with every listed phrase joined into one token.
 # CoNMT's word table: the un-joined text (embeddings/plain/), so that a word seen
-# only inside a listed phrase has a vector of its own (phrasenmt.workflow_embeddings).
+# only inside a listed phrase has a vector of its own (phrasenmt.workflow.continuous).
+
+
+include: "embeddings_functions.smk"
 
 
 rule concat_phrases:

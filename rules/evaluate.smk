@@ -5,6 +5,9 @@
 # tables read. BLEU by source length per test set (each model's first seed).
 
 
+include: "evaluate_functions.smk"
+
+
 rule bleu:
     input:
         hyp="results/{dataset}/translations/{model}/seed{seed}/{testset}.txt",

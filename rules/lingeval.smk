@@ -5,6 +5,9 @@
 # Synthetic datasets bring their own items; others use the real lingeval97.json.
 
 
+include: "lingeval_functions.smk"
+
+
 rule lingeval97_download:
     output:
         json="results/_lingeval97/lingeval97.json",

@@ -5,7 +5,10 @@
 # greedy decoding (+ .greedy.segments for SWAN models); the attention baseline
 # keeps its greedy {testset}.tok and gets {testset}.beam.tok. A checkpoint_of row
 # (NPMT+LM) decodes its model's checkpoint with a 4-gram KenLM model (Eq. 3).
-# Helpers: phrasenmt.workflow_npmt; adapters: rules/common.smk.
+# Helpers: phrasenmt.workflow.npmt.
+
+
+include: "npmt_functions.smk"
 
 
 wildcard_constraints:

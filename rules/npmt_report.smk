@@ -4,6 +4,9 @@
 # Decodings and BLEU JSONs come from rules/npmt.smk.
 
 
+include: "npmt_report_functions.smk"
+
+
 # --- analyses: segments (footnote 4, Table 2, Appendix C) and gates (Appendix A)
 
 

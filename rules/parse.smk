@@ -4,6 +4,9 @@
 # use the generator's gold trees; others are parsed with stanza.
 
 
+include: "parse_functions.smk"
+
+
 rule parse_gold:
     input:
         text=expand_data("{split}", "src"),

@@ -2,6 +2,9 @@
 # `snakemake --report report.html` collects them into one HTML report.
 
 
+include: "report_functions.smk"
+
+
 rule results_table:
     input:
         evals=eval_jsons,

@@ -4,6 +4,9 @@
 # Averaging takes the number of checkpoints the preset asks for from summary.json.
 
 
+include: "train_functions.smk"
+
+
 rule train:
     input:
         src=expand_bpe("train", "src"),

@@ -2,6 +2,9 @@
 # detokenization.
 
 
+include: "translate_functions.smk"
+
+
 rule translate:
     input:
         model="results/{dataset}/models/{model}/seed{seed}/averaged.pt",

@@ -20,14 +20,13 @@ from collections.abc import Iterable
 from itertools import pairwise
 from typing import Any
 
-from phrasenmt import workflow as wf
-from phrasenmt import workflow_discourse as wfdis
-from phrasenmt import workflow_documents as wfd
-from phrasenmt import workflow_embeddings as wfe
-from phrasenmt import workflow_npmt as wfn
-from phrasenmt import workflow_runs as runs
 from phrasenmt.config import read_config_file, validate_config
 from phrasenmt.io import InputError
+from phrasenmt.workflow import base as wf
+from phrasenmt.workflow import continuous, phrase_repr, runs
+from phrasenmt.workflow import discourse as wfdis
+from phrasenmt.workflow import documents as wfd
+from phrasenmt.workflow import npmt as wfn
 
 LANG = re.compile(r"[a-z]{2,3}")  # rules/common.smk's `lang` wildcard constraint
 SYNTHETIC_DIRECTIONS = ("en-de", "de-en")  # what the generator writes
@@ -42,11 +41,11 @@ def start(config: dict, files: Iterable[str | os.PathLike] = ()) -> None:
     check_config_files(files)
     validate_config(config, None)
     check_experiment(config)  # each entry on its own before the families' checks
-    wf.check_phrase_models(config)
+    phrase_repr.check_phrase_models(config)
     wfn.check_npmt_models(config)
     wfd.derive_joint_finetune(config)
     wf.derive_sweeps(config)
-    wfe.check_embedding_dims(config)  # the continuous models' table sizes agree
+    continuous.check_embedding_dims(config)  # the continuous models' table sizes agree
     wfd.check_document_models(config)
     wfdis.check_contrastive_sets(config)
     runs.check_seeds(config)  # after derivation: derived entries copy seeds
@@ -110,7 +109,7 @@ def _check_stopwords(key: str, lang: str) -> None:
 
 def _check_synthetic(key: str, ds: dict) -> None:
     """The generator's direction, document lengths and rate names."""
-    from phrasenmt.synthetic.clause import GrammarConfig
+    from phrasenmt.synthetic.builder import GrammarConfig
 
     direction = f"{ds['src']}-{ds['tgt']}"
     if direction not in SYNTHETIC_DIRECTIONS:
@@ -158,5 +157,5 @@ def rule_specs(config: dict, model: str) -> list[str]:
     """The `--spec` strings the train rules pass for a model, one per dataset."""
     if wf.model_family(config, model) != "continuous":
         return [wf.model_spec(config, model)]
-    return [wf.continuous_spec(config, ds, model)
+    return [continuous.continuous_spec(config, ds, model)
             for ds in wf.models_datasets(config, model)]

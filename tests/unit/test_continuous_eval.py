@@ -9,13 +9,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from phrasenmt import workflow as wf
 from phrasenmt.config import validate_config
 from phrasenmt.evaluate.fertility import class_scores
 from phrasenmt.evaluate.multiword import multiword_subset
 from phrasenmt.fertility import binary, gold_labels
 from phrasenmt.io import InputError
 from phrasenmt.report import continuous as tables
+from phrasenmt.workflow import base as wf
+from phrasenmt.workflow import continuous as wfcont
+from phrasenmt.workflow.targets import final_targets
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -104,13 +106,14 @@ def test_default_config_routes_the_family_to_its_own_rules():
                       "pconmt_fert4"]
     assert "attn_rnn" not in wf.model_regex(config, "default").split("|")
     assert wf.baseline(config, "synthetic_de_en") == "attn_rnn"
-    spec = json.loads(wf.continuous_spec(config, "synthetic_de_en", "pconmt_fert2"))
+    spec = json.loads(wfcont.continuous_spec(config, "synthetic_de_en",
+                                             "pconmt_fert2"))
     assert spec["model"]["phrase_table"].endswith("embeddings/phrases.vec")
-    assert wf.continuous_target(config, "synthetic_de_en", "pconmt_fert2",
+    assert wfcont.continuous_target(config, "synthetic_de_en", "pconmt_fert2",
                                 "train").endswith("phrases/train.joined")
-    assert wf.continuous_target(config, "synthetic_de_en", "conmt",
+    assert wfcont.continuous_target(config, "synthetic_de_en", "conmt",
                                 "dev").endswith("data/dev.en")
-    targets = wf.final_targets(config)
+    targets = final_targets(config)
     assert "results/synthetic_de_en/report/fertility_test.md" in targets
 
 

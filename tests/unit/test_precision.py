@@ -26,7 +26,6 @@ import pytest
 import torch
 
 from phrasenmt import precision as prec
-from phrasenmt import workflow_runs as runs
 from phrasenmt.config import validate_config
 from phrasenmt.io import InputError
 from phrasenmt.models.registry import MODELS, get_model_class
@@ -40,6 +39,7 @@ from phrasenmt.training.loss import sequence_loss
 from phrasenmt.training.spec import resolve_spec
 from phrasenmt.training.trainer import Trainer
 from phrasenmt.translate import main as translate_main
+from phrasenmt.workflow import runs
 from tests.conftest import REPO
 
 CPU = torch.device("cpu")

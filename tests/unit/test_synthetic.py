@@ -9,7 +9,7 @@ import pytest
 
 from phrasenmt.io import InputError
 from phrasenmt.synthetic import german, lexicon
-from phrasenmt.synthetic.clause import GrammarConfig
+from phrasenmt.synthetic.builder import GrammarConfig
 from phrasenmt.synthetic.corpus import build_corpus, main
 from phrasenmt.synthetic.documents import Limits
 

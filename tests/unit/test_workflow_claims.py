@@ -6,9 +6,9 @@ import shlex
 
 import yaml
 
-from phrasenmt import workflow_claims as wfc
 from phrasenmt.config import validate_config
 from phrasenmt.report.claims import build_parser
+from phrasenmt.workflow import claims as wfc
 from tests.conftest import REPO
 
 

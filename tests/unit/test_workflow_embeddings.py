@@ -7,12 +7,11 @@ import json
 import pytest
 
 from phrasenmt import experiment
-from phrasenmt import workflow as wf
-from phrasenmt import workflow_embeddings as wfe
 from phrasenmt.embeddings import main as embeddings_main
 from phrasenmt.io import InputError
 from phrasenmt.models.registry import PRESETS
 from phrasenmt.training.spec import resolve_spec
+from phrasenmt.workflow import continuous as wfe
 from tests.unit.test_experiment import merged, model
 
 DS = "synthetic_de_en"
@@ -20,7 +19,7 @@ DS = "synthetic_de_en"
 
 def resolved(config: dict, name: str):
     """The model config the train rule's --spec resolves to."""
-    return resolve_spec(json.loads(wf.continuous_spec(config, DS, name))).model
+    return resolve_spec(json.loads(wfe.continuous_spec(config, DS, name))).model
 
 
 def test_conmt_reads_the_unjoined_tables_and_pconmt_the_joined_ones():

@@ -9,13 +9,15 @@ import shlex
 import pytest
 import yaml
 
-from phrasenmt import workflow as wf
-from phrasenmt import workflow_discourse as wfdis
-from phrasenmt import workflow_documents as wfd
-from phrasenmt import workflow_npmt as wfn
-from phrasenmt import workflow_runs as runs
 from phrasenmt.config import validate_config
 from phrasenmt.io import InputError
+from phrasenmt.workflow import base as wf
+from phrasenmt.workflow import discourse as wfdis
+from phrasenmt.workflow import documents as wfd
+from phrasenmt.workflow import npmt as wfn
+from phrasenmt.workflow import phrase_repr as wfpr
+from phrasenmt.workflow import runs
+from phrasenmt.workflow.targets import final_targets
 from tests.conftest import REPO
 
 DOCUMENT_ROWS = ["ctx_transformer", "han_enc", "han_dec", "han_enc_dec"]
@@ -28,7 +30,7 @@ def config() -> dict:
 
 
 def test_targets_cover_report_and_stats(config):
-    targets = wf.final_targets(config)
+    targets = final_targets(config)
     assert "results/synthetic_en_de/report/results.md" in targets
     assert "results/synthetic_en_de/report/length_test.svg" in targets
     assert "results/synthetic_en_de/analysis/data_stats.tsv" in targets
@@ -39,13 +41,13 @@ def test_run_datasets_selects(config):
     assert wf.datasets(config) == ["synthetic_en_de", "synthetic_de_en", "other"]
     config["run_datasets"] = ["other"]
     assert wf.datasets(config) == ["other"]
-    assert all("/other/" in t for t in wf.final_targets(config))
+    assert all("/other/" in t for t in final_targets(config))
 
 
 def test_datasets_without_models_stop_at_embeddings(config):
     for name in wf.models(config, "synthetic_de_en"):
         del config["models"][name]
-    targets = wf.final_targets(config)
+    targets = final_targets(config)
     assert "results/synthetic_de_en/embeddings/phrases.vec" in targets
     assert not any(t.startswith("results/synthetic_de_en/report/") for t in targets)
 
@@ -81,7 +83,7 @@ def test_testsets_validate_the_choice(config):
 def test_models_restricted_to_datasets(config):
     config["models"]["other"] = {"arch": "transformer", "preset": "tiny",
                                  "datasets": ["elsewhere"]}
-    assert wf.models(config, "synthetic_en_de") == ["transformer", *wf.PHRASE_REPR_ARCHS,
+    assert wf.models(config, "synthetic_en_de") == ["transformer", *wfpr.PHRASE_REPR_ARCHS,
                                                     *DOCUMENT_ROWS]
 
 
@@ -94,27 +96,27 @@ def test_name_regex():
 def test_phrase_archs_mirror_the_registered_configs():
     from phrasenmt.models.phrase_transformer import VARIANTS
 
-    assert {a: c().segmentation for a, c in VARIANTS.items()} == wf.PHRASE_REPR_ARCHS
+    assert {a: c().segmentation for a, c in VARIANTS.items()} == wfpr.PHRASE_REPR_ARCHS
 
 
 def test_phrase_models_get_their_segmentation_side_inputs(config):
     ds = "synthetic_en_de"
-    assert wf.side_args(config, ds, "transformer", ["train", "dev"]) == ""
-    assert wf.side_args(config, ds, "pr_max_attn_ta", ["train", "dev"]) == (
+    assert wfpr.side_args(config, ds, "transformer", ["train", "dev"]) == ""
+    assert wfpr.side_args(config, ds, "pr_max_attn_ta", ["train", "dev"]) == (
         f"--side phrases=results/{ds}/parse/train.ngram.phrases,"
         f"results/{ds}/parse/dev.ngram.phrases")
-    assert wf.side_inputs(config, ds, "pr_max_attn_ta_parse", ["test"]) == {
+    assert wfpr.side_inputs(config, ds, "pr_max_attn_ta_parse", ["test"]) == {
         "phrases": [f"results/{ds}/parse/test.parse.phrases"]}
 
 
 def test_parse_phrases_on_a_non_english_source_is_a_config_error(config):
     config["models"]["pr_max_attn_ta_parse"]["datasets"] = ["synthetic_de_en"]
     with pytest.raises(Exception, match="English source"):
-        wf.check_phrase_models(config)
+        wfpr.check_phrase_models(config)
 
 
 def test_default_config_asks_for_ablation_and_agreement(config):
-    targets = wf.final_targets(config)
+    targets = final_targets(config)
     assert "results/synthetic_en_de/report/ablation.md" in targets
     assert "results/synthetic_en_de/report/agreement.png" in targets
     assert "results/synthetic_de_en/report/ablation.md" not in targets
@@ -241,7 +243,7 @@ def test_every_table_row_has_greedy_and_beam_files(npmt_config):
 
 
 def test_default_config_asks_for_every_npmt_analysis(npmt_config):
-    targets = wf.final_targets(npmt_config)
+    targets = final_targets(npmt_config)
     report = f"results/{DE_EN}/report"
     for name in ("npmt_bleu_test", "npmt_segments_test", "npmt_examples_test",
                  "npmt_mappings_test", "sweep_npmt_window"):
@@ -254,7 +256,7 @@ def test_without_lmplz_the_lm_row_is_left_out_with_a_note(npmt_config):
     wf.apply_lm_availability(npmt_config, "lmplz not found: run 'make kenlm'")
     assert "npmt_lm" not in wf.models(npmt_config, DE_EN)
     assert "npmt_lm" not in wfn.table_models(npmt_config, DE_EN)
-    assert not any("npmt_lm" in t for t in wf.final_targets(npmt_config))
+    assert not any("npmt_lm" in t for t in final_targets(npmt_config))
     assert wfn.table_notes(npmt_config, DE_EN) == [
         "NPMT+LM (npmt_lm) not run: lmplz not found: run 'make kenlm'"]
     # still buildable when asked for explicitly: the rules' model regex has it
@@ -283,7 +285,7 @@ def test_sweep_files_and_switch(config):
     config["sweeps"]["npmt_window"]["enabled"] = False
     wf.derive_sweeps(config)
     assert "npmt_window5" not in config["models"]
-    assert not any("sweep_" in t for t in wf.final_targets(config))
+    assert not any("sweep_" in t for t in final_targets(config))
     config["sweeps"]["lr"] = {"model": "transformer", "key": "train.lr",
                               "values": [0.001, 0.002]}
     wf.derive_sweeps(config)
@@ -342,7 +344,7 @@ def test_document_models_have_their_own_rules(doc_config):
     default = wf.model_regex(doc_config, "default")
     assert re.fullmatch(default, "transformer")
     assert not any(re.fullmatch(default, m) for m in DOCUMENT_ROWS)
-    assert "ctx_transformer" not in wf.lingeval_models(doc_config, EN_DE)
+    assert "ctx_transformer" not in wfpr.lingeval_models(doc_config, EN_DE)
     assert wf.sidecars(doc_config, EN_DE) == ["docs", "trees", "align"]
     doc_config["datasets"]["multi"] = {"source": "download", "name": "multi30k"}
     assert wf.sidecars(doc_config, "multi") == ["docs"]  # every dataset has ids
@@ -359,7 +361,7 @@ def test_step2_starts_from_the_step1_run(doc_config):
 
 
 def test_default_targets_have_every_discourse_table(doc_config):
-    targets = wf.final_targets(doc_config)
+    targets = final_targets(doc_config)
     root = f"results/{EN_DE}/report"
     for name in ("discourse_bleu", "discourse_contrastive", "han_bleu",
                  "discourse_pronouns_test", "discourse_cohesion_test"):
@@ -545,7 +547,7 @@ def test_document_sweeps_have_their_own_table(config):
     point = config["models"]["han_enc_context_size5"]
     assert point["init_from"] == "transformer" and point["model"] == {
         "context_size": 5}
-    targets = wf.final_targets(config)
+    targets = final_targets(config)
     root = f"results/{EN_DE}/report"
     assert f"{root}/discourse_sweep_ctx_k.md" in targets
     assert f"{root}/sweep_ctx_k.md" not in targets  # not the NPMT family's table
@@ -599,7 +601,7 @@ def test_seeds_global_per_model_and_inherited(doc_config):
     assert runs.seeds(c, "transformer") == [1, 2, 3]
     assert runs.seeds(c, "pr_max") == [4] and runs.first_seed(c, "pr_max") == 4
     assert runs.run_dir(EN_DE, "pr_max", 4) == f"results/{EN_DE}/models/pr_max/seed4"
-    files = wf.ablation_files(c, EN_DE)
+    files = wfpr.ablation_files(c, EN_DE)
     assert files["eval"]["pr_max"] == [f"results/{EN_DE}/eval/pr_max/test.json"]
     assert files["summary"]["transformer"] == [
         f"results/{EN_DE}/models/transformer/seed{s}/summary.json" for s in (1, 2, 3)]

@@ -33,8 +33,8 @@ JOB_STARTS = ("rule ", "localrule ", "checkpoint ", "localcheckpoint ")
 RUNNER = """
 import sys
 sys.path.insert(0, {src!r})
-import phrasenmt.workflow as wf
-wf.lm_unavailable_reason = lambda: None
+from phrasenmt.workflow import base
+base.lm_unavailable_reason = lambda: None
 from snakemake.cli import main
 sys.argv = ["snakemake", *sys.argv[1:]]
 main()

@@ -11,8 +11,7 @@ document, counted over every content-word token of the test set (micro
 average). Content words are tokens with a letter that are not in the
 stopwordsiso list of the target language, compared lowercased. Wong and Kit
 also count synonyms, near-synonyms and superordinates from WordNet; here only
-repetition is counted (the issue's definition), so the numbers are lower
-bounds of theirs.
+repetition is counted, so the numbers are lower bounds of theirs.
 
 Coherence, after Foltz et al. (1998): the mean cosine similarity of the LSA
 vectors of adjacent sentences of a document (pairs never cross documents). The

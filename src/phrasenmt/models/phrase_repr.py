@@ -112,8 +112,8 @@ class AttentiveCombination(nn.Module):
     """Eq. 7-8: multi-head attention of x over phrases, then W4 σ(W3 [x|out] + b3) + b4.
 
     Eq. 7 in the paper's text reads "x as keys and R_phrase as queries and
-    values", which cannot give one output per token; we follow the issue and
-    Figure 2: x are the queries, the phrases the keys and values.
+    values", which cannot give one output per token; we follow Figure 2: x are
+    the queries, the phrases the keys and values.
     """
 
     def __init__(self, d_model: int, n_heads: int, attention_dropout: float,

@@ -1,8 +1,10 @@
-"""Verb arguments and adverbials of a clause, in English and German."""
+"""Building a clause in English and German: its verb, the verb's arguments,
+adverbials, and relative clauses on noun phrases."""
 
 from __future__ import annotations
 
 from phrasenmt.synthetic import german
+from phrasenmt.synthetic.builder import COPULA, Builder, Mention
 from phrasenmt.synthetic.clause import (
     ACC_DEF,
     ACC_INDEF,
@@ -14,21 +16,84 @@ from phrasenmt.synthetic.clause import (
     PRON_ACC,
     PRON_DAT,
     WRAP,
-    Builder,
     Clause,
     english_clause,
-    make_clause,
     realize,
 )
-from phrasenmt.synthetic.lexicon import Word
+from phrasenmt.synthetic.lexicon import Verb, Word
 from phrasenmt.synthetic.phrases import (
-    Mention,
     Phrase,
     noun_phrase,
     prep_phrase,
     pronoun_phrase,
 )
 from phrasenmt.synthetic.tree import De, Leaf, Node
+
+
+def _verb_keys(verb: Verb, head: int, extras: list[Leaf]) -> dict[str, list[int]]:
+    """Which English leaves each German verb part (verb, particle, sich, prep) gets."""
+    keys = {"verb": [head], "particle": [head], "refl": [head], "prep": []}
+    for leaf in extras:
+        if leaf.tag in ("IN", "TO"):
+            slot = "prep" if verb.prep else "particle" if verb.particle else "verb"
+            keys[slot].append(leaf.key)
+        else:
+            keys["particle" if verb.particle else "verb"].append(leaf.key)
+            keys["refl"].append(leaf.key)
+    return keys
+
+
+def _choose_verb(s: Builder, depth: int, cls: str | None,
+                 obj_cls: str | None) -> tuple[Verb, str]:
+    """Pick the verb and the subject class that goes with it."""
+    if obj_cls is not None:
+        verb = s.pick_verb(None, obj_cls, depth > 0)
+        return verb, s.rng.choice(verb.subj)
+    cls = cls or s.subject_class()
+    if s.rng.random() < s.cfg.rate_copula:
+        return COPULA, cls
+    return s.pick_verb(cls, None, depth > 0), cls
+
+
+def make_clause(s: Builder, depth: int, subj: Phrase | None = None, gap: str = "",
+                head: Phrase | None = None, obj: Mention | None = None) -> Clause:
+    """Build a clause; gap 'subj'/'obj' leaves that slot to a relative pronoun.
+
+    `obj` makes the object a pronoun for an earlier mention.
+    """
+    obj_cls = head.cls if gap == "obj" else obj.noun.cls if obj is not None else None
+    known = head.cls if gap == "subj" else subj.cls if subj is not None else None
+    verb, cls = _choose_verb(s, depth, known, obj_cls)
+    if subj is None and gap != "subj":
+        subj = noun_phrase(s, "nom", cls, 0 if depth == 0 else 1, relative_clause)
+    plural = subj.plural if subj is not None else head.plural
+    if verb is COPULA:
+        verb_leaf = s.leaf("VBP" if plural else "VBZ", "are" if plural else "is")
+    else:
+        verb_leaf = s.leaf("VBP" if plural else "VBZ", verb.en_form(plural))
+    extras = [s.leaf(tag, word) for word, tag in verb.en[1:]]
+    if verb.multiword:
+        s.mwus.append(" ".join(w for w, _ in verb.en))
+    c = Clause(verb, plural, subj, verb_leaf, _verb_keys(verb, verb_leaf.key, extras))
+    add_arguments(s, c, extras, depth, gap, head, obj)
+    add_adverbials(s, c, depth)
+    return c
+
+
+def relative_clause(s: Builder, head: Phrase) -> tuple[Node, list[De]]:
+    """A relative clause on `head`: subject gap (who sees) or object gap."""
+    gap = "subj"
+    if s.rng.random() < 0.4 and s.pools.verbs(None, head.cls, True, False):
+        gap = "obj"
+    c = make_clause(s, 1, gap=gap, head=head)
+    if gap == "subj" and head.cls == "p":
+        rel = s.leaf("WP", "who")
+    else:
+        rel = s.leaf("WDT", "that")
+    case = c.gap_case or "nom"
+    lead = [De(","), De(german.relative_pronoun(case, head.g), (rel.key,))]
+    de = realize(s, c, "rel", lead=lead) + [De(",")]
+    return Node("SBAR", [Node("WHNP", [rel]), english_clause(c)]), de
 
 
 def _wrap(leaf: Leaf) -> Node:
@@ -60,7 +125,7 @@ def _object(s: Builder, c: Clause, case: str, depth: int, obj: Phrase | None,
             classes: str) -> Phrase:
     """The given object or a new noun phrase, filed in the middle field."""
     if obj is None:
-        obj = noun_phrase(s, case, classes, 0 if depth == 0 else 1)
+        obj = noun_phrase(s, case, classes, 0 if depth == 0 else 1, relative_clause)
     c.items.append((_object_rank(case, obj), obj.de))
     if case == "acc":
         c.acc_objects.append((obj.syncretic, obj.plural))
@@ -120,7 +185,7 @@ def _ditransitive(s: Builder, c: Clause, depth: int) -> None:
 def _prep_object(s: Builder, c: Clause, extras: list[Leaf], depth: int) -> None:
     """wait for the bus -> wartet auf den Bus (with im/vom contractions)."""
     prep, case = c.verb.prep
-    obj = noun_phrase(s, case, c.verb.obj, 0 if depth == 0 else 1)
+    obj = noun_phrase(s, case, c.verb.obj, 0 if depth == 0 else 1, relative_clause)
     de = obj.de
     short = german.contract(prep, de[0].word) if not obj.has_rel else None
     if short:

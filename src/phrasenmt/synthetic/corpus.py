@@ -28,7 +28,7 @@ from phrasenmt.cli import (
 )
 from phrasenmt.io import InputError, atomic_open, run_cli, write_lines
 from phrasenmt.synthetic import lexicon
-from phrasenmt.synthetic.clause import RATE_HELP, GrammarConfig, Pools
+from phrasenmt.synthetic.builder import RATE_HELP, GrammarConfig, Pools
 from phrasenmt.synthetic.documents import Limits, document
 from phrasenmt.synthetic.lingeval import bin_counts, split_items, targeted_items
 from phrasenmt.synthetic.tree import Sentence

@@ -6,18 +6,10 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
-from phrasenmt.synthetic.arguments import adverbial
-from phrasenmt.synthetic.clause import (
-    ADV,
-    Builder,
-    Clause,
-    GrammarConfig,
-    Pools,
-    english_clause,
-    make_clause,
-    realize,
-)
-from phrasenmt.synthetic.phrases import Mention, pronoun_phrase
+from phrasenmt.synthetic.arguments import adverbial, make_clause
+from phrasenmt.synthetic.builder import Builder, GrammarConfig, Mention, Pools
+from phrasenmt.synthetic.clause import ADV, Clause, english_clause, realize
+from phrasenmt.synthetic.phrases import pronoun_phrase
 from phrasenmt.synthetic.tree import PUNCT, De, Node, Sentence, finish
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from phrasenmt.synthetic.clause import GrammarConfig, Pools
+from phrasenmt.synthetic.builder import GrammarConfig, Pools
 from phrasenmt.synthetic.documents import Limits, distance, make_sentence
 from phrasenmt.synthetic.tree import Sentence
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from phrasenmt.synthetic import german
+from phrasenmt.synthetic.builder import Builder, Mention
 from phrasenmt.synthetic.lexicon import Noun, Word
 from phrasenmt.synthetic.tree import De, Leaf, Node, PronounUse
-
-if TYPE_CHECKING:
-    from phrasenmt.synthetic.clause import Builder
 
 _EN_POSSESSIVE = (("my", "mein"), ("our", "unser"))
 
@@ -36,24 +34,10 @@ class Phrase:
         return self.g != "m"
 
 
-@dataclass(frozen=True)
-class Mention:
-    """A noun mentioned in a sentence, for later pronoun reference."""
-
-    noun: Noun
-    plural: bool
-
-    @property
-    def pronoun_key(self) -> str:
-        """English pronoun class: m/f for persons, it, or pl."""
-        if self.plural:
-            return "pl"
-        return self.noun.gender if self.noun.cls == "p" else "it"
-
-    @property
-    def g(self) -> str:
-        """German gender key of the mention."""
-        return "pl" if self.plural else self.noun.gender
+# Builds a relative clause on a noun phrase: arguments.relative_clause, handed to
+# noun_phrase by its callers (clauses are made of noun phrases, so this module
+# cannot import the clause builder).
+RelativeClause = Callable[[Builder, Phrase], tuple[Node, list[De]]]
 
 
 def _determiner(s: Builder, noun: Noun, plural: bool) -> tuple[str, str, str]:
@@ -129,8 +113,9 @@ def _core(s: Builder, noun: Noun, plural: bool, case: str) -> Phrase:
 
 
 def noun_phrase(s: Builder, case: str, classes: str, depth: int = 0,
-                allow_rel: bool = True) -> Phrase:
-    """A noun phrase in `case` headed by a noun of one of `classes`."""
+                relative_clause: RelativeClause | None = None) -> Phrase:
+    """A noun phrase in `case` headed by a noun of one of `classes`; at depth 0,
+    with `relative_clause`, it may get a relative clause."""
     noun = s.pick_noun(classes)
     plural = noun.de_pl is not None and s.rng.random() < s.cfg.rate_plural
     phrase = _core(s, noun, plural, case)
@@ -140,8 +125,9 @@ def noun_phrase(s: Builder, case: str, classes: str, depth: int = 0,
         pp_en, pp_de = prep_phrase(s, depth + 1, classes=None)
         kids.append(pp_en)
         phrase.de += pp_de
-    if depth == 0 and allow_rel and s.rng.random() < s.cfg.rate_relative_clause:
-        rel_en, rel_de = s.relative_clause(phrase)
+    if (depth == 0 and relative_clause is not None
+            and s.rng.random() < s.cfg.rate_relative_clause):
+        rel_en, rel_de = relative_clause(s, phrase)
         kids.append(rel_en)
         phrase.de += rel_de
         phrase.has_rel = True
@@ -183,5 +169,5 @@ def prep_phrase(s: Builder, depth: int, classes: str | None,
                 adjunct: bool = False) -> tuple[Node, list[De]]:
     """A prepositional phrase; adjuncts use locative prepositions only."""
     prep = s.pick_preposition(adjunct)
-    obj = noun_phrase(s, prep.kind, prep.classes, depth, allow_rel=False)
+    obj = noun_phrase(s, prep.kind, prep.classes, depth)
     return with_preposition(s, prep, obj)

@@ -1,4 +1,8 @@
-"""Helpers the Snakefile needs (dataset/model lists, targets, params), kept testable."""
+"""The base of the workflow helpers: datasets, models, families, the external LM.
+
+Every family module of `phrasenmt.workflow` imports this one (and `runs`, the
+paths of one training run); this one imports no family module.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +13,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from phrasenmt import workflow_runs as runs
 from phrasenmt.io import InputError
 from phrasenmt.sweeps import derive_sweeps, derived_models, sweep_points, sweeps
+from phrasenmt.workflow import runs
 
 __all__ = ["derive_sweeps", "derived_models", "sweep_points", "sweeps"]  # re-exported
 
@@ -150,34 +154,6 @@ def sidecars(config: dict, dataset: str) -> list[str]:
     return list(SIDECARS) if source(config, dataset) == "synthetic" else ["docs"]
 
 
-def final_targets(config: dict) -> list[str]:
-    """Everything `rule all` asks for."""
-    targets = []
-    for ds in datasets(config):
-        root = f"results/{ds}"
-        targets.append(f"{root}/analysis/data_stats.tsv")
-        targets += [f"{root}/phrases/filters.tsv", f"{root}/embeddings/words.vec",
-                    f"{root}/embeddings/phrases.vec"]
-        if source(config, ds) == "synthetic":
-            targets.append(f"{root}/analysis/aer.json")
-        if not models(config, ds):
-            continue
-        targets += [f"{root}/report/results.{ext}" for ext in ("md", "tex", "csv")]
-        for testset in testsets(config, ds):
-            targets += [f"{root}/report/length_{testset}.{ext}" for ext in ("png", "svg")]
-        targets += continuous_targets(config, ds)
-        targets += phrase_targets(config, ds)
-        # these modules import this one
-        from phrasenmt.workflow_claims import claims_targets
-        from phrasenmt.workflow_discourse import document_targets
-        from phrasenmt.workflow_npmt import npmt_targets
-
-        targets += npmt_targets(config, ds)
-        targets += document_targets(config, ds)
-        targets += claims_targets(config, ds)
-    return targets
-
-
 def baseline(config: dict, dataset: str) -> str:
     """The model others are compared against on `dataset` (config `baseline`)."""
     base = config["baseline"]
@@ -206,18 +182,19 @@ def local_file(config: dict, dataset: str, split: str, lang: str) -> str:
 # -- model families: which rules train and decode a model ----------------------
 
 # Continuous-output family (Park & Tsvetkov 2019): word-level data, its own
-# train/fertility/translate rules (rules/continuous.smk).
+# train/fertility/translate rules (rules/continuous.smk, helpers in
+# phrasenmt.workflow.continuous).
 CONTINUOUS_ARCHS = ("attn_rnn", "conmt", "pconmt_nofert", "pconmt_fert2",
                     "pconmt_fert4")
 PHRASE_OUTPUT_ARCHS = ("pconmt_nofert", "pconmt_fert2", "pconmt_fert4")
 FERTILITY_CLASSES = {"pconmt_fert2": 2, "pconmt_fert4": 4}
 # NPMT family (Huang et al. 2018): word-level data like the continuous family,
-# its own rules (rules/npmt.smk, helpers in phrasenmt.workflow_npmt).
+# its own rules (rules/npmt.smk, helpers in phrasenmt.workflow.npmt).
 SWAN_ARCHS = ("npmt", "npmt_noreorder")  # sleep-wake segment output, Eq. 3 search
 NPMT_ARCHS = (*SWAN_ARCHS, "attn_rnn_reorder")
 # Document-level family (Zhang et al. 2018; Miculicich et al. 2018): BPE'd data
 # with document ids, trained from a step-1 model (rules/documents.smk, helpers in
-# phrasenmt.workflow_documents).
+# phrasenmt.workflow.documents).
 CTX_ARCHS = ("ctx_transformer", "ctx_transformer_enc", "ctx_transformer_dec")
 HAN_ARCHS = ("han_enc", "han_dec", "han_enc_dec")
 DOCUMENT_ARCHS = (*CTX_ARCHS, *HAN_ARCHS)
@@ -248,135 +225,10 @@ def arch_models(config: dict, archs: tuple[str, ...] | dict) -> list[str]:
     return [m for m, spec in config["models"].items() if spec["arch"] in archs]
 
 
-def continuous_spec(config: dict, dataset: str, model: str) -> str:
-    """`phrasenmt.train --spec` of a continuous-family model: tables of `dataset`."""
-    from phrasenmt import workflow_embeddings as wfe  # it imports this module
-
-    spec = json.loads(model_spec(config, model))
-    if spec["arch"] in wfe.TABLE_ARCHS:  # CoNMT: un-joined text's table (wfe)
-        tables = {"embed_dim": wfe.embedding_dim(config, dataset),
-                  **wfe.table_files(dataset, spec["arch"])}
-        spec["model"] = {**tables, **spec["model"]}
-    return json.dumps(spec, sort_keys=True)
-
-
-def continuous_target(config: dict, dataset: str, model: str, split: str) -> str:
-    """A continuous model's target text: phrases joined for PCoNMT, else words."""
-    if config["models"][model]["arch"] in PHRASE_OUTPUT_ARCHS:
-        return f"results/{dataset}/phrases/{split}.joined"
-    return f"results/{dataset}/data/{split}.{langs(config, dataset)[1]}"
-
-
-def continuous_targets(config: dict, dataset: str) -> list[str]:
-    """The family's report tables of a dataset (none without family models)."""
-    fam = family_models(config, "continuous", dataset)
-    if not fam:
-        return []
-    root, exts = f"results/{dataset}/report", ("md", "tex", "csv")
-    targets = [f"{root}/efficiency.{ext}" for ext in exts]
-    for testset in testsets(config, dataset):
-        targets += [f"{root}/multiword_{testset}.{ext}" for ext in exts]
-        if set(fam) & set(arch_models(config, FERTILITY_CLASSES)):  # aligner labels
-            targets += [f"{root}/fertility_{testset}.{ext}" for ext in exts]
-    return targets
-
-
-# --- source phrase representations (Xu et al. 2020) -----------------------------
-# arch -> default segmentation; mirrors the registered configs (tested) so that
-# building the DAG does not import torch.
-PHRASE_REPR_ARCHS = {"pr_mean": "ngram", "pr_max": "ngram", "pr_max_attn": "ngram",
-                     "pr_max_attn_ta": "ngram", "pr_max_attn_ta_parse": "parse"}
-
-
-def segmentation(config: dict, model: str) -> str | None:
-    """The phrase segmentation a model reads (ngram/parse), None for other archs."""
-    m = config["models"][model]
-    if m["arch"] not in PHRASE_REPR_ARCHS:
-        return None
-    return m.get("model", {}).get("segmentation", PHRASE_REPR_ARCHS[m["arch"]])
-
-
-def side_inputs(config: dict, dataset: str, model: str,
-                splits: list[str]) -> dict[str, list[str]]:
-    """Side-input files a model reads, per name, one per split (train, dev / test)."""
-    seg = segmentation(config, model)
-    if seg is None:
-        return {}
-    return {"phrases": [f"results/{dataset}/parse/{s}.{seg}.phrases" for s in splits]}
-
-
-def side_args(config: dict, dataset: str, model: str, splits: list[str]) -> str:
-    """`--side NAME=FILE[,FILE]` options of train / translate for a model."""
-    return " ".join(f"--side {name}={','.join(files)}" for name, files in
-                    side_inputs(config, dataset, model, splits).items())
-
-
-def check_phrase_models(config: dict) -> None:
-    """Parse-based phrases need an English source (stanza's English parser)."""
-    for model in config["models"]:
-        if segmentation(config, model) != "parse":
-            continue
-        for ds in models_datasets(config, model):
-            if langs(config, ds)[0] != "en":
-                raise InputError(f"models.{model}: parse-based phrases need an "
-                                 f"English source, but dataset {ds} translates from "
-                                 f"{langs(config, ds)[0]!r}", "config")
-
-
 def models_datasets(config: dict, model: str) -> list[str]:
     """Datasets a model trains on."""
     return list(config["models"][model].get("datasets", config["datasets"]))
 
-
-def lingeval_json(config: dict, dataset: str) -> str | None:
-    """The Lingeval97-format items of an en->de dataset (None for other pairs)."""
-    if langs(config, dataset) != ("en", "de"):
-        return None
-    if source(config, dataset) == "synthetic":
-        return f"results/{dataset}/raw/test.lingeval.json"
-    return "results/_lingeval97/lingeval97.json"
-
-
-def lingeval_models(config: dict, dataset: str) -> list[str]:
-    """Models scored on the agreement items (models of the default family)."""
-    if lingeval_json(config, dataset) is None:
-        return []
-    return [m for m in models(config, dataset) if model_family(config, m) == "default"]
-
-
-def phrase_targets(config: dict, dataset: str) -> list[str]:
-    """Ablation table and agreement analysis of a dataset with models."""
-    root = f"results/{dataset}"
-    targets = []
-    if any(segmentation(config, m) for m in models(config, dataset)):
-        targets += [f"{root}/report/ablation.{ext}" for ext in ("md", "tex", "csv")]
-    if lingeval_models(config, dataset):
-        targets += [f"{root}/report/agreement.{ext}" for ext in ("png", "svg")]
-    return targets
-
-
-def ablation_models(config: dict, dataset: str) -> list[str]:
-    """Rows of the ablation table: the default-family models, in config order."""
-    return [m for m in models(config, dataset) if model_family(config, m) == "default"]
-
-
-ABLATION_KINDS = ("eval", "seed_eval", "summary", "hyp", "benchmark")
-
-
-def ablation_files(config: dict, dataset: str) -> dict[str, dict[str, list[str]]]:
-    """Per kind, per model: the table's input files on the first test set, the
-    aggregate `eval` once and the others once per seed (benchmarks exist once
-    the hypotheses do)."""
-    t = testsets(config, dataset)[0]
-    kinds = {"seed_eval": lambda m, s: runs.seed_eval(dataset, m, s, t),
-             "summary": lambda m, s: runs.run_file(dataset, m, s, "summary.json"),
-             "hyp": lambda m, s: runs.hyp_file(dataset, m, s, t),
-             "benchmark": lambda m, s: runs.benchmark("translate", dataset, m, s, t)}
-    rows = ablation_models(config, dataset)
-    files = {"eval": {m: [runs.aggregate_eval(dataset, m, t)] for m in rows}}
-    for kind, path in kinds.items():
-        files[kind] = {m: [path(m, s) for s in runs.seeds(config, m)] for m in rows}
-    return files
 
 
 # --- models that decode another model's checkpoint; the external LM -----------

@@ -1,13 +1,13 @@
 """Workflow helpers of the claims table (rules/claims.smk).
 
 The one place that maps (dataset, model, seed) to the files the claims table
-reads. Per-seed runs follow the seeds layout (issue 13):
+reads. Per-seed runs follow the layout of training seeds (phrasenmt.workflow.runs):
 
     results/{dataset}/models/{model}/seed{seed}/summary.json
     results/{dataset}/translations/{model}/seed{seed}/{testset}.txt | .tok
     results/{dataset}/discourse/align/{testset}/{model}/seed{seed}.align
 
-Paths come from phrasenmt.workflow_runs where it has them; every kind is read
+Paths come from phrasenmt.workflow.runs where it has them; every kind is read
 for every seed of the model.
 """
 
@@ -15,18 +15,18 @@ from __future__ import annotations
 
 import shlex
 
-from phrasenmt import workflow as wf
-from phrasenmt import workflow_runs as runs
 from phrasenmt.report.claim_checks import RUN_KINDS
 from phrasenmt.report.claims import load_claims
-from phrasenmt.workflow_discourse import reference_alignment
-from phrasenmt.workflow_documents import discourse_models
+from phrasenmt.workflow import base as wf
+from phrasenmt.workflow import phrase_repr, runs
+from phrasenmt.workflow.discourse import reference_alignment
+from phrasenmt.workflow.documents import discourse_models
 
 EXTS = ("md", "tex", "csv")
 
 
 def model_seeds(config: dict, model: str) -> list[int]:
-    """Training seeds of a model (phrasenmt.workflow_runs.seeds)."""
+    """Training seeds of a model (phrasenmt.workflow.runs.seeds)."""
     return runs.seeds(config, model)
 
 
@@ -49,7 +49,7 @@ def _available(config: dict, dataset: str, kind: str) -> set[str]:
     """Models of a dataset whose workflow writes files of this kind."""
     models = set(wf.models(config, dataset))
     if kind == "lingeval":
-        return models & set(wf.lingeval_models(config, dataset))
+        return models & set(phrase_repr.lingeval_models(config, dataset))
     if kind in ("align", "hyp_tok"):  # pronoun accuracy: the discourse rows
         return models & set(discourse_models(config, dataset))
     return models
@@ -78,8 +78,8 @@ def dataset_files(config: dict, dataset: str) -> dict[str, str]:
     testset = wf.testsets(config, dataset)[0]
     data = f"results/{dataset}/data/{testset}"
     files = {"ref": f"{data}.ref.{tgt}", "src": f"{data}.{src}"}
-    if wf.lingeval_json(config, dataset) and wf.lingeval_models(config, dataset):
-        files["lingeval"] = wf.lingeval_json(config, dataset)
+    if phrase_repr.lingeval_json(config, dataset) and phrase_repr.lingeval_models(config, dataset):
+        files["lingeval"] = phrase_repr.lingeval_json(config, dataset)
     if discourse_models(config, dataset):
         files["pronoun_ref"] = f"{data}.{tgt}"
         files["pronoun_ref_align"] = reference_alignment(dataset, testset)

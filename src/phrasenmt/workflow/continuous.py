@@ -1,4 +1,8 @@
-"""Which fastText tables a continuous-output model reads, and their size.
+"""Workflow helpers of the continuous-output family (Park & Tsvetkov 2019).
+
+A model's target text (phrases joined for PCoNMT, else words), its training
+spec, the family's report tables (rules/continuous.smk), and which fastText
+tables a model reads, and their size.
 
 Each dataset can have two fastText models of its target language
 (rules/embeddings.smk):
@@ -22,8 +26,16 @@ disagrees with a model's size fails at start-up naming both keys.
 
 from __future__ import annotations
 
+import json
+
 from phrasenmt.io import InputError
-from phrasenmt.workflow import CONTINUOUS_ARCHS, PHRASE_OUTPUT_ARCHS, models_datasets
+from phrasenmt.workflow import base as wf
+from phrasenmt.workflow.base import (
+    CONTINUOUS_ARCHS,
+    FERTILITY_CLASSES,
+    PHRASE_OUTPUT_ARCHS,
+    models_datasets,
+)
 
 TABLE_ARCHS = tuple(a for a in CONTINUOUS_ARCHS if a != "attn_rnn")  # vMF output
 # mirrors the registered presets of phrasenmt.models.continuous (tested), so
@@ -84,3 +96,35 @@ def check_embedding_dims(config: dict) -> None:
     """Every dataset's table size is well defined (start-up check)."""
     for dataset in config["datasets"]:
         embedding_dim(config, dataset)
+
+
+def continuous_spec(config: dict, dataset: str, model: str) -> str:
+    """`phrasenmt.train --spec` of a continuous-family model: tables of `dataset`."""
+    spec = json.loads(wf.model_spec(config, model))
+    if spec["arch"] in TABLE_ARCHS:  # CoNMT: the un-joined text's table
+        tables = {"embed_dim": embedding_dim(config, dataset),
+                  **table_files(dataset, spec["arch"])}
+        spec["model"] = {**tables, **spec["model"]}
+    return json.dumps(spec, sort_keys=True)
+
+
+def continuous_target(config: dict, dataset: str, model: str, split: str) -> str:
+    """A continuous model's target text: phrases joined for PCoNMT, else words."""
+    if config["models"][model]["arch"] in PHRASE_OUTPUT_ARCHS:
+        return f"results/{dataset}/phrases/{split}.joined"
+    return f"results/{dataset}/data/{split}.{wf.langs(config, dataset)[1]}"
+
+
+def continuous_targets(config: dict, dataset: str) -> list[str]:
+    """The family's report tables of a dataset (none without family models)."""
+    fam = wf.family_models(config, "continuous", dataset)
+    if not fam:
+        return []
+    root, exts = f"results/{dataset}/report", ("md", "tex", "csv")
+    targets = [f"{root}/efficiency.{ext}" for ext in exts]
+    for testset in wf.testsets(config, dataset):
+        targets += [f"{root}/multiword_{testset}.{ext}" for ext in exts]
+        if set(fam) & set(wf.arch_models(config, FERTILITY_CLASSES)):  # aligner labels
+            targets += [f"{root}/fertility_{testset}.{ext}" for ext in exts]
+    return targets
+

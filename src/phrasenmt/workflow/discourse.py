@@ -1,7 +1,7 @@
 """Workflow helpers of the discourse evaluation of document-level models.
 
 Per dataset that trains a document-level model (rules/documents_report.smk),
-over the rows of `workflow_documents.discourse_models` (the baseline, the
+over the rows of `documents.discourse_models` (the baseline, the
 sentence-level models the document-level ones start from, and those):
 contrastive accuracy with context (a synthetic en-de corpus's own items;
 ContraPro, Bawden and Voita files from `datasets.<name>.contrastive`; document
@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import shlex
 
-from phrasenmt import workflow as wf
-from phrasenmt import workflow_runs as runs
 from phrasenmt.io import InputError
 from phrasenmt.sweeps import sweep_points
-from phrasenmt.workflow_documents import (
+from phrasenmt.workflow import base as wf
+from phrasenmt.workflow import runs
+from phrasenmt.workflow.documents import (
     context_size,
     discourse_models,
     document_models,

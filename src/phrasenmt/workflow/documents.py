@@ -12,17 +12,17 @@ starts from a trained `han_enc`. `joint_finetune` on an entry derives a model
 frozen (`train.freeze: none`), the paper's optional joint fine-tuning.
 
 The rows of the discourse tables are here too; their files are in
-`phrasenmt.workflow_discourse`.
+`phrasenmt.workflow.discourse`.
 """
 
 from __future__ import annotations
 
 import json
 
-from phrasenmt import workflow as wf
-from phrasenmt import workflow_runs as runs
 from phrasenmt.io import InputError
 from phrasenmt.sweeps import sweep_base_value
+from phrasenmt.workflow import base as wf
+from phrasenmt.workflow import runs
 
 # The architecture a step starts from (besides the model's own arch, which a
 # joint fine-tuning step with train.freeze: none may start from).

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import shlex
 
-from phrasenmt import workflow as wf
-from phrasenmt import workflow_runs as runs
 from phrasenmt.io import InputError
+from phrasenmt.workflow import base as wf
+from phrasenmt.workflow import runs
 
 DECODINGS = ("greedy", "beam")
 LM_ORDER = 4  # the paper's 4-gram KenLM model of the target training text
