@@ -231,6 +231,30 @@ def read_config_file(path: str | os.PathLike) -> dict:
     return config
 
 
+def restore_numbers(config: Any, parsed: Any) -> None:
+    """Put the numbers of a config file, as `NumberLoader` reads them, back into
+    the config Snakemake built from it (in place).
+
+    Snakemake parses config files itself, with YAML 1.1 rules: `lr: 1e-5` comes
+    to it as the string '1e-5'. Where the file holds a number and the config
+    the same number as text, the config gets the number.
+    """
+    if not (isinstance(config, dict) and isinstance(parsed, dict)):
+        return
+    for key, value in parsed.items():
+        if key not in config:
+            continue
+        if isinstance(value, float) and isinstance(config[key], str):
+            try:
+                same = float(config[key]) == value
+            except ValueError:
+                same = False
+            if same:
+                config[key] = value
+        else:
+            restore_numbers(config[key], value)
+
+
 def load_config(path: str | os.PathLike) -> dict:
     """Read and validate a YAML config file."""
     if not Path(path).is_file():

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from itertools import pairwise
 from typing import Any
 
-from phrasenmt.config import read_config_file, validate_config
+from phrasenmt.config import read_config_file, restore_numbers, validate_config
 from phrasenmt.io import InputError
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import continuous, phrase_repr, runs
@@ -38,7 +38,7 @@ def start(config: dict, files: Iterable[str | os.PathLike] = ()) -> None:
     Fills the schema's defaults and derives the models of sweeps and joint
     fine-tuning (in place); any problem raises one InputError naming the key.
     """
-    check_config_files(files)
+    check_config_files(files, config)
     validate_config(config, None)
     check_experiment(config)  # each entry on its own before the families' checks
     phrase_repr.check_phrase_models(config)
@@ -52,10 +52,14 @@ def start(config: dict, files: Iterable[str | os.PathLike] = ()) -> None:
     check_models(config)  # the derived models too
 
 
-def check_config_files(paths: Iterable[str | os.PathLike]) -> None:
-    """Each config file parses, and no key in it is written twice."""
+def check_config_files(paths: Iterable[str | os.PathLike],
+                       config: dict | None = None) -> None:
+    """Each config file parses, and no key in it is written twice; its numbers
+    reach `config` as numbers (`config.restore_numbers`: `lr: 1e-5`)."""
     for path in paths:
-        read_config_file(path)
+        parsed = read_config_file(path)
+        if config is not None:
+            restore_numbers(config, parsed)
 
 
 def check_experiment(config: dict) -> None:

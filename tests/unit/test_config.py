@@ -109,3 +109,15 @@ def test_a_spec_round_trips_a_small_learning_rate(tmp_path):
         (tmp_path / "spec.yaml").write_text("train: {lr: 1e-05, adam_eps: 1e-09}\n")
         train = resolve_spec(*load_spec(spec)).train
         assert (train.lr, train.adam_eps) == (1e-5, 1e-9)
+
+
+def test_numbers_snakemake_read_as_text_are_restored():
+    from phrasenmt.config import restore_numbers
+
+    config = {"models": {"t": {"train": {"lr": "1e-5", "name": "1e-5x"}}},
+              "other": "2e3"}
+    parsed = {"models": {"t": {"train": {"lr": 1e-5, "name": "1e-5x"}}},
+              "other": 7.0}  # overridden on the command line: left alone
+    restore_numbers(config, parsed)
+    assert config == {"models": {"t": {"train": {"lr": 1e-5, "name": "1e-5x"}}},
+                      "other": "2e3"}
