@@ -239,11 +239,15 @@ def restore_numbers(config: Any, parsed: Any) -> None:
     to it as the string '1e-5'. Where the file holds a number and the config
     the same number as text, the config gets the number.
     """
-    if not (isinstance(config, dict) and isinstance(parsed, dict)):
+    if isinstance(config, dict) and isinstance(parsed, dict):
+        keys = [k for k in parsed if k in config]
+    elif isinstance(config, list) and isinstance(parsed, list) and len(
+            config) == len(parsed):  # a sweep's values: [1e-4, 1e-5]
+        keys = range(len(parsed))
+    else:
         return
-    for key, value in parsed.items():
-        if key not in config:
-            continue
+    for key in keys:
+        value = parsed[key]
         if isinstance(value, float) and isinstance(config[key], str):
             try:
                 same = float(config[key]) == value

@@ -115,9 +115,10 @@ def test_numbers_snakemake_read_as_text_are_restored():
     from phrasenmt.config import restore_numbers
 
     config = {"models": {"t": {"train": {"lr": "1e-5", "name": "1e-5x"}}},
-              "other": "2e3"}
+              "other": "2e3", "sweeps": {"lr": {"values": [0.001, "1e-5"]}}}
     parsed = {"models": {"t": {"train": {"lr": 1e-5, "name": "1e-5x"}}},
-              "other": 7.0}  # overridden on the command line: left alone
+              "other": 7.0,  # overridden on the command line: left alone
+              "sweeps": {"lr": {"values": [0.001, 1e-5]}}}
     restore_numbers(config, parsed)
     assert config == {"models": {"t": {"train": {"lr": 1e-5, "name": "1e-5x"}}},
-                      "other": "2e3"}
+                      "other": "2e3", "sweeps": {"lr": {"values": [0.001, 1e-5]}}}
