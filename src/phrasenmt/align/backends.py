@@ -5,10 +5,15 @@ forward is the source->target model (every target word has at most one
 link), reverse the target->source model (every source word has at most one).
 
 * `eflomal`: the eflomal package (HMM + fertility, Gibbs sampling). It writes
-  both directions source-target already. It has no seed option (it seeds from
-  /dev/urandom), so its output is not bit-reproducible across runs. `samplers`
-  is its number of independent samplers (eflomal's default 3); the others
-  have no such option, and `align` refuses it for them.
+  both directions source-target already. It has no seed option: its binary
+  seeds its sampler from 8 bytes of /dev/urandom. Given a `seed`, we run it
+  with a small preloaded library (`LD_PRELOAD`, compiled here with `cc` on
+  first use) whose `fopen("/dev/urandom")` returns those 8 bytes made from the
+  seed, and with one OpenMP thread per direction, since its samplers take
+  their states from a shared generator in thread order. Same seed, same
+  links; without a C compiler a seeded eflomal run is refused (one line).
+  `samplers` is its number of independent samplers (eflomal's default 3); the
+  others have no such option, and `align` refuses it for them.
 * `fast_align`: the fast_align model (IBM Model 1 reparameterised, Dyer et al.
   2013) trained by EM in the systran-align package. That package only returns
   a grow-diag-final-and alignment, so we read the two lexical tables it trains
@@ -54,32 +59,117 @@ P_NULL = 0.08  # fast_align's default prob_align_null
 
 
 @contextlib.contextmanager
-def _omp_threads(threads: int) -> Iterator[None]:
-    """Set OMP_NUM_THREADS for the aligner only, restoring it afterwards."""
-    old = os.environ.get("OMP_NUM_THREADS")
-    os.environ["OMP_NUM_THREADS"] = str(max(threads, 1))
+def _scoped_env(**values: str) -> Iterator[None]:
+    """Set environment variables for the aligner only, restoring them afterwards."""
+    old = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
     try:
         yield
     finally:
-        if old is None:
-            del os.environ["OMP_NUM_THREADS"]
-        else:
-            os.environ["OMP_NUM_THREADS"] = old
+        for name, value in old.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
+
+
+def _omp_threads(threads: int) -> contextlib.AbstractContextManager[None]:
+    """Set OMP_NUM_THREADS for the aligner only."""
+    return _scoped_env(OMP_NUM_THREADS=str(max(threads, 1)))
+
+
+# eflomal's binary reads its 8-byte seed with fopen("/dev/urandom"); this
+# library, preloaded, answers that one call with the bytes in EFLOMAL_SEED
+# (decimal uint64) and notes it in EFLOMAL_SEEDED, so a run it missed is caught.
+SEED_SHIM = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static _Thread_local uint64_t seed;
+
+FILE *fopen(const char *path, const char *mode) {
+    static FILE *(*real)(const char *, const char *);
+    const char *value = getenv("PHRASENMT_EFLOMAL_SEED");
+    if (value != NULL && strcmp(path, "/dev/urandom") == 0) {
+        const char *note = getenv("PHRASENMT_EFLOMAL_SEEDED");
+        int fd = note ? open(note, O_WRONLY | O_CREAT | O_APPEND, 0600) : -1;
+        if (fd >= 0) { (void)!write(fd, "s", 1); close(fd); }
+        seed = strtoull(value, NULL, 10);
+        return fmemopen(&seed, sizeof seed, "r");
+    }
+    if (real == NULL)
+        real = (FILE *(*)(const char *, const char *))dlsym(RTLD_NEXT, "fopen");
+    return real(path, mode);
+}
+"""
+
+
+def splitmix64(seed: int) -> int:
+    """A well-mixed non-zero 64-bit state from a small seed (eflomal's xorshift
+    generator is stuck at 0 when started from 0)."""
+    z = (seed + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return (z ^ (z >> 31)) or 1
+
+
+def build_seed_shim(folder: Path) -> Path:
+    """Compile SEED_SHIM into `folder` with the C compiler ($CC, cc or gcc)."""
+    compiler = next((c for c in (os.environ.get("CC"), "cc", "gcc")
+                     if c and shutil.which(c)), None)
+    if compiler is None:
+        raise InputError("a seeded eflomal run needs a C compiler (cc) to build "
+                         "its seed library: install gcc, or set align.backend: "
+                         "fast_align (deterministic, no compiler)")
+    source, library = folder / "eflomal_seed.c", folder / "eflomal_seed.so"
+    source.write_text(SEED_SHIM, encoding="utf-8")
+    done = subprocess.run([compiler, "-shared", "-fPIC", "-O2", "-o", str(library),
+                           str(source), "-ldl"], check=False,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise RuntimeError(f"compiling eflomal's seed library failed: {last}")
+    return library
+
+
+def _seeded(seed: int | None, threads: int, tmp: Path
+            ) -> contextlib.AbstractContextManager[None]:
+    """The environment of one eflomal run: its OpenMP threads and, given a
+    seed, the seed library (directions in parallel, each one's samplers in turn)."""
+    if seed is None:
+        return _omp_threads(threads)
+    preload = " ".join(filter(None, [str(build_seed_shim(tmp)),
+                                     os.environ.get("LD_PRELOAD")]))
+    return _scoped_env(OMP_NUM_THREADS=f"{min(max(threads, 1), 2)},1",
+                       LD_PRELOAD=preload,
+                       PHRASENMT_EFLOMAL_SEED=str(splitmix64(seed)),
+                       PHRASENMT_EFLOMAL_SEEDED=str(tmp / "seeded"))
 
 
 def align_eflomal(src: Sentences, tgt: Sentences, threads: int = 1,
                   seed: int | None = None,
                   samplers: int = 3) -> tuple[Alignments, Alignments]:
-    """Align with eflomal; `seed` is ignored because eflomal cannot be seeded."""
+    """Align with eflomal, seeded by `seed` (None: eflomal's own random seed)."""
     import eflomal
 
-    with (_omp_threads(threads),
-          tempfile.TemporaryDirectory(prefix="phrasenmt-eflomal-") as tmp):
-        fwd_path, rev_path = Path(tmp, "fwd"), Path(tmp, "rev")
-        aligner = eflomal.Aligner(n_samplers=samplers)
-        aligner.align([" ".join(s) for s in src], [" ".join(t) for t in tgt],
-                      links_filename_fwd=str(fwd_path),
-                      links_filename_rev=str(rev_path), quiet=True)
+    with tempfile.TemporaryDirectory(prefix="phrasenmt-eflomal-") as name:
+        tmp = Path(name)
+        fwd_path, rev_path = tmp / "fwd", tmp / "rev"
+        with _seeded(seed, threads, tmp):
+            aligner = eflomal.Aligner(n_samplers=samplers)
+            aligner.align([" ".join(s) for s in src], [" ".join(t) for t in tgt],
+                          links_filename_fwd=str(fwd_path),
+                          links_filename_rev=str(rev_path), quiet=True)
+        if seed is not None and not (tmp / "seeded").is_file():
+            raise RuntimeError("eflomal did not read its seed through the seed "
+                               "library (LD_PRELOAD ignored?): its links would "
+                               "not be reproducible")
         return _read_links(fwd_path), _read_links(rev_path)
 
 
