@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--rev", type=output_file, required=True,
                      help="output: target->source links")
     run.add_argument("--seed", type=nonnegative_int, default=1,
-                     help="random seed (eflomal cannot be seeded; ignored there)")
+                     help="random seed (eflomal: seeds its sampler; fast_align: unused, it is deterministic)")
     run.add_argument("--threads", type=positive_int, default=1)
     run.add_argument("--heldout", nargs=3, action="append", default=[],
                      metavar=("NAME", "SRC", "TGT"),
