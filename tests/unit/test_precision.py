@@ -43,7 +43,8 @@ from phrasenmt.workflow import runs
 from tests.conftest import REPO
 
 CPU = torch.device("cpu")
-NATIVE = prec.cpu_has_native_bf16(prec.cpu_flags())  # False on an AMD EPYC here
+NATIVE = prec.cpu_has_native_bf16(prec.cpu_flags())  # avx512_bf16 or amx_bf16
+AMX = "amx_bf16" in prec.cpu_flags()  # where auto picks bf16 on a CPU
 TRANSFORMER = {"d_model": 16, "d_ff": 32, "n_heads": 2, "encoder_layers": 1,
                "decoder_layers": 1, "dropout": 0.0}
 RNN = {"embed_size": 8, "hidden_size": 16, "dropout": 0.0}
@@ -73,9 +74,10 @@ def one_thread():
 
 
 @pytest.mark.parametrize("flags, expected", [
-    ({"avx2", "fma"}, "fp32"),  # this machine's AMD EPYC: no native bf16
-    ({"avx2", "avx512f", "avx512_bf16"}, "bf16"),  # e.g. Zen 4, Cooper Lake
-    ({"avx512f", "amx_tile", "amx_bf16"}, "bf16"),  # Sapphire Rapids
+    ({"avx2", "fma"}, "fp32"),  # no native bf16
+    ({"avx2", "avx512f", "avx512_bf16"}, "fp32"),  # Zen 4, Cooper Lake: bf16 slower
+    ({"avx512f", "avx512_bf16", "amx_tile", "amx_bf16"}, "bf16"),  # Sapphire Rapids
+    ({"amx_bf16"}, "bf16"),
     (set(), "fp32"),  # flags unreadable
 ])
 def test_auto_follows_the_cpu_flags(flags, expected, capsys):
@@ -99,7 +101,15 @@ def test_cpu_flags_are_read_from_cpuinfo(tmp_path):
                     "\nprocessor\t: 1\nflags\t\t: fpu\n")
     assert prec.cpu_flags(info) == {"fpu", "avx2", "amx_bf16"}
     assert prec.cpu_flags(tmp_path / "missing") == frozenset()
-    assert prec.resolve("auto", CPU) == ("bf16" if NATIVE else "fp32")
+    assert prec.resolve("auto", CPU) == ("bf16" if AMX else "fp32")
+
+
+def test_avx512_bf16_without_amx_is_native_but_not_auto(capsys):
+    zen4 = {"avx512f", "avx512_bf16"}
+    assert prec.cpu_has_native_bf16(zen4) and not prec.bf16_pays(CPU, zen4)
+    assert prec.resolve("bf16", CPU, zen4) == "bf16"  # asked for: honoured, no warning
+    assert capsys.readouterr().err == ""
+    assert prec.bf16_pays(CPU, {"amx_bf16"}) and not prec.bf16_pays(CPU, set())
 
 
 def test_autocast_and_full_precision():
