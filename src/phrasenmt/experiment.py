@@ -18,10 +18,11 @@ import os
 import re
 from collections.abc import Iterable
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 from phrasenmt.config import read_config_file, restore_numbers, validate_config
-from phrasenmt.io import InputError
+from phrasenmt.io import InputError, count_lines
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import continuous, phrase_repr, runs
 from phrasenmt.workflow import discourse as wfdis
@@ -93,6 +94,8 @@ def check_datasets(config: dict) -> None:
         _check_stopwords(key, ds["tgt"])
         if ds["source"] == "synthetic":
             _check_synthetic(key, ds)
+        elif ds["source"] == "local":
+            _check_local_files(key, ds["local"])
         elif ds["source"] == "download":
             from phrasenmt.data.datasets import check_direction
 
@@ -100,6 +103,29 @@ def check_datasets(config: dict) -> None:
                 check_direction(ds["name"], ds["src"], ds["tgt"])
             except InputError as err:
                 raise InputError(f"{key}.name: {err.message}") from None
+
+
+def _check_local_files(key: str, local: dict) -> None:
+    """The user's files that are there already, across files: each split's two
+    sides and its docs file have equal line counts, and the document ids are
+    contiguous (as the first data job would find, hours later on a cluster)."""
+    from phrasenmt.data.documents import read_docs
+
+    pairs = [("train", local["train"]), ("dev", local["dev"]),
+             *((f"test.{name}", pair) for name, pair in local["test"].items())]
+    for split, pair in pairs:
+        files = [pair[k] for k in ("src", "tgt", "docs") if k in pair]
+        if not all(Path(f).is_file() for f in files):
+            continue  # the data job names what is missing
+        try:
+            lines = [count_lines(f) for f in files[:2]]
+            if lines[0] != lines[1]:
+                raise InputError(f"has {lines[0]} lines but {files[1]} has "
+                                 f"{lines[1]}; parallel files must match", files[0])
+            if "docs" in pair:
+                read_docs(pair["docs"], lines[0], pair["src"])
+        except InputError as err:
+            raise InputError(f"{key}.local.{split}: {err}") from None
 
 
 def _check_stopwords(key: str, lang: str) -> None:
@@ -133,6 +159,10 @@ def _check_synthetic(key: str, ds: dict) -> None:
 
 def check_settings(config: dict) -> None:
     """Global settings whose parts must agree with each other."""
+    mirror = config.get("mirror")
+    if mirror and Path(mirror).exists() and not Path(mirror).is_dir():
+        raise InputError(f"mirror: {mirror} is a file; give the folder laid out "
+                         "like the download URLs' paths")
     bins = config["evaluate"]["length_bins"]
     for a, b in pairwise(bins):
         if a >= b:

@@ -150,3 +150,54 @@ def test_train_spec_runs_the_same_checks(tmp_path: Path):
     inline = json.dumps({"arch": "npmt", "train": {"label_smoothing": 0.1}})
     with pytest.raises(InputError, match="^spec: train.label_smoothing: NPMT"):
         resolve_spec(*load_spec(inline))
+
+
+def local_dataset(tmp: Path, **files: bytes) -> dict:
+    """A config whose only dataset is a local one with these files (`train.src`
+    and so on: every split's src and tgt exist with 3 lines unless given)."""
+    paths = {}
+    for split in ("train", "dev", "test"):
+        for side in ("src", "tgt", "docs"):
+            name = f"{split}.{side}"
+            if side != "docs" or name in files:
+                (tmp / name).write_bytes(files.get(name, b"a b\nc d\ne f\n"))
+                paths.setdefault(split, {})[side] = str(tmp / name)
+    config = merged({})
+    config["datasets"] = {"mine": {"source": "local", "src": "en", "tgt": "de",
+                                   "local": {"train": paths["train"],
+                                             "dev": paths["dev"],
+                                             "test": {"t1": paths["test"]}}}}
+    config["run_datasets"] = ["mine"]
+    return config
+
+
+@pytest.mark.parametrize("files, message", [
+    ({"dev.tgt": b"a\nb\n"}, ("datasets.mine.local.dev: {dev_src}: has 3 lines but "
+     "{dev_tgt} has 2; parallel files must match")),
+    ({"test.src": b"a\nb\nc\nd"}, ("datasets.mine.local.test.t1: {test_src}: has 4 "
+     "lines but {test_tgt} has 3")),
+    ({"train.docs": b"d1\nd1\n"}, ("datasets.mine.local.train: {train_docs}: has 2 "
+     "lines but {train_src} has 3; a docs file needs one document id per text line")),
+    ({"dev.docs": b"d1\nd2\nd1\n"}, ("datasets.mine.local.dev: {dev_docs}:3: document "
+     "'d1' reappears after document 'd2'; a document's lines must be contiguous")),
+])
+def test_local_files_are_checked_across_files_at_start(tmp_path, files, message):
+    config = local_dataset(tmp_path, **files)
+    names = {f"{s}_{k}": tmp_path / f"{s}.{k}" for s in ("train", "dev", "test")
+             for k in ("src", "tgt", "docs")}
+    with pytest.raises(InputError) as err:
+        experiment.check_datasets(config)
+    assert str(err.value).startswith(message.format(**names)), str(err.value)
+
+
+def test_local_files_not_there_yet_are_left_to_the_data_job(tmp_path):
+    config = local_dataset(tmp_path, **{"dev.tgt": b"a\nb\n"})
+    (tmp_path / "dev.tgt").unlink()
+    experiment.check_datasets(config)
+
+
+def test_a_mirror_that_is_a_file_is_refused(tmp_path):
+    (tmp_path / "mirror").write_text("x\n")
+    config = merged({"mirror": str(tmp_path / "mirror")})
+    with pytest.raises(InputError, match=f"^mirror: {tmp_path}/mirror is a file; "):
+        experiment.check_settings(config)
