@@ -168,6 +168,12 @@ def check_settings(config: dict) -> None:
         if a >= b:
             raise InputError(f"evaluate.length_bins: must increase strictly, but "
                              f"{b} follows {a}")
+    dec = config["decode"]
+    if math.floor(dec["max_len_a"] + dec["max_len_b"]) < 2:  # one-token source
+        raise InputError(f"decode.max_len_b: with max_len_a {dec['max_len_a']:g} the "
+                         f"output cap a * source length + b (</s> included) is "
+                         f"{math.floor(dec['max_len_a'] + dec['max_len_b'])} for a "
+                         "one-token sentence: no room for a word")
     emb = config["embeddings"]
     if emb["maxn"] and emb["minn"] > emb["maxn"]:
         raise InputError(f"embeddings.minn: {emb['minn']} is more than maxn "

@@ -106,6 +106,11 @@ CASES = [
      "evaluate.length_bins: must increase strictly, but 15 follows 25"),
     ("fastText n-gram bounds", {"embeddings": {"minn": 7, "maxn": 3}},
      "embeddings.minn: 7 is more than maxn 3"),
+    ("no room for a word", {"decode": {"max_len_a": 0, "max_len_b": 0}},
+     ("decode.max_len_b: with max_len_a 0 the output cap a * source length + b "
+     "(</s> included) is 0 for a one-token sentence: no room for a word")),
+    ("room for </s> only", {"decode": {"max_len_a": 0.5, "max_len_b": 1}},
+     "decode.max_len_b: with max_len_a 0.5 the output cap"),
 ]
 
 
