@@ -1,0 +1,211 @@
+"""gpu_check.py, part 2: training speed at full size in bf16, and MFU.
+
+Each timed model trains through the project's Trainer (its batching, autocast,
+loss, backward and fused Adam: what `phrasenmt.train` runs) on a corpus of
+random tokens (32,000 types per side, 10-40 tokens per sentence): WARMUP
+updates, then TIMED updates between two CUDA synchronisations. One batch per
+update, of at most `batch` padded tokens (the longer side; 25,000 for the
+Transformer family, NPMT its preset's 4,096: its segment DP over a 32k
+vocabulary at 25k tokens needs several times an H100's memory).
+
+FLOP count: the matrix-product FLOPs of one update's forward and backward pass
+(torch.utils.flop_counter.FlopCounterMode: mm, addmm, bmm, convolutions and
+scaled-dot-product attention, 2 FLOPs per multiply-add; elementwise ops,
+softmax, layer norm and the optimizer are not counted), divided by that
+update's target tokens, times the measured target tokens/s, over the GPU's
+dense bf16 peak (PEAK_TFLOPS by name, or --peak-tflops). Target tokens are
+the real (unpadded) target tokens with </s>, as fairseq counts them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import gpu_check_fairseq as peer
+import torch
+from gpu_check_data import SRC, TGT, Corpus, random_tokens
+from gpu_check_families import one_line, side_args
+from torch.utils.flop_counter import FlopCounterMode
+
+from phrasenmt.training.data import DataPaths
+from phrasenmt.training.spec import resolve_spec
+from phrasenmt.training.trainer import Trainer
+
+TIMED = ("transformer", "pr_max_attn_ta", "npmt", "ctx_transformer",
+         "ctx_transformer_enc", "ctx_transformer_dec", "han_enc", "han_dec",
+         "han_enc_dec")
+WARMUP, TIMED_UPDATES = 3, 6
+# Dense bf16 tensor-core peaks (no sparsity), TFLOP/s, by a substring of the
+# device name; the first match wins (PCIe and NVL before the SXM default).
+PEAK_TFLOPS = (("H100 PCIe", 756.0), ("H100 NVL", 835.0), ("GH200", 989.4),
+               ("H200", 989.4), ("H100", 989.4), ("A100", 312.0), ("L40S", 362.1),
+               ("L4", 121.0), ("A10", 125.0))
+SIZES = {  # preset of the Transformer family, NPMT's, batch tokens, corpus
+    "full": {"preset": "base", "npmt": "iwslt", "batch": 25000, "npmt_batch": 4096,
+             "pairs": 10000, "vocab": 32000, "lengths": (10, 40)},
+    "tiny": {"preset": "tiny", "npmt": "tiny", "batch": 2000, "npmt_batch": 1000,
+             "pairs": 600, "vocab": 500, "lengths": (5, 20)},
+}
+
+
+def peak_flops(device: str, override: float | None) -> float | None:
+    """The device's dense bf16 peak in FLOP/s (None: unknown)."""
+    if override:
+        return override * 1e12
+    if device != "cuda":
+        return None
+    name = torch.cuda.get_device_name(0)
+    return next((tf * 1e12 for key, tf in PEAK_TFLOPS if key in name), None)
+
+
+def sync(device: str) -> None:
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def trainer_for(arch: str, preset: str, corpus: Corpus, batch: int, device: str,
+                outdir: Path) -> Trainer:
+    """A bf16 Trainer of `arch`/`preset`, one batch of `batch` tokens per update."""
+    spec = resolve_spec({"arch": arch, "preset": preset, "train": {
+        "max_tokens": batch, "update_tokens": 1, "max_steps": 10**6,
+        "valid_interval": 10**6, "save_interval": 10**6, "log_interval": 10**6}})
+    side = side_args(arch, corpus, ("train", "dev"))
+    paths = DataPaths(corpus.path("train", SRC), corpus.path("train", TGT),
+                      corpus.path("dev", SRC), corpus.path("dev", TGT))
+    if "--side" in side:
+        paths.side = {"phrases": (corpus.path("train", "phrases"),
+                                  corpus.path("dev", "phrases"))}
+    if "--docs" in side:
+        paths.docs = (corpus.path("train", "docs"), corpus.path("dev", "docs"))
+    return Trainer(spec, paths, outdir, seed=1, device=device, progress_bar=False,
+                   precision="bf16")
+
+
+def time_arch(arch: str, preset: str, corpus: Corpus, batch: int, device: str,
+              outdir: Path, peak: float | None) -> dict[str, Any]:
+    """Warm-up, one counted update, TIMED_UPDATES timed ones -> the row."""
+    with contextlib.redirect_stderr(io.StringIO()):
+        t = trainer_for(arch, preset, corpus, batch, device, outdir)
+    if device == "cuda":
+        torch.cuda.reset_peak_memory_stats()
+    for _ in range(WARMUP):
+        t.train_step()
+    with FlopCounterMode(display=False) as counter:
+        loss, _, ntokens, _ = t.train_step()
+    flops_per_token = counter.get_total_flops() / ntokens
+    sync(device)
+    start, tokens = time.perf_counter(), 0
+    for _ in range(TIMED_UPDATES):
+        loss, _, n, _ = t.train_step()
+        tokens += n
+    sync(device)
+    seconds = time.perf_counter() - start
+    if not math.isfinite(loss):
+        raise RuntimeError(f"non-finite loss {loss}")
+    speed = tokens / seconds
+    row = {"arch": arch, "preset": preset, "batch_tokens": batch,
+           "params": t.model.num_parameters(), "tokens_per_update": tokens // TIMED_UPDATES,
+           "seconds_per_update": round(seconds / TIMED_UPDATES, 4),
+           "tokens_per_s": round(speed), "gflop_per_token": round(flops_per_token / 1e9, 3),
+           "tflops": round(flops_per_token * speed / 1e12, 1),
+           "mfu": None if peak is None else round(flops_per_token * speed / peak, 4)}
+    if device == "cuda":
+        row["peak_memory_gib"] = round(torch.cuda.max_memory_allocated() / 2**30, 2)
+    del t
+    if device == "cuda":
+        torch.cuda.empty_cache()
+    return row
+
+
+def guarded(arch: str, preset: str, *args) -> dict[str, Any]:
+    """time_arch, or a FAIL row with the reason."""
+    try:
+        return {**time_arch(arch, preset, *args), "status": "PASS", "reason": ""}
+    except Exception as err:  # noqa: BLE001  (OOM, a CUDA defect: one row)
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+        return {"arch": arch, "preset": preset, "status": "FAIL",
+                "reason": f"{type(err).__name__}: {one_line(str(err))}"}
+
+
+def run(args, work: Path, deadline: float, save: Callable[[], None]
+        ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """Part 2, then part 3 (alternating with the Transformer) -> (timing, fairseq).
+
+    A model whose turn comes with less than 60 s of the budget left is
+    skipped (status SKIP, not a failure); `save` is called after every row."""
+    size = SIZES[args.timing_size]
+    corpus = random_tokens(work / "timing_data", size["pairs"], size["vocab"],
+                           size["lengths"], args.seed)
+    peak = peak_flops(args.device, args.peak_tflops)
+    rows: list[dict[str, Any]] = []
+    result = {"rows": rows, "peak_tflops": None if peak is None else peak / 1e12,
+              "warmup": WARMUP, "timed_updates": TIMED_UPDATES,
+              "flop_count": "matmul FLOPs of forward+backward per update "
+                            "(FlopCounterMode) / target tokens"}
+    for arch in args.timing_archs:
+        npmt = arch.startswith("npmt")
+        preset = size["npmt"] if npmt else size["preset"]
+        if time.perf_counter() > deadline - 60:
+            rows.append({"arch": arch, "preset": preset, "status": "SKIP",
+                         "reason": "time budget"})
+            continue
+        batch = size["npmt_batch"] if npmt else size["batch"]
+        row = guarded(arch, preset, corpus, batch, args.device, work / "timing" / arch,
+                      peak)
+        rows.append(row)
+        print(f"  timing {row['status']} {arch}/{preset}: "
+              f"{row.get('tokens_per_s', '-')} tok/s, MFU {row.get('mfu')} "
+              f"{row['reason']}", flush=True)
+        relative_speeds(rows)
+        save()
+    fairseq = None
+    if args.fairseq == "auto" and args.device == "cuda":
+        fairseq = peer.compare(corpus, size, work / "fairseq", deadline,
+                               lambda: guarded("transformer", size["preset"], corpus,
+                                               size["batch"], args.device,
+                                               work / "timing" / "again", peak))
+    return result, fairseq
+
+
+def relative_speeds(rows: list[dict[str, Any]]) -> None:
+    """Each timed row's tokens/s over the Transformer's."""
+    base = next((r for r in rows if r["arch"] == "transformer" and r["status"] == "PASS"),
+                None)
+    for r in rows:
+        if base and r["status"] == "PASS":
+            r["relative_to_transformer"] = round(r["tokens_per_s"] / base["tokens_per_s"], 3)
+
+
+def markdown(result: dict[str, Any] | None, fairseq: dict[str, Any] | None) -> list[str]:
+    """The timing table and the fairseq line (nothing if part 2 did not run)."""
+    if result is None:
+        return []
+    peak = result["peak_tflops"]
+    lines = [(f"Training speed, bf16, {result['timed_updates']} timed updates after "
+             f"{result['warmup']}; MFU against {peak or 'an unknown'} TFLOP/s "
+             f"(dense bf16); FLOPs: {result['flop_count']}."), "",
+             ("| arch | preset | batch | params | target tok/s | × Transformer | "
+             "GFLOP/tok | TFLOP/s | MFU | peak GiB | status |"),
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in result["rows"]:
+        mfu = r.get("mfu")
+        lines.append(
+            f"| {r['arch']} | {r.get('preset', '')} | {r.get('batch_tokens', '')} | "
+            f"{_m(r.get('params'))} | {r.get('tokens_per_s', '')} | "
+            f"{r.get('relative_to_transformer', '')} | {r.get('gflop_per_token', '')} | "
+            f"{r.get('tflops', '')} | {'' if mfu is None else f'{mfu:.1%}'} | "
+            f"{r.get('peak_memory_gib', '')} | {r['status']} {r['reason']} |")
+    lines.append("")
+    lines += peer.markdown(fairseq)
+    return lines
+
+
+def _m(value) -> str:
+    return "" if value is None else f"{value / 1e6:.1f}M"
