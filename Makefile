@@ -28,7 +28,7 @@ KENLM_SKIP := make: no g++, cmake or Boost headers, so KenLM's lmplz is not buil
 KENLM_NEEDS := make kenlm: needs g++, cmake and the Boost headers: apt-get install \
 	$(KENLM_APT) (or conda env create -f envs/kenlm.yaml)
 
-.PHONY: converged install run test report lint clean-results kenlm docs
+.PHONY: converged install run test report lint clean-results kenlm gpu-wheels docs
 
 install: $(STAMP)
 
@@ -100,3 +100,27 @@ lint: $(STAMP)
 
 clean-results:
 	rm -rf results .snakemake
+
+# Wheels for a GPU node without a package index (docs/gpu.md): what
+# benchmarks/gpu_check.py imports beyond the node's torch, numpy, pyyaml and
+# sacrebleu, and fairseq-fixed (the one fairseq with a Python 3.12 wheel) with
+# what it imports, for CPython $(GPU_PYTHON) on manylinux x86_64, into .whl/
+# (about 21 MB; FAIRSEQ= leaves fairseq out: the check then reports it absent).
+GPU_PYTHON ?= 3.12
+GPU_WHEELS := tqdm==4.70.1 jsonschema==4.26.0 jsonschema-specifications==2025.9.1 \
+	referencing==0.37.0 rpds-py==2026.9.1 attrs==26.1.0 stopwordsiso==0.7.1
+FAIRSEQ ?= fairseq-fixed==0.12.3.1 hydra-core==1.3.2 omegaconf==2.3.0 \
+	bitarray==3.12.3 packaging==25.0
+# omegaconf's parser runtime: PyPI has only its source, a pure-Python package
+# that pip builds into a py3-none-any wheel here.
+FAIRSEQ_SDISTS ?= antlr4-python3-runtime==4.9.3
+GPU_PLATFORMS := --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
+	--platform manylinux2014_x86_64
+
+gpu-wheels:
+	rm -rf .whl && mkdir -p .whl
+	$(PYTHON) -m pip download --quiet --no-deps --only-binary=:all: \
+		--python-version $(GPU_PYTHON) --implementation cp $(GPU_PLATFORMS) \
+		-d .whl $(GPU_WHEELS) $(FAIRSEQ)
+	$(if $(FAIRSEQ),$(PYTHON) -m pip wheel --quiet --no-deps -w .whl $(FAIRSEQ_SDISTS))
+	@du -sh .whl
