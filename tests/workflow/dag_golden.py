@@ -34,6 +34,7 @@ RUNNER = """
 import sys
 sys.path.insert(0, {src!r})
 from phrasenmt.workflow import base
+assert callable(base.lm_unavailable_reason), "rules/common.smk's LM check moved"
 base.lm_unavailable_reason = lambda: None
 from snakemake.cli import main
 sys.argv = ["snakemake", *sys.argv[1:]]
