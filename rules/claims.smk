@@ -21,7 +21,7 @@ rule claims_table:
     params:
         args=claims_args,
         alpha=config["evaluate"]["alpha"],
-        trials=config["evaluate"]["bootstrap"],
+        trials=config["evaluate"]["significance_trials"],
         seed=config["seed"],
     log:
         "results/logs/claims_table/{dataset}.log",

@@ -37,7 +37,7 @@ rule bleu_seeds:
     params:
         baseline=baseline_name,
         seeds=model_seeds,
-        trials=config["evaluate"]["bootstrap"],
+        trials=config["evaluate"]["significance_trials"],
         seed=config["seed"],
     log:
         "results/logs/bleu_seeds/{dataset}.{model}.{testset}.log",

@@ -233,7 +233,7 @@ rule bleu_seeds_decoding:
     params:
         baseline=decoding_baseline,
         seeds=model_seeds,
-        trials=config["evaluate"]["bootstrap"],
+        trials=config["evaluate"]["significance_trials"],
         seed=config["seed"],
     log:
         "results/logs/bleu_seeds/{dataset}.{model}.{testset}.{decoding}.log",

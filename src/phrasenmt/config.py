@@ -53,6 +53,11 @@ def _copy(value: Any) -> Any:
     return yaml.safe_load(yaml.safe_dump(value))
 
 
+# Keys that were renamed: old dotted key -> (new key, what it is).
+RENAMED = {"evaluate.bootstrap": ("evaluate.significance_trials",
+                                  "the number of approximate-randomization trials")}
+
+
 def _key_path(error: jsonschema.ValidationError) -> str:
     """Dotted config key an error is about, e.g. datasets.synthetic_en_de.bpe.merges."""
     parts = [str(p) for p in error.absolute_path]
@@ -61,6 +66,10 @@ def _key_path(error: jsonschema.ValidationError) -> str:
         extra = sorted(k for k in error.instance if k not in allowed)
         if extra:
             parts.append(extra[0])
+            old = ".".join(parts)
+            if old in RENAMED:
+                new, what = RENAMED[old]
+                return f"{old}: unknown key: renamed to {new} ({what})"
             known = ", ".join(sorted(allowed))
             return f"{'.'.join(parts)}: unknown key (known keys: {known})"
     return ".".join(parts) or "<top level>"

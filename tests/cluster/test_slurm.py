@@ -46,7 +46,7 @@ TINY = {
     }},
     "baseline": "transformer",
     "decode": {"beam": 2},
-    "evaluate": {"bootstrap": 20},
+    "evaluate": {"significance_trials": 20},
     "embeddings": {"dim": 8, "epoch": 1},
 }
 # Rules that run a model ask for a GPU (rules/*.smk `resources: gpu=`): training,

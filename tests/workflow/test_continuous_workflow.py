@@ -26,7 +26,7 @@ TINY = {
                       "train": dict(TRAIN)}
                for name in ("attn_rnn", "conmt", "pconmt_fert2")},
     "baseline": {"tiny": "attn_rnn"},
-    "evaluate": {"bootstrap": 20},
+    "evaluate": {"significance_trials": 20},
     "embeddings": {"dim": 16, "epoch": 1},
 }
 

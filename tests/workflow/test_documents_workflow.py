@@ -50,7 +50,7 @@ TINY = {
                               "values": [False, True], "enabled": False}},
     "baseline": "transformer",
     "decode": {"beam": 2},
-    "evaluate": {"bootstrap": 20},
+    "evaluate": {"significance_trials": 20},
     "embeddings": {"dim": 8, "epoch": 1},
     "discourse": {"lsa_dims": 8},
 }

@@ -41,7 +41,7 @@ TINY = {
                                "values": [5, 7]}},
     "baseline": {"tiny": "attn_rnn"},
     "decode": {"beam": 2},
-    "evaluate": {"bootstrap": 20, "segment_examples": 2},
+    "evaluate": {"significance_trials": 20, "segment_examples": 2},
     "embeddings": {"dim": 16, "epoch": 1},
 }
 HAS_LM = lmplz_path() is not None

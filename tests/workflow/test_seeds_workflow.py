@@ -33,7 +33,7 @@ TINY = {
     },
     "baseline": "transformer",
     "decode": {"beam": 2},
-    "evaluate": {"bootstrap": 50},
+    "evaluate": {"significance_trials": 50},
     "embeddings": {"dim": 16, "epoch": 1},
 }
 SEEDS = [1, 2, 3]

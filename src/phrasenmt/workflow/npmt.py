@@ -23,9 +23,10 @@ DECODINGS = ("greedy", "beam")
 LM_ORDER = 4  # the paper's 4-gram KenLM model of the target training text
 
 # Decoding defaults of the NPMT presets (the paper's: de-en beam 10, lambda1 1.2,
-# lambda2 0.2; en-de 1, 0.15; en-vi 0.7, 0.15; tiny: no length bonus, and
-# lambda2 0, so a tiny LM row sets its lambda2 in the config), mirrored so that
-# building the DAG does not import torch; tests check them against the registry.
+# lambda2 0.2; en-de 1, 0.15; en-vi 0.7, 0.15; tiny: beam 4, lambda1 1.0,
+# lambda2 0.2), mirrored so that building the DAG does not import torch; tests
+# check them against the registry. lambda2 applies only to a row with `lm: true`
+# (without an LM it is 0, as the paper says).
 NPMT_DECODE = {"tiny": {"beam": 4, "lambda1": 1.0, "lambda2": 0.2},
                "iwslt": {"beam": 10, "lambda1": 1.2, "lambda2": 0.2},
                "iwslt_en_de": {"beam": 10, "lambda1": 1.0, "lambda2": 0.15},
