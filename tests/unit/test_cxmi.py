@@ -8,7 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from phrasenmt.decoding.context import ContextSource, score_with_context
+from phrasenmt.decoding.context import (
+    ContextSource,
+    score_with_context,
+    scored_context,
+)
 from phrasenmt.evaluate.cxmi import cxmi, main
 from phrasenmt.io import InputError
 from phrasenmt.training.data import context_mode
@@ -30,21 +34,23 @@ def test_cxmi_is_the_token_weighted_mean_difference_with_an_interval():
 
 def test_cli_on_the_test_set_and_on_items(tmp_path):
     tgt = write(tmp_path / "t.bpe", ["a b", "c", "d e f"])
-    with_ctx = write(tmp_path / "w.txt", ["-1.0", "-2.0", "-3.0"])
-    without = write(tmp_path / "n.txt", ["-2.0", "-2.0", "-5.0"])
+    own = write(tmp_path / "w.txt", ["-1.0", "-2.0", "-3.0"])
+    none = write(tmp_path / "n.txt", ["-2.0", "-2.0", "-5.0"])
+    rand = write(tmp_path / "r.txt", ["-1.0", "-2.5", "-3.0"])
     items = tmp_path / "items.json"
     items.write_text(json.dumps({"items": [
         {"type": "pronoun_gender", "lines": [0, 1]},
         {"type": "other", "lines": [1, 2]},
         {"type": "pronoun_gender", "lines": [2, 1]}]}))
     out = tmp_path / "cxmi.json"
-    assert main(["--model", "m", "--test", str(tgt), str(with_ctx), str(without),
-                 "--items", str(items), str(tgt), str(with_ctx), str(without),
-                 "--out", str(out)]) == 0
+    scores = [str(own), str(none), str(rand)]
+    assert main(["--model", "m", "--test", str(tgt), *scores,
+                 "--items", str(items), str(tgt), *scores, "--out", str(out)]) == 0
     got = json.loads(out.read_text())
     assert got["test"]["cxmi"] == pytest.approx(3.0 / 9.0)  # (1 + 0 + 2) / 9
+    assert got["test"]["cxmi_random"] == pytest.approx(0.5 / 9.0)
     assert got["items"]["cxmi"] == pytest.approx(3.0 / 7.0)  # lines 0, 2: 3 / 7
-    assert got["items"]["sentences"] == 2
+    assert got["items"]["cxmi_random"] == 0.0 and got["items"]["sentences"] == 2
 
 
 def test_bad_scores_name_the_file_and_line(tmp_path):
@@ -52,11 +58,11 @@ def test_bad_scores_name_the_file_and_line(tmp_path):
     bad = write(tmp_path / "w.txt", ["-1.0", "nan"])
     good = write(tmp_path / "n.txt", ["-1.0", "-1.0"])
     with pytest.raises(InputError, match=r"w\.txt.*2"):
-        main(["--model", "m", "--test", str(tgt), str(bad), str(good),
+        main(["--model", "m", "--test", str(tgt), str(bad), str(good), str(good),
               "--out", str(tmp_path / "o.json")])
     short = write(tmp_path / "s.txt", ["-1.0"])
     with pytest.raises(InputError, match="1 scores but the targets have 2"):
-        main(["--model", "m", "--test", str(tgt), str(short), str(good),
+        main(["--model", "m", "--test", str(tgt), str(short), str(good), str(good),
               "--out", str(tmp_path / "o.json")])
 
 
@@ -69,11 +75,19 @@ def score(model, mode) -> np.ndarray:
 def test_cxmi_is_exactly_zero_when_the_context_attention_is_zeroed(arch):
     model = make_model(arch)
     tokens = np.array([len(t.split()) + 1 for t in TGT], dtype=float)
-    real = score(model, context_mode(model.cfg))
+    own = context_mode(model.cfg)
+    real = score(model, own)
     assert cxmi(real - score(model, ("none", 1)), tokens, 100, 1)["cxmi"] != 0.0
+    assert cxmi(real - score(model, ("random", 2)), tokens, 100, 1)["cxmi"] != 0.0
     for han in (model.han_encoder, model.han_decoder):
         if han is not None:  # the HAN's output is h_t itself: context unused
             han.forward = lambda h, mem: h
-    out = cxmi(score(model, context_mode(model.cfg)) - score(model, ("none", 1)),
-               tokens, 100, 1)
-    assert out["cxmi"] == 0.0 and out["ci95"] == [0.0, 0.0]
+    for other in (("none", 1), ("random", 2)):
+        out = cxmi(score(model, own) - score(model, other), tokens, 100, 1)
+        assert out["cxmi"] == 0.0 and out["ci95"] == [0.0, 0.0]
+
+
+def test_a_random_context_control_meets_a_random_context_of_another_seed():
+    assert scored_context(("random", 4), "own") == ("random", 4)
+    assert scored_context(("random", 4), "random") == ("random", 5)
+    assert scored_context(("real", 4), "none") == ("none", 5)

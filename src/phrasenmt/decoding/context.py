@@ -59,6 +59,18 @@ class Search:
     batch_size: int = 64
 
 
+CONTEXT_AS = ("own", "none", "random")  # what `--context-as` gives the model
+
+
+def scored_context(own: tuple[str, int], context_as: str) -> tuple[str, int]:
+    """The context mode to score or decode with: the model's own, none, or a
+    random context drawn with another seed than the model's own (so that a
+    random-context control meets sentences it was not trained with)."""
+    if context_as == "own":
+        return own
+    return (context_as, own[1] + 1)
+
+
 def add_context_arguments(p: argparse.ArgumentParser) -> None:
     """The --docs and --context options of translate and score."""
     p.add_argument("--docs", type=Path, help="document id per input line (models "
@@ -66,9 +78,12 @@ def add_context_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--context", type=Path, metavar="CTX.jsonl",
                    help='explicit context per line: {"src": [...], "tgt": [...]} '
                    "BPE'd sentences, oldest first")
-    p.add_argument("--no-context", action="store_true",
-                   help="read --docs/--context but give every line an empty context "
-                   "(the model's context-agnostic probabilities, as CXMI needs)")
+    p.add_argument("--context-as", choices=CONTEXT_AS, default="own",
+                   help="own: the context the model reads (its `context` setting); "
+                   "none: every line an empty context (its context-agnostic "
+                   "probabilities, as CXMI needs); random: other documents' "
+                   "sentences, drawn with the model's context seed + 1 (default: "
+                   "%(default)s)")
 
 
 def context_source(model: nn.Module, args: argparse.Namespace,
@@ -78,16 +93,14 @@ def context_source(model: nn.Module, args: argparse.Namespace,
     if docs is not None and explicit is not None:
         raise InputError("give --docs or --context, not both", "--context")
     if not getattr(model, "context_sides", ()):
-        if getattr(args, "no_context", False):
+        if args.context_as != "own":
             raise InputError("the model reads no document context; drop the option",
-                             "--no-context")
+                             "--context-as")
         if docs is not None or explicit is not None:
             raise InputError("the model reads no document context; drop the option",
                              "--docs" if docs is not None else "--context")
         return None
-    mode = context_mode(model.cfg)
-    if getattr(args, "no_context", False):
-        mode = ("none", mode[1])
+    mode = scored_context(context_mode(model.cfg), args.context_as)
     if docs is not None:
         return ContextSource(doc_ids=read_docs(docs, n_lines, text), mode=mode)
     if explicit is not None:

@@ -9,19 +9,23 @@ probabilities of the references with and without its context:
 
 in nats per target token (N counts every target token and </s>). "Without
 context" is the same model given an empty context (`translate score
---no-context`): a document model here treats such a sentence as a document's
-first, so its no-context probabilities are those of its sentence-level part.
-CXMI > 0 means the context makes the references more likely; a random-context
-control, whose context carries nothing about the sentence, should be near 0.
-The 95% interval is a bootstrap over sentences (the ratio of the resampled
-sums), seeded. Sets: the test set with its document context, and the reference
-lines of the contrastive items of one type (e.g. `pronoun_gender`), scored with
-the items' own context.
+--context-as none`): a document model here treats such a sentence as a
+document's first, so its no-context probabilities are those of its
+sentence-level part, and CXMI also counts what the document parameters learned
+about sentences in general (extra capacity and updates). Hence a second
+figure, CXMI against a random context: the same sum with log p(y | x, C') for
+C' other documents' sentences (`--context-as random`, a seed the model was not
+trained with). A model that uses what its context says scores its own context
+above a random one; one that only uses the extra capacity, or a random-context
+control, scores both alike (about 0). Each figure has a 95% interval from a
+bootstrap over sentences (the ratio of the resampled sums), seeded. Sets: the
+test set with its document context, and the reference lines of the contrastive
+items of one type (e.g. `pronoun_gender`) with the items' own context.
 
     python -m phrasenmt.evaluate.cxmi --model han_dec \\
-        --test TEST.bpe.de WITH.txt WITHOUT.txt \\
-        --items items.json pairs.bpe.tgt WITH.txt WITHOUT.txt --type pronoun_gender \\
-        --out cxmi.json
+        --test TEST.bpe.de OWN.txt NONE.txt RANDOM.txt \\
+        --items items.json pairs.bpe.tgt OWN.txt NONE.txt RANDOM.txt \\
+        --type pronoun_gender --out cxmi.json
 """
 
 from __future__ import annotations
@@ -36,8 +40,9 @@ import numpy as np
 from phrasenmt.cli import ArgumentParser, output_file, positive_int
 from phrasenmt.io import InputError, atomic_open, read_json, read_lines, run_cli
 
-METHOD = ("mean over target tokens (</s> included) of log p(y|x,C) - log p(y|x), "
-          "nats; 95% CI: bootstrap over sentences")
+METHOD = ("mean over target tokens (</s> included) of log p(y|x,C) - log p(y|x) "
+          "(cxmi) and of log p(y|x,C) - log p(y|x,C_random) (cxmi_random), nats; "
+          "95% CI: bootstrap over sentences")
 CHUNK = 256  # bootstrap samples drawn at once (bounds memory)
 
 
@@ -80,15 +85,26 @@ def token_counts(targets: list[str]) -> np.ndarray:
     return np.array([len(t.split()) + 1 for t in targets], dtype=float)
 
 
-def test_set(tgt: Path, with_ctx: Path, without: Path, samples: int, seed: int
+def both(targets: list[str], scores: tuple[Path, Path, Path],
+         pick: np.ndarray | None, samples: int, seed: int) -> dict[str, Any]:
+    """CXMI against no context and against a random context, on lines `pick`."""
+    own, none, rand = (read_scores(p, len(targets)) for p in scores)
+    tokens = token_counts(targets)
+    if pick is not None:
+        own, none, rand, tokens = own[pick], none[pick], rand[pick], tokens[pick]
+    against_none = cxmi(own - none, tokens, samples, seed)
+    against_random = cxmi(own - rand, tokens, samples, seed)
+    return {**against_none, "cxmi_random": against_random["cxmi"],
+            "ci95_random": against_random["ci95"]}
+
+
+def test_set(tgt: Path, own: Path, none: Path, rand: Path, samples: int, seed: int
              ) -> dict[str, Any]:
     """CXMI over every line of a test set."""
-    targets = read_lines(tgt)
-    a, b = (read_scores(p, len(targets)) for p in (with_ctx, without))
-    return cxmi(a - b, token_counts(targets), samples, seed)
+    return both(read_lines(tgt), (own, none, rand), None, samples, seed)
 
 
-def item_set(items: Path, tgt: Path, with_ctx: Path, without: Path, kind: str,
+def item_set(items: Path, tgt: Path, own: Path, none: Path, rand: Path, kind: str,
              samples: int, seed: int) -> dict[str, Any]:
     """CXMI over the reference lines of the contrastive items of type `kind`."""
     data = read_json(items)
@@ -98,10 +114,7 @@ def item_set(items: Path, tgt: Path, with_ctx: Path, without: Path, kind: str,
                     if item.get("type") == kind})
     if not lines:
         raise InputError(f"no items of type {kind!r}", items)
-    targets = read_lines(tgt)
-    a, b = (read_scores(p, len(targets)) for p in (with_ctx, without))
-    pick = np.array(lines)
-    return {"type": kind, **cxmi((a - b)[pick], token_counts(targets)[pick],
+    return {"type": kind, **both(read_lines(tgt), (own, none, rand), np.array(lines),
                                  samples, seed)}
 
 
@@ -110,12 +123,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(prog="python -m phrasenmt.evaluate.cxmi",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("--model", required=True, help="model name (for the table)")
-    p.add_argument("--test", nargs=3, type=Path, metavar=("TGT", "WITH", "WITHOUT"),
-                   help="BPE'd references and their scores with and without context")
-    p.add_argument("--items", nargs=4, type=Path,
-                   metavar=("ITEMS", "TGT", "WITH", "WITHOUT"),
+    p.add_argument("--test", nargs=4, type=Path,
+                   metavar=("TGT", "OWN", "NONE", "RANDOM"),
+                   help="BPE'd references and their scores with the model's own "
+                   "context, no context and a random context (translate score "
+                   "--context-as own | none | random)")
+    p.add_argument("--items", nargs=5, type=Path,
+                   metavar=("ITEMS", "TGT", "OWN", "NONE", "RANDOM"),
                    help="contrastive items.json, pairs.bpe.tgt and the scores of its "
-                   "lines with and without context")
+                   "lines (as --test)")
     p.add_argument("--type", default="pronoun_gender",
                    help="item type of --items (default: %(default)s)")
     p.add_argument("--samples", type=positive_int, default=1000,
