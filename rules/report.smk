@@ -59,6 +59,45 @@ rule length_figure:
         "> {log} 2>&1"
 
 
+rule learning_curves:
+    input:
+        curve_summaries,
+    output:
+        "results/{dataset}/analysis/learning_curves.tsv",
+    params:
+        runs=curve_args,
+    log:
+        "results/logs/learning_curves/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.learning_curves {params.runs} --out {output} "
+        "> {log} 2>&1"
+
+
+rule learning_curves_figure:
+    input:
+        "results/{dataset}/analysis/learning_curves.tsv",
+    output:
+        png=report(
+            "results/{dataset}/report/learning_curves.png",
+            caption="../report/learning_curves.rst",
+            category="Figures",
+            labels={"dataset": "{dataset}", "figure": "learning curves"},
+        ),
+        svg="results/{dataset}/report/learning_curves.svg",
+    params:
+        order=model_order,
+    log:
+        "results/logs/learning_curves_figure/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.learning_curves_figure --tsv {input} "
+        "--order {params.order} --dataset {wildcards.dataset} --out-png {output.png} "
+        "--out-svg {output.svg} > {log} 2>&1"
+
+
 # Source phrase representations (Xu et al. 2020): Table 2 and Figure 4.
 
 

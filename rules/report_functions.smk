@@ -2,6 +2,7 @@
 # (tables and figures; logic in phrasenmt.workflow.phrase_repr). Those that rules of
 # several stages use are in rules/common.smk.
 
+from phrasenmt.workflow import curves as wfcurves
 from phrasenmt.workflow import phrase_repr as wfpr
 
 
@@ -40,3 +41,12 @@ def ablation_args(wildcards):
 
 def ablation_order(wildcards):
     return ",".join(wfpr.ablation_models(config, wildcards.dataset))
+
+
+def curve_summaries(wildcards):
+    """summary.json of every run the learning-curve figure draws."""
+    return wfcurves.curve_summaries(config, wildcards.dataset)
+
+
+def curve_args(wildcards):
+    return wfcurves.curve_args(config, wildcards.dataset)

@@ -6,7 +6,14 @@ Imports every family module (none imports this one).
 from __future__ import annotations
 
 from phrasenmt.workflow import base as wf
-from phrasenmt.workflow import claims, continuous, discourse, npmt, phrase_repr
+from phrasenmt.workflow import (
+    claims,
+    continuous,
+    curves,
+    discourse,
+    npmt,
+    phrase_repr,
+)
 
 
 def final_targets(config: dict) -> list[str]:
@@ -24,6 +31,7 @@ def final_targets(config: dict) -> list[str]:
         targets += [f"{root}/report/results.{ext}" for ext in ("md", "tex", "csv")]
         for testset in wf.testsets(config, ds):
             targets += [f"{root}/report/length_{testset}.{ext}" for ext in ("png", "svg")]
+        targets += curves.curve_targets(config, ds)
         targets += continuous.continuous_targets(config, ds)
         targets += phrase_repr.phrase_targets(config, ds)
         targets += npmt.npmt_targets(config, ds)
