@@ -65,6 +65,11 @@ def model_gpus(wildcards):
     return config["models"][wildcards.model]["gpus"]
 
 
+def decode_search(wildcards):
+    """--beam/--lenpen of a model: its own decode over its family's and the global."""
+    return wf.search_args(config, wildcards.model)
+
+
 def decode_gpus(wildcards):
     """Beam search uses one GPU, however many the model trained on."""
     return min(model_gpus(wildcards), 1)

@@ -159,6 +159,7 @@ rule translate_continuous:
         model=CONTINUOUS_MODELS,
     params:
         precision=model_precision,
+        search=decode_search,
         max_len_a=config["decode"]["max_len_a"],
         max_len_b=config["decode"]["max_len_b"],
         batch_size=config["decode"]["batch_size"],
@@ -175,7 +176,7 @@ rule translate_continuous:
         "../envs/torch.yaml"
     shell:
         "python -m phrasenmt.translate --checkpoint {input.model} --input {input.src} "
-        "--output {output} --beam 1 --max-len-a {params.max_len_a} "
+        "--output {output} {params.search} --max-len-a {params.max_len_a} "
         "--max-len-b {params.max_len_b} --batch-size {params.batch_size} "
         "--threads {threads} --precision {params.precision} > {log} 2>&1"
 

@@ -84,8 +84,7 @@ rule translate_document:
         model=DOCUMENT_MODELS,
     params:
         precision=model_precision,
-        beam=config["decode"]["beam"],
-        lenpen=config["decode"]["lenpen"],
+        search=decode_search,
         max_len_a=config["decode"]["max_len_a"],
         max_len_b=config["decode"]["max_len_b"],
         batch_size=config["decode"]["batch_size"],
@@ -102,8 +101,8 @@ rule translate_document:
         "../envs/torch.yaml"
     shell:
         "python -m phrasenmt.translate --checkpoint {input.model} --input {input.src} "
-        "--docs {input.docs} --output {output} --beam {params.beam} "
-        "--lenpen {params.lenpen} --max-len-a {params.max_len_a} "
+        "--docs {input.docs} --output {output} {params.search} "
+        "--max-len-a {params.max_len_a} "
         "--max-len-b {params.max_len_b} --batch-size {params.batch_size} "
         "--threads {threads} --precision {params.precision} > {log} 2>&1"
 

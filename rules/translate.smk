@@ -17,8 +17,7 @@ rule translate:
     params:
         precision=model_precision,
         side=test_side_args,
-        beam=config["decode"]["beam"],
-        lenpen=config["decode"]["lenpen"],
+        search=decode_search,
         max_len_a=config["decode"]["max_len_a"],
         max_len_b=config["decode"]["max_len_b"],
         batch_size=config["decode"]["batch_size"],
@@ -35,7 +34,7 @@ rule translate:
         "../envs/torch.yaml"
     shell:
         "python -m phrasenmt.translate --checkpoint {input.model} --input {input.src} "
-        "--output {output} --beam {params.beam} --lenpen {params.lenpen} "
+        "--output {output} {params.search} "
         "--max-len-a {params.max_len_a} --max-len-b {params.max_len_b} "
         "--batch-size {params.batch_size} --threads {threads} "
         "--precision {params.precision} {params.side} "

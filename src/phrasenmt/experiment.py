@@ -44,6 +44,7 @@ def start(config: dict, files: Iterable[str | os.PathLike] = ()) -> None:
     check_experiment(config)  # each entry on its own before the families' checks
     phrase_repr.check_phrase_models(config)
     wfn.check_npmt_models(config)
+    wf.check_decode_keys(config)  # after NPMT's: its lines name its own keys
     wfd.derive_joint_finetune(config)
     wf.derive_sweeps(config)
     continuous.check_embedding_dims(config)  # the continuous models' table sizes agree

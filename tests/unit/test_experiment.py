@@ -106,6 +106,16 @@ CASES = [
      "evaluate.length_bins: must increase strictly, but 15 follows 25"),
     ("fastText n-gram bounds", {"embeddings": {"minn": 7, "maxn": 3}},
      "embeddings.minn: 7 is more than maxn 3"),
+    ("beam of a nearest-neighbour model", model("conmt", decode={"beam": 5}),
+     ("models.conmt.decode.beam: not used by arch 'conmt', whose search decodes "
+     "greedily (nearest neighbour in the output table)")),
+    ("lenpen of a segment search", model("npmt", decode={"lenpen": 1.0}),
+     ("models.npmt.decode.lenpen: not used by arch 'npmt', whose search reads only "
+     "beam, lambda1, lambda2, lm")),
+    ("lenpen of a greedy search", model("attn_rnn", decode={"lenpen": 1.0}),
+     "models.attn_rnn.decode.lenpen: has no effect with beam 1 (greedy search)"),
+    ("Eq. 3 weight of a Transformer", model("transformer", decode={"lambda1": 1.0}),
+     "config: models.transformer.decode.lambda1: applies to NPMT models"),
     ("no room for a word", {"decode": {"max_len_a": 0, "max_len_b": 0}},
      ("decode.max_len_b: with max_len_a 0 the output cap a * source length + b "
      "(</s> included) is 0 for a one-token sentence: no room for a word")),

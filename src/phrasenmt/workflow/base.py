@@ -100,7 +100,59 @@ def model_spec(config: dict, model: str) -> str:
     m = config["models"][model]
     spec = {"arch": m["arch"], "preset": m["preset"],
             "model": m.get("model", {}), "train": m.get("train", {})}
+    if m.get("context", "real") != "real":  # a context control: the run's seed draws it
+        spec["model"] = {**spec["model"], "context": m["context"],
+                         "context_seed": config["seed"]}
     return json.dumps(spec, sort_keys=True)
+
+
+# The keys of models.<m>.decode each search reads; a key a model's search does
+# not read is refused (`check_decode_keys`), never silently ignored.
+BEAM_KEYS = ("beam", "lenpen")  # beam search of the attention models
+SWAN_KEYS = ("beam", "lambda1", "lambda2", "lm")  # Eq. 3 segment search
+
+
+def decode_keys(config: dict, model: str) -> tuple[str, ...]:
+    """The models.<m>.decode keys the model's decoding reads."""
+    arch = config["models"][model]["arch"]
+    if arch in SWAN_ARCHS:
+        return SWAN_KEYS
+    if model_family(config, model) == "continuous" and arch != "attn_rnn":
+        return ()  # nearest neighbour in the output table: no beam
+    return BEAM_KEYS
+
+
+def beam_settings(config: dict, model: str) -> dict:
+    """beam and lenpen of a model: its own decode > its family's > global decode."""
+    settings = {k: config["decode"][k] for k in BEAM_KEYS}
+    if model_family(config, model) == "continuous":
+        settings["beam"] = 1  # Kumar & Tsvetkov's baselines decode greedily
+    settings.update({k: v for k, v in config["models"][model].get("decode", {}).items()
+                     if k in BEAM_KEYS})
+    return settings
+
+
+def check_decode_keys(config: dict) -> None:
+    """Every models.<m>.decode key takes effect for its model, or is refused."""
+    for name, entry in config["models"].items():
+        known, own = decode_keys(config, name), entry.get("decode", {})
+        for key in own:
+            if key not in known:
+                reads = (f"reads only {', '.join(known)}" if known else
+                         "decodes greedily (nearest neighbour in the output table)")
+                raise InputError(f"models.{name}.decode.{key}: not used by arch "
+                                 f"{entry['arch']!r}, whose search {reads}")
+        if "lenpen" in own and beam_settings(config, name)["beam"] == 1:
+            raise InputError(f"models.{name}.decode.lenpen: has no effect with beam "
+                             "1 (greedy search); set decode.beam above 1 too")
+
+
+def search_args(config: dict, model: str) -> str:
+    """--beam (and --lenpen) of a model's search (the translate rules)."""
+    if not decode_keys(config, model):
+        return "--beam 1"
+    settings = beam_settings(config, model)
+    return f"--beam {settings['beam']} --lenpen {settings['lenpen']}"
 
 
 def synthetic_args(config: dict, dataset: str) -> str:
