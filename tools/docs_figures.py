@@ -12,7 +12,7 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: I001  (after the backend is chosen)
+import matplotlib.pyplot as plt
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "img"
 EN_DE = [("transformer", 53.77), ("pr_mean", 40.78), ("pr_max", 39.54),
