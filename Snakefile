@@ -5,6 +5,13 @@ from snakemake.utils import min_version
 
 min_version("9.0")
 
+sys.path.insert(0, str(Path(workflow.basedir) / "src"))
+from phrasenmt.config import check_config_file
+
+# Snakemake's own message for a config.yaml that is not a mapping (a YAML list,
+# tab indentation) names neither the file nor the line; this one does.
+check_config_file("config.yaml")
+
 
 configfile: "config.yaml"
 

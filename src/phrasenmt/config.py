@@ -240,6 +240,18 @@ def read_config_file(path: str | os.PathLike) -> dict:
     return config
 
 
+def check_config_file(path: str | os.PathLike) -> None:
+    """In the Snakefile, before Snakemake reads `path` itself: a file there that is
+    not a YAML mapping stops the run with one line naming the file and line."""
+    from snakemake.exceptions import WorkflowError
+
+    if Path(path).is_file():
+        try:
+            read_config_file(path)
+        except InputError as err:
+            raise WorkflowError(f"invalid configuration: {err}") from None
+
+
 def restore_numbers(config: Any, parsed: Any) -> None:
     """Put the numbers of a config file, as `NumberLoader` reads them, back into
     the config Snakemake built from it (in place).
