@@ -40,7 +40,7 @@ rule fasttext:
         minn=config["embeddings"]["minn"],
         maxn=config["embeddings"]["maxn"],
         seed=config["seed"],
-    threads: HALF_CORES
+    threads: 1  # fastText is bit-reproducible only on one thread (Hogwild updates)
     log:
         "results/logs/fasttext/{dataset}.log",
     benchmark:
@@ -84,7 +84,7 @@ rule fasttext_plain:
         minn=config["embeddings"]["minn"],
         maxn=config["embeddings"]["maxn"],
         seed=config["seed"],
-    threads: HALF_CORES
+    threads: 1  # fastText is bit-reproducible only on one thread (Hogwild updates)
     log:
         "results/logs/fasttext_plain/{dataset}.log",
     benchmark:

@@ -25,10 +25,11 @@ def _eval(tmp: Path, system: str, testset: str, bleu: float | list[float],
     return ef.aggregate(tmp, system, testset, scores, p, baseline=baseline), seeds
 
 
-def _summary(tmp: Path, name: str, params: int, seconds: float) -> str:
+def _summary(tmp: Path, name: str, params: int, seconds: float,
+             precision: str = "fp32") -> str:
     path = tmp / f"{name}.summary.json"
-    path.write_text(json.dumps({"params": params, "train_seconds": seconds}),
-                    encoding="utf-8")
+    path.write_text(json.dumps({"params": params, "train_seconds": seconds,
+                                "precision": precision}), encoding="utf-8")
     return f"{name}={path}"
 
 
@@ -43,7 +44,7 @@ def table_inputs(tmp_path: Path) -> dict[str, list[str]]:
         _eval(tmp_path, "transformer", "t2", 30.0, None),
     ]
     summaries = [_summary(tmp_path, "transformer", 61_200_000, 3723),
-                 _summary(tmp_path, "pr", 63_000_000, 4000),
+                 _summary(tmp_path, "pr", 63_000_000, 4000, "bf16"),
                  _summary(tmp_path, "npmt", 25_000_000, 59)]
     return {"eval": [str(a) for a, _ in evals], "summary": summaries,
             "seed_eval": [str(p) for _, seeds in evals for p in seeds]}
@@ -70,7 +71,8 @@ def test_csv_has_values_in_fixed_order(tmp_path, table_inputs):
     pr = df[(df.model == "pr") & (df.testset == "t1")].iloc[0]
     assert (pr.bleu, pr.bleu_tok, pr.chrf) == (31.5, 32.5, 51.5)
     assert pr.params_m == pytest.approx(63.0) and pr.train_seconds == 4000
-    assert pr.p_value == 0.004
+    assert pr.p_value == 0.004 and pr.precision == "bf16"
+    assert list(df.precision) == ["fp32", "bf16", "fp32", "fp32", "bf16"]
     assert math.isnan(df.p_value[0])
     assert list(df.significant) == [False, True, False, False, False]
 
@@ -80,9 +82,9 @@ def test_dagger_exactly_where_better_and_significant(tmp_path, table_inputs):
     md = out["md"].read_text(encoding="utf-8").splitlines()
     marked = [line for line in md if line.startswith("|") and "†" in line]
     assert marked == [("| pr | 31.50 (1 seed)† | 1: 31.50 | 0.004 | 32.50 (1 seed) | "
-                       "51.50 (1 seed) | 63.00 | 1:06:40 |")]
+                       "51.50 (1 seed) | 63.00 | 1:06:40 | bf16 |")]
     assert ("| transformer (baseline) | 30.00 (1 seed) | 1: 30.00 | – | "
-            "31.00 (1 seed) | 50.00 (1 seed) | 61.20 | 1:02:03 |") in md
+            "31.00 (1 seed) | 50.00 (1 seed) | 61.20 | 1:02:03 | fp32 |") in md
     assert md[-1].startswith("† ") and "p < 0.01" in md[-1]
     tex = out["tex"].read_text(encoding="utf-8")
     assert tex.count(r"$^\dagger$") == 2  # the marked cell and the note
@@ -107,8 +109,11 @@ def test_missing_key_names_file_and_key(tmp_path, table_inputs):
 
 
 def test_missing_summary_field_and_file(tmp_path, table_inputs):
-    Path(table_inputs["summary"][2].split("=", 1)[1]).write_text(
-        json.dumps({"params": 5}), encoding="utf-8")
+    npmt = Path(table_inputs["summary"][2].split("=", 1)[1])
+    npmt.write_text(json.dumps({"params": 5, "train_seconds": 9}), encoding="utf-8")
+    with pytest.raises(InputError, match="missing key 'precision'"):
+        _run_table(tmp_path, table_inputs)
+    npmt.write_text(json.dumps({"params": 5}), encoding="utf-8")
     with pytest.raises(InputError, match="missing key 'train_seconds'"):
         _run_table(tmp_path, table_inputs)
     table_inputs["summary"] = table_inputs["summary"][:2]

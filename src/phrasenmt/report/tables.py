@@ -29,25 +29,27 @@ __all__ = ["get_key", "load_json", "parse_order"]  # re-exported for other table
 DAGGER = "†"
 MAIN_COLUMNS = ["model", "testset", "seeds", "bleu", "bleu_sd", "bleu_seeds",
                 "bleu_tok", "bleu_tok_sd", "chrf", "chrf_sd", "params_m",
-                "train_seconds", "p_value", "significant"]
+                "train_seconds", "precision", "p_value", "significant"]
 HEADERS = ["model", "BLEU (detok)", "BLEU per seed", "p", "BLEU (tok)", "chrF",
-           "params (M)", "train time (h:mm:ss)"]
+           "params (M)", "train time (h:mm:ss)", "precision"]
 DEFAULT_TIME_KEY = "train_seconds"
 SCORE_TOLERANCE = 0.01  # a seed's BLEU in both JSONs (sacreBLEU, same statistics)
 
 
-def summary_fields(path: Path, time_key: str) -> tuple[float, float]:
-    """(parameters in millions, training seconds) from a training summary.json."""
+def summary_fields(path: Path, time_key: str) -> tuple[float, float, str]:
+    """(parameters in millions, training seconds, precision) from a summary.json."""
     data = load_json(path)
     params = get_key(data, "params", path, number=True)
     seconds = get_key(data, time_key, path, number=True)
-    return params / 1e6, float(seconds)
+    return params / 1e6, float(seconds), str(get_key(data, "precision", path))
 
 
-def summaries_fields(paths: Sequence[Path], time_key: str) -> tuple[float, float]:
-    """(parameters in millions, mean training seconds) over the seeds' summaries."""
+def summaries_fields(paths: Sequence[Path], time_key: str
+                     ) -> tuple[float, float, str]:
+    """(parameters in millions, mean training seconds, the seeds' precisions)."""
     fields = [summary_fields(p, time_key) for p in paths]
-    return fields[0][0], sd.mean_sd([t for _, t in fields])[0]
+    precisions = "/".join(dict.fromkeys(f[2] for f in fields))  # "fp32", "fp32/bf16"
+    return fields[0][0], sd.mean_sd([f[1] for f in fields])[0], precisions
 
 
 def seed_runs(groups: dict, data: dict[str, Any], path: Path) -> list[dict]:
@@ -74,7 +76,7 @@ def main_row(path: Path, groups: dict, summaries: dict[str, list[Path]],
         raise InputError(f"key 'system' is {model!r}, which is not in --order", path)
     if model not in summaries:
         raise InputError(f"no --summary given for model {model!r}", path)
-    params_m, seconds = summaries_fields(summaries[model], args.time_key)
+    params_m, seconds, precision = summaries_fields(summaries[model], args.time_key)
     p_value, marked = sd.significance(data, path, args.baseline, args.alpha)
     means = sd.seed_means(seed_runs(groups, data, path), ["bleu_tok.score",
                                                           "chrf.score"])
@@ -82,7 +84,7 @@ def main_row(path: Path, groups: dict, summaries: dict[str, list[Path]],
     return [model, data["testset"], sd.joined(data["seeds"]), bleu, bleu_sd,
             sd.joined(f"{v:.4f}" for v in data["scores"]),
             *means["bleu_tok.score"][:2], *means["chrf.score"][:2], params_m,
-            seconds, p_value, marked]
+            seconds, precision, p_value, marked]
 
 
 def main_table(evals: Sequence[Path], seed_evals: Sequence[Path],
@@ -122,7 +124,7 @@ def display_cells(row: pd.Series, baseline: str, mark: str) -> list[str]:
     return [name, bleu, sd.per_seed(seeds, scores), sd.p_cell(row.p_value),
             sd.spread(row.bleu_tok, row.bleu_tok_sd, len(seeds)),
             sd.spread(row.chrf, row.chrf_sd, len(seeds)), f"{row.params_m:.2f}",
-            format_time(row.train_seconds)]
+            format_time(row.train_seconds), row.precision]
 
 
 def note(baseline: str, alpha: float) -> str:
