@@ -3,8 +3,9 @@
 SPEC is inline JSON or a JSON/YAML file:
   {"arch": "transformer", "preset": "tiny", "model": {...}, "train": {...}}
 Re-running the same command resumes from DIR/checkpoints/latest (or the newest
-checkpoint that passes its checksum). Writes DIR/metrics.tsv, DIR/checkpoints/,
-DIR/config.yaml and, last, DIR/summary.json. One training at a time per DIR: a
+checkpoint that passes its checksum). Writes DIR/metrics.tsv (and its values as
+TensorBoard events, DIR/events.out.tfevents.*), DIR/checkpoints/, DIR/config.yaml
+and, last, DIR/summary.json. One training at a time per DIR: a
 second one fails at once naming the first one's pid (DIR/.training.lock). SIGTERM or SIGUSR1 (preemption,
 time limit) saves a checkpoint and exits with status 75; a NaN/inf loss exits 1
 with one line giving the step. For N GPUs run it under
