@@ -105,10 +105,13 @@ clean-results:
 # benchmarks/gpu_check.py imports beyond the node's torch, numpy, pyyaml and
 # sacrebleu, and fairseq-fixed (the one fairseq with a Python 3.12 wheel) with
 # what it imports, for CPython $(GPU_PYTHON) on manylinux x86_64, into .whl/
-# (about 21 MB; FAIRSEQ= leaves fairseq out: the check then reports it absent).
+# (58 MB, scipy 35 of them, fairseq 21: the copy to a lent GPU machine holds 64
+# MiB with the repository; FAIRSEQ= leaves fairseq out, and the check then
+# reports it unavailable).
 GPU_PYTHON ?= 3.12
 GPU_WHEELS := tqdm==4.70.1 jsonschema==4.26.0 jsonschema-specifications==2025.9.1 \
-	referencing==0.37.0 rpds-py==2026.9.1 attrs==26.1.0 stopwordsiso==0.7.1
+	referencing==0.37.0 rpds-py==2026.9.1 attrs==26.1.0 stopwordsiso==0.7.1 \
+	tensorboardX==2.6.5 protobuf==7.36.2 scipy==1.17.1
 FAIRSEQ ?= fairseq-fixed==0.12.3.1 hydra-core==1.3.2 omegaconf==2.3.0 \
 	bitarray==3.12.3 packaging==25.0
 # omegaconf's parser runtime: PyPI has only its source, a pure-Python package
