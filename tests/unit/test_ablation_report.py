@@ -24,7 +24,7 @@ def _files(tmp: Path, model: str, bleu: float | list[float], p: float | None,
         ev = ef.seed_eval(tmp, model, "test", score - 1, seed, tok=score)
         summary = tmp / f"{model}.{seed}.summary.json"
         summary.write_text(json.dumps({"params": 2_000_000, "train_seconds": seconds,
-                                       "target_tokens": tokens}))
+                                       "target_tokens": tokens, "precision": "fp32"}))
         bench = tmp / f"{model}.{seed}.tsv"
         bench.write_text(f"s\th:m:s\n{decode_s}\t0:00:01\n")
         hyp = tmp / f"{model}.{seed}.tok"
@@ -57,6 +57,7 @@ def test_ablation_relative_times_and_delta(tmp_path):
     assert df.loc["pr_max_attn_ta", "decode_rel"] == pytest.approx(1.5)
     assert df.loc["transformer", "train_rel"] == 1.0
     assert bool(df.loc["pr_max_attn_ta", "significant"])
+    assert df["precision"].tolist() == ["fp32", "fp32"]  # from each summary.json
 
 
 def test_ablation_missing_input_names_the_option(tmp_path):

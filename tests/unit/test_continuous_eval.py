@@ -55,7 +55,8 @@ def test_efficiency_row_from_a_run(tmp_path: Path):
     run = tmp_path / "run"
     run.mkdir()
     (run / "summary.json").write_text(json.dumps(
-        {"target_tokens": 400, "train_seconds": 10.0, "steps": 40}))
+        {"target_tokens": 400, "train_seconds": 10.0, "steps": 40,
+         "precision": "fp32"}))
     (run / "metrics.tsv").write_text(
         "step\tloss\tnll\tlr\ttokens_per_s\tdev_loss\n10\t1\t1\t1\t1\t5.0\n"
         "20\t1\t1\t1\t1\t4.0\n30\t1\t1\t1\t1\t\n40\t1\t1\t1\t1\t4.5\n")
@@ -65,6 +66,19 @@ def test_efficiency_row_from_a_run(tmp_path: Path):
     epochs = 400 / 11
     assert row["samples/s"] == pytest.approx(epochs * 3 / 10)
     assert row["epochs to best dev"] == pytest.approx(20 * epochs / 40)
+    assert row["precision"] == "fp32"
+    seed2 = tmp_path / "seed2"
+    seed2.mkdir()
+    (seed2 / "metrics.tsv").write_text((run / "metrics.tsv").read_text())
+    (seed2 / "summary.json").write_text(json.dumps(
+        {"target_tokens": 400, "train_seconds": 10.0, "steps": 40,
+         "precision": "bf16"}))
+    df = tables.efficiency_table([("m", run), ("m", seed2)], [("m", tgt)], ["m"])
+    assert df["precision"].tolist() == ["fp32/bf16"] and df["seeds"].tolist() == [2]
+    (run / "summary.json").write_text(json.dumps(
+        {"target_tokens": 400, "train_seconds": 10.0, "steps": 40}))
+    with pytest.raises(InputError, match="missing key 'precision'"):
+        tables.efficiency_row("m", run, tgt)
 
 
 def test_family_tables_follow_the_model_order(tmp_path: Path):

@@ -32,9 +32,9 @@ from phrasenmt.report import tables
 
 COLUMNS = ["model", "seeds", "bleu_tok", "bleu_tok_sd", "bleu_tok_seeds", "delta",
            "p_value", "significant", "params_m", "train_s_per_token",
-           "decode_s_per_token", "train_rel", "decode_rel"]
+           "decode_s_per_token", "train_rel", "decode_rel", "precision"]
 HEADERS = ["model", "BLEU", "BLEU per seed", "Δ", "p", "params (M)", "train time",
-           "decode time"]
+           "decode time", "precision"]
 KINDS = ("--eval", "--seed-eval", "--summary", "--benchmark", "--hyp")
 
 
@@ -93,13 +93,13 @@ def ablation_row(model: str, args: argparse.Namespace) -> list:
     runs = [{**tables.load_json(p), "_path": p} for p in files["--seed-eval"]]
     mean, spread, values = sd.seed_means(runs, ["bleu_tok.score"])["bleu_tok.score"]
     p, marked = sd.significance(data, agg_path, args.baseline, args.alpha)
-    params = tables.summary_fields(files["--summary"][0], "train_seconds")[0]
+    params, _, precision = tables.summaries_fields(files["--summary"], "train_seconds")
     train = sd.mean_sd([train_per_token(p) for p in files["--summary"]])[0]
     decode = sd.mean_sd([decode_per_token(b, h) for b, h in
                          zip(files["--benchmark"], files["--hyp"], strict=True)])[0]
     return [model, sd.joined(data["seeds"]), mean, spread,
             sd.joined(f"{v:.4f}" for v in values), 0.0, p, marked, params, train,
-            decode, 0.0, 0.0]
+            decode, 0.0, 0.0, precision]
 
 
 def ablation_table(args: argparse.Namespace) -> pd.DataFrame:
@@ -123,7 +123,8 @@ def cells(row, baseline: str, mark: str) -> list[str]:
     scores = [float(v) for v in str(row.bleu_tok_seeds).split(";")]
     return [name, sd.spread(row.bleu_tok, row.bleu_tok_sd, len(seeds)),
             sd.per_seed(seeds, scores), delta, sd.p_cell(row.p_value),
-            f"{row.params_m:.2f}", f"{row.train_rel:.2f}x", f"{row.decode_rel:.2f}x"]
+            f"{row.params_m:.2f}", f"{row.train_rel:.2f}x", f"{row.decode_rel:.2f}x",
+            row.precision]
 
 
 def to_markdown(df: pd.DataFrame, args: argparse.Namespace) -> str:

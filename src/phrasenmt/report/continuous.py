@@ -106,9 +106,12 @@ def efficiency_row(name: str, run: Path, tgt: Path) -> dict:
     epochs = summary["target_tokens"] / tokens
     seconds = float(summary["train_seconds"])
     best = best_dev_step(run / "metrics.tsv")
+    if "precision" not in summary:
+        raise InputError("missing key 'precision' (fp32 or bf16)", run / "summary.json")
     return {"model": name, "samples/s": epochs * sentences / max(seconds, 1e-9),
             "epochs to best dev": best * epochs / max(summary["steps"], 1),
-            "epochs trained": epochs, "training time": seconds}
+            "epochs trained": epochs, "training time": seconds,
+            "precision": str(summary["precision"])}
 
 
 def efficiency_table(runs: Sequence[tuple[str, Path]], tgts: Sequence[tuple[str, Path]],
@@ -118,11 +121,16 @@ def efficiency_table(runs: Sequence[tuple[str, Path]], tgts: Sequence[tuple[str,
     missing = [n for n, _ in runs if n not in targets]
     if missing:
         raise InputError(f"no --train-tgt for {', '.join(missing)}", "--train-tgt")
-    df = pd.DataFrame([efficiency_row(n, d, targets[n]) for n, d in runs])
+    rows = [efficiency_row(n, d, targets[n]) for n, d in runs]
+    precisions: dict[str, dict[str, None]] = {}  # model -> its seeds' precisions
+    for row in rows:
+        precisions.setdefault(row["model"], {})[row.pop("precision")] = None
+    df = pd.DataFrame(rows)
     seconds = df.pop("training time")
     df = df.assign(_s=seconds).groupby("model", sort=False).mean()  # over seeds
     df["seeds"] = [sum(1 for n, _ in runs if n == m) for m in df.index]
     df["training time"] = [format_time(v) for v in df.pop("_s")]
+    df["precision"] = ["/".join(precisions[m]) for m in df.index]  # fp32, fp32/bf16
     return by_order(df.reset_index(), "model", order).reset_index(drop=True)
 
 
