@@ -12,21 +12,21 @@ CORES ?= all
 STAMP := $(VENV)/.installed
 BIN := $(VENV)/bin
 # KenLM's estimator (lmplz) and build_binary, for NPMT's external language model,
-# are built from the C++ sources in the kenlm source package on PyPI.
-KENLM_VERSION ?= 0.3.0
+# are built from the C++ sources of the kenlm-ex source package on PyPI (a KenLM
+# fork: C++17, no Boost, cmake only), with cmake from PyPI: a C++ compiler is all
+# the machine needs. Its lmplz_main.cc needs two fixes before it builds a correct
+# lmplz (tools/kenlm_ex_lmplz.sed says which and why; docs/kenlm.md).
+KENLM_VERSION ?= 0.2.1
 KENLM_JOBS ?= 2
 KENLM_BUILD := $(VENV)/kenlm-build
-KENLM_APT := cmake g++ libboost-program-options-dev libboost-system-dev \
-	libboost-thread-dev libboost-test-dev zlib1g-dev libbz2-dev liblzma-dev
-# True when g++, cmake and the Boost headers that KenLM's CMakeLists.txt needs are here.
-KENLM_DEPS := command -v g++ >/dev/null && command -v cmake >/dev/null && \
-	printf '\#include <boost/%s>\n' program_options.hpp thread.hpp \
-	system/error_code.hpp test/unit_test.hpp | g++ -x c++ -E - >/dev/null 2>&1
-KENLM_SKIP := make: no g++, cmake or Boost headers, so KenLM's lmplz is not built \
-	and the NPMT LM row is skipped; to get it: apt-get install $(KENLM_APT) \
+KENLM_SRC := $(KENLM_BUILD)/kenlm_ex-$(KENLM_VERSION)
+KENLM_CMAKE := PYTHONPATH=$(KENLM_BUILD)/cmake $(KENLM_BUILD)/cmake/bin/cmake
+KENLM_LMPLZ_MAIN := $(KENLM_SRC)/lm/builder/lmplz_main.cc
+KENLM_SKIP := make: no C++ compiler (g++), so KenLM's lmplz is not built and the \
+	NPMT LM row is skipped; to get it: apt-get install g++ \
 	&& make kenlm (or conda env create -f envs/kenlm.yaml)
-KENLM_NEEDS := make kenlm: needs g++, cmake and the Boost headers: apt-get install \
-	$(KENLM_APT) (or conda env create -f envs/kenlm.yaml)
+KENLM_NEEDS := make kenlm: needs a C++ compiler: apt-get install g++ \
+	(or conda env create -f envs/kenlm.yaml)
 
 .PHONY: converged install run test report lint clean-results kenlm gpu-wheels docs
 
@@ -37,26 +37,34 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH)"
 	$(BIN)/pip install --quiet -e ".[dev,docs]"
-	@if $(KENLM_DEPS); then $(MAKE) --no-print-directory $(BIN)/lmplz; \
+	@if command -v g++ >/dev/null; then $(MAKE) --no-print-directory $(BIN)/lmplz; \
 	else echo "$(KENLM_SKIP)"; fi
 	touch $(STAMP)
 
-# NPMT's external LM: the kenlm query module (extra `lm`) and lmplz + build_binary
-# built into $(BIN) from the kenlm sdist's C++ sources (needs $(KENLM_APT)).
+# NPMT's external LM: the kenlm query module (extra `lm`: kenlm-ex's wheel) and
+# lmplz + build_binary compiled into $(BIN) from kenlm-ex's sdist (needs g++ only).
 kenlm: $(STAMP) $(BIN)/lmplz
 
 $(BIN)/lmplz:
-	@$(KENLM_DEPS) || { echo "$(KENLM_NEEDS)"; exit 1; }
+	@command -v g++ >/dev/null || { echo "$(KENLM_NEEDS)"; exit 1; }
 	@echo "make: building KenLM (the kenlm module, lmplz, build_binary): minutes"
 	$(BIN)/pip install --quiet -e ".[lm]"
 	rm -rf $(KENLM_BUILD) && mkdir -p $(KENLM_BUILD)
-	$(BIN)/pip download --quiet --no-deps --no-binary kenlm \
-		"kenlm==$(KENLM_VERSION)" -d $(KENLM_BUILD)
-	tar -xzf $(KENLM_BUILD)/kenlm-$(KENLM_VERSION).tar.gz -C $(KENLM_BUILD)
-	cmake -S $(KENLM_BUILD)/kenlm-$(KENLM_VERSION) -B $(KENLM_BUILD)/build \
+	$(BIN)/pip install --quiet --target $(KENLM_BUILD)/cmake "cmake>=3.28"
+	$(BIN)/pip download --quiet --no-deps --no-binary kenlm-ex \
+		"kenlm-ex==$(KENLM_VERSION)" -d $(KENLM_BUILD)
+	tar -xzf $(KENLM_BUILD)/kenlm_ex-$(KENLM_VERSION).tar.gz -C $(KENLM_BUILD)
+	sed -i -f tools/kenlm_ex_lmplz.sed $(KENLM_LMPLZ_MAIN)
+	grep -q 'set_help_flag(); app.add_flag("-h' $(KENLM_LMPLZ_MAIN) && \
+	grep -q 'bool verbose_header = false;' $(KENLM_LMPLZ_MAIN) && \
+	grep -q 'PipelineConfig pipeline{};' $(KENLM_LMPLZ_MAIN) || \
+		{ echo "make kenlm: tools/kenlm_ex_lmplz.sed no longer fits $(KENLM_LMPLZ_MAIN)"; exit 1; }
+	$(KENLM_CMAKE) -S $(KENLM_SRC) -B $(KENLM_BUILD)/build \
 		-DCMAKE_BUILD_TYPE=Release -Wno-dev > $(KENLM_BUILD)/build.log 2>&1 && \
-	cmake --build $(KENLM_BUILD)/build -j $(KENLM_JOBS) --target lmplz build_binary \
+	$(KENLM_CMAKE) --build $(KENLM_BUILD)/build -j $(KENLM_JOBS) --target lmplz build_binary \
 		>> $(KENLM_BUILD)/build.log 2>&1 || { tail -n 20 $(KENLM_BUILD)/build.log; exit 1; }
+	$(KENLM_BUILD)/build/bin/lmplz --help 2>&1 | grep -q -- --order || \
+		{ echo "make kenlm: the built lmplz does not start"; exit 1; }
 	install -m 755 $(KENLM_BUILD)/build/bin/build_binary $(BIN)/build_binary
 	install -m 755 $(KENLM_BUILD)/build/bin/lmplz $(BIN)/.lmplz.tmp
 	mv -f $(BIN)/.lmplz.tmp $(BIN)/lmplz

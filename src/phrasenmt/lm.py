@@ -30,12 +30,12 @@ from phrasenmt.text.vocab import SPECIALS
 LN10 = math.log(10.0)
 MIN_SHARE = 0.5  # an LM knowing fewer of the model's words is over another vocabulary
 KENLM_SPECIALS = ("<s>", "</s>", "<unk>")  # lmplz refuses these in its training text
-DEBIAN_PACKAGES = ("libboost-program-options-dev libboost-system-dev "
-                   "libboost-thread-dev libboost-test-dev zlib1g-dev libbz2-dev "
-                   "liblzma-dev")
+# --discount_fallback's values, given explicitly: upstream lmplz implies these
+# (KenLM's D1, D2, D3+) when the option has none, kenlm-ex's requires them.
+FALLBACK_DISCOUNTS = ("0.5", "1", "1.5")
 HOWTO = ("lmplz not found: KenLM's estimator is built into the virtual environment "
-         "by 'make kenlm' (needs g++, cmake and the Debian packages "
-         f"{DEBIAN_PACKAGES}), or comes with 'conda env create -f envs/kenlm.yaml'")
+         "by 'make kenlm' (needs a C++ compiler, g++; docs/kenlm.md), or comes with "
+         "'conda env create -f envs/kenlm.yaml'")
 _THREW = re.compile(r" threw \w+(?: because `.*?'\.)?\.?\s*(.*)$")
 _SIZE = re.compile(r"^[0-9]+(\.[0-9]+)?[%bKMGTPEZY]?$")
 
@@ -56,7 +56,7 @@ def lmplz_path() -> Path | None:
     path = find_tool("lmplz")
     if path is None:
         return None
-    try:  # a copied venv can hold an lmplz whose Boost libraries are gone
+    try:  # a copied venv can hold an lmplz whose shared libraries are gone
         probe = subprocess.run([str(path), "--help"], check=False,
                                capture_output=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
@@ -165,8 +165,8 @@ def run_lmplz(lmplz: Path, text: Path, arpa: Path, order: int, memory: str,
     cmd = [str(lmplz), "--order", str(order), "--memory", memory,
            "--temp_prefix", str(arpa.parent) + os.sep, "--text", str(text),
            "--arpa", str(arpa)]
-    if discount_fallback:
-        cmd.append("--discount_fallback")
+    if discount_fallback:  # last: it takes every value after it
+        cmd += ["--discount_fallback", *FALLBACK_DISCOUNTS]
     done = subprocess.run(cmd, check=False, capture_output=True, text=True)
     if done.returncode != 0:
         why = lmplz_error(done.stderr, done.returncode)

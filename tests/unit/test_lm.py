@@ -12,7 +12,7 @@ import pytest
 from phrasenmt import lm
 from phrasenmt.io import InputError, run_cli
 
-NEEDS_LMPLZ = "lmplz not built here: run 'make kenlm' (see docs/install.md, KenLM)"
+NEEDS_LMPLZ = "lmplz not built here: run 'make kenlm' (see docs/kenlm.md)"
 WORDS = [f"w{i}" for i in range(400)]
 SENTENCES = [["w1", "w2", "w3"], ["w3", "w2", "w1", "w0"], [], ["w5", "oov", "w5"],
              ["w7"] * 6]
@@ -206,3 +206,38 @@ def test_bad_training_input_is_one_line(trained, tmp_path, capfd, content, args,
                        capfd)
     assert code == 1 and not out.exists()
     assert_one_error_line(err, *names)
+
+
+def read_arpa(path: Path) -> tuple[dict[int, int], dict[int, list[list[str]]]]:
+    """An ARPA file's header counts and its n-gram lines (fields) per order."""
+    counts: dict[int, int] = {}
+    grams: dict[int, list[list[str]]] = {}
+    order = 0
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("ngram "):
+            n, count = line[6:].split("=")
+            counts[int(n)] = int(count)
+        elif line.endswith("-grams:"):
+            order = int(line[1:].split("-")[0])
+            grams[order] = []
+        elif line and order and line != "\\end\\":
+            grams[order].append(line.split("\t"))
+    return counts, grams
+
+
+def test_lmplz_writes_a_well_formed_kneser_ney_arpa(trained, tmp_path):
+    # kenlm-ex's lmplz, built with tools/kenlm_ex_lmplz.sed, must write what
+    # upstream lmplz writes: log10 probabilities <= 0 (an unset --collapse_values
+    # gave positive ones), backoffs on every order but the highest, and as many
+    # n-grams of each order as the header says.
+    text, _ = trained
+    arpa = tmp_path / "lm.arpa"
+    lm.run_lmplz(lm.lmplz_path(), text, arpa, 4, "50M", discount_fallback=False)
+    counts, grams = read_arpa(arpa)
+    assert sorted(counts) == sorted(grams) == [1, 2, 3, 4]
+    for n, rows in grams.items():
+        assert len(rows) == counts[n] > 0
+        assert all(len(row) == (2 if n == 4 else 3) for row in rows)
+        assert all(len(row[1].split()) == n for row in rows)
+        assert all(float(row[0]) <= 0 for row in rows), n
+    assert any(float(row[2]) != 0 for row in grams[2])  # real backoffs, not q values
