@@ -62,8 +62,11 @@ def test_every_stage_produced_its_outputs(run_dir: Path):
                 "models/transformer/seed1/averaged.pt",
                 "models/transformer/seed1/metrics.tsv",
                 "translations/transformer/seed1/test.txt", "analysis/length_test.tsv",
-                "report/results.md", "report/results.tex", "report/length_test.svg"):
+                "report/results.md", "report/results.tex", "report/length_test.svg",
+                "analysis/learning_curves.tsv", "report/learning_curves.png"):
         assert (root / rel).stat().st_size > 0, rel
+    events = list((root / "models/transformer/seed1").glob("events.out.tfevents.*"))
+    assert len(events) == 1 and events[0].stat().st_size > 0  # TensorBoard's
 
 
 def test_results_table_has_every_model(run_dir: Path):
