@@ -290,6 +290,13 @@ STAGES = [
     Stage("agreement figure", "phrasenmt.report.figures",
           "agreement --tsv {r}/analysis/agreement.tsv --order transformer "
           "--out-png {o}/report/agreement.png --out-svg {o}/report/agreement.svg"),
+    Stage("learning curves", "phrasenmt.report.learning_curves",
+          "--metrics transformer:1={r}/models/transformer/metrics.tsv "
+          "--out {o}/analysis/learning_curves.tsv"),
+    Stage("learning curves figure", "phrasenmt.report.learning_curves_figure",
+          "--tsv {r}/analysis/learning_curves.tsv --order transformer --dataset toy "
+          "--out-png {o}/report/learning_curves.png "
+          "--out-svg {o}/report/learning_curves.svg"),
     Stage("ablation table", "phrasenmt.report.ablation",
           "--eval transformer={r}/eval/transformer/test.all.json "
           "--seed-eval transformer={r}/eval/transformer/test.json "
