@@ -50,11 +50,13 @@ def __getattr__(attr):
 '''
 
 
-def placeholders(folder: Path) -> list[str]:
-    """Write placeholder packages for absent sklearn/scipy -> their names."""
+def placeholders(folder: Path, absent: list[str] | None = None) -> list[str]:
+    """Write placeholder packages for the PLACEHOLDERS absent here (or those in
+    `absent`) into `folder` -> their names."""
     written = []
     for top, subs in PLACEHOLDERS.items():
-        if importlib.util.find_spec(top) is not None:
+        if top not in (absent if absent is not None else
+                       [t for t in PLACEHOLDERS if importlib.util.find_spec(t) is None]):
             continue
         pkg = folder / top
         pkg.mkdir(parents=True, exist_ok=True)

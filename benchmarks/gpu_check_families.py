@@ -55,8 +55,8 @@ DDP_TOL = 1e-3  # relative difference of DDP's per-update losses to one process'
 # Model sizes: "tiny" is the registry's tiny presets as they are (the GPU
 # default), "smaller" shrinks them further (the CPU default: every family in a
 # few minutes on a few cores). Both train on batches of about 2,000 (tiny) or
-# 1,000 (smaller) target tokens: with fewer, 50 updates leave a model whose beam
-# search still prefers the empty hypothesis.
+# 1,000 (smaller, at lr 1e-2) target tokens: with fewer, 50 updates leave a
+# model whose beam search still prefers the empty hypothesis.
 SMALLER_MODEL = {
     "transformer": {"d_model": 32, "d_ff": 64, "n_heads": 2, "encoder_layers": 1,
                     "decoder_layers": 1},
@@ -65,7 +65,7 @@ SMALLER_MODEL = {
              "max_segment_len": 2, "window": 3},
 }
 BATCH = {"tiny": {"max_tokens": 2048, "update_tokens": 2000},
-         "smaller": {"max_tokens": 1000, "update_tokens": 1000}}
+         "smaller": {"max_tokens": 1000, "update_tokens": 1000, "lr": 1e-2}}
 # NPMT's segment model decodes only empty segments for its first ~100 updates
 # (tiny sizes: the segment end $ is the likeliest token until then), so it
 # trains 3x the updates; the other families give words after 50.

@@ -1,0 +1,120 @@
+"""benchmarks/gpu_check.py on the CPU: its fast path end to end, DDP through the
+launcher, and the reporting of what fails or is absent."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import gpu_check
+import gpu_check_fairseq as peer
+import gpu_check_families as fam
+from gpu_check_data import Corpus
+
+
+def test_fast_path_trains_decodes_times_and_summarizes(tmp_path, capsys):
+    out = tmp_path / "check"
+    code = gpu_check.main([
+        "--device", "cpu", "--out", str(out), "--archs", "transformer",
+        "--updates", "20", "--train-size", "1000", "--test-size", "8",
+        "--ddp", "off", "--timing", "on", "--timing-size", "tiny",
+        "--timing-archs", "transformer"])
+    printed = capsys.readouterr().out
+    summary = json.loads((out / "summary.json").read_text())
+    [row] = summary["families"]
+    assert code == 0 and summary["status"] == "PASS", row
+    assert row["status"] == "PASS" and row["updates"] == 20
+    assert row["fp32"]["last"] < row["fp32"]["first"]
+    assert row["resume"]["rel_diff"] <= fam.RESUME_TOL_CPU
+    assert row["bf16"]["dev_rel_diff_to_fp32"] <= fam.BF16_TOL
+    assert row["decode"]["greedy_device_vs_cpu"] == 1.0  # both on the CPU
+    [timed] = summary["timing"]["rows"]
+    assert timed["status"] == "PASS" and timed["tokens_per_s"] > 0
+    assert timed["gflop_per_token"] > 0 and timed["mfu"] is None  # no CPU peak
+    assert summary["fairseq"] is None  # CUDA only
+    table = (out / "summary.md").read_text()
+    assert "| transformer | Transformer | PASS |" in table
+    assert printed.rstrip().endswith(table.rstrip().splitlines()[-1])  # table last
+
+
+def settings(tmp_path: Path, updates: int = 10) -> fam.Settings:
+    corpus = Corpus(tmp_path / "data")
+    return fam.Settings("cpu", updates, "smaller", corpus, tmp_path / "runs")
+
+
+def test_ddp_through_the_launcher_follows_one_process(tmp_path):
+    from gpu_check_data import synthetic
+
+    corpus = synthetic(tmp_path / "data", 1, 300, 8, 16)
+    s = fam.Settings("cpu", 10, "smaller", corpus, tmp_path / "runs")
+    row = fam.check_ddp(s, 1, timeout=300)
+    assert row["status"] == "PASS", row
+    assert row["updates"] == 10 and row["max_rel_diff"] <= fam.DDP_TOL
+    assert fam.ddp_command(2)[1:5] == ["-m", "torch.distributed.run", "--standalone",
+                                       "--nproc-per-node"]
+
+
+def test_a_failing_architecture_is_one_row_and_fails_the_run(tmp_path):
+    s = settings(tmp_path)
+    s.corpus.pconmt_error = "PCoNMT inputs: no phrase list"
+    row = fam.check_arch("conmt", s)
+    assert row["status"] == "FAIL" and row["reason"] == "train: PCoNMT inputs: no phrase list"
+    summary = {"families": [row, {"arch": "transformer", "status": "PASS"}],
+               "ddp": [], "timing": {"rows": [{"arch": "npmt", "status": "SKIP"}]}}
+    assert gpu_check.failures(summary) == ["conmt"]  # skipped is not failed
+
+
+def test_a_failing_cli_call_names_its_last_stderr_line(tmp_path):
+    def cli(argv):
+        print("note: first", file=sys.stderr)
+        print("error: data.txt:3: bad line", file=sys.stderr)
+        return 1
+
+    with pytest.raises(fam.CheckFailed, match=r"^exit 1: error: data.txt:3: bad line$"):
+        fam.call(cli, [], tmp_path / "x.log")
+    assert "bad line" in (tmp_path / "x.log").read_text()
+
+
+def test_unknown_architectures_are_refused():
+    with pytest.raises(fam.CheckFailed, match="unknown arch.*nope"):
+        fam.architectures(["transformer", "nope"])
+    assert "npmt" in fam.architectures(None)
+
+
+def test_falling_losses_and_their_failures():
+    assert fam.check_falling("fp32", [3.0, 2.0, 1.0, 0.5, 0.4], 5)["last"] == 0.4
+    with pytest.raises(fam.CheckFailed, match="did not fall"):
+        fam.check_falling("fp32", [1.0, 1.0, 1.0, 1.0, 1.0], 5)
+    with pytest.raises(fam.CheckFailed, match="non-finite"):
+        fam.check_falling("bf16", [3.0, float("nan"), 1.0, 0.5, 0.4], 5)
+    with pytest.raises(fam.CheckFailed, match="4 loss rows, expected 5"):
+        fam.check_falling("fp32", [3.0, 2.0, 1.0, 0.5], 5)
+
+
+def test_fairseq_placeholders_raise_when_called(tmp_path):
+    assert peer.placeholders(tmp_path, ["sklearn"]) == ["sklearn"]
+    assert not (tmp_path / "scipy").exists()
+    result = subprocess.run(  # the placeholder comes first on the path
+        [sys.executable, "-c", "from sklearn.metrics import f1_score; f1_score([1], [1])"],
+        capture_output=True, text=True, check=False, env={"PYTHONPATH": str(tmp_path)})
+    assert result.returncode == 1
+    assert "RuntimeError: sklearn.metrics.f1_score: sklearn is not installed" in \
+        result.stderr
+
+
+def test_fairseq_without_its_wheels_is_unavailable_not_failed(tmp_path, monkeypatch):
+    monkeypatch.setattr(peer, "fairseq_env", lambda shims: {
+        **fam.subprocess_env(), "PYTHONPATH": str(tmp_path / "empty")})
+    result = peer.compare(Corpus(tmp_path), {}, tmp_path / "fs", 0.0,
+                          lambda: pytest.fail("ours must not run"))
+    assert result["status"] == "unavailable"
+    assert "fairseq does not import" in result["reason"]
+    assert peer.markdown(result)[0].startswith("fairseq: unavailable:")
