@@ -23,10 +23,11 @@ from phrasenmt.io import InputError, read_lines
 from phrasenmt.report.baseline_guard import Guard, measure_files
 from phrasenmt.report.tables import get_key, load_json
 
-# metric -> the per-run files it reads (kinds of --run KIND=PATH)
-RUN_KINDS = {"bleu": ("hyp",), "bleu_subset": ("hyp",), "agreement": ("lingeval",),
-             "pronouns": ("hyp_tok", "align"), "contrastive": ("contrastive",),
-             "train_speed": ("summary",)}
+# metric -> the per-run files it reads (kinds of --run KIND=PATH); a quality
+# metric (GUARDED) reads the test translations (hyp) too: did the model learn?
+RUN_KINDS = {"bleu": ("hyp",), "bleu_subset": ("hyp",),
+             "agreement": ("lingeval", "hyp"), "pronouns": ("hyp_tok", "align", "hyp"),
+             "contrastive": ("contrastive", "hyp"), "train_speed": ("summary",)}
 SPEED_KEY = "tokens_per_second"  # summary.json: target tokens / training seconds
 # metrics of translation quality: both models must have learned (baseline_guard)
 GUARDED = ("bleu", "bleu_subset", "agreement", "pronouns", "contrastive")
