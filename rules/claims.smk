@@ -23,11 +23,15 @@ rule claims_table:
         alpha=config["evaluate"]["alpha"],
         trials=config["evaluate"]["significance_trials"],
         seed=config["seed"],
+        min_gain=config["evaluate"]["baseline_guard"]["min_bleu_gain"],
+        max_share=config["evaluate"]["baseline_guard"]["max_output_share"],
     log:
         "results/logs/claims_table/{dataset}.log",
     conda:
         "../envs/phrasenmt.yaml"
     shell:
         "python -m phrasenmt.report.claims {params.args} --alpha {params.alpha} "
-        "--trials {params.trials} --seed {params.seed} --out-md {output.md} "
+        "--trials {params.trials} --seed {params.seed} "
+        "--min-bleu-gain {params.min_gain} --max-output-share {params.max_share} "
+        "--out-md {output.md} "
         "--out-tex {output.tex} --out-csv {output.csv} > {log} 2>&1"
