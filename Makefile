@@ -113,8 +113,7 @@ clean-results:
 # benchmarks/gpu_check.py imports beyond the node's torch, numpy, pyyaml and
 # sacrebleu, and fairseq-fixed (the one fairseq with a Python 3.12 wheel) with
 # what it imports, for CPython $(GPU_PYTHON) on manylinux x86_64, into .whl/
-# (58 MB, scipy 35 of them, fairseq 21: the copy to a lent GPU machine holds 64
-# MiB with the repository; FAIRSEQ= leaves fairseq out, and the check then
+# (58 MB: scipy 35, fairseq 21; FAIRSEQ= leaves fairseq out, and the check then
 # reports it unavailable).
 GPU_PYTHON ?= 3.12
 GPU_WHEELS := tqdm==4.70.1 jsonschema==4.26.0 jsonschema-specifications==2025.9.1 \

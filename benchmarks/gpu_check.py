@@ -72,14 +72,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--ddp", choices=("auto", "off"), default="auto", help="part 4")
     p.add_argument("--peak-tflops", type=float, default=None,
                    help="the GPU's dense bf16 peak for MFU (default: from its name)")
-    p.add_argument("--budget-minutes", type=float, default=8.0,
-                   help="optional stages still to start are skipped past this")
+    p.add_argument("--budget-minutes", type=float, default=None,
+                   help="stages still to start are skipped past this (default: 8 "
+                   "on CUDA, 30 on the CPU)")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
     if args.updates < 10 or args.updates % 2:
         p.error("--updates must be even and at least 10")
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: torch sees no CUDA device (use --device cpu)")
+    if args.budget_minutes is None:
+        args.budget_minutes = 8.0 if args.device == "cuda" else 30.0
     return args
 
 
@@ -112,6 +115,10 @@ def main(argv: list[str] | None = None) -> int:
                      "timing": None, "fairseq": None, "ddp": [], "skipped": [],
                      "status": "RUNNING", "seconds": 0.0}
     print(f"gpu_check: {summary['environment']}", flush=True)
+    # fp32 means fp32: PyTorch lets cuDNN use TF32 by default (the recurrent
+    # families' fp32 runs would then differ from the CPU's by more than float32
+    # rounding); bf16 runs are unaffected.
+    torch.backends.cudnn.allow_tf32 = False
     archs = fam.architectures(args.archs)
     sizes = args.sizes if args.sizes != "auto" else (
         "tiny" if args.device == "cuda" else "smaller")
@@ -178,10 +185,11 @@ def markdown(summary: dict) -> str:
              f"{env['python']}; {env['date_utc']} UTC"), ""]
     lines += timing.markdown(summary["timing"], summary["fairseq"])
     if summary["ddp"]:
-        lines += ["| DDP (launcher) | status | updates | max rel. loss diff | reason |",
+        lines += ["| DDP (launcher) | status | updates | max rel. loss diff | reason, note |",
                   "|---|---|---:|---:|---|"]
         lines += [f"| {r['check']} | {r['status']} | {r.get('updates', '')} | "
-                  f"{r.get('max_rel_diff', float('nan')):.1e} | {r['reason']} |"
+                  f"{r.get('max_rel_diff', float('nan')):.1e} | "
+                  f"{r['reason'] or r.get('note', '')} |"
                   for r in summary["ddp"]]
         lines.append("")
     if summary["skipped"]:

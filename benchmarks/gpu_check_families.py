@@ -3,7 +3,8 @@
 Per architecture, through the project's CLIs (phrasenmt.train, .translate,
 .train_fertility) called in this process, on the synthetic corpus:
 
-1. fp32: `updates` updates, a checkpoint at half way and at the end;
+1. fp32: `updates` updates (NPMT 3x: UPDATE_FACTOR), a checkpoint at half
+   way and at the end;
 2. resume: a new run folder holding only the half-way checkpoint, the same
    command: it must say "resuming from" and end at the straight run's loss
    (CPU: bit-exact up to RESUME_TOL_CPU; CUDA: kernels with atomics make it
@@ -343,9 +344,10 @@ def check_arch(arch: str, s: Settings) -> dict[str, Any]:
         if "conmt" in arch and s.corpus.pconmt_error:
             raise CheckFailed(s.corpus.pconmt_error)
         row.update(train_three(arch, s, folder))
+        row["train_seconds"] = round(time.perf_counter() - start, 1)
         stage = "decode"
         model = folder / "fp32" / "checkpoints" / f"checkpoint_{updates(arch, s)}.pt"
-        if "fert" in arch:
+        if arch.startswith("pconmt_fert"):  # pconmt_nofert has no fertility module
             model = fertility_model(arch, s, model, folder)
         row["decode"] = decode_all(arch, s, model, folder)
         row["status"], row["reason"] = "PASS", ""
@@ -409,6 +411,8 @@ def check_ddp(s: Settings, procs: int, timeout: float) -> dict[str, Any]:
         many, _ = losses(folder / "ddp")
         diff = max(relative(a, b) for a, b in zip(many, one, strict=True))
         row.update(updates=len(many), max_rel_diff=diff, tolerance=DDP_TOL)
+        if procs == 1:  # Distributed: a world of 1 needs no process group
+            row["note"] = "1 rank: no process group (DDP wraps from 2 ranks)"
         if len(many) != len(one) or diff > DDP_TOL:
             raise CheckFailed(f"losses differ from one process' by up to {diff:.2e} "
                               f"(> {DDP_TOL})")
