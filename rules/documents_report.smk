@@ -265,3 +265,83 @@ rule discourse_sweep_table:
         "python -m phrasenmt.report.discourse sweep --eval {input.evals} "
         "--pronouns {input.pronouns} {params.args} --out-md {output.md} "
         "--out-tex {output.tex} --out-csv {output.csv} > {log} 2>&1"
+
+
+# --- context usage: CXMI and the random-context controls ------------------------
+
+
+rule cxmi:
+    input:
+        unpack(cxmi_inputs),
+        model="results/{dataset}/models/{model}/seed{seed}/averaged.pt",
+    output:
+        "results/{dataset}/analysis/cxmi/{model}/seed{seed}.json",
+    wildcard_constraints:
+        model=DOCUMENT_MODELS,
+    params:
+        args=cxmi_args,
+        precision=model_precision,
+        batch_size=config["decode"]["batch_size"],
+        seed=config["seed"],
+    threads: 1
+    resources:
+        gpu=decode_gpus,
+        mem_mb=8000,
+        runtime=4 * 60,
+    log:
+        "results/logs/cxmi/{dataset}.{model}.seed{seed}.log",
+    conda:
+        "../envs/torch.yaml"
+    shell:
+        "python -m phrasenmt.evaluate.cxmi --model {wildcards.model} "
+        "--checkpoint {input.model} {params.args} --batch-size {params.batch_size} "
+        "--threads {threads} --precision {params.precision} --seed {params.seed} "
+        "--out {output} > {log} 2>&1"
+
+
+rule context_usage_table:
+    input:
+        unpack(context_usage_inputs),
+    output:
+        md=report(
+            "results/{dataset}/report/context_usage.md",
+            caption="../report/context_usage.rst",
+            category="Document-level NMT",
+            labels={"dataset": "{dataset}", "table": "context usage"},
+        ),
+        tex="results/{dataset}/report/context_usage.tex",
+        csv="results/{dataset}/report/context_usage.csv",
+    params:
+        args=context_usage_args,
+        order=context_usage_order,
+    log:
+        "results/logs/context_usage_table/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.context_usage table --contrastive "
+        "{input.contrastive} --eval {input.evals} {params.args} --order {params.order} "
+        "--out-md {output.md} --out-tex {output.tex} --out-csv {output.csv} > {log} 2>&1"
+
+
+rule context_usage_figure:
+    input:
+        "results/{dataset}/report/context_usage.csv",
+    output:
+        png=report(
+            "results/{dataset}/report/context_usage.png",
+            caption="../report/context_usage_figure.rst",
+            category="Document-level NMT",
+            labels={"dataset": "{dataset}", "figure": "context usage"},
+        ),
+        svg="results/{dataset}/report/context_usage.svg",
+    params:
+        order=context_usage_order,
+    log:
+        "results/logs/context_usage_figure/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.context_usage figure --csv {input} "
+        "--order {params.order} --out-png {output.png} --out-svg {output.svg} "
+        "> {log} 2>&1"

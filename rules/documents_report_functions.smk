@@ -83,3 +83,41 @@ def doc_sweep_args(wildcards):
     parameter = shlex.quote(wfdis.sweep_parameter(config, wildcards.sweep))
     points = wfdis.sweep_point_args(config, wildcards.sweep)
     return f"--parameter {parameter} {points}"
+
+
+def cxmi_inputs(wildcards):
+    return wfdis.cxmi_inputs(config, wildcards.dataset)
+
+
+def cxmi_args(wildcards, input):
+    """--test-files, and --item-files where the dataset has a contrastive set."""
+    args = ["--test-files", input.test_src, input.test_tgt, input.test_docs]
+    if "pairs_items" in input.keys():
+        args += ["--item-files", input.pairs_items, input.pairs_src, input.pairs_tgt,
+                 input.pairs_context]
+    return shlex.join(args)
+
+
+def context_usage_order(wildcards):
+    return ",".join(wfdis.context_usage_models(config, wildcards.dataset))
+
+
+def context_usage_inputs(wildcards):
+    ds = wildcards.dataset
+    rows = wfdis.context_usage_models(config, ds)
+    first = wf.testsets(config, ds)[0]
+    cset = next(iter(wfdis.contrastive_sets(config, ds)))
+    return {"contrastive": wfdis.contrastive_tsv(ds, cset),
+            "evals": [runs.aggregate_eval(ds, m, first) for m in rows],
+            "cxmi": [wfdis.cxmi_file(ds, m, runs.first_seed(config, m))
+                     for m in rows if wfd.is_document(config, m)]}
+
+
+def context_usage_args(wildcards):
+    ds = wildcards.dataset
+    rows = wfdis.context_usage_models(config, ds)
+    cxmi = [f"{m}={wfdis.cxmi_file(ds, m, runs.first_seed(config, m))}"
+            for m in rows if wfd.is_document(config, m)]
+    controls = [f"{m}={wfdis.control_of(config, m)}" for m in rows
+                if wfdis.control_of(config, m) is not None]
+    return shlex.join(["--cxmi", *cxmi] + (["--control", *controls] if controls else []))

@@ -389,4 +389,14 @@ STAGES = [
           build=False),
     Stage("docs reference", "phrasenmt.docs_reference",
           "--out {o}/docs/reference.md", build=False),
+    Stage("cxmi", "phrasenmt.evaluate.cxmi",
+          "--model han_dec --test {r}/bpe/test.bpe.de {r}/scores/own.txt "
+          "{r}/scores/none.txt {r}/scores/random.txt --samples 10 --seed 1 "
+          "--out {o}/analysis/cxmi.json", ints={"--samples": 1, "--seed": 1},
+          build=False),
+    Stage("context usage table", "phrasenmt.report.context_usage",
+          "table --contrastive {r}/analysis/contrastive.tsv "
+          "--eval {r}/eval/transformer/test.json --order transformer "
+          "--out-md {o}/report/context.md --out-tex {o}/report/context.tex "
+          "--out-csv {o}/report/context.csv", build=False),
 ]

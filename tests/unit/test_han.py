@@ -76,6 +76,7 @@ def test_han_equals_the_equations_on_numbers_by_hand():
     """C = 2, one head; f_w = f_s = 0 make both attentions uniform, every other
     map the identity, so the slides' equations can be followed on paper."""
     han = HierarchicalAttention(HanConfig(d_model=2, n_heads=1, d_ff=2,
+                                          reference_norms=False,
                                           context_dropout=0.0)).eval()
     eye, zero = [[1.0, 0.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, 0.0]]
     for attn in (han.word_attn, han.sent_attn):
@@ -140,7 +141,8 @@ def han_by_hand(han, h: torch.Tensor, states: torch.Tensor, real: torch.Tensor):
 
 def test_han_equals_the_equations_computed_by_hand():
     torch.manual_seed(3)
-    han = HierarchicalAttention(HanConfig(d_model=8, n_heads=2, d_ff=12)).eval()
+    han = HierarchicalAttention(HanConfig(d_model=8, n_heads=2, d_ff=12,
+                                          reference_norms=False)).eval()
     for p in han.parameters():  # biases too, so a lost bias would show
         torch.nn.init.normal_(p, std=0.5)
     h = torch.randn(3, 4, 8)  # (B, T, C)
@@ -409,3 +411,25 @@ def test_joint_model_starts_from_the_encoder_variant(runs, tmp_path, capsys):
     assert set(state) - set(han_enc) == {k for k in state
                                          if k.startswith("han_decoder.")}
     assert "new θ_d keys (" in capsys.readouterr().err
+
+
+def test_reference_norms_keep_the_output_on_the_scale_of_a_layer_norm():
+    """With the reference code's norms the gated output of a row with context is
+    layer-normed (mean 0, variance 1 at initialisation), whatever |h| is; the
+    paper's equations (reference_norms=False) let it follow the input's scale."""
+    torch.manual_seed(0)
+    h = 50 * torch.randn(2, 3, 16)  # (B, T, C), far from unit scale
+    states = torch.randn(2, 3, 4, 16)  # (B, K, Lc, C)
+    real = torch.ones(2, 3, 4, dtype=torch.bool)
+    for norms in (True, False):
+        han = HierarchicalAttention(HanConfig(d_model=16, n_heads=2, d_ff=24,
+                                              reference_norms=norms)).eval()
+        with torch.no_grad():
+            out = han(h, han.memory(states, real))
+        if norms:
+            torch.testing.assert_close(out.mean(-1), torch.zeros(2, 3), atol=1e-4,
+                                       rtol=0)
+            torch.testing.assert_close(out.var(-1, unbiased=False),
+                                       torch.ones(2, 3), atol=1e-3, rtol=0)
+        else:
+            assert out.abs().mean() > 5  # the paper's gate keeps h's scale

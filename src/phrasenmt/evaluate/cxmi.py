@@ -22,10 +22,16 @@ bootstrap over sentences (the ratio of the resampled sums), seeded. Sets: the
 test set with its document context, and the reference lines of the contrastive
 items of one type (e.g. `pronoun_gender`) with the items' own context.
 
+Scores come from a checkpoint (scored here, one model load; what the workflow
+runs) or from files written by `translate score --context-as ...`:
+
+    python -m phrasenmt.evaluate.cxmi --model han_dec --checkpoint averaged.pt \\
+        --test-files TEST.bpe.en TEST.bpe.de TEST.docs \\
+        --item-files items.json pairs.bpe.src pairs.bpe.tgt pairs.ctx.bpe.jsonl \\
+        --out cxmi.json
     python -m phrasenmt.evaluate.cxmi --model han_dec \\
         --test TEST.bpe.de OWN.txt NONE.txt RANDOM.txt \\
-        --items items.json pairs.bpe.tgt OWN.txt NONE.txt RANDOM.txt \\
-        --type pronoun_gender --out cxmi.json
+        --items items.json pairs.bpe.tgt OWN.txt NONE.txt RANDOM.txt --out cxmi.json
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from phrasenmt import precision as prec
 from phrasenmt.cli import ArgumentParser, output_file, positive_int
 from phrasenmt.io import InputError, atomic_open, read_json, read_lines, run_cli
 
@@ -118,6 +125,55 @@ def item_set(items: Path, tgt: Path, own: Path, none: Path, rand: Path, kind: st
                                  samples, seed)}
 
 
+def score_files(args: argparse.Namespace, out_dir: Path) -> None:
+    """Score --test-files / --item-files with the checkpoint under own, none and
+    random context into `out_dir` ({test,items}.{own,none,random}.txt)."""
+    from phrasenmt.decoding import context as doc_context
+    from phrasenmt.io import read_parallel, write_lines
+    from phrasenmt.training.checkpoint import load_model
+    from phrasenmt.training.trainer import resolve_device
+
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    device = resolve_device(args.device)
+    model, src_vocab, tgt_vocab, _ = load_model(args.checkpoint, device)
+    if not getattr(model, "context_sides", ()):
+        raise InputError("the model reads no document context: CXMI is for "
+                         "document-level models", args.checkpoint)
+    cast = prec.autocast(prec.resolve(args.precision, device), device)
+    sets = {"test": args.test_files} if args.test_files else {}
+    if args.item_files:
+        sets["items"] = args.item_files[1:]
+    for name, (src_path, tgt_path, ctx_path) in sets.items():
+        src, tgt = read_parallel(src_path, tgt_path, allow_empty=False)
+        option = {"docs": ctx_path, "context": None} if name == "test" else \
+            {"docs": None, "context": ctx_path}
+        for context_as in doc_context.CONTEXT_AS:
+            ns = argparse.Namespace(**option, context_as=context_as)
+            source = doc_context.context_source(model, ns, src_path, len(src))
+            with cast:
+                scores = doc_context.score_with_context(
+                    model, src_vocab, tgt_vocab, src, tgt, source, args.batch_size)
+            write_lines(out_dir / f"{name}.{context_as}.txt",
+                        [f"{v:.6f}" for v in scores])
+
+
+def from_checkpoint(args: argparse.Namespace) -> None:
+    """Fill args.test / args.items with score files made from --checkpoint."""
+    import tempfile
+
+    tmp = args.scratch = Path(tempfile.mkdtemp(prefix="cxmi-"))
+    score_files(args, tmp)
+    if args.test_files:
+        args.test = [args.test_files[1], *(tmp / f"test.{c}.txt"
+                                           for c in ("own", "none", "random"))]
+    if args.item_files:
+        args.items = [args.item_files[0], args.item_files[2],
+                      *(tmp / f"items.{c}.txt" for c in ("own", "none", "random"))]
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Options of the CLI."""
     p = ArgumentParser(prog="python -m phrasenmt.evaluate.cxmi",
@@ -132,6 +188,21 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar=("ITEMS", "TGT", "OWN", "NONE", "RANDOM"),
                    help="contrastive items.json, pairs.bpe.tgt and the scores of its "
                    "lines (as --test)")
+    p.add_argument("--checkpoint", type=Path,
+                   help="a document-level model: score --test-files/--item-files here")
+    p.add_argument("--test-files", nargs=3, type=Path,
+                   metavar=("SRC", "TGT", "DOCS"),
+                   help="(--checkpoint) BPE'd test source, references, document ids")
+    p.add_argument("--item-files", nargs=4, type=Path,
+                   metavar=("ITEMS", "SRC", "TGT", "CONTEXT"),
+                   help="(--checkpoint) contrastive items.json, pairs.bpe.src, "
+                   "pairs.bpe.tgt, pairs.ctx.bpe.jsonl")
+    p.add_argument("--batch-size", type=positive_int, default=64,
+                   help="(--checkpoint) sentences per batch")
+    p.add_argument("--threads", type=positive_int, default=None,
+                   help="(--checkpoint) CPU threads for torch")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    prec.add_precision_argument(p)
     p.add_argument("--type", default="pronoun_gender",
                    help="item type of --items (default: %(default)s)")
     p.add_argument("--samples", type=positive_int, default=1000,
@@ -145,8 +216,29 @@ def main(argv: list[str] | None = None) -> int:
     """Compute CXMI on the given sets and write one JSON."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.checkpoint is not None:
+        if args.test is not None or args.items is not None:
+            parser.error("--checkpoint scores --test-files/--item-files itself; "
+                         "drop --test/--items")
+        if args.test_files is None and args.item_files is None:
+            parser.error("--checkpoint needs --test-files and/or --item-files")
+        try:
+            from_checkpoint(args)
+            return write_result(args)
+        finally:
+            import shutil
+
+            if getattr(args, "scratch", None) is not None:
+                shutil.rmtree(args.scratch, ignore_errors=True)
+    elif args.test_files is not None or args.item_files is not None:
+        parser.error("--test-files/--item-files need --checkpoint")
     if args.test is None and args.items is None:
-        parser.error("give --test and/or --items")
+        parser.error("give --test and/or --items (or --checkpoint)")
+    return write_result(args)
+
+
+def write_result(args: argparse.Namespace) -> int:
+    """CXMI of the sets given by score files, as one JSON."""
     result: dict[str, Any] = {"model": args.model, "method": METHOD,
                               "samples": args.samples, "seed": args.seed}
     if args.test is not None:

@@ -6,6 +6,7 @@ reads. Per-seed runs follow the layout of training seeds (phrasenmt.workflow.run
     results/{dataset}/models/{model}/seed{seed}/summary.json
     results/{dataset}/translations/{model}/seed{seed}/{testset}.txt | .tok
     results/{dataset}/discourse/align/{testset}/{model}/seed{seed}.align
+    results/{dataset}/discourse/contrastive/{set}/scores/{model}/seed{seed}.txt
 
 Paths come from phrasenmt.workflow.runs where it has them; every kind is read
 for every seed of the model.
@@ -18,7 +19,7 @@ import shlex
 from phrasenmt.report.claim_checks import RUN_KINDS
 from phrasenmt.report.claims import load_claims
 from phrasenmt.workflow import base as wf
-from phrasenmt.workflow import phrase_repr, runs
+from phrasenmt.workflow import discourse, phrase_repr, runs
 from phrasenmt.workflow.discourse import reference_alignment
 from phrasenmt.workflow.documents import discourse_models
 
@@ -41,6 +42,9 @@ def run_file(config: dict, dataset: str, model: str, seed: int, kind: str) -> st
     if kind == "align":
         return (f"results/{dataset}/discourse/align/{testset}/{model}/"
                 f"seed{seed}.align")
+    if kind == "contrastive":
+        return discourse.score_file(dataset, contrastive_set(config, dataset), model,
+                                    seed)
     ext = {"hyp": "txt", "hyp_tok": "tok"}[kind]
     return runs.hyp_file(dataset, model, seed, testset, ext)
 
@@ -52,7 +56,17 @@ def _available(config: dict, dataset: str, kind: str) -> set[str]:
         return models & set(phrase_repr.lingeval_models(config, dataset))
     if kind in ("align", "hyp_tok"):  # pronoun accuracy: the discourse rows
         return models & set(discourse_models(config, dataset))
+    if kind == "contrastive":  # the rows that score the dataset's first set
+        if contrastive_set(config, dataset) is None:
+            return set()
+        return models & set(discourse.contrastive_models(config, dataset))
     return models
+
+
+def contrastive_set(config: dict, dataset: str) -> str | None:
+    """The contrastive set the claims table reads: the dataset's first."""
+    sets = discourse.contrastive_sets(config, dataset)
+    return next(iter(sets), None)
 
 
 def run_kinds(config: dict, dataset: str) -> dict[str, list[str]]:
@@ -60,7 +74,7 @@ def run_kinds(config: dict, dataset: str) -> dict[str, list[str]]:
     wanted: dict[str, list[str]] = {}
     for claim in load_claims():
         for kind in RUN_KINDS[claim["metric"]]:
-            for model in (claim["system"], claim["baseline"]):
+            for model in (claim["system"], claim["baseline"], claim.get("control")):
                 if model in _available(config, dataset, kind):
                     kinds = wanted.setdefault(model, [])
                     kinds += [] if kind in kinds else [kind]
@@ -83,6 +97,9 @@ def dataset_files(config: dict, dataset: str) -> dict[str, str]:
     if discourse_models(config, dataset):
         files["pronoun_ref"] = f"{data}.{tgt}"
         files["pronoun_ref_align"] = reference_alignment(dataset, testset)
+    cset = contrastive_set(config, dataset)
+    if cset is not None:
+        files["contrastive"] = f"{discourse.contrastive_root(dataset, cset)}/items.json"
     return files
 
 

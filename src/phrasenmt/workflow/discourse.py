@@ -245,6 +245,50 @@ def notes(config: dict, dataset: str) -> list[str]:
             for n in off]
 
 
+# --- context usage: CXMI and the controls ---------------------------------------
+
+
+def cxmi_file(dataset: str, model: str, seed: int | str) -> str:
+    """One run's CXMI figures (phrasenmt.evaluate.cxmi)."""
+    return f"results/{dataset}/analysis/cxmi/{model}/seed{seed}.json"
+
+
+def cxmi_inputs(config: dict, dataset: str) -> dict[str, str]:
+    """What the CXMI rule of a document model reads: the first test set with its
+    document ids, and the first contrastive set's lines (if the dataset has one)."""
+    src, tgt = wf.langs(config, dataset)
+    testset = wf.testsets(config, dataset)[0]
+    files = {"test_src": f"results/{dataset}/bpe/{testset}.bpe.{src}",
+             "test_tgt": f"results/{dataset}/bpe/{testset}.bpe.{tgt}",
+             "test_docs": f"results/{dataset}/data/{testset}.docs"}
+    sets = list(contrastive_sets(config, dataset))
+    if sets:
+        root = contrastive_root(dataset, sets[0])
+        files.update(pairs_items=f"{root}/items.json", pairs_src=f"{root}/pairs.bpe.src",
+                     pairs_tgt=f"{root}/pairs.bpe.tgt",
+                     pairs_context=f"{root}/pairs.ctx.bpe.jsonl")
+    return files
+
+
+def control_of(config: dict, model: str) -> str | None:
+    """The model a random-context control controls: the one entry with the same
+    arch, init_from, preset and datasets that reads its real context (None if
+    the model is no control, or no such entry is configured)."""
+    models = config["models"]
+    entry = models[model]
+    if entry.get("context") != "random":
+        return None
+    same = [m for m, e in models.items() if m != model and e.get("context", "real")
+            == "real" and all(e.get(k) == entry.get(k) for k in
+                              ("arch", "init_from", "preset", "datasets"))]
+    return same[0] if len(same) == 1 else None
+
+
+def context_usage_models(config: dict, dataset: str) -> list[str]:
+    """Rows of the context-usage table: every row that scores the contrastive set."""
+    return contrastive_models(config, dataset)
+
+
 def document_targets(config: dict, dataset: str) -> list[str]:
     """The discourse and HAN tables and the sweep tables of a dataset."""
     if not document_models(config, dataset):
@@ -252,10 +296,12 @@ def document_targets(config: dict, dataset: str) -> list[str]:
     root, exts = f"results/{dataset}/report", ("md", "tex", "csv")
     names = ["discourse_bleu"]
     if contrastive_sets(config, dataset):
-        names.append("discourse_contrastive")
+        names += ["discourse_contrastive", "context_usage"]
     if han_models(config, dataset):
         names.append("han_bleu")
     for t in wf.testsets(config, dataset):
         names += [f"discourse_pronouns_{t}", f"discourse_cohesion_{t}"]
     names += [f"discourse_sweep_{s}" for s in document_sweeps(config, dataset)]
-    return [f"{root}/{n}.{e}" for n in names for e in exts]
+    figures = ([f"{root}/context_usage.{e}" for e in ("png", "svg")]
+               if contrastive_sets(config, dataset) else [])
+    return [f"{root}/{n}.{e}" for n in names for e in exts] + figures

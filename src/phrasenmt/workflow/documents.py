@@ -105,12 +105,20 @@ def check_document_models(config: dict) -> None:
     built = set(wf.datasets(config))
     for name, entry in config["models"].items():
         if not is_document(config, name):
-            if entry.get("init_from") is not None or entry.get("joint_finetune"):
-                key = "init_from" if "init_from" in entry else "joint_finetune"
-                raise InputError(f"models.{name}.{key}: only document-level models "
-                                 f"({', '.join(wf.DOCUMENT_ARCHS)}) take it",
+            taken = [k for k in ("init_from", "joint_finetune", "context")
+                     if entry.get(k) is not None]
+            if taken:
+                raise InputError(f"models.{name}.{taken[0]}: only document-level "
+                                 f"models ({', '.join(wf.DOCUMENT_ARCHS)}) take it"
+                                 + (" (a context control needs a model that reads "
+                                    "context)" if taken[0] == "context" else ""),
                                  "config")
             continue
+        for key in ("context", "context_seed"):
+            if key in entry.get("model", {}):
+                raise InputError(f"models.{name}.model.{key}: set models.{name}."
+                                 "context instead (the run's seed draws a random "
+                                 "context)", "config")
         _check_reference(config, name)
         if built.isdisjoint(wf.models_datasets(config, name)):
             continue

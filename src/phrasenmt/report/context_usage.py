@@ -1,0 +1,270 @@
+"""Does a document model use its context? One table and one figure per dataset.
+
+    table   --contrastive TSV --eval JSON... --cxmi MODEL=JSON... [--control C=M...]
+            --order A,B,... --out-md/--out-tex/--out-csv
+        one row per model (the sentence-level baseline, each document-level
+        model, each random-context control): BLEU (mean over seeds), contrastive
+        pronoun accuracy over all items and by antecedent distance in sentences
+        (0 = same sentence, 1, 2, >=3; "–" where the set has no such items, as
+        the synthetic corpus, whose antecedents are one sentence back), and CXMI
+        of the test set and of the pronoun items, against no context and against
+        a random context (phrasenmt.evaluate.cxmi), with 95% intervals.
+    figure  --csv CSV --order A,B,... --out-png/--out-svg
+        left: pronoun accuracy by distance, one bar per model; right: CXMI
+        against a random context (test set and pronoun items) with intervals.
+
+The contrastive TSV is `phrasenmt.evaluate.contrastive evaluate`'s; a sentence-
+level row scored the items without context. A control row names its base.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+import matplotlib as mpl
+import pandas as pd
+
+from phrasenmt.cli import ArgumentParser, output_file
+from phrasenmt.io import InputError, atomic_open, read_text, read_tsv, run_cli
+from phrasenmt.report import seeds as sd
+from phrasenmt.report.continuous import to_latex, to_markdown
+from phrasenmt.report.figures import new_axes, save_figure
+from phrasenmt.report.json_fields import load_json
+from phrasenmt.report.style import RC_PARAMS, model_style, parse_order
+from phrasenmt.report.tables import write_text
+
+BUCKETS = ("0", "1", "2", ">=3")  # antecedent distance in sentences
+TSV_COLUMNS = ("model", "context", "category", "bin", "items", "correct")
+CXMI_KEYS = ("cxmi", "ci95", "cxmi_random", "ci95_random")
+
+
+def bucket(label: str) -> str:
+    """The distance bucket of a contrastive TSV bin label ('3', '>15', ...)."""
+    text = str(label).lstrip(">")
+    if not text.isdigit():
+        raise ValueError(f"not a distance bin: {label!r}")
+    value = int(text) + (1 if str(label).startswith(">") else 0)
+    return str(value) if value < 3 else ">=3"
+
+
+def accuracy_rows(path: Path, category: str) -> dict[str, dict[str, tuple[int, int]]]:
+    """Per model: bucket (and 'all') -> (correct, items) of the category."""
+    df = read_tsv(path, TSV_COLUMNS)
+    df = df[(df["category"] == category) & df["bin"].notna()]
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for row in df.itertuples():
+        try:
+            key = bucket(row.bin)
+        except ValueError:
+            raise InputError(f"bin {row.bin!r} is not a distance", path) from None
+        cells = out.setdefault(row.model, {})
+        for k in (key, "all"):
+            c, n = cells.get(k, (0, 0))
+            cells[k] = (c + int(row.correct), n + int(row.items))
+    return out
+
+
+def _pct(cell: tuple[int, int] | None) -> float:
+    """Accuracy in % of (correct, items); NaN without items."""
+    return math.nan if not cell or not cell[1] else 100.0 * cell[0] / cell[1]
+
+
+def cxmi_cells(path: Path | None) -> dict[str, float]:
+    """The CXMI figures of one model's JSON (test set and items), NaN if none."""
+    out: dict[str, float] = {}
+    data = load_json(path) if path is not None else {}
+    for part in ("test", "items"):
+        block = data.get(part, {})
+        for key in ("cxmi", "cxmi_random"):
+            ci = block.get("ci95" if key == "cxmi" else "ci95_random", [math.nan] * 2)
+            out[f"{part}_{key}"] = block.get(key, math.nan)
+            out[f"{part}_{key}_low"], out[f"{part}_{key}_high"] = ci
+    return out
+
+
+def build_table(args: argparse.Namespace) -> pd.DataFrame:
+    """One row per model of --order with BLEU, accuracies and CXMI."""
+    bleu = {}
+    for path in args.eval:
+        data = sd.load_aggregate(path)
+        bleu[data["system"]] = sd.mean_sd(data["scores"])[0]
+    acc = accuracy_rows(args.contrastive, args.category)
+    controls = dict(args.control or [])
+    cxmi = dict(args.cxmi or [])
+    rows = []
+    for model in args.order:
+        if model not in acc:
+            raise InputError(f"model {model} of --order has no {args.category} rows",
+                             args.contrastive)
+        kind = (f"random-context control of {controls[model]}" if model in controls
+                else "document context" if model in cxmi else "no context")
+        row = {"model": model, "reads": kind, "bleu": bleu.get(model, math.nan),
+               "items": acc[model].get("all", (0, 0))[1],
+               "accuracy": _pct(acc[model].get("all"))}
+        row.update({f"accuracy_d{b}": _pct(acc[model].get(b)) for b in BUCKETS})
+        row.update({f"items_d{b}": acc[model].get(b, (0, 0))[1] for b in BUCKETS})
+        row.update(cxmi_cells(cxmi.get(model)))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _num(value: float, digits: int = 2) -> str:
+    return "–" if value is None or math.isnan(value) else f"{value:.{digits}f}"
+
+
+def _ci(row: pd.Series, key: str) -> str:
+    """'value [low, high]' of a CXMI column, in nats per token."""
+    if math.isnan(row[key]):
+        return "–"
+    return f"{row[key]:+.3f} [{row[key + '_low']:+.3f}, {row[key + '_high']:+.3f}]"
+
+
+def display(df: pd.DataFrame) -> pd.DataFrame:
+    """The formatted cells of the Markdown and LaTeX tables."""
+    shown = pd.DataFrame({"model": df["model"], "reads": df["reads"],
+                          "BLEU": [_num(v) for v in df["bleu"]],
+                          "pronouns (%)": [f"{_num(a)} (n={n})" for a, n in
+                                           zip(df["accuracy"], df["items"],
+                                               strict=True)]})
+    for b in BUCKETS:
+        shown[f"d={b}"] = [_num(v) for v in df[f"accuracy_d{b}"]]
+    for part, name in (("test", "test set"), ("items", "pronoun items")):
+        shown[f"CXMI {name}"] = [_ci(r, f"{part}_cxmi") for _, r in df.iterrows()]
+        shown[f"CXMI vs random, {name}"] = [_ci(r, f"{part}_cxmi_random")
+                                            for _, r in df.iterrows()]
+    return shown
+
+
+NOTE = ("pronouns: contrastive accuracy on the items whose pronoun depends on an "
+        "antecedent (the reference must score above every variant with another "
+        "pronoun); d = antecedent distance in sentences. CXMI (Fernandes et al. "
+        "2021): mean over reference tokens of log p(y|x,C) - log p(y|x), nats, "
+        "against no context (includes what the document parameters learned about "
+        "sentences in general) and against a random context from other documents "
+        "(what the context's content adds); 95% bootstrap intervals. A model "
+        "uses its context when both its accuracy and its CXMI vs random exceed "
+        "its random-context control's.")
+
+
+def table(args: argparse.Namespace) -> None:
+    """Write the context-usage table (Markdown, LaTeX, CSV)."""
+    df = build_table(args)
+    shown = display(df)
+    write_text(args.out_md, to_markdown(shown, "Context usage: pronouns and CXMI")
+               + f"\n{NOTE}\n")
+    write_text(args.out_tex, to_latex(shown))
+    with atomic_open(args.out_csv) as fh:
+        df.to_csv(fh, index=False, lineterminator="\n", float_format="%.4f")
+
+
+def read_table_csv(path: Path) -> pd.DataFrame:
+    """The table's CSV, with the columns the figure draws."""
+    import io
+
+    try:
+        df = pd.read_csv(io.StringIO(read_text(path)))
+    except (pd.errors.ParserError, pd.errors.EmptyDataError):
+        raise InputError("not a readable CSV", path) from None
+    need = ["model", "accuracy", *(f"accuracy_d{b}" for b in BUCKETS),
+            *(f"items_d{b}" for b in BUCKETS),
+            *(f"{p}_cxmi_random{s}" for p in ("test", "items")
+              for s in ("", "_low", "_high"))]
+    missing = [c for c in need if c not in df.columns]
+    if missing:
+        raise InputError(f"missing column(s) {', '.join(missing)}", path)
+    return df
+
+
+def figure(args: argparse.Namespace) -> None:
+    """Accuracy by distance (bars) and CXMI vs random (points with intervals)."""
+    df = read_table_csv(args.csv)
+    models = [m for m in args.order if m in set(df["model"])]
+    if not models:
+        raise InputError("no model of --order in the table", args.csv)
+    df = df.set_index("model")
+    groups = ["all", *(b for b in BUCKETS if df[f"items_d{b}"].max() > 0)]
+    width = 0.8 / len(models)
+    with mpl.rc_context({**RC_PARAMS, "figure.figsize": (10.0, 4.0)}):
+        fig, _ = new_axes()
+        fig.clear()
+        left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
+        for k, model in enumerate(models):
+            st = model_style(model, args.order)
+            values = [df.loc[model, "accuracy" if g == "all" else f"accuracy_d{g}"]
+                      for g in groups]
+            left.bar([i + (k - (len(models) - 1) / 2) * width for i in
+                      range(len(groups))], values, width, label=model,
+                     color=st.colour, edgecolor="black", hatch=st.hatch)
+            for j, part in enumerate(("test", "items")):
+                key = f"{part}_cxmi_random"
+                value = df.loc[model, key]
+                err = [[value - df.loc[model, key + "_low"]],
+                       [df.loc[model, key + "_high"] - value]]
+                right.errorbar([j + (k - (len(models) - 1) / 2) * width], [value],
+                               yerr=err, fmt=st.marker, color=st.colour, capsize=3)
+        left.set_xticks(range(len(groups)),
+                        ["all" if g == "all" else f"d={g}" for g in groups])
+        left.set_xlabel("antecedent distance (sentences)")
+        left.set_ylabel("contrastive pronoun accuracy (%)")
+        left.axhline(50, color="grey", linewidth=0.8, linestyle=":")
+        right.axhline(0, color="grey", linewidth=0.8)
+        right.set_xticks([0, 1], ["test set", "pronoun items"])
+        right.set_ylabel("CXMI vs random context (nats/token)")
+        left.legend(loc="upper left", bbox_to_anchor=(0, -0.15), ncol=3,
+                    fontsize="small")
+        save_figure(fig, args.out_png, args.out_svg)
+
+
+def _named(text: str) -> tuple[str, Path]:
+    name, sep, path = text.partition("=")
+    if not sep or not name or not path:
+        raise argparse.ArgumentTypeError(f"expected MODEL=FILE, got {text!r}")
+    return name, Path(path)
+
+
+def _pair(text: str) -> tuple[str, str]:
+    name, sep, base = text.partition("=")
+    if not sep or not name or not base:
+        raise argparse.ArgumentTypeError(f"expected CONTROL=MODEL, got {text!r}")
+    return name, base
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line interface."""
+    p = ArgumentParser(prog="python -m phrasenmt.report.context_usage",
+                       description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("table", help="the context-usage table")
+    t.add_argument("--contrastive", type=Path, required=True,
+                   help="tidy TSV of `evaluate.contrastive evaluate`")
+    t.add_argument("--category", default="pronoun_gender", help="item type")
+    t.add_argument("--eval", type=Path, nargs="+", required=True,
+                   help="all-seed evaluation JSONs of the rows (BLEU)")
+    t.add_argument("--cxmi", type=_named, nargs="*", metavar="MODEL=JSON",
+                   help="CXMI JSONs of the document-level rows")
+    t.add_argument("--control", type=_pair, nargs="*", metavar="CONTROL=MODEL",
+                   help="random-context controls and the model each controls")
+    t.add_argument("--order", type=parse_order, required=True, help="row order")
+    for name in ("md", "tex", "csv"):
+        t.add_argument(f"--out-{name}", type=output_file, required=True)
+    t.set_defaults(run=table)
+    f = sub.add_parser("figure", help="the context-usage figure")
+    f.add_argument("--csv", type=Path, required=True, help="the table's CSV")
+    f.add_argument("--order", type=parse_order, required=True, help="model order")
+    f.add_argument("--out-png", type=output_file, required=True)
+    f.add_argument("--out-svg", type=output_file, required=True)
+    f.set_defaults(run=figure)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the table or draw the figure."""
+    args = build_parser().parse_args(argv)
+    args.run(args)
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,126 @@
+"""The context-usage table and figure, the workflow's controls and CXMI inputs,
+and the dry-run checks of `models.<m>.context`."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from phrasenmt.io import InputError
+from phrasenmt.report.context_usage import bucket, main
+from phrasenmt.workflow import base as wf
+from phrasenmt.workflow import discourse as wfdis
+from phrasenmt.workflow import documents as wfd
+from tests.unit.test_workflow_helpers import REPO, validate_config
+
+
+def load_config() -> dict:
+    with open(REPO / "config.yaml", encoding="utf-8") as fh:
+        return validate_config(yaml.safe_load(fh))
+
+
+def test_distance_buckets():
+    assert [bucket(b) for b in ("0", "1", "2", "3", "7", ">3")] == \
+        ["0", "1", "2", ">=3", ">=3", ">=3"]
+    with pytest.raises(ValueError):
+        bucket("all")
+
+
+def write_inputs(tmp: Path) -> list[str]:
+    """A contrastive TSV (distances 1 and 3), eval JSONs and CXMI JSONs."""
+    rows = []
+    for model, ctx, d1, d3 in (("transformer", "no", 5, 1), ("han_dec", "yes", 9, 2),
+                               ("han_dec_random", "yes", 5, 1)):
+        rows += [(model, ctx, "pronoun_gender", "1", 10, d1),
+                 (model, ctx, "pronoun_gender", "3", 4, d3),
+                 (model, ctx, "subj_verb_agreement", "5", 7, 7)]
+    tsv = tmp / "c.tsv"
+    pd.DataFrame(rows, columns=["model", "context", "category", "bin", "items",
+                                "correct"]).assign(accuracy=0.0).to_csv(
+        tsv, sep="\t", index=False)
+    evals, cxmi = [], []
+    for model, score in (("transformer", 50.0), ("han_dec", 53.0),
+                         ("han_dec_random", 52.0)):
+        path = tmp / f"{model}.json"
+        path.write_text(json.dumps({"system": model, "baseline": "transformer",
+                                    "testset": "test", "seeds": [1],
+                                    "scores": [score], "mean": score, "p": 0.5,
+                                    "delta": score - 50.0}))
+        evals.append(str(path))
+    for model, value in (("han_dec", 0.05), ("han_dec_random", 0.0)):
+        path = tmp / f"{model}.cxmi.json"
+        block = {"cxmi": value + 0.02, "ci95": [value, value + 0.04],
+                 "cxmi_random": value, "ci95_random": [value - 0.01, value + 0.01]}
+        path.write_text(json.dumps({"test": block, "items": block}))
+        cxmi.append(f"{model}={path}")
+    return ["--contrastive", str(tsv), "--eval", *evals, "--cxmi", *cxmi,
+            "--control", "han_dec_random=han_dec",
+            "--order", "transformer,han_dec,han_dec_random"]
+
+
+def test_table_and_figure(tmp_path):
+    args = write_inputs(tmp_path)
+    outs = [f"--out-{e}={tmp_path / ('t.' + e)}" for e in ("md", "tex", "csv")]
+    assert main(["table", *args, *outs]) == 0
+    df = pd.read_csv(tmp_path / "t.csv").set_index("model")
+    assert df.loc["han_dec", "accuracy"] == pytest.approx(100 * 11 / 14)
+    assert df.loc["han_dec", "accuracy_d1"] == pytest.approx(90.0)
+    assert df.loc["han_dec", "accuracy_d>=3"] == pytest.approx(50.0)
+    assert math.isnan(df.loc["han_dec", "accuracy_d2"])  # no items at distance 2
+    assert df.loc["transformer", "reads"] == "no context"
+    assert df.loc["han_dec_random", "reads"] == "random-context control of han_dec"
+    assert df.loc["han_dec", "bleu"] == 53.0
+    assert math.isnan(df.loc["transformer", "test_cxmi"])
+    assert df.loc["han_dec", "test_cxmi_random"] == pytest.approx(0.05)
+    md = (tmp_path / "t.md").read_text()
+    assert "+0.050 [+0.040, +0.060]" in md and "78.57 (n=14)" in md
+    png, svg = tmp_path / "f.png", tmp_path / "f.svg"
+    assert main(["figure", "--csv", str(tmp_path / "t.csv"), "--order",
+                 "transformer,han_dec,han_dec_random", "--out-png", str(png),
+                 "--out-svg", str(svg)]) == 0
+    assert png.stat().st_size > 1000 and svg.read_text().startswith("<?xml")
+
+
+def test_a_row_without_contrastive_scores_names_the_file(tmp_path):
+    args = write_inputs(tmp_path)
+    args[args.index("--order") + 1] += ",han_enc"
+    outs = [f"--out-{e}={tmp_path / ('t.' + e)}" for e in ("md", "tex", "csv")]
+    with pytest.raises(InputError, match="han_enc of --order has no pronoun_gender"):
+        main(["table", *args, *outs])
+
+
+def test_controls_cxmi_inputs_and_specs_of_the_default_config():
+    config = load_config()
+    assert wfdis.control_of(config, "han_dec_random") == "han_dec"
+    assert wfdis.control_of(config, "ctx_transformer_random") == "ctx_transformer"
+    assert wfdis.control_of(config, "han_dec") is None
+    rows = wfdis.context_usage_models(config, "synthetic_en_de")
+    assert {"transformer", "han_dec", "han_dec_random"} <= set(rows)
+    files = wfdis.cxmi_inputs(config, "synthetic_en_de")
+    assert files["test_docs"] == "results/synthetic_en_de/data/test.docs"
+    assert files["pairs_items"].endswith("contrastive/synthetic/items.json")
+    spec = json.loads(wf.model_spec(config, "han_dec_random"))
+    assert spec["model"]["context"] == "random"
+    assert spec["model"]["context_seed"] == config["seed"]
+    assert "context" not in json.loads(wf.model_spec(config, "han_dec"))["model"]
+    # the control shares its base's step 2 and data order
+    assert config["models"]["han_dec_random"]["train"] == \
+        config["models"]["han_dec"]["train"]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda c: c["models"]["transformer"].update(context="random"),
+     "models.transformer.context: only document-level models"),
+    (lambda c: c["models"]["han_dec"].setdefault("model", {}).update(
+        context="random"), "models.han_dec.model.context: set models.han_dec.context"),
+])
+def test_bad_context_settings_fail_at_dry_run(change, message):
+    config = load_config()
+    change(config)
+    with pytest.raises(InputError, match=message):
+        wfd.check_document_models(config)
