@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -49,7 +50,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python benchmarks/gpu_check.py",
                                 description=__doc__.split("\n")[0])
     p.add_argument("--out", type=Path, default=Path("gpu_check"),
-                   help="folder for the summary and the runs (created)")
+                   help="folder for the summary and the logs (created)")
+    p.add_argument("--work", type=Path, default=None,
+                   help="folder for the data, checkpoints and decodes (default: "
+                   "OUT/runs; elsewhere keeps OUT small: the logs of failed rows "
+                   "and of fairseq are copied to OUT/logs)")
     p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     p.add_argument("--archs", nargs="+", default=None, metavar="ARCH",
                    help="architectures of part 1 (default: every registered one)")
@@ -110,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         CLOCK["start"] = time.perf_counter()
     deadline = CLOCK["start"] + args.budget_minutes * 60
     args.out.mkdir(parents=True, exist_ok=True)
-    work = args.out / "runs"
+    work = args.work or args.out / "runs"
     summary: dict = {"environment": environment(args.device), "families": [],
                      "timing": None, "fairseq": None, "ddp": [], "skipped": [],
                      "status": "RUNNING", "seconds": 0.0}
@@ -141,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
             args, work, deadline, lambda: write_summary(args.out, summary))
     failed = failures(summary)
     summary["status"] = "FAIL" if failed else "PASS"
+    keep_logs(work, args.out, failed + ["fairseq", *(f"ddp{n}" for n in (1, 2))])
     write_summary(args.out, summary)
     print(markdown(summary))
     return 1 if failed else 0
@@ -167,6 +173,17 @@ def failures(summary: dict) -> list[str]:
     rows skipped for the time budget are listed as such, not failed)."""
     rows = summary["families"] + summary["ddp"] + (summary["timing"] or {}).get("rows", [])
     return [r.get("arch") or r.get("check") for r in rows if r["status"] == "FAIL"]
+
+
+def keep_logs(work: Path, out: Path, names: list[str]) -> None:
+    """Copy the *.log files of work/NAME to out/logs/NAME (when work is elsewhere)."""
+    if work.resolve() == (out / "runs").resolve():
+        return
+    for name in names:
+        for log in sorted((work / name).glob("*.log")) if name else []:
+            target = out / "logs" / name / log.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(log, target)
 
 
 def write_summary(out: Path, summary: dict) -> None:

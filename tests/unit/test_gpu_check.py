@@ -23,7 +23,8 @@ from gpu_check_data import Corpus
 def test_fast_path_trains_decodes_times_and_summarizes(tmp_path, capsys):
     out = tmp_path / "check"
     code = gpu_check.main([
-        "--device", "cpu", "--out", str(out), "--archs", "transformer",
+        "--device", "cpu", "--out", str(out), "--work", str(tmp_path / "work"),
+        "--archs", "transformer",
         "--updates", "20", "--train-size", "1000", "--test-size", "8",
         "--ddp", "off", "--timing", "on", "--timing-size", "tiny",
         "--timing-archs", "transformer"])
@@ -40,6 +41,7 @@ def test_fast_path_trains_decodes_times_and_summarizes(tmp_path, capsys):
     assert timed["status"] == "PASS" and timed["tokens_per_s"] > 0
     assert timed["gflop_per_token"] > 0 and timed["mfu"] is None  # no CPU peak
     assert summary["fairseq"] is None  # CUDA only
+    assert sorted(p.name for p in out.iterdir()) == ["summary.json", "summary.md"]
     table = (out / "summary.md").read_text()
     assert "| transformer | Transformer | PASS |" in table
     assert printed.rstrip().endswith(table.rstrip().splitlines()[-1])  # table last
@@ -70,6 +72,9 @@ def test_a_failing_architecture_is_one_row_and_fails_the_run(tmp_path):
     summary = {"families": [row, {"arch": "transformer", "status": "PASS"}],
                "ddp": [], "timing": {"rows": [{"arch": "npmt", "status": "SKIP"}]}}
     assert gpu_check.failures(summary) == ["conmt"]  # skipped is not failed
+    (s.workdir / "conmt" / "train.log").write_text("error: x\n")
+    gpu_check.keep_logs(s.workdir, tmp_path / "out", ["conmt"])  # a failed row's logs
+    assert (tmp_path / "out" / "logs" / "conmt" / "train.log").read_text() == "error: x\n"
 
 
 def test_a_failing_cli_call_names_its_last_stderr_line(tmp_path):
