@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Step-2 sweep of the document-level models: trains step 2 from one step-1
+# model under several settings (HAN with and without the reference code's layer
+# norms, learning rates, random-context controls), keeps a checkpoint every
+# SAVE updates, and prints the contrastive pronoun accuracy of each checkpoint
+# (benchmarks/context_sweep_summary.py). All jobs run at once: meant for a GPU
+# machine (DEVICE=cuda), where the ten jobs take about two minutes.
+#
+#   bash benchmarks/context_sweep.sh prepare results/synthetic_en_de DATA
+#       copies what the sweep reads from a finished default run into DATA:
+#       BPE'd train/dev text and document ids, the step-1 model, the synthetic
+#       contrastive set (items.json, pairs.bpe.*, pairs.ctx.bpe.jsonl)
+#   DEVICE=cuda STEPS=1250 SAVE=250 bash benchmarks/context_sweep.sh run DATA OUT
+set -u
+case "${1:-}" in
+prepare)
+  R=$2 D=$3; mkdir -p "$D"
+  cp "$R"/bpe/{train,dev}.bpe.{en,de} "$R"/data/{train,dev}.docs "$D"/
+  cp "$R"/models/transformer/seed1/averaged.pt "$D"/step1.pt
+  C=$R/discourse/contrastive/synthetic
+  cp "$C"/items.json "$C"/pairs.bpe.src "$C"/pairs.bpe.tgt "$C"/pairs.ctx.bpe.jsonl "$D"/
+  exit 0 ;;
+run) D=$2 O=$3 ;;
+*) echo "usage: $0 prepare RESULTS/DATASET DATA | run DATA OUT" >&2; exit 2 ;;
+esac
+mkdir -p "$O"
+export OMP_NUM_THREADS=1 PYTHONUNBUFFERED=1
+DEV=${DEVICE:-cuda} S=${STEPS:-1250} SAVE=${SAVE:-250}
+job() {  # name arch model-json lr warmup
+  local name=$1 arch=$2 model=$3 lr=$4 wu=$5 out=$O/$1
+  mkdir -p "$out"
+  local t0; t0=$(date +%s)
+  python3 -m phrasenmt.train --spec "{\"arch\": \"$arch\", \"model\": $model, \"preset\": \"tiny\", \"train\": {\"max_steps\": $S, \"warmup_steps\": $wu, \"lr\": $lr, \"valid_interval\": $SAVE, \"save_interval\": $SAVE, \"keep_last\": 20, \"average_last\": 1}}" \
+    --train-src "$D"/train.bpe.en --train-tgt "$D"/train.bpe.de --dev-src "$D"/dev.bpe.en \
+    --dev-tgt "$D"/dev.bpe.de --docs "$D"/train.docs,"$D"/dev.docs --init-from "$D"/step1.pt \
+    --outdir "$out"/run --seed 1 --device "$DEV" --precision fp32 --no-progress \
+    > "$out"/train.log 2>&1 || { echo "$name: training failed"; tail -3 "$out"/train.log; return; }
+  echo "$name train_s=$(( $(date +%s) - t0 ))" > "$out"/time.txt
+  for ck in "$out"/run/checkpoints/checkpoint_*.pt; do
+    local s; s=$(basename "$ck" .pt); s=${s#checkpoint_}
+    python3 -m phrasenmt.translate score --checkpoint "$ck" --src "$D"/pairs.bpe.src \
+      --tgt "$D"/pairs.bpe.tgt --context "$D"/pairs.ctx.bpe.jsonl \
+      --output "$out"/scores_"$s".txt --device "$DEV" --precision fp32 \
+      > "$out"/score_"$s".log 2>&1 || echo "$name: scoring $s failed"
+  done
+}
+python3 -m phrasenmt.translate score --checkpoint "$D"/step1.pt --src "$D"/pairs.bpe.src \
+  --tgt "$D"/pairs.bpe.tgt --output "$O"/base_scores.txt --device "$DEV" --precision fp32 \
+  > "$O"/base.log 2>&1 &
+job handec_1e3 han_dec '{"reference_norms": false}' 1.0e-3 100 &
+job handec_1e3_ln han_dec '{"reference_norms": true}' 1.0e-3 100 &
+job handec_3e3 han_dec '{"reference_norms": false}' 3.0e-3 100 &
+job handec_3e3_ln han_dec '{"reference_norms": true}' 3.0e-3 100 &
+job handec_3e3_ln_random han_dec '{"reference_norms": true, "context": "random"}' 3.0e-3 100 &
+job hanenc_3e3 han_enc '{"reference_norms": false}' 3.0e-3 100 &
+job hanenc_3e3_ln han_enc '{"reference_norms": true}' 3.0e-3 100 &
+job ctx_1e3 ctx_transformer '{}' 1.0e-3 100 &
+job ctx_3e3 ctx_transformer '{}' 3.0e-3 100 &
+job ctx_3e3_random ctx_transformer '{"context": "random"}' 3.0e-3 100 &
+wait
+python3 "$(dirname "$0")"/context_sweep_summary.py "$D" "$O"
