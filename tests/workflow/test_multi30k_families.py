@@ -1,0 +1,43 @@
+"""configs/multi30k_families.yaml: every sentence-level family, in its paper's direction."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tests.conftest import REPO, snakemake
+
+CONFIG = REPO / "configs" / "multi30k_families.yaml"
+WORD_LEVEL = ["attn_rnn", "attn_rnn_reorder", "conmt", "pconmt_nofert", "pconmt_fert2",
+              "pconmt_fert4", "npmt", "npmt_noreorder"]  # German -> English
+BPE = ["transformer", "pr_mean", "pr_max", "pr_max_attn", "pr_max_attn_ta",
+       "pr_max_attn_ta_30min"]  # English -> German
+
+
+def train_specs(text: str) -> dict[tuple[str, str], dict]:
+    """(dataset, model) -> the --spec of each training job of a dry run's commands."""
+    specs = {}
+    for spec, outdir in re.findall(
+            r"phrasenmt\.train --spec '(\{.*?\})' .*?--outdir (\S+)", text):
+        _, dataset, _, model, _ = outdir.split("/", 4)
+        specs[dataset, model] = json.loads(spec)
+    return specs
+
+
+def test_every_family_trains_in_its_papers_direction_within_its_budget():
+    result = snakemake("-n", "-p", "--configfile", str(CONFIG))
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    specs = train_specs(result.stdout)
+    assert set(specs) == ({("multi30k_de_en", m) for m in WORD_LEVEL}
+                          | {("multi30k_en_de", m) for m in BPE})
+    for (_, model), spec in specs.items():
+        train = spec["train"]
+        budget = 45 if model in BPE[1:5] else 30  # +PR: the transformer's updates
+        assert train["max_minutes"] == budget, model
+        if model in BPE:  # equal updates with the transformer, but the equal-time row
+            assert train["max_steps"] == (900 if model.endswith("30min") else 1300)
+        else:  # the clock ends the word-level runs, not the tiny preset's 400 updates
+            assert train["max_steps"] > 10_000, model
+    for dataset in ("multi30k_de_en", "multi30k_en_de"):
+        assert f"results/{dataset}/report/claims.md" in result.stdout
+    assert "synthetic" not in result.stdout  # only the two Multi30k datasets build
