@@ -11,6 +11,10 @@
 #       BPE'd train/dev text and document ids, the step-1 model, the synthetic
 #       contrastive set (items.json, pairs.bpe.*, pairs.ctx.bpe.jsonl)
 #   DEVICE=cuda STEPS=1250 SAVE=250 bash benchmarks/context_sweep.sh run DATA OUT
+#   JOBS=short STEPS=600 SAVE=150 ... run DATA OUT   the second, shorter sweep
+# A step 1 of another corpus (e.g. a pronoun rate of 1.0: a config with
+# datasets.synthetic_en_de.synthetic.rates: {pronoun: 1.0}) is prepared the same
+# way from that run's results folder.
 set -u
 case "${1:-}" in
 prepare)
@@ -47,6 +51,19 @@ job() {  # name arch model-json lr warmup
 python3 -m phrasenmt.translate score --checkpoint "$D"/step1.pt --src "$D"/pairs.bpe.src \
   --tgt "$D"/pairs.bpe.tgt --output "$O"/base_scores.txt --device "$DEV" --precision fp32 \
   > "$O"/base.log 2>&1 &
+if [ "${JOBS:-norms}" = short ]; then  # the second sweep: shorter steps, higher lr
+job handec_ln_3e3 han_dec '{"reference_norms": true}' 3.0e-3 100 &
+job handec_ln_3e3_random han_dec '{"reference_norms": true, "context": "random"}' 3.0e-3 100 &
+job handec_ln_5e3 han_dec '{"reference_norms": true}' 5.0e-3 50 &
+job ctx_3e3 ctx_transformer '{}' 3.0e-3 100 &
+job ctx_3e3_random ctx_transformer '{"context": "random"}' 3.0e-3 100 &
+job ctx_5e3 ctx_transformer '{}' 5.0e-3 50 &
+job hanenc_ln_3e3 han_enc '{"reference_norms": true}' 3.0e-3 100 &
+job hanenc_ln_3e3_random han_enc '{"reference_norms": true, "context": "random"}' 3.0e-3 100 &
+wait
+python3 "$(dirname "$0")"/context_sweep_summary.py "$D" "$O"
+exit 0
+fi
 job handec_1e3 han_dec '{"reference_norms": false}' 1.0e-3 100 &
 job handec_1e3_ln han_dec '{"reference_norms": true}' 1.0e-3 100 &
 job handec_3e3 han_dec '{"reference_norms": false}' 3.0e-3 100 &

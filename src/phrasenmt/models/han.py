@@ -77,11 +77,11 @@ class HanConfig(TransformerConfig):
     context_seed: int = 1  # draws a random context (the workflow passes its seed)
     # The reference code's layer normalizations, which the paper does not give:
     # on the queries (before f_w, f_s), on the word-level summaries s^j, a
-    # pre-norm residual around the FFN, and after the gate. Without them d_t grew
-    # to 5-8x |h_t|, the gates closed, and han_dec learned its context slowly:
-    # 60.1 % contrastive pronoun accuracy after 1,250 step-2 updates instead of
-    # 82.6 % with them (docs/results/2026-11-26-context-usage.md). False: the
-    # paper's equations exactly.
+    # pre-norm residual around the FFN, and after the gate. Without them d_t may
+    # grow against h_t and the gates close, and han_dec learned its context
+    # slowly: 60.1 % contrastive pronoun accuracy after 1,250 step-2 updates
+    # instead of 82.6 % with them (docs/results/2026-11-26-context-usage.md).
+    # False: the paper's equations exactly.
     reference_norms: bool = True
     # Stop gradients at the context states (matters only when θ_s train, i.e.
     # joint fine-tuning); a training choice, so a step may change it.
