@@ -78,7 +78,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--peak-tflops", type=float, default=None,
                    help="the GPU's dense bf16 peak for MFU (default: from its name)")
     p.add_argument("--budget-minutes", type=float, default=None,
-                   help="stages still to start are skipped past this (default: 8 "
+                   help="stages still to start are skipped past this (default: 7.5 "
                    "on CUDA, 30 on the CPU)")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
@@ -87,7 +87,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: torch sees no CUDA device (use --device cpu)")
     if args.budget_minutes is None:
-        args.budget_minutes = 8.0 if args.device == "cuda" else 30.0
+        args.budget_minutes = 7.5 if args.device == "cuda" else 30.0
     return args
 
 
@@ -161,7 +161,7 @@ def ddp(args: argparse.Namespace, settings: fam.Settings, summary: dict,
         if procs > 1 and left < 60:
             summary["skipped"].append(f"DDP with {procs} processes: time budget")
             continue
-        row = fam.check_ddp(settings, procs, timeout=max(120.0, left))
+        row = fam.check_ddp(settings, procs, timeout=max(60.0, left))
         summary["ddp"].append(row)
         print(f"  {row['status']} DDP {procs} ({row['seconds']} s) {row['reason']}",
               flush=True)
