@@ -28,7 +28,7 @@ KENLM_SKIP := make: no C++ compiler (g++), so KenLM's lmplz is not built and the
 KENLM_NEEDS := make kenlm: needs a C++ compiler: apt-get install g++ \
 	(or conda env create -f envs/kenlm.yaml)
 
-.PHONY: converged install run test report lint clean-results kenlm gpu-wheels docs
+.PHONY: converged converged-documents install run test report lint clean-results kenlm gpu-wheels docs
 
 install: $(STAMP)
 
@@ -87,6 +87,12 @@ CONVERGED = results/synthetic_en_de/eval/transformer_converged/seed1/test.json \
 	results/synthetic_de_en/eval/conmt_converged/seed1/test.json
 converged: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED) --configfile configs/converged.yaml
+
+# The document-level models on the converged Transformer, with their random-context
+# controls, and the context-usage table of all document models (docs/context-usage.md).
+converged-documents: $(STAMP)
+	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) \
+		results/synthetic_en_de/report/context_usage.md --configfile configs/converged.yaml
 
 # The whole test suite (unit tests, workflow lint/dry runs, a tiny real run).
 test: $(STAMP)
