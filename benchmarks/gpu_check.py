@@ -42,12 +42,14 @@ import gpu_check_timing as timing
 import torch
 from gpu_check_data import synthetic
 
+from phrasenmt.cli import ArgumentParser
+
 CLOCK = {"start": time.perf_counter()}  # main() restarts it; imports count too
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Command-line options."""
-    p = argparse.ArgumentParser(prog="python benchmarks/gpu_check.py",
+    p = ArgumentParser(prog="python benchmarks/gpu_check.py",
                                 description=__doc__.split("\n")[0])
     p.add_argument("--out", type=Path, default=Path("gpu_check"),
                    help="folder for the summary and the logs (created)")
@@ -86,6 +88,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         p.error("--updates must be even and at least 10")
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: torch sees no CUDA device (use --device cpu)")
+    known = fam.architectures(None)
+    for option, names in (("--archs", args.archs or []),
+                          ("--timing-archs", args.timing_archs)):
+        unknown = [a for a in names if a not in known]
+        if unknown:
+            p.error(f"{option}: unknown arch(s) {', '.join(unknown)} (known: "
+                    f"{', '.join(known)})")
     if args.budget_minutes is None:
         args.budget_minutes = 7.5 if args.device == "cuda" else 30.0
     return args
