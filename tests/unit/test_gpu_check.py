@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -123,3 +124,38 @@ def test_fairseq_without_its_wheels_is_unavailable_not_failed(tmp_path, monkeypa
     assert result["status"] == "unavailable"
     assert "fairseq does not import" in result["reason"]
     assert peer.markdown(result)[0].startswith("fairseq: unavailable:")
+
+
+FAKE_TRAIN = '''"""Stands in for fairseq_cli.train: checks the flags, logs train_inner rows."""
+import json, sys
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    assert "--fp16" in args and args[args.index("--max-tokens") + 1] == "2000", args
+    for update in range(2, 13, 2):
+        row = {"loss": "3.0", "nll_loss": "2.0", "wps": str(1000 + 100 * update),
+               "num_updates": str(update)}
+        print("2026-11-26 | INFO | train_inner | " + json.dumps(row))
+'''
+
+
+def test_fairseq_comparison_alternates_and_takes_the_ratio(tmp_path, monkeypatch):
+    fake = tmp_path / "fake"
+    (fake / "fairseq").mkdir(parents=True)
+    (fake / "fairseq" / "__init__.py").write_text("__version__ = '0.0-fake'\n")
+    (fake / "fairseq_cli").mkdir()
+    (fake / "fairseq_cli" / "__init__.py").write_text("")
+    (fake / "fairseq_cli" / "train.py").write_text(FAKE_TRAIN)
+    (fake / "fairseq_cli" / "preprocess.py").write_text(
+        "import sys; assert '--destdir' in sys.argv\n")
+    monkeypatch.setattr(peer, "fairseq_env", lambda shims: {
+        **fam.subprocess_env(), "PYTHONPATH": f"{fake}:{REPO / 'src'}"})
+    ours = iter([{"status": "PASS", "tokens_per_s": 2000},
+                 {"status": "PASS", "tokens_per_s": 2200}])
+    result = peer.compare(Corpus(tmp_path), {"preset": "tiny", "batch": 2000},
+                          tmp_path / "fs", time.perf_counter() + 600, lambda: next(ours))
+    assert result["status"] == "ran", result
+    assert result["version"] == "0.0-fake"
+    # windows after the first: wps 1400 .. 2200, median 1800, in both rounds
+    assert result["fairseq_tokens_per_s"] == [1800, 1800]
+    assert result["ratio"] == pytest.approx(2100 / 1800, abs=1e-3)
+    assert "ratio ours/fairseq 1.167x" in peer.markdown(result)[0]
