@@ -206,7 +206,8 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     except BaseException as err:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        if isinstance(err, OSError) and err.filename in (None, tmp):
+        if isinstance(err, OSError) and (err.filename is None
+                                         or str(err.filename) == tmp):
             raise naming(err, path) from None
         raise
 

@@ -165,3 +165,13 @@ def test_train_cli_into_a_locked_folder_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and f"(pid {holder.pid} on " in err[0]
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [LOCK_NAME]
+
+
+def test_an_error_naming_the_temp_file_names_the_target(tmp_path):
+    from phrasenmt.io import atomic_path
+
+    target = tmp_path / "figure.png"
+    with pytest.raises(OSError) as err, atomic_path(target) as tmp:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp))
+    assert err.value.filename == str(target)
+    assert list(tmp_path.iterdir()) == []
