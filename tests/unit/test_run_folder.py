@@ -26,10 +26,10 @@ from tests.unit.test_checkpoint import data, run
 def held_elsewhere(folder: Path) -> Iterator[subprocess.Popen]:
     """The run folder locked by another process (killed on exit, not released)."""
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time\n"
+        [sys.executable, "-c", ("import sys, time\n"
          "from phrasenmt.training.run_folder import RunLock\n"
          f"with RunLock({str(folder)!r}):\n"
-         "    print('locked', flush=True); time.sleep(60)"],
+         "    print('locked', flush=True); time.sleep(60)")],
         stdout=subprocess.PIPE, text=True, cwd=REPO)
     try:
         assert holder.stdout.readline().strip() == "locked"
