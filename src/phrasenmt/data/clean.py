@@ -19,6 +19,14 @@ from phrasenmt.io import InputError, read_lines, run_cli, write_all
 
 REASONS = ("empty", "too_long", "ratio")
 _GRAPHEME = regex.compile(r"\X")  # one user-perceived character (UAX #29)
+# The code points that can join another into one cluster (UAX #29 rules GB6-GB13:
+# marks, format characters such as ZWJ, spacing marks, prepends, Hangul jamo,
+# regional indicators); a line without any splits like its code points.
+_JOINER = regex.compile(
+    r"[\p{M}\p{Cf}\p{Grapheme_Cluster_Break=Extend}\p{Grapheme_Cluster_Break=ZWJ}"
+    r"\p{Grapheme_Cluster_Break=SpacingMark}\p{Grapheme_Cluster_Break=Prepend}"
+    r"\p{Grapheme_Cluster_Break=Regional_Indicator}\p{Grapheme_Cluster_Break=L}"
+    r"\p{Grapheme_Cluster_Break=V}\p{Grapheme_Cluster_Break=T}]")
 
 
 @functools.cache
@@ -37,8 +45,8 @@ def tokenize(line: str, lang: str) -> str:
     """Moses-tokenize one raw line (no escaping, no aggressive dash splits),
     never splitting a grapheme cluster (see `_moses_on_clusters`)."""
     line = line.strip()
-    if line.isascii():
-        return _moses(line, lang)
+    if line.isascii() or not _JOINER.search(line):  # no cluster of several
+        return _moses(line, lang)                    # code points can form
     return _moses_on_clusters(line, lang)
 
 
