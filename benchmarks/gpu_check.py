@@ -3,7 +3,8 @@
 One command on a machine with one CUDA GPU and no network (docs/gpu.md):
 
     python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl
-    PYTHONPATH=/tmp/site:src python3 benchmarks/gpu_check.py --out OUT
+    PYTHONPATH=/tmp/site:src python3 benchmarks/gpu_check.py --out OUT \
+        --work /tmp/gpu_check_work
 
 1. every registered architecture at tiny size on the synthetic corpus made on
    the spot: fp32, resumed and bf16 training, decoding, the checkpoint on the
@@ -13,7 +14,8 @@ One command on a machine with one CUDA GPU and no network (docs/gpu.md):
    document-level models relative to it (gpu_check_timing.py);
 3. fairseq's Transformer on the same data and GPU, alternating with ours, where
    its wheels were carried (gpu_check_fairseq.py);
-4. DDP through the training rule's launcher with 1 process (2 with 2 GPUs);
+4. DDP through the training rule's launcher with 1 process (2 with 2 GPUs;
+   gpu_check_ddp.py);
 5. OUT/summary.json and OUT/summary.md; the table is printed last.
 
 `--device cpu` runs parts 1, 4 and 5 at smaller sizes (a CI check that the
@@ -37,6 +39,7 @@ from pathlib import Path
 # benchmarks/ is no package: its modules are imported by plain name.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import gpu_check_ddp as gpu_ddp
 import gpu_check_families as fam
 import gpu_check_timing as timing
 import torch
@@ -170,7 +173,7 @@ def ddp(args: argparse.Namespace, settings: fam.Settings, summary: dict,
         if procs > 1 and left < 60:
             summary["skipped"].append(f"DDP with {procs} processes: time budget")
             continue
-        row = fam.check_ddp(settings, procs, timeout=max(60.0, left))
+        row = gpu_ddp.check_ddp(settings, procs, timeout=max(60.0, left))
         summary["ddp"].append(row)
         print(f"  {row['status']} DDP {procs} ({row['seconds']} s) {row['reason']}",
               flush=True)

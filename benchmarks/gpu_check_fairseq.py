@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from gpu_check_data import SRC, TGT, Corpus
-from gpu_check_families import one_line, subprocess_env
+from gpu_check_ddp import subprocess_env
+from gpu_check_families import one_line
 from peer_fairseq import fairseq_train_args, fairseq_train_windows
 
 from phrasenmt.training.spec import resolve_spec

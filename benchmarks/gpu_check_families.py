@@ -28,10 +28,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import os
 import shutil
-import subprocess
-import sys
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -51,7 +48,6 @@ RESUME_TOL_CPU = 1e-6  # relative loss difference, resumed vs straight, on a CPU
 RESUME_TOL_CUDA = 0.02  # the same on CUDA (nondeterministic kernels)
 GREEDY_AGREE = 0.9  # fraction of identical greedy lines, device vs CPU
 NONEMPTY = 0.5  # fraction of test lines the default search must give words on
-DDP_TOL = 1e-3  # relative difference of DDP's per-update losses to one process'
 
 # Model sizes: "tiny" is the registry's tiny presets as they are (the GPU
 # default), "smaller" shrinks them further (the CPU default: every family in a
@@ -368,58 +364,3 @@ def empty_cache(device: str) -> None:
         import torch
 
         torch.cuda.empty_cache()
-
-
-# -- DDP through the workflow's launcher -----------------------------------------
-
-
-def ddp_command(procs: int) -> list[str]:
-    """The training rule's launcher (rules/common.smk, train_launcher) as argv:
-    `torchrun --standalone --nproc-per-node N`, run as `python -m
-    torch.distributed.run` (the same program; torchrun may not be on PATH)."""
-    return [sys.executable, "-m", "torch.distributed.run", "--standalone",
-            "--nproc-per-node", str(procs), "-m", "phrasenmt.train"]
-
-
-def subprocess_env() -> dict[str, str]:
-    """This process' environment with this checkout's src/ first on PYTHONPATH."""
-    src = str(Path(__file__).resolve().parents[1] / "src")
-    path = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)
-    return {**os.environ, "PYTHONPATH": path}
-
-
-def check_ddp(s: Settings, procs: int, timeout: float) -> dict[str, Any]:
-    """The Transformer under the launcher with `procs` ranks vs one process (fp32)."""
-    folder = s.workdir / f"ddp{procs}"
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    row: dict[str, Any] = {"check": f"DDP, {procs} process(es)", "status": "FAIL"}
-    start = time.perf_counter()
-    try:
-        single = folder / "single"
-        call(train_main, train_args("transformer", s, single, "fp32"),
-             folder / "single.log")
-        result = subprocess.run(
-            [*ddp_command(procs), *train_args("transformer", s, folder / "ddp", "fp32")],
-            capture_output=True, text=True, timeout=timeout, env=subprocess_env(),
-            check=False)
-        (folder / "ddp.log").write_text(result.stdout + result.stderr, "utf-8")
-        if result.returncode != 0:
-            tail = [x for x in result.stderr.splitlines() if x.strip()][-1:] or [""]
-            raise CheckFailed(f"exit {result.returncode}: {one_line(tail[0])}")
-        one, _ = losses(single)
-        many, _ = losses(folder / "ddp")
-        diff = max(relative(a, b) for a, b in zip(many, one, strict=True))
-        row.update(updates=len(many), max_rel_diff=diff, tolerance=DDP_TOL)
-        if procs == 1:  # Distributed: a world of 1 needs no process group
-            row["note"] = "1 rank: no process group (DDP wraps from 2 ranks)"
-        if len(many) != len(one) or diff > DDP_TOL:
-            raise CheckFailed(f"losses differ from one process' by up to {diff:.2e} "
-                              f"(> {DDP_TOL})")
-        row["status"], row["reason"] = "PASS", ""
-    except subprocess.TimeoutExpired:
-        row["reason"] = f"timed out after {timeout:.0f} s"
-    except CheckFailed as err:
-        row["reason"] = str(err)
-    row["seconds"] = round(time.perf_counter() - start, 1)
-    return row

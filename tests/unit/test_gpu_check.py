@@ -16,6 +16,7 @@ from tests.conftest import REPO
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 import gpu_check
+import gpu_check_ddp as gpu_ddp
 import gpu_check_fairseq as peer
 import gpu_check_families as fam
 from gpu_check_data import Corpus
@@ -58,10 +59,10 @@ def test_ddp_through_the_launcher_follows_one_process(tmp_path):
 
     corpus = synthetic(tmp_path / "data", 1, 300, 8, 16)
     s = fam.Settings("cpu", 10, "smaller", corpus, tmp_path / "runs")
-    row = fam.check_ddp(s, 1, timeout=300)
+    row = gpu_ddp.check_ddp(s, 1, timeout=300)
     assert row["status"] == "PASS", row
-    assert row["updates"] == 10 and row["max_rel_diff"] <= fam.DDP_TOL
-    assert fam.ddp_command(2)[1:5] == ["-m", "torch.distributed.run", "--standalone",
+    assert row["updates"] == 10 and row["max_rel_diff"] <= gpu_ddp.DDP_TOL
+    assert gpu_ddp.ddp_command(2)[1:5] == ["-m", "torch.distributed.run", "--standalone",
                                        "--nproc-per-node"]
 
 
@@ -118,7 +119,7 @@ def test_fairseq_placeholders_raise_when_called(tmp_path):
 
 def test_fairseq_without_its_wheels_is_unavailable_not_failed(tmp_path, monkeypatch):
     monkeypatch.setattr(peer, "fairseq_env", lambda shims: {
-        **fam.subprocess_env(), "PYTHONPATH": str(tmp_path / "empty")})
+        **gpu_ddp.subprocess_env(), "PYTHONPATH": str(tmp_path / "empty")})
     result = peer.compare(Corpus(tmp_path), {}, tmp_path / "fs", 0.0,
                           lambda: pytest.fail("ours must not run"))
     assert result["status"] == "unavailable"
@@ -148,7 +149,7 @@ def test_fairseq_comparison_alternates_and_takes_the_ratio(tmp_path, monkeypatch
     (fake / "fairseq_cli" / "preprocess.py").write_text(
         "import sys; assert '--destdir' in sys.argv\n")
     monkeypatch.setattr(peer, "fairseq_env", lambda shims: {
-        **fam.subprocess_env(), "PYTHONPATH": f"{fake}:{REPO / 'src'}"})
+        **gpu_ddp.subprocess_env(), "PYTHONPATH": f"{fake}:{REPO / 'src'}"})
     ours = iter([{"status": "PASS", "tokens_per_s": 2000},
                  {"status": "PASS", "tokens_per_s": 2200}])
     result = peer.compare(Corpus(tmp_path), {"preset": "tiny", "batch": 2000},

@@ -1,0 +1,84 @@
+"""gpu_check.py, part 4: DDP through the training rule's launcher.
+
+The Transformer (tiny, fp32, no dropout) trains under `torchrun --standalone
+--nproc-per-node N -m phrasenmt.train` (rules/common.smk, train_launcher) and
+as one plain process with the same spec, seed and data; the per-update losses
+must agree to DDP_TOL (relative). With one rank the trainer needs no process
+group (it wraps the model in DistributedDataParallel from 2 ranks).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from gpu_check_families import (
+    CheckFailed,
+    Settings,
+    call,
+    losses,
+    one_line,
+    relative,
+    train_args,
+)
+
+from phrasenmt.train import main as train_main
+
+DDP_TOL = 1e-3  # relative difference of DDP's per-update losses to one process'
+
+
+def ddp_command(procs: int) -> list[str]:
+    """The training rule's launcher (rules/common.smk, train_launcher) as argv:
+    `torchrun --standalone --nproc-per-node N`, run as `python -m
+    torch.distributed.run` (the same program; torchrun may not be on PATH)."""
+    return [sys.executable, "-m", "torch.distributed.run", "--standalone",
+            "--nproc-per-node", str(procs), "-m", "phrasenmt.train"]
+
+
+def subprocess_env() -> dict[str, str]:
+    """This process' environment with this checkout's src/ first on PYTHONPATH."""
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    path = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)
+    return {**os.environ, "PYTHONPATH": path}
+
+
+def check_ddp(s: Settings, procs: int, timeout: float) -> dict[str, Any]:
+    """The Transformer under the launcher with `procs` ranks vs one process (fp32)."""
+    folder = s.workdir / f"ddp{procs}"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    row: dict[str, Any] = {"check": f"DDP, {procs} process(es)", "status": "FAIL"}
+    start = time.perf_counter()
+    try:
+        single = folder / "single"
+        call(train_main, train_args("transformer", s, single, "fp32"),
+             folder / "single.log")
+        result = subprocess.run(
+            [*ddp_command(procs), *train_args("transformer", s, folder / "ddp", "fp32")],
+            capture_output=True, text=True, timeout=timeout, env=subprocess_env(),
+            check=False)
+        (folder / "ddp.log").write_text(result.stdout + result.stderr, "utf-8")
+        if result.returncode != 0:
+            tail = [x for x in result.stderr.splitlines() if x.strip()][-1:] or [""]
+            raise CheckFailed(f"exit {result.returncode}: {one_line(tail[0])}")
+        one, _ = losses(single)
+        many, _ = losses(folder / "ddp")
+        diff = max(relative(a, b) for a, b in zip(many, one, strict=True))
+        row.update(updates=len(many), max_rel_diff=diff, tolerance=DDP_TOL)
+        if procs == 1:  # Distributed: a world of 1 needs no process group
+            row["note"] = "1 rank: no process group (DDP wraps from 2 ranks)"
+        if len(many) != len(one) or diff > DDP_TOL:
+            raise CheckFailed(f"losses differ from one process' by up to {diff:.2e} "
+                              f"(> {DDP_TOL})")
+        row["status"], row["reason"] = "PASS", ""
+    except subprocess.TimeoutExpired:
+        row["reason"] = f"timed out after {timeout:.0f} s"
+    except CheckFailed as err:
+        row["reason"] = str(err)
+    row["seconds"] = round(time.perf_counter() - start, 1)
+    return row
