@@ -98,3 +98,13 @@ def test_another_seed_gives_other_eflomal_links(corpus, tmp_path):
                        for s in (1, 1, 2))
     assert one == again
     assert one != two
+
+
+def test_seeded_eflomal_without_a_compiler_says_so(monkeypatch):
+    from phrasenmt.align import backends
+    from phrasenmt.io import InputError
+
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setattr(backends.shutil, "which", lambda name: None)
+    with pytest.raises(InputError, match="needs a C compiler .* fast_align"):
+        backends.align_eflomal([["a", "b"]], [["x", "y"]], seed=1, samplers=1)

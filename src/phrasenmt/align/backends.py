@@ -79,8 +79,9 @@ def _omp_threads(threads: int) -> contextlib.AbstractContextManager[None]:
 
 
 # eflomal's binary reads its 8-byte seed with fopen("/dev/urandom"); this
-# library, preloaded, answers that one call with the bytes in EFLOMAL_SEED
-# (decimal uint64) and notes it in EFLOMAL_SEEDED, so a run it missed is caught.
+# library, preloaded, answers that one call with the bytes of
+# PHRASENMT_EFLOMAL_SEED (a decimal uint64) and notes the call in the file
+# PHRASENMT_EFLOMAL_SEEDED names, so that a run it missed is caught.
 SEED_SHIM = r"""
 #define _GNU_SOURCE
 #include <dlfcn.h>
