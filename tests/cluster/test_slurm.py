@@ -55,7 +55,7 @@ TINY = {
 GPU_RULES = {"train", "translate", "lingeval_score", "train_continuous",
              "translate_continuous", "train_npmt", "translate_npmt",
              "translate_npmt_greedy", "translate_decoding", "train_document",
-             "translate_document", "contrastive_score"}
+             "translate_document", "contrastive_score", "cxmi"}
 SUBMITTED = re.compile(r"submitted with SLURM jobid (\d+) \(log: \S*/rule_(\w+)/")
 
 

@@ -20,7 +20,8 @@ from phrasenmt.workflow import runs
 from phrasenmt.workflow.targets import final_targets
 from tests.conftest import REPO
 
-DOCUMENT_ROWS = ["ctx_transformer", "han_enc", "han_dec", "han_enc_dec"]
+DOCUMENT_ROWS = ["ctx_transformer", "ctx_transformer_random", "han_enc", "han_dec",
+                 "han_dec_random", "han_enc_dec"]
 
 
 @pytest.fixture
@@ -356,7 +357,7 @@ def test_step2_starts_from_the_step1_run(doc_config):
     assert wfd.step1_checkpoint(doc_config, EN_DE, "han_enc_dec", 3) == (
         f"results/{EN_DE}/models/han_enc/seed3/averaged.pt")
     assert wfd.sentence_root(doc_config, "han_enc_dec") == "transformer"
-    assert [wfd.context_size(doc_config, m) for m in DOCUMENT_ROWS] == [2, 3, 3, 3]
+    assert [wfd.context_size(doc_config, m) for m in DOCUMENT_ROWS] == [2, 2, 3, 3, 3, 3]
     assert wfdis.max_context(doc_config, EN_DE) == 3
 
 
@@ -370,7 +371,7 @@ def test_default_targets_have_every_discourse_table(doc_config):
     assert not any("/synthetic_de_en/report/discourse" in t for t in targets)
     assert wfd.discourse_models(doc_config, EN_DE) == ["transformer", *DOCUMENT_ROWS]
     assert wfd.han_models(doc_config, EN_DE) == ["transformer", "han_enc", "han_dec",
-                                                 "han_enc_dec"]
+                                                 "han_dec_random", "han_enc_dec"]
     assert wfdis.notes(doc_config, EN_DE)[0] == (
         "Sweep ctx_k (K of ctx_transformer) not run: enabled: false in the config.")
     assert len(wfdis.notes(doc_config, EN_DE)) == 5
