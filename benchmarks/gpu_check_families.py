@@ -73,6 +73,10 @@ FAMILIES = (("pr_", "phrase representations"), ("attn_rnn", "attention RNN"),
             ("transformer", "Transformer"))
 
 
+FIRST = ("transformer", "pr_max_attn_ta", "npmt", "ctx_transformer", "han_enc_dec",
+         "attn_rnn", "conmt", "pconmt_fert2")
+
+
 class CheckFailed(Exception):
     """One check did not hold: the reason, in one line."""
 
@@ -103,10 +107,12 @@ def kind(arch: str) -> str:
 
 
 def architectures(selected: list[str] | None = None) -> list[str]:
-    """Registered architectures (all, or those selected), in registry order."""
+    """Registered architectures (all, or those selected): one of each family
+    first (FIRST, so that a run cut short by its budget has them), then the
+    others in registry order."""
     known = [a for a in MODELS if not a.startswith("test_")]
     if not selected:
-        return known
+        return [a for a in FIRST if a in known] + [a for a in known if a not in FIRST]
     unknown = [a for a in selected if a not in known]
     if unknown:
         raise CheckFailed(f"unknown arch(s) {', '.join(unknown)} (known: "
