@@ -533,3 +533,12 @@ def test_killed_bf16_run_resumes_to_the_same_weights(corpus, tmp_path):
     a = load_file(killed / "checkpoints" / f"checkpoint_{steps}.pt")["model"]
     b = load_file(tmp_path / "whole" / "checkpoints" / f"checkpoint_{steps}.pt")["model"]
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.parametrize("supported", [True, False])
+def test_auto_on_cuda_follows_bf16_support_not_cpu_flags(monkeypatch, supported):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: supported)
+    cuda = torch.device("cuda")
+    assert prec.bf16_pays(cuda, set()) is supported  # no AMX needed on a GPU
+    assert prec.resolve("auto", cuda, set()) == ("bf16" if supported else "fp32")
