@@ -8,8 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from phrasenmt.io import InputError
 from phrasenmt.report import claims
-from phrasenmt.report.baseline_guard import Guard, measure
+from phrasenmt.report.baseline_guard import Guard, measure, measure_files
 from tests.unit.test_claims import noisy, write
 
 VOCAB = [f"w{i}" for i in range(300)]
@@ -55,6 +56,15 @@ def test_repeated_reference_lines_are_not_collapse():
     assert learned.reasons(Guard(max_output_share=0.0)) == []  # 0.3 - 0.3 is not > 0
     collapsed = measure(["w1 w2 w3 ."] * 200, refs, seed=1)
     assert any("100% of its outputs" in r for r in collapsed.reasons(Guard()))
+
+
+def test_files_that_cannot_be_checked_fail_in_one_line(tmp_path):
+    ref = write(tmp_path / "ref.en", ["w1 w2 w3"])
+    with pytest.raises(InputError, match="has 1 line.*needs 2 or more"):
+        measure_files(write(tmp_path / "one.txt", ["w1 w2 w3"]), ref, 1)
+    ref = write(tmp_path / "ref2.en", ["w1 w2", "w3 w4"])
+    with pytest.raises(InputError, match="has 1 lines but the reference"):
+        measure_files(write(tmp_path / "short.txt", ["w1 w2"]), ref, 1)
 
 
 def claims_argv(tmp: Path, broken: dict[tuple[str, int], list[str]]) -> list[str]:

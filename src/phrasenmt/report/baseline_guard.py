@@ -105,6 +105,10 @@ def measure(hyps: list[str], refs: list[str], seed: int) -> Learning:
 def measure_files(hyp: Path, ref: Path, seed: int) -> Learning:
     """`measure` of a translation file against the reference file (cached)."""
     refs, hyps = read_lines(ref), read_lines(hyp)
+    if len(refs) < 2:
+        raise InputError(f"has {len(refs)} line(s); checking that a model learned "
+                         "pairs its outputs with other test sentences: it needs 2 "
+                         "or more", ref)
     if len(hyps) != len(refs):
         raise InputError(f"has {len(hyps)} lines but the reference {ref} has "
                          f"{len(refs)}; they must match", hyp)
