@@ -36,7 +36,8 @@ def write_inputs(tmp: Path) -> list[str]:
     rows = []
     for model, ctx, d1, d3 in (("transformer", "no", 5, 1), ("han_dec", "yes", 9, 2),
                                ("han_dec_random", "yes", 5, 1)):
-        rows += [(model, ctx, "pronoun_gender", "1", 10, d1),
+        rows += [(model, ctx, "pronoun_gender", "all", 14, d1 + d3),
+                 (model, ctx, "pronoun_gender", "1", 10, d1),
                  (model, ctx, "pronoun_gender", "3", 4, d3),
                  (model, ctx, "subj_verb_agreement", "5", 7, 7)]
     tsv = tmp / "c.tsv"

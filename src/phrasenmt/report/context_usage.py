@@ -52,7 +52,8 @@ def bucket(label: str) -> str:
 def accuracy_rows(path: Path, category: str) -> dict[str, dict[str, tuple[int, int]]]:
     """Per model: bucket (and 'all') -> (correct, items) of the category."""
     df = read_tsv(path, TSV_COLUMNS)
-    df = df[(df["category"] == category) & df["bin"].notna()]
+    # the evaluator's own `all` rows are skipped: the buckets are summed here
+    df = df[(df["category"] == category) & df["bin"].notna() & (df["bin"] != "all")]
     out: dict[str, dict[str, tuple[int, int]]] = {}
     for row in df.itertuples():
         try:
@@ -189,7 +190,8 @@ def figure(args: argparse.Namespace) -> None:
     with mpl.rc_context({**RC_PARAMS, "figure.figsize": (10.0, 4.0)}):
         fig, _ = new_axes()
         fig.clear()
-        left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
+        left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2],
+                                                      "wspace": 0.35})
         for k, model in enumerate(models):
             st = model_style(model, args.order)
             values = [df.loc[model, "accuracy" if g == "all" else f"accuracy_d{g}"]
