@@ -1,6 +1,6 @@
 """Everything `rule all` asks for: the top of the workflow helpers.
 
-Imports every family module (none imports this one).
+Imports the family modules; none of them imports this one.
 """
 
 from __future__ import annotations
