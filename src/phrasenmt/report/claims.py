@@ -19,10 +19,11 @@ or repeats one output line (phrasenmt.report.baseline_guard).
 A document-level claim names its random-context control (`control:`, the
 same model trained and evaluated with other documents' sentences as context):
 it is also tested against that control, and is reproduced only when both
-comparisons are; a claim that beats the baseline but not its control is "not
-reproduced: no better than its random-context control" (the gain comes from
-extra parameters or updates, not from the context; Li et al. 2020), and one
-whose control is not configured is not tested.
+comparisons are. A claim that beats the baseline but not significantly its
+control is "inconclusive: no significant gain over its random-context control"
+(the gain may come from extra parameters or updates, not from the context; Li
+et al. 2020), "not reproduced: ..." if the control does significantly better;
+one whose control is not configured is not tested.
 Training speed (no p-value): reproduced when every seed of the system trained
 faster than every seed of the baseline, not reproduced when every one was
 slower, else inconclusive. A row with one seed per model says so: it tests the
@@ -177,7 +178,9 @@ def combined_verdict(r: dict, c: dict | None) -> str:
         return r["verdict"]
     if c["verdict"] == "reproduced":
         return "reproduced"
-    return "not reproduced: no better than its random-context control"
+    if c["verdict"] == "not reproduced":  # the control is significantly better
+        return "not reproduced: its random-context control does better"
+    return "inconclusive: no significant gain over its random-context control"
 
 
 def control_cell(claim: dict, c: dict | None) -> str:
