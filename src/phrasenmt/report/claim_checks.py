@@ -12,6 +12,7 @@ quality claim whose baseline or system did not learn to translate
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -125,19 +126,29 @@ def _agreement_items(claim: dict, items: list[dict], path: Path) -> list[float]:
             and r["bin"] is not None and lingeval.bin_order(r["bin"]) > above]
 
 
-def agreement_result(claim: dict, ev: Evidence) -> dict[str, Any]:
-    """Lingeval97 contrastive accuracy (%) of the claim's pairs, all seeds."""
-    items = lingeval.load_items(need_file(ev, "lingeval", "Lingeval97 items"))
-    sys_seeds, sys_paths = run_files(ev, claim["system"], "lingeval")
-    base_seeds, base_paths = run_files(ev, claim["baseline"], "lingeval")
-    system = [_agreement_items(claim, items, p) for p in sys_paths]
+def item_result(claim: dict, ev: Evidence, kind: str,
+                score: Callable[[Path], list[float]], empty: str) -> dict[str, Any]:
+    """Accuracy (%) over per-item 0/1 outcomes that `score` reads from each run's
+    file of `kind`, system against baseline over all seeds; NotTested(`empty`)
+    when the claim selects no item."""
+    sys_seeds, sys_paths = run_files(ev, claim["system"], kind)
+    base_seeds, base_paths = run_files(ev, claim["baseline"], kind)
+    system = [score(p) for p in sys_paths]
     if not system[0]:
-        raise NotTested(f"no {claim['category']} pair of {ev.dataset} matches "
-                        f"the subset {claim.get('subset')}")
-    baseline = [_agreement_items(claim, items, p) for p in base_paths]
+        raise NotTested(empty)
+    baseline = [score(p) for p in base_paths]
     return _percent(multiseed.compare_items(baseline, system, trials=ev.trials,
                                             seed=ev.seed), sys_seeds, base_seeds,
                     len(system[0]))
+
+
+def agreement_result(claim: dict, ev: Evidence) -> dict[str, Any]:
+    """Lingeval97 contrastive accuracy (%) of the claim's pairs, all seeds."""
+    items = lingeval.load_items(need_file(ev, "lingeval", "Lingeval97 items"))
+    return item_result(claim, ev, "lingeval",
+                       lambda p: _agreement_items(claim, items, p),
+                       f"no {claim['category']} pair of {ev.dataset} matches the "
+                       f"subset {claim.get('subset')}")
 
 
 def _pronoun_items(ev: Evidence, hyp: Path, align: Path) -> list[float]:
@@ -181,16 +192,10 @@ def contrastive_result(claim: dict, ev: Evidence) -> dict[str, Any]:
     workflow makes them (document models with the items' context)."""
     header = contrastive.load_header(need_file(ev, "contrastive",
                                                "contrastive items"))
-    sys_seeds, sys_paths = run_files(ev, claim["system"], "contrastive")
-    base_seeds, base_paths = run_files(ev, claim["baseline"], "contrastive")
-    system = [_contrastive_items(claim, header, p) for p in sys_paths]
-    if not system[0]:
-        raise NotTested(f"no contrastive item of type {claim['category']} on "
-                        f"{ev.dataset}")
-    baseline = [_contrastive_items(claim, header, p) for p in base_paths]
-    return _percent(multiseed.compare_items(baseline, system, trials=ev.trials,
-                                            seed=ev.seed), sys_seeds, base_seeds,
-                    len(system[0]))
+    return item_result(claim, ev, "contrastive",
+                       lambda p: _contrastive_items(claim, header, p),
+                       f"no contrastive item of type {claim['category']} on "
+                       f"{ev.dataset}")
 
 
 def _percent(result: dict[str, Any], seeds: list[int], base_seeds: list[int],
