@@ -1,4 +1,4 @@
-"""Do bf16 and fp32 models reach the same BLEU at equal updates? (issue 15)
+"""Do bf16 and fp32 models reach the same BLEU at equal updates?
 
 Trains one model of the default experiment twice on the workflow's built data,
 once with `--precision fp32` and once with `--precision bf16`, with the same

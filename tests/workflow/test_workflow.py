@@ -38,7 +38,7 @@ def test_dry_run_every_config(configfile: Path):
     assert EXPECTED_JOB.get(configfile.stem, "download") in result.stdout
 
 
-# Paper-scale configurations (issue 13): each must plan every seed's run of every
+# Paper-scale configurations: each must plan every seed's run of every
 # model it names; a derived or checkpoint_of row shows up as a job of its own.
 PAPER_CONFIGS = sorted((REPO / "configs" / "paper").glob("*.yaml"))
 PAPER_RUNS = {  # config -> (dataset, trained models, decoded-only models with a test set)
@@ -105,7 +105,7 @@ def test_bad_config_gives_one_clear_line(override: str, message: str):
 ], ids=["model setting", "key written twice", "dataset setting"])
 def test_bad_experiment_fails_the_dry_run_fast(tmp_path: Path, text: str,
                                                message: str):
-    """Found at start-up, not when a job runs (issue 14's budget: 10 s; measured
+    """Found at start-up, not when a job runs (a budget of 10 s; measured
     3-7 s on a loaded 2-core machine; the assertion leaves room for slower CI)."""
     bad = tmp_path / "bad.yaml"
     bad.write_text(text, encoding="utf-8")
