@@ -47,8 +47,11 @@ def commands(tmp_path_factory) -> str:
 
 @pytest.mark.parametrize("model", EXPECTED)
 def test_own_decode_reaches_the_translate_command(commands: str, model: str):
-    found = re.findall(r"phrasenmt\.translate --checkpoint \S+/models/"
-                       rf"{model}/seed1/\S+ (.*?)> ", commands)
+    # the model's own translations (a checkpoint_of entry such as npmt_lm decodes
+    # the same checkpoint with its own settings, into its own folder)
+    found = [c for c in re.findall(r"phrasenmt\.translate --checkpoint \S+/models/"
+                                   rf"{model}/seed1/\S+ (.*?)> ", commands)
+             if f"/translations/{model}/" in c]
     beam_runs = [c for c in found if "--beam 1 " not in c or model == "conmt"]
     assert beam_runs, f"no translate command of {model}"
     for command in beam_runs:
