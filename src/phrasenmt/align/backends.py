@@ -245,10 +245,15 @@ def viterbi(given: Sentences, generated: Sentences, vocab: dict, table: dict,
 def align_fast_align(src: Sentences, tgt: Sentences, threads: int = 1,
                      seed: int | None = None,
                      iterations: int = 5) -> tuple[Alignments, Alignments]:
-    """Train fast_align (systran-align EM) and decode both directions."""
+    """Train fast_align (systran-align EM) and decode both directions.
+
+    On one thread whatever `threads` says: its EM sums the expected counts of
+    several threads in the order they finish, so a rare near-tie in the Viterbi
+    links (and every later stage) could depend on the machine's load."""
     import systran_align
 
-    with (_omp_threads(threads),
+    del threads  # see the docstring: one OpenMP thread keeps the sums in order
+    with (_omp_threads(1),
           tempfile.TemporaryDirectory(prefix="phrasenmt-fastalign-") as tmp):
         corpus, fwd_p, rev_p = (str(Path(tmp, n)) for n in ("in", "fwd", "rev"))
         _write_joint(corpus, src, tgt)
