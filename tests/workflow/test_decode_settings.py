@@ -40,7 +40,7 @@ def commands(tmp_path_factory) -> str:
     """The shell commands of a dry run with the models' own decode settings."""
     config = tmp_path_factory.mktemp("decode") / "decode.yaml"
     config.write_text(OWN, encoding="utf-8")
-    result = snakemake("-n", "-p", "--configfile", str(config))
+    result = snakemake("-n", "-p", "--forceall", "--configfile", str(config))
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     return result.stdout
 

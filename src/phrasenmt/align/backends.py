@@ -9,8 +9,9 @@ link), reverse the target->source model (every source word has at most one).
   seeds its sampler from 8 bytes of /dev/urandom. Given a `seed`, we run it
   with a small preloaded library (`LD_PRELOAD`, compiled here with `cc` on
   first use) whose `fopen("/dev/urandom")` returns those 8 bytes made from the
-  seed, and with one OpenMP thread per direction, since its samplers take
-  their states from a shared generator in thread order. Same seed, same
+  seed, and on one OpenMP thread: its samplers, and with two threads its two
+  directions, take their states from one shared generator in the order the
+  threads get there, which under load differed between runs. Same seed, same
   links; without a C compiler a seeded eflomal run is refused (one line).
   `samplers` is its number of independent samplers (eflomal's default 3); the
   others have no such option, and `align` refuses it for them.
@@ -142,12 +143,13 @@ def build_seed_shim(folder: Path) -> Path:
 def _seeded(seed: int | None, threads: int, tmp: Path
             ) -> contextlib.AbstractContextManager[None]:
     """The environment of one eflomal run: its OpenMP threads and, given a
-    seed, the seed library (directions in parallel, each one's samplers in turn)."""
+    seed, the seed library (one thread: directions and samplers in turn)."""
     if seed is None:
         return _omp_threads(threads)
     preload = " ".join(filter(None, [str(build_seed_shim(tmp)),
                                      os.environ.get("LD_PRELOAD")]))
-    return _scoped_env(OMP_NUM_THREADS=f"{min(max(threads, 1), 2)},1",
+    del threads  # one thread: the shared generator's draws stay in one order
+    return _scoped_env(OMP_NUM_THREADS="1,1",
                        LD_PRELOAD=preload,
                        PHRASENMT_EFLOMAL_SEED=str(splitmix64(seed)),
                        PHRASENMT_EFLOMAL_SEEDED=str(tmp / "seeded"))
