@@ -43,6 +43,7 @@ import os
 import shutil
 import struct
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -244,24 +245,32 @@ def viterbi(given: Sentences, generated: Sentences, vocab: dict, table: dict,
     return out
 
 
+def train_fast_align(corpus: str, fwd_p: str, rev_p: str, iterations: int) -> None:
+    """systran-align's EM in a child process on one OpenMP thread: with several,
+    its expected counts are summed in the order the threads finish, and OpenMP
+    reads OMP_NUM_THREADS once per process, so this process cannot set it."""
+    code = ("import sys, systran_align\n"
+            "systran_align.generate_alignment_probabilities(sys.argv[1], sys.argv[2], "
+            "sys.argv[3], iterations=int(sys.argv[4]), favor_diagonal=True, "
+            f"diagonal_tension={DIAGONAL_TENSION}, prob_align_null={P_NULL})")
+    done = subprocess.run([sys.executable, "-c", code, corpus, fwd_p, rev_p,
+                           str(iterations)], check=False, capture_output=True,
+                          text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise RuntimeError(f"fast_align (systran-align) failed: {last}")
+
+
 def align_fast_align(src: Sentences, tgt: Sentences, threads: int = 1,
                      seed: int | None = None,
                      iterations: int = 5) -> tuple[Alignments, Alignments]:
-    """Train fast_align (systran-align EM) and decode both directions.
-
-    On one thread whatever `threads` says: its EM sums the expected counts of
-    several threads in the order they finish, so a rare near-tie in the Viterbi
-    links (and every later stage) could depend on the machine's load."""
-    import systran_align
-
-    del threads  # see the docstring: one OpenMP thread keeps the sums in order
-    with (_omp_threads(1),
-          tempfile.TemporaryDirectory(prefix="phrasenmt-fastalign-") as tmp):
+    """Train fast_align (systran-align EM, one thread: `train_fast_align`) and
+    decode both directions."""
+    del threads
+    with tempfile.TemporaryDirectory(prefix="phrasenmt-fastalign-") as tmp:
         corpus, fwd_p, rev_p = (str(Path(tmp, n)) for n in ("in", "fwd", "rev"))
         _write_joint(corpus, src, tgt)
-        systran_align.generate_alignment_probabilities(
-            corpus, fwd_p, rev_p, iterations=iterations, favor_diagonal=True,
-            diagonal_tension=DIAGONAL_TENSION, prob_align_null=P_NULL)
+        train_fast_align(corpus, fwd_p, rev_p, iterations)
         vocab, fwd_table = read_fast_align_table(fwd_p)
         _, rev_table = read_fast_align_table(rev_p)
     fwd = [{(i, j) for j, i in enumerate(row) if i >= 0}
