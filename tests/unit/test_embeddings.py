@@ -74,3 +74,31 @@ def test_bad_phrase_list_names_file_and_line(tmp_path):
     with pytest.raises(InputError, match=r"p.tsv:3: expected"):
         main(["concat", "--text", str(bad), "--phrases", str(bad),
               "--out", str(tmp_path / "o")])
+
+
+def test_training_reads_no_uninitialized_memory(tmp_path):
+    """fastText with one thread random-initialises only the first tenth of its
+    input matrix and relies on the rest being zero; a build that allocates it
+    without zeroing trains on whatever the heap held (NaN in a long-lived
+    process).  glibc's MALLOC_PERTURB_ fills fresh allocations with junk, so
+    the vectors must not change under it."""
+    import os
+    import subprocess
+    import sys
+
+    words = ["the", "cat", "sat", "on", "mat", "dog", "ran", "far"]
+    (tmp_path / "t").write_text("".join(
+        " ".join(words[(i + j) % len(words)] for j in range(6)) + "\n"
+        for i in range(40)))
+    tables = []
+    for perturb in ("", "128"):
+        out = tmp_path / f"out{perturb}"
+        env = dict(os.environ, MALLOC_PERTURB_=perturb)
+        done = subprocess.run(
+            [sys.executable, "-m", "phrasenmt.embeddings", "train", "--text",
+             str(tmp_path / "t"), "--out-dir", f"{out}/", "--dim", "8",
+             "--epoch", "2", "--threads", "1", "--bucket", "1000"],
+            env=env, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+        tables.append((out / "words.vec").read_text())
+    assert tables[0] == tables[1]
