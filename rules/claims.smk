@@ -18,6 +18,7 @@ rule claims_table:
         ),
         tex="results/{dataset}/report/claims.tex",
         csv="results/{dataset}/report/claims.csv",
+        timing="results/{dataset}/timing/claims.csv",
     params:
         args=claims_args,
         alpha=config["evaluate"]["alpha"],
@@ -34,4 +35,5 @@ rule claims_table:
         "--trials {params.trials} --seed {params.seed} "
         "--min-bleu-gain {params.min_gain} --max-output-share {params.max_share} "
         "--out-md {output.md} "
-        "--out-tex {output.tex} --out-csv {output.csv} > {log} 2>&1"
+        "--out-tex {output.tex} --out-csv {output.csv} "
+        "--out-timing-csv {output.timing} > {log} 2>&1"

@@ -282,6 +282,7 @@ rule efficiency_table:
         ),
         tex="results/{dataset}/report/efficiency.tex",
         csv="results/{dataset}/report/efficiency.csv",
+        timing="results/{dataset}/timing/efficiency.csv",
     params:
         runs=efficiency_args,
         order=family_order,
@@ -292,4 +293,4 @@ rule efficiency_table:
     shell:
         "python -m phrasenmt.report.continuous efficiency {params.runs} "
         "--order {params.order} --out-md {output.md} --out-tex {output.tex} "
-        "--out-csv {output.csv} > {log} 2>&1"
+        "--out-csv {output.csv} --out-timing-csv {output.timing} > {log} 2>&1"

@@ -19,6 +19,7 @@ rule results_table:
         ),
         tex="results/{dataset}/report/results.tex",
         csv="results/{dataset}/report/results.csv",
+        timing="results/{dataset}/timing/results.csv",
     params:
         summaries=summary_args,
         baseline=baseline_name,
@@ -33,7 +34,8 @@ rule results_table:
         "--seed-eval {input.seed_evals} --summary {params.summaries} "
         "--baseline {params.baseline} "
         "--order {params.order} --alpha {params.alpha} --out-md {output.md} "
-        "--out-tex {output.tex} --out-csv {output.csv} > {log} 2>&1"
+        "--out-tex {output.tex} --out-csv {output.csv} "
+        "--out-timing-csv {output.timing} > {log} 2>&1"
 
 
 rule length_figure:
@@ -113,6 +115,7 @@ rule ablation_table:
         ),
         tex="results/{dataset}/report/ablation.tex",
         csv="results/{dataset}/report/ablation.csv",
+        timing="results/{dataset}/timing/ablation.csv",
     params:
         files=ablation_args,
         order=ablation_order,
@@ -127,7 +130,7 @@ rule ablation_table:
         "python -m phrasenmt.report.ablation {params.files} "
         "--baseline {params.baseline} --order {params.order} --testset {params.testset} "
         "--alpha {params.alpha} --out-md {output.md} --out-tex {output.tex} "
-        "--out-csv {output.csv} > {log} 2>&1"
+        "--out-csv {output.csv} --out-timing-csv {output.timing} > {log} 2>&1"
 
 
 rule agreement_figure:

@@ -282,7 +282,8 @@ STAGES = [
           "--summary transformer={r}/models/transformer/summary.json "
           "--baseline transformer --order transformer --alpha 0.05 "
           "--out-md {o}/report/results.md --out-tex {o}/report/results.tex "
-          "--out-csv {o}/report/results.csv", floats={"--alpha": 0.0}),
+          "--out-csv {o}/report/results.csv "
+          "--out-timing-csv {o}/timing/results.csv", floats={"--alpha": 0.0}),
     Stage("length figure", "phrasenmt.report.figures",
           "length --tsv {r}/analysis/length_test.tsv --testset test "
           "--order transformer --out-png {o}/report/length.png "
@@ -305,7 +306,8 @@ STAGES = [
           "--hyp transformer={r}/tr/test.tok --baseline transformer "
           "--order transformer --testset test --alpha 0.05 "
           "--out-md {o}/report/ablation.md --out-tex {o}/report/ablation.tex "
-          "--out-csv {o}/report/ablation.csv", floats={"--alpha": 0.0}),
+          "--out-csv {o}/report/ablation.csv "
+          "--out-timing-csv {o}/timing/ablation.csv", floats={"--alpha": 0.0}),
     Stage("claims table", "phrasenmt.report.claims",
           "--dataset toy --direction en-de --models pr_max_attn_ta transformer "
           "--ref {r}/data/test.ref.de --src {r}/data/test.en "
@@ -317,7 +319,7 @@ STAGES = [
           "--run transformer 1 hyp={r}/data/test.ref.de "
           "lingeval={r}/lingeval/transformer.txt --trials 20 --seed 1 "
           "--out-md {o}/report/claims.md --out-tex {o}/report/claims.tex "
-          "--out-csv {o}/report/claims.csv",
+          "--out-csv {o}/report/claims.csv --out-timing-csv {o}/timing/claims.csv",
           ints={"--trials": 1, "--seed": 0}, floats={"--alpha": 0.0},
           aligned=("data/test.ref.de", "data/test.en")),
     # the other families' commands: bad options and output paths only (their

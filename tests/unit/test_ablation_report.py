@@ -42,10 +42,15 @@ def _run(tmp: Path, rows: list[dict[str, str]]) -> pd.DataFrame:
     out = {k: tmp / f"ablation.{k}" for k in ("md", "tex", "csv")}
     argv += ["--baseline", "transformer", "--order", "transformer,pr_max_attn_ta",
              "--testset", "test", "--out-md", str(out["md"]),
-             "--out-tex", str(out["tex"]), "--out-csv", str(out["csv"])]
+             "--out-tex", str(out["tex"]), "--out-csv", str(out["csv"]),
+             "--out-timing-csv", str(tmp / "timing.csv")]
     assert ablation.main(argv) == 0
     assert "†" in out["md"].read_text() and r"$^\dagger$" in out["tex"].read_text()
-    return pd.read_csv(out["csv"]).set_index("model")
+    df = pd.read_csv(out["csv"]).set_index("model")
+    timing = pd.read_csv(tmp / "timing.csv").set_index("model")  # the wall clock's
+    assert not set(df.columns) & set(ablation.WALL_CLOCK_COLUMNS)
+    assert list(timing.columns) == ablation.WALL_CLOCK_COLUMNS
+    return df.join(timing)
 
 
 def test_ablation_relative_times_and_delta(tmp_path):

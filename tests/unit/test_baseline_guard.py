@@ -86,7 +86,7 @@ def claims_argv(tmp: Path, broken: dict[tuple[str, int], list[str]]) -> list[str
 def table(argv: list[str], tmp: Path, capsys, *extra: str) -> pd.Series:
     """Run the CLI with the packaged claims.yaml: the verdict per claim id."""
     outs = ["--out-md", str(tmp / "c.md"), "--out-tex", str(tmp / "c.tex"),
-            "--out-csv", str(tmp / "c.csv")]
+            "--out-csv", str(tmp / "c.csv"), "--out-timing-csv", str(tmp / "t.csv")]
     with pytest.raises(SystemExit) as done:
         claims.run_cli(claims.main, [*argv, *outs, *extra])
     assert done.value.code == 0, capsys.readouterr().err

@@ -97,7 +97,7 @@ def run(argv: list[str], tmp: Path, capsys) -> tuple[int, str]:
     claims_file = tmp / "claims.yaml"
     claims_file.write_text(CLAIMS, encoding="utf-8")
     outs = ["--out-md", str(tmp / "c.md"), "--out-tex", str(tmp / "c.tex"),
-            "--out-csv", str(tmp / "c.csv")]
+            "--out-csv", str(tmp / "c.csv"), "--out-timing-csv", str(tmp / "t.csv")]
     with pytest.raises(SystemExit) as done:
         claims.run_cli(claims.main, [*argv, "--claims", str(claims_file), *outs])
     return done.value.code, capsys.readouterr().err
@@ -107,6 +107,11 @@ def test_verdicts_and_not_tested_reasons(setup, capsys):
     argv, tmp = setup
     assert run(argv, tmp, capsys) == (0, "")
     rows = pd.read_csv(tmp / "c.csv").set_index("claim")
+    speed = pd.read_csv(tmp / "t.csv").set_index("claim")  # judged on the wall clock
+    assert "train_speed" not in set(rows["metric"])
+    assert set(speed["metric"]) == {"train_speed"}
+    assert list(speed.columns) == list(rows.columns)
+    rows = pd.concat([rows, speed])
     verdict = rows["verdict"].to_dict()
     assert verdict["good"] == "reproduced"
     assert verdict["reversed"] == "not reproduced"

@@ -58,7 +58,8 @@ def run(tmp: Path, capsys, models: list[str]) -> pd.DataFrame:
         argv += ["--run", model, "1", f"hyp={hyp}", f"contrastive={ctr[model]}"]
     (tmp / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
     outs = ["--out-md", str(tmp / "c.md"), "--out-tex", str(tmp / "c.tex"),
-            "--out-csv", str(tmp / "c.csv"), "--claims", str(tmp / "claims.yaml")]
+            "--out-csv", str(tmp / "c.csv"), "--out-timing-csv", str(tmp / "t.csv"),
+            "--claims", str(tmp / "claims.yaml")]
     with pytest.raises(SystemExit) as done:
         claims.run_cli(claims.main, [*argv, *outs])
     assert (done.value.code, capsys.readouterr().err) == (0, "")

@@ -75,6 +75,16 @@ def test_efficiency_row_from_a_run(tmp_path: Path):
          "precision": "bf16"}))
     df = tables.efficiency_table([("m", run), ("m", seed2)], [("m", tgt)], ["m"])
     assert df["precision"].tolist() == ["fp32/bf16"] and df["seeds"].tolist() == [2]
+    out = {k: tmp_path / f"eff.{k}" for k in ("md", "tex", "csv")}
+    assert tables.main(["efficiency", "--run", f"m={run}", f"m={seed2}", "--train-tgt",
+                        f"m={tgt}", "--order", "m", "--out-md", str(out["md"]),
+                        "--out-tex", str(out["tex"]), "--out-csv", str(out["csv"]),
+                        "--out-timing-csv", str(tmp_path / "t.csv")]) == 0
+    assert "samples/s" in out["md"].read_text()  # the table for reading has both
+    assert out["csv"].read_text().splitlines()[0] == (
+        "model,epochs to best dev,epochs trained,seeds,precision")
+    assert (tmp_path / "t.csv").read_text().splitlines() == [
+        "model,samples/s,training time", "m,10.9091,0:00:10"]
     (run / "summary.json").write_text(json.dumps(
         {"target_tokens": 400, "train_seconds": 10.0, "steps": 40}))
     with pytest.raises(InputError, match="missing key 'precision'"):

@@ -52,19 +52,26 @@ def table_inputs(tmp_path: Path) -> dict[str, list[str]]:
 
 def _run_table(tmp: Path, inputs: dict[str, list[str]], alpha: str = "0.01"
                ) -> dict[str, Path]:
-    out = {k: tmp / f"main.{k}" for k in ("md", "tex", "csv")}
+    out = {k: tmp / f"main.{k}" for k in ("md", "tex", "csv")} | {
+        "timing": tmp / "timing.csv"}
     argv = ["main", "--eval", *inputs["eval"], "--seed-eval", *inputs["seed_eval"],
             "--summary", *inputs["summary"],
             "--baseline", "transformer", "--order", ORDER, "--alpha", alpha,
             "--out-md", str(out["md"]), "--out-tex", str(out["tex"]),
-            "--out-csv", str(out["csv"])]
+            "--out-csv", str(out["csv"]), "--out-timing-csv", str(out["timing"])]
     assert tables.main(argv) == 0
     return out
 
 
 def test_csv_has_values_in_fixed_order(tmp_path, table_inputs):
-    df = pd.read_csv(_run_table(tmp_path, table_inputs)["csv"])
-    assert list(df.columns) == tables.MAIN_COLUMNS
+    out = _run_table(tmp_path, table_inputs)
+    df = pd.read_csv(out["csv"])
+    assert list(df.columns) == [c for c in tables.MAIN_COLUMNS
+                                if c not in tables.WALL_CLOCK_COLUMNS]
+    timing = pd.read_csv(out["timing"])  # the wall clock's cells, apart
+    assert list(timing.columns) == ["model", "testset", "train_seconds"]
+    assert list(zip(timing.testset, timing.model)) == list(zip(df.testset, df.model))
+    df["train_seconds"] = timing.train_seconds
     assert list(zip(df.testset, df.model)) == [
         ("t1", "transformer"), ("t1", "pr"), ("t1", "npmt"),
         ("t2", "transformer"), ("t2", "pr")]

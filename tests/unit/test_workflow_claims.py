@@ -38,7 +38,8 @@ def test_inputs_follow_the_seed_layout_and_args_parse():
     assert "lingeval" not in inputs  # de-en has no Lingeval97 items
     args = build_parser().parse_args([
         *shlex.split(wfc.claims_args(config, "synthetic_en_de")),
-        "--out-md", "a.md", "--out-tex", "a.tex", "--out-csv", "a.csv"])
+        "--out-md", "a.md", "--out-tex", "a.tex", "--out-csv", "a.csv",
+        "--out-timing-csv", "t.csv"])
     assert args.direction == "en-de" and args.synthetic
     runs = {(r[0], r[1]): r[2:] for r in args.run}
     assert runs["pr_max_attn_ta", "2"] == [

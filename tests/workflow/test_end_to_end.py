@@ -102,7 +102,8 @@ def test_html_report_builds(run_dir: Path):
 
 def test_rerun_in_a_fresh_folder_gives_the_same_tables(run_dir: Path, tmp_path: Path):
     """The same config run again elsewhere: every report table and eval JSON is
-    byte-identical to the first run's, wall-clock cells aside (test_rerun.py)."""
+    byte-identical to the first run's; the wall clock's cells are in timing/
+    (test_rerun.py)."""
     from tests.workflow.test_rerun import differing_outputs, outputs
 
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(TINY))
@@ -110,5 +111,7 @@ def test_rerun_in_a_fresh_folder_gives_the_same_tables(run_dir: Path, tmp_path: 
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
     names = {p.name for p in outputs(run_dir / "results")}
     assert {"results.csv", "claims.csv", "test.json"} <= names, names
+    timing = run_dir / "results/tiny/timing"
+    assert {p.name for p in timing.glob("*.csv")} >= {"results.csv", "claims.csv"}
     differ = differing_outputs(run_dir / "results", tmp_path / "results")
     assert not differ, f"differ between two runs of the same config: {differ}"

@@ -1,10 +1,10 @@
 """Two runs of the same config in fresh folders give the same tables, byte for byte.
 
 Every report table (`results/*/report/*.csv`) and every evaluation JSON of the
-second run must equal the first's byte for byte. The only exceptions are what
-the wall clock measures (WALL_CLOCK: training and decoding times, and the
-training-speed claims computed from them); every other cell of those tables
-must still be equal.
+second run must equal the first's byte for byte. What the wall clock measures
+(training and decoding times, speeds, and the claims judged on training speed)
+is in `results/*/timing/*.csv` (phrasenmt.report.wall_clock): those files must
+time the same rows, and only their measured cells may differ.
 
 `tests/workflow/test_end_to_end.py` reruns its tiny run this way on every
 `make test` (the second run is the only extra cost). Here, a small run of every
@@ -27,6 +27,9 @@ import yaml
 
 from phrasenmt.lm import lmplz_path
 from tests.conftest import REPO, snakemake
+
+# the columns of a timing CSV that name what was timed (the rest is measured)
+TIMING_KEYS = {"model", "testset", "claim", "system", "baseline", "metric"}
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     os.environ.get("PHRASENMT_RERUN_ALL_FAMILIES") != "1",
@@ -75,17 +78,6 @@ CONFIG = {
     "evaluate": {"significance_trials": 20},
     "embeddings": {"dim": 16, "epoch": 1},
 }
-# What the wall clock measures, per report table: these columns, and the rows
-# whose column has one of these values (claims on training speed: their mean,
-# delta, p and verdict come from tokens per second). They move with the
-# machine's load; nothing else may differ.
-WALL_CLOCK = {
-    "results.csv": {"train_seconds"},
-    "ablation.csv": {"train_s_per_token", "decode_s_per_token", "train_rel",
-                     "decode_rel"},
-    "efficiency.csv": {"samples/s", "training time"},
-}
-WALL_CLOCK_ROWS = {"claims.csv": ("metric", {"train_speed"})}
 
 
 def run(workdir: Path) -> Path:
@@ -112,27 +104,24 @@ def outputs(results: Path) -> list[Path]:
     return sorted(p.relative_to(results) for p in found)
 
 
-def comparable(path: Path) -> str | list[list[str]]:
-    """A file's text, or for a table with wall-clock cells its rows without them."""
-    text = path.read_text(encoding="utf-8")
-    columns = WALL_CLOCK.get(path.name, set())
-    key, values = WALL_CLOCK_ROWS.get(path.name, ("", set()))
-    if not columns and not key:
-        return text
-    rows = list(csv.reader(io.StringIO(text)))
-    header = rows[0]
-    missing = (columns | ({key} if key else set())) - set(header)
-    assert not missing, f"{path}: no column {sorted(missing)} (WALL_CLOCK is stale)"
-    keep = [i for i, name in enumerate(header) if name not in columns]
-    rows = [row for row in rows if not key or row[header.index(key)] not in values]
-    return [[row[i] for i in keep] for row in rows]
+def timing_keys(results: Path) -> dict[str, list[list[str]]]:
+    """The timing CSVs' rows without their measured cells: what they time."""
+    keys = {}
+    for path in sorted(results.glob("*/timing/*.csv")):
+        rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+        keep = [i for i, name in enumerate(rows[0]) if name in TIMING_KEYS]
+        keys[str(path.relative_to(results))] = [[r[i] for i in keep] for r in rows]
+    return keys
 
 
 def differing_outputs(first: Path, second: Path) -> list[str]:
     """The tables and JSONs of two results folders that differ (or exist in one)."""
     one, two = set(outputs(first)), set(outputs(second))
     differ = (one ^ two) | {rel for rel in one & two
-                            if comparable(first / rel) != comparable(second / rel)}
+                            if (first / rel).read_bytes() != (second / rel).read_bytes()}
+    timed = timing_keys(first), timing_keys(second)
+    differ |= {rel for rel in set(timed[0]) | set(timed[1])
+               if timed[0].get(rel) != timed[1].get(rel)}
     return sorted(map(str, differ))
 
 
@@ -140,6 +129,8 @@ def test_every_family_has_tables(two_runs):
     tables = {p.name for p in outputs(two_runs[0]) if p.suffix == ".csv"}
     assert {"results.csv", "ablation.csv", "efficiency.csv", "fertility_test.csv",
             "npmt_segments_test.csv", "han_bleu.csv", "claims.csv"} <= tables, tables
+    timed = {Path(rel).name for rel in timing_keys(two_runs[0])}
+    assert timed == {"results.csv", "ablation.csv", "efficiency.csv", "claims.csv"}
 
 
 def test_second_run_gives_the_same_tables(two_runs):

@@ -22,19 +22,21 @@ from phrasenmt.cli import ArgumentParser, alpha_level, output_file
 from phrasenmt.evaluate.length import named_path
 from phrasenmt.io import (
     InputError,
-    atomic_open,
     read_nonempty_lines,
     read_tsv,
     run_cli,
 )
 from phrasenmt.report import seeds as sd
 from phrasenmt.report import tables
+from phrasenmt.report.wall_clock import add_timing_option, split_columns, write_csvs
 
 COLUMNS = ["model", "seeds", "bleu_tok", "bleu_tok_sd", "bleu_tok_seeds", "delta",
            "p_value", "significant", "params_m", "train_s_per_token",
            "decode_s_per_token", "train_rel", "decode_rel", "precision"]
 HEADERS = ["model", "BLEU", "BLEU per seed", "Δ", "p", "params (M)", "train time",
            "decode time", "precision"]
+WALL_CLOCK_COLUMNS = ["train_s_per_token", "decode_s_per_token", "train_rel",
+                      "decode_rel"]  # in the timing CSV
 KINDS = ("--eval", "--seed-eval", "--summary", "--benchmark", "--hyp")
 
 
@@ -168,8 +170,8 @@ def run_ablation(args: argparse.Namespace) -> None:
     df = ablation_table(args)
     tables.write_text(args.out_md, to_markdown(df, args))
     tables.write_text(args.out_tex, to_latex(df, args))
-    with atomic_open(args.out_csv) as fh:
-        df.to_csv(fh, index=False, lineterminator="\n")
+    write_csvs(*split_columns(df, ["model"], WALL_CLOCK_COLUMNS), args.out_csv,
+               args.out_timing_csv)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -191,6 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--out-md", type=output_file, required=True)
     a.add_argument("--out-tex", type=output_file, required=True)
     a.add_argument("--out-csv", type=output_file, required=True)
+    add_timing_option(a)
     return a
 
 

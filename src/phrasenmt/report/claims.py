@@ -27,12 +27,14 @@ one whose control is not configured is not tested.
 Training speed (no p-value): reproduced when every seed of the system trained
 faster than every seed of the baseline, not reproduced when every one was
 slower, else inconclusive. A row with one seed per model says so: it tests the
-test-set sample, not training noise.
+test-set sample, not training noise. Those rows, measured with the wall clock,
+are in --out-timing-csv, not --out-csv (phrasenmt.report.wall_clock).
 
     python -m phrasenmt.report.claims --dataset D --direction en-de --synthetic
         --models M... --ref REF.txt [--src SRC.tok] [--lingeval-json J]
         [--pronoun-ref REF.tok --pronoun-ref-align A] [--contrastive ITEMS]
         --run MODEL SEED KIND=FILE... [--run ...] --out-md/--out-tex/--out-csv
+        --out-timing-csv T.csv
 KIND is hyp (detokenized test translation), hyp_tok (tokenized), summary
 (training summary.json), lingeval (Lingeval97 pair scores), align (source-
 hypothesis links for pronoun accuracy), contrastive (scores of the lines of
@@ -58,11 +60,12 @@ from phrasenmt.cli import (
     positive_int,
     rate,
 )
-from phrasenmt.io import InputError, atomic_open, read_text, run_cli
+from phrasenmt.io import InputError, read_text, run_cli
 from phrasenmt.report.baseline_guard import Guard
 from phrasenmt.report.claim_checks import RUN_KINDS, Evidence, NotTested, check
 from phrasenmt.report.continuous import to_latex, to_markdown
 from phrasenmt.report.tables import write_text
+from phrasenmt.report.wall_clock import add_timing_option, write_csvs
 
 CLAIMS = Path(__file__).with_name("claims.yaml")
 REQUIRED = ("id", "paper", "where", "statement", "metric", "system", "baseline",
@@ -270,9 +273,10 @@ def render(rows: list[dict], ev: Evidence, args: argparse.Namespace) -> None:
     write_text(args.out_md, "\n".join([md, *legend(ev, args.alpha, args.trials), "",
                                        "Notes:", "", *notes, ""]))
     write_text(args.out_tex, to_latex(shown))
-    with atomic_open(args.out_csv) as fh:
-        csv_frame(rows).to_csv(fh, index=False, lineterminator="\n",
-                               float_format="%.6g")
+    frame = csv_frame(rows)
+    speed = frame.get("metric", pd.Series(dtype=object)) == "train_speed"
+    write_csvs(frame[~speed], frame[speed], args.out_csv, args.out_timing_csv,
+               float_format="%.6g")
 
 
 def run_spec(values: list[str]) -> tuple[str, int, dict[str, Path]]:
@@ -361,9 +365,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a model did not learn if one output line is this much more "
                         "frequent than the reference's most frequent line "
                         "(default: %(default)s)")
-    for name, what in (("md", "Markdown"), ("tex", "LaTeX"), ("csv", "CSV")):
+    for name, what in (("md", "Markdown"), ("tex", "LaTeX"),
+                       ("csv", "CSV (without the claims on training speed)")):
         p.add_argument(f"--out-{name}", type=output_file, required=True,
                        help=f"{what} output")
+    add_timing_option(p)
     return p
 
 

@@ -34,7 +34,9 @@ from phrasenmt.io import InputError, atomic_open, read_lines, read_tsv, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report.style import parse_order
 from phrasenmt.report.tables import format_time, latex_escape, load_json, write_text
+from phrasenmt.report.wall_clock import add_timing_option, split_columns, write_csvs
 
+WALL_CLOCK_COLUMNS = ["samples/s", "training time"]  # efficiency: the timing CSV
 TITLES = {"multiword": "BLEU on the test set and its multi-word subset",
           "fertility": "Fertility prediction on the test set (labels: aligner, as "
                        "the paper; gold: the synthetic corpus' gold alignments)",
@@ -165,8 +167,12 @@ def write_all(df: pd.DataFrame, args: argparse.Namespace) -> None:
     """Markdown, LaTeX and CSV outputs."""
     write_text(args.out_md, to_markdown(df, TITLES[args.table]))
     write_text(args.out_tex, to_latex(df))
-    with atomic_open(args.out_csv) as fh:
-        df.to_csv(fh, index=False, lineterminator="\n", float_format="%.4f")
+    if args.table != "efficiency":
+        with atomic_open(args.out_csv) as fh:
+            df.to_csv(fh, index=False, lineterminator="\n", float_format="%.4f")
+        return
+    write_csvs(*split_columns(df, ["model"], WALL_CLOCK_COLUMNS), args.out_csv,
+               args.out_timing_csv, float_format="%.4f")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -189,6 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="comma-separated model order of the rows")
         for ext in ("md", "tex", "csv"):
             t.add_argument(f"--out-{ext}", type=output_file, required=True)
+        if name == "efficiency":
+            add_timing_option(t)
     return p
 
 

@@ -23,6 +23,7 @@ from phrasenmt.io import InputError, atomic_open, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report.json_fields import get_key, load_json
 from phrasenmt.report.style import parse_order
+from phrasenmt.report.wall_clock import add_timing_option, split_columns, write_csvs
 
 __all__ = ["get_key", "load_json", "parse_order"]  # re-exported for other tables
 
@@ -33,6 +34,7 @@ MAIN_COLUMNS = ["model", "testset", "seeds", "bleu", "bleu_sd", "bleu_seeds",
 HEADERS = ["model", "BLEU (detok)", "BLEU per seed", "p", "BLEU (tok)", "chrF",
            "params (M)", "train time (h:mm:ss)", "precision"]
 DEFAULT_TIME_KEY = "train_seconds"
+WALL_CLOCK_COLUMNS = ["train_seconds"]  # in the timing CSV, not the results CSV
 SCORE_TOLERANCE = 0.01  # a seed's BLEU in both JSONs (sacreBLEU, same statistics)
 
 
@@ -188,8 +190,8 @@ def run_main(args: argparse.Namespace) -> None:
     df = main_table(args.eval, args.seed_eval, summaries, args)
     write_text(args.out_md, to_markdown(df, args.baseline, args.alpha))
     write_text(args.out_tex, to_latex(df, args.baseline, args.alpha))
-    with atomic_open(args.out_csv) as fh:
-        df.to_csv(fh, index=False, lineterminator="\n")
+    write_csvs(*split_columns(df, ["model", "testset"], WALL_CLOCK_COLUMNS),
+               args.out_csv, args.out_timing_csv)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -216,7 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: %(default)s)")
     m.add_argument("--out-md", type=output_file, required=True, help="Markdown output")
     m.add_argument("--out-tex", type=output_file, required=True, help="LaTeX output")
-    m.add_argument("--out-csv", type=output_file, required=True, help="CSV output")
+    m.add_argument("--out-csv", type=output_file, required=True,
+                   help="CSV output (without the training time)")
+    add_timing_option(m)
     m.set_defaults(build=run_main)
     return p
 
