@@ -357,7 +357,10 @@ def test_step2_starts_from_the_step1_run(doc_config):
     assert wfd.step1_checkpoint(doc_config, EN_DE, "han_enc_dec", 3) == (
         f"results/{EN_DE}/models/han_enc/seed3/averaged.pt")
     assert wfd.sentence_root(doc_config, "han_enc_dec") == "transformer"
-    assert [wfd.context_size(doc_config, m) for m in DOCUMENT_ROWS] == [2, 2, 3, 3, 3, 3]
+    # the HAN models' K: 2 in config.yaml (a model's `model:` key), else the preset's 3
+    assert [wfd.context_size(doc_config, m) for m in DOCUMENT_ROWS] == [2] * 6
+    doc_config["models"]["han_enc"].pop("model")
+    assert wfd.context_size(doc_config, "han_enc") == 3
     assert wfdis.max_context(doc_config, EN_DE) == 3
 
 
@@ -383,7 +386,7 @@ def test_synthetic_contrastive_set_scored_with_and_without_context(doc_config):
     assert wfdis.contrastive_sets(doc_config, "synthetic_de_en") == {}
     args = shlex.split(wfdis.contrastive_args(doc_config, EN_DE, "synthetic"))
     raw = f"results/{EN_DE}/raw/test"
-    assert args == ["--format", "lingeval", "--context", "3", "--src-lang", "en",
+    assert args == ["--format", "lingeval", "--context", "2", "--src-lang", "en",
                     "--tgt-lang", "de", "--json", f"{raw}.lingeval.json",
                     "--src-text", f"{raw}.en", "--tgt-text", f"{raw}.de",
                     "--docs", f"{raw}.docs"]
@@ -404,7 +407,7 @@ def test_configured_contrastive_sets_take_their_files(doc_config):
         "json": "c.json", "text-src": "t.en", "text-tgt": "t.de",
         "context-src": "c.en", "context-tgt": "c.de"}
     args = wfdis.contrastive_args(doc_config, EN_DE, "cp")
-    assert "--format contrapro --context 3" in args and "--extracted 1" in args
+    assert "--format contrapro --context 2" in args and "--extracted 1" in args
 
 
 @pytest.mark.parametrize("spec, message", [
@@ -430,7 +433,10 @@ def _ctx(**extra) -> dict:
     ("c", _ctx(init_from="nope"), "'nope' is not another model that trains"),
     ("c", _ctx(init_from="han_enc"),
      "'han_enc' has arch 'han_enc', but 'ctx_transformer' starts from 'transformer'"),
-    ("c", {**_ctx(init_from="han_enc"), "arch": "han_enc_dec"}, None),
+    ("c", {**_ctx(init_from="han_enc"), "arch": "han_enc_dec",
+           "model": {"context_size": 2}}, None),
+    ("c", {**_ctx(init_from="han_enc"), "arch": "han_enc_dec"},
+     "models.c.model.context_size: None, but its init_from 'han_enc' has 2"),
     ("c", {**_ctx(init_from="transformer"), "arch": "han_enc_dec"},
      "starts from 'han_enc'"),
     ("c", _ctx(init_from="transformer", preset="small"),
@@ -556,10 +562,10 @@ def test_document_sweeps_have_their_own_table(config):
     assert "ctx_transformer_context_size1" not in wfd.discourse_models(config, EN_DE)
     assert len(wfdis.notes(config, EN_DE)) == 1
     config["sweeps"]["bad"] = {"model": "han_enc_dec", "key": "model.context_size",
-                               "values": [2]}
+                               "values": [4]}
     wf.derive_sweeps(config)
-    with pytest.raises(InputError, match="han_enc_dec_context_size2.model."
-                       "context_size: 2, but its init_from 'han_enc' has None"):
+    with pytest.raises(InputError, match="han_enc_dec_context_size4.model."
+                       "context_size: 4, but its init_from 'han_enc' has 2"):
         wfd.check_document_models(config)
 
 
