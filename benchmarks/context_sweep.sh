@@ -12,6 +12,9 @@
 #       contrastive set (items.json, pairs.bpe.*, pairs.ctx.bpe.jsonl)
 #   DEVICE=cuda STEPS=1250 SAVE=250 bash benchmarks/context_sweep.sh run DATA OUT
 #   JOBS=short STEPS=600 SAVE=150 ... run DATA OUT   the second, shorter sweep
+#   JOBS=k DEVICE=cpu STEPS=750 SAVE=250 ... run DATA OUT   han_dec with K = 2
+#       and K = 3 previous sentences and their controls, as the default run
+#       trains them (four jobs: about 12 minutes on a 2-core CPU)
 # A step 1 of another corpus (e.g. a pronoun rate of 1.0: a config with
 # datasets.synthetic_en_de.synthetic.rates: {pronoun: 1.0}) is prepared the same
 # way from that run's results folder.
@@ -51,6 +54,15 @@ job() {  # name arch model-json lr warmup
 python3 -m phrasenmt.translate score --checkpoint "$D"/step1.pt --src "$D"/pairs.bpe.src \
   --tgt "$D"/pairs.bpe.tgt --output "$O"/base_scores.txt --device "$DEV" --precision fp32 \
   > "$O"/base.log 2>&1 &
+if [ "${JOBS:-norms}" = k ]; then  # HAN decoder with K = 2 and K = 3, each with its control
+job handec_k2 han_dec '{"context_size": 2}' 3.0e-3 100 &
+job handec_k2_random han_dec '{"context_size": 2, "context": "random"}' 3.0e-3 100 &
+job handec_k3 han_dec '{"context_size": 3}' 3.0e-3 100 &
+job handec_k3_random han_dec '{"context_size": 3, "context": "random"}' 3.0e-3 100 &
+wait
+python3 "$(dirname "$0")"/context_sweep_summary.py "$D" "$O"
+exit 0
+fi
 if [ "${JOBS:-norms}" = short ]; then  # the second sweep: shorter steps, higher lr
 job handec_ln_3e3 han_dec '{"reference_norms": true}' 3.0e-3 100 &
 job handec_ln_3e3_random han_dec '{"reference_norms": true, "context": "random"}' 3.0e-3 100 &
