@@ -14,7 +14,7 @@
 #   JOBS=short STEPS=600 SAVE=150 ... run DATA OUT   the second, shorter sweep
 #   JOBS=k DEVICE=cpu STEPS=750 SAVE=250 ... run DATA OUT   han_dec with K = 2
 #       and K = 3 previous sentences and their controls, as the default run
-#       trains them (four jobs: about 12 minutes on a 2-core CPU)
+#       trains them (four jobs at once)
 # A step 1 of another corpus (e.g. a pronoun rate of 1.0: a config with
 # datasets.synthetic_en_de.synthetic.rates: {pronoun: 1.0}) is prepared the same
 # way from that run's results folder.
