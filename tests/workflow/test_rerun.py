@@ -10,9 +10,9 @@ time the same rows, and only their measured cells may differ.
 `make test` (the second run is the only extra cost). Here, a small run of every
 model family (phrase representations, continuous output, NPMT with its LM row
 where lmplz is built, the document-level models; 300 sentence pairs, tiny
-models) runs twice: 8.5 minutes per run on a 2-core machine shared with other
-jobs, too long for every CI run, so it runs when PHRASENMT_RERUN_ALL_FAMILIES=1
-(docs/reproducibility.md).
+models) runs twice: 2.3 to 8.5 minutes per run on a 2-core machine, by what
+else runs beside it, too long to add twice to every CI run, so it runs when
+PHRASENMT_RERUN_ALL_FAMILIES=1 (docs/reproducibility.md).
 """
 
 from __future__ import annotations
