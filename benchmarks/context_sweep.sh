@@ -54,16 +54,14 @@ job() {  # name arch model-json lr warmup
 python3 -m phrasenmt.translate score --checkpoint "$D"/step1.pt --src "$D"/pairs.bpe.src \
   --tgt "$D"/pairs.bpe.tgt --output "$O"/base_scores.txt --device "$DEV" --precision fp32 \
   > "$O"/base.log 2>&1 &
-if [ "${JOBS:-norms}" = k ]; then  # HAN decoder with K = 2 and K = 3, each with its control
+case "${JOBS:-norms}" in
+k)  # HAN decoder with K = 2 and K = 3, each with its control
 job handec_k2 han_dec '{"context_size": 2}' 3.0e-3 100 &
 job handec_k2_random han_dec '{"context_size": 2, "context": "random"}' 3.0e-3 100 &
 job handec_k3 han_dec '{"context_size": 3}' 3.0e-3 100 &
 job handec_k3_random han_dec '{"context_size": 3, "context": "random"}' 3.0e-3 100 &
-wait
-python3 "$(dirname "$0")"/context_sweep_summary.py "$D" "$O"
-exit 0
-fi
-if [ "${JOBS:-norms}" = short ]; then  # the second sweep: shorter steps, higher lr
+;;
+short)  # the second sweep: shorter steps, higher lr
 job handec_ln_3e3 han_dec '{"reference_norms": true}' 3.0e-3 100 &
 job handec_ln_3e3_random han_dec '{"reference_norms": true, "context": "random"}' 3.0e-3 100 &
 job handec_ln_5e3 han_dec '{"reference_norms": true}' 5.0e-3 50 &
@@ -72,10 +70,8 @@ job ctx_3e3_random ctx_transformer '{"context": "random"}' 3.0e-3 100 &
 job ctx_5e3 ctx_transformer '{}' 5.0e-3 50 &
 job hanenc_ln_3e3 han_enc '{"reference_norms": true}' 3.0e-3 100 &
 job hanenc_ln_3e3_random han_enc '{"reference_norms": true, "context": "random"}' 3.0e-3 100 &
-wait
-python3 "$(dirname "$0")"/context_sweep_summary.py "$D" "$O"
-exit 0
-fi
+;;
+*)  # the first sweep: layer norms on and off, learning rates
 job handec_1e3 han_dec '{"reference_norms": false}' 1.0e-3 100 &
 job handec_1e3_ln han_dec '{"reference_norms": true}' 1.0e-3 100 &
 job handec_3e3 han_dec '{"reference_norms": false}' 3.0e-3 100 &
@@ -86,5 +82,7 @@ job hanenc_3e3_ln han_enc '{"reference_norms": true}' 3.0e-3 100 &
 job ctx_1e3 ctx_transformer '{}' 1.0e-3 100 &
 job ctx_3e3 ctx_transformer '{}' 3.0e-3 100 &
 job ctx_3e3_random ctx_transformer '{"context": "random"}' 3.0e-3 100 &
+;;
+esac
 wait
 python3 "$(dirname "$0")"/context_sweep_summary.py "$D" "$O"
