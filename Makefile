@@ -28,7 +28,7 @@ KENLM_SKIP := make: no C++ compiler (g++), so KenLM's lmplz is not built and the
 KENLM_NEEDS := make kenlm: needs a C++ compiler: apt-get install g++ \
 	(or conda env create -f envs/kenlm.yaml)
 
-.PHONY: converged converged-documents install run test report lint clean-results kenlm gpu-wheels docs
+.PHONY: converged converged-documents install run test report lint clean-results kenlm gpu-wheels node-stage docs
 
 install: $(STAMP)
 
@@ -140,3 +140,28 @@ gpu-wheels:
 		-d .whl $(GPU_WHEELS) $(FAIRSEQ)
 	$(if $(FAIRSEQ),$(PYTHON) -m pip wheel --quiet --no-deps -w .whl $(FAIRSEQ_SDISTS))
 	@du -sh .whl
+
+# A config's trainings for a GPU node without Snakemake or a package index
+# (docs/gpu.md, "Training a config on a GPU node"): into .stage/ the dry run,
+# the inputs of the node's jobs (trainings and every job that reads a
+# checkpoint), the extra rules the node runs (fastText: its models are large
+# to copy) and the wheels of what such a node lacks, for CPython $(GPU_PYTHON).
+NODE_CONFIG ?= config.yaml
+NODE_TARGETS ?=
+NODE_RULES ?= plain_text concat_phrases fasttext fasttext_plain
+NODE_WHEELS := jsonschema==4.26.0 jsonschema-specifications==2025.9.1 \
+	referencing==0.37.0 rpds-py==2026.9.1 stopwordsiso==0.7.1 tensorboardX==2.6.5 \
+	fasttext-wheel==0.9.2 kenlm-ex==0.2.1
+node-stage: $(STAMP)
+	rm -rf .stage && mkdir -p .stage/wheels
+	$(LOCAL_PATH) $(BIN)/snakemake -n -p $(NODE_TARGETS) --configfile $(NODE_CONFIG) \
+		--forcerun $(NODE_RULES) > .stage/dry.log
+	echo $(NODE_RULES) > .stage/rules
+	$(BIN)/python benchmarks/replay_jobs.py --dry-run .stage/dry.log --node \
+		--rules $(NODE_RULES) --list-inputs > .stage/inputs.txt
+	tar -czf .stage/inputs.tar -T .stage/inputs.txt
+	$(PYTHON) -m pip download --quiet --no-deps --only-binary=:all: \
+		--python-version $(GPU_PYTHON) --implementation cp $(GPU_PLATFORMS) \
+		--platform manylinux_2_24_x86_64 -d .stage/wheels $(NODE_WHEELS)
+	@echo "node-stage: copy the repository with .stage/ to the node, then there:"
+	@echo "  bash benchmarks/replay_on_node.sh .stage .stage/wheels OUT [JOBS] [SECONDS]"

@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from phrasenmt.io import InputError
+from phrasenmt.text.vocab import UNK
 from phrasenmt.train import main as train_main
 from phrasenmt.training.data import DataPaths
 from phrasenmt.training.loss import (
@@ -240,3 +241,29 @@ def test_cli_bad_input_gives_one_clear_error(tmp_path, breakage, expected):
     with pytest.raises(InputError, match=expected):
         train_main(cli_args(paths, tmp_path / "run", spec))
     assert not (tmp_path / "run" / "summary.json").exists()
+
+
+def test_vocab_min_freq_maps_rare_training_tokens_to_unk(tmp_path):
+    paths = reverse_task(tmp_path, 60, 5)
+    with paths.train_src.open("a") as f:
+        f.write("a b zzz\n")  # zzz and its target ZZZ occur once
+    with paths.train_tgt.open("a") as f:
+        f.write("ZZZ B A\n")
+    train = {"max_steps": 1, "valid_interval": 1, "save_interval": 1, "log_interval": 1}
+    kept = Trainer(resolve_spec({"model": TINY, "train": train}), paths,
+                   tmp_path / "all", seed=0, progress_bar=False)
+    pruned = Trainer(resolve_spec({"model": TINY, "train": {**train, "vocab_min_freq": 2}}),
+                     paths, tmp_path / "pruned", seed=0, progress_bar=False)
+    assert "zzz" in kept.src_vocab.stoi and "ZZZ" in kept.tgt_vocab.stoi
+    assert "zzz" not in pruned.src_vocab.stoi and "ZZZ" not in pruned.tgt_vocab.stoi
+    assert len(pruned.src_vocab) == len(kept.src_vocab) - 1
+    assert pruned.src_vocab.encode("a zzz") == [pruned.src_vocab.stoi["a"], UNK]
+
+
+def test_vocab_min_freq_is_refused_by_models_that_cannot_learn_unk(tmp_path):
+    paths = reverse_task(tmp_path, 20, 5)
+    spec = resolve_spec({"arch": "conmt", "preset": "tiny",
+                         "train": {"vocab_min_freq": 2}})
+    with pytest.raises(InputError, match=re.escape(
+            "train.vocab_min_freq: is 2, but conmt predicts the embedding")):
+        Trainer(spec, paths, tmp_path / "run", seed=0, progress_bar=False)

@@ -668,3 +668,15 @@ def test_every_gpu_rule_gets_cpus_on_the_cluster():
     cluster_test = (REPO / "tests/cluster/test_slurm.py").read_text(encoding="utf-8")
     listed = re.search(r"GPU_RULES = (\{.*?\})", cluster_test, re.DOTALL).group(1)
     assert set(re.findall(r'"(\w+)"', listed)) == gpu_rules
+
+
+def test_lingeval_false_leaves_the_agreement_analysis_out(config):
+    config["datasets"]["multi"] = {"source": "download", "name": "multi30k",
+                                   "src": "en", "tgt": "de"}
+    assert wfpr.lingeval_json(config, "multi") == "results/_lingeval97/lingeval97.json"
+    assert wfpr.lingeval_json(config, EN_DE) == f"results/{EN_DE}/raw/test.lingeval.json"
+    for ds in ("multi", EN_DE):
+        config["datasets"][ds]["lingeval"] = False
+        assert wfpr.lingeval_json(config, ds) is None
+        assert wfpr.lingeval_models(config, ds) == []
+        assert not any("agreement" in t for t in wfpr.phrase_targets(config, ds))

@@ -43,6 +43,7 @@ class Seq2Seq(nn.Module):
     context_sides: tuple[str, ...] = ()  # document context it reads: "src", "tgt"
     document_modules: tuple[str, ...] = ()  # submodule names that hold θ_d
     sentence_state: bool = False  # beam search keeps the state once per sentence
+    learns_unk: bool = True  # can be trained on <unk> targets (train.vocab_min_freq > 1)
 
     def loss(self, batch, label_smoothing: float) -> tuple[Tensor, Tensor]:
         """(smoothed loss sum, NLL sum) over the batch's real target tokens."""

@@ -77,6 +77,7 @@ class ContinuousOutputNMT(RNNSeq2Seq):
 
     config_class = ContinuousConfig
     forced_scoring = False  # predicts vectors: no token probabilities to score
+    learns_unk = False  # its targets are fastText vectors, and <unk> has none
 
     def __init__(self, cfg: ContinuousConfig):
         super().__init__(cfg)  # runs cfg.check()

@@ -26,6 +26,7 @@ class TrainConfig:
     max_tokens: int = 4096  # padded tokens per forward batch (longer side)
     update_tokens: int = 4096  # at least this many target tokens per update (accum.)
     max_len: int = 256  # training pairs longer than this (subwords) are skipped
+    vocab_min_freq: int = 1  # tokens seen fewer times in training become <unk> (1 = keep all)
     max_steps: int = 100000  # number of updates to train for
     max_minutes: float = 0.0  # wall-clock limit on training time (0 = none)
     valid_interval: int = 1000  # updates between dev-loss evaluations
@@ -41,7 +42,7 @@ class TrainConfig:
         """Reject values that cannot work, naming the key."""
         ranges.finite(self)
         ranges.positive(self, ("lr", "adam_eps"))
-        ranges.at_least(self, 1, ("max_tokens", "update_tokens", "max_len",
+        ranges.at_least(self, 1, ("max_tokens", "update_tokens", "max_len", "vocab_min_freq",
                                   "max_steps", "valid_interval", "save_interval",
                                   "keep_last", "average_last", "log_interval"))
         ranges.at_least(self, 0, ("warmup_steps", "weight_decay", "clip_norm",

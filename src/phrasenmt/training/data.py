@@ -157,11 +157,13 @@ def doc_context(docs: Path, text: tuple[list[str], list[str]], src_path: Path,
 def load_data(paths: DataPaths, max_len: int, vocabs: tuple | None = None,
               context_sides: tuple[str, ...] = (), context_size: int = 0,
               context: tuple[str, int] = ("real", 1),
-              side_classes: dict[str, int] | None = None
+              side_classes: dict[str, int] | None = None, min_freq: int = 1
               ) -> tuple[Vocabulary, Vocabulary, Corpus, Corpus]:
     """Read and validate all files; build vocabularies from train unless given.
 
     `side_classes` bounds the values of side inputs (`Seq2Seq.side_classes`).
+    Tokens seen fewer than `min_freq` times in training are left out of built
+    vocabularies (they read and predict <unk>, whose embedding is then trained).
 
     With `paths.docs` and `context_sides`, both corpora get their `context`.
     """
@@ -172,7 +174,8 @@ def load_data(paths: DataPaths, max_len: int, vocabs: tuple | None = None,
         if not lines[0]:  # else the first validation would divide by zero
             raise InputError(f"no {split} sentence pairs (the file is empty)", path)
     if vocabs is None:
-        vocabs = (Vocabulary.build(train[0]), Vocabulary.build(train[1]))
+        vocabs = (Vocabulary.build(train[0], min_freq),
+                  Vocabulary.build(train[1], min_freq))
     src_vocab, tgt_vocab = vocabs
     classes = side_classes or {}
     train_side = {n: read_side(f[0], train[0], classes.get(n))

@@ -164,6 +164,10 @@ class Trainer:
             self.run_spec["init_from"] = ckpt.sha256(init_from)
         resume = self._load_resume_checkpoint()
         source = resume if resume is not None else self.step1
+        if self.cfg.vocab_min_freq > 1 and not get_model_class(spec.arch).learns_unk:
+            raise InputError(f"is {self.cfg.vocab_min_freq}, but {spec.arch} predicts the "
+                             "embedding of each target word and has none for <unk>: "
+                             "keep 1", "train.vocab_min_freq")
         vocabs = None
         if source is not None:
             vocabs = (Vocabulary.from_list(source["src_vocab"]),
@@ -171,7 +175,7 @@ class Trainer:
         self.src_vocab, self.tgt_vocab, self.train_data, self.dev_data = load_data(
             paths, self.cfg.max_len, vocabs, get_model_class(spec.arch).context_sides,
             getattr(spec.model, "context_size", 0), context_mode(spec.model),
-            get_model_class(spec.arch).side_classes)
+            get_model_class(spec.arch).side_classes, self.cfg.vocab_min_freq)
         if self.step1 is not None:
             check_vocabulary_coverage(self.train_data, UNK, init_from)
         self._build()

@@ -54,8 +54,11 @@ def check_phrase_models(config: dict) -> None:
 
 
 def lingeval_json(config: dict, dataset: str) -> str | None:
-    """The Lingeval97-format items of an en->de dataset (None for other pairs)."""
+    """The Lingeval97-format items of an en->de dataset (None for other pairs,
+    and where the dataset's `lingeval: false` turns the agreement analysis off)."""
     if wf.langs(config, dataset) != ("en", "de"):
+        return None
+    if not config["datasets"][dataset].get("lingeval", True):
         return None
     if wf.source(config, dataset) == "synthetic":
         return f"results/{dataset}/raw/test.lingeval.json"
