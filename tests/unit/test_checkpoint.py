@@ -18,7 +18,12 @@ import torch
 
 from phrasenmt.io import InputError
 from phrasenmt.train import main as train_main
-from phrasenmt.training.checkpoint import latest_checkpoint, load_file, load_model
+from phrasenmt.training.checkpoint import (
+    latest_checkpoint,
+    load_file,
+    load_model,
+    save_file,
+)
 from phrasenmt.training.data import DataPaths
 from phrasenmt.training.spec import resolve_spec
 from phrasenmt.training.stopping import PREEMPTED_EXIT, NonFiniteLoss
@@ -93,6 +98,23 @@ def test_linear_schedule_ends_at_zero_and_pins_max_steps(tmp_path):
         run(paths, tmp_path / "lin", 12, lr_schedule="linear", warmup_steps=2)
     run(paths, tmp_path / "inv", 4, warmup_steps=2)
     assert run(paths, tmp_path / "inv", 6, warmup_steps=2).state.step == 6  # still free
+
+
+def test_a_field_added_since_the_checkpoint_resumes_at_its_default(tmp_path):
+    """Checkpoints of code without a field resume when the field keeps its default."""
+    paths = data(tmp_path)
+    run(paths, tmp_path / "old", 4)
+    last = latest_checkpoint(tmp_path / "old" / "checkpoints")
+    payload = load_file(last)
+    del payload["run_spec"]["train"]["vocab_min_freq"]  # as written before the field
+    save_file(payload, last)
+    assert run(paths, tmp_path / "old", 6).state.step == 6
+    payload = load_file(latest_checkpoint(tmp_path / "old" / "checkpoints"))
+    del payload["run_spec"]["train"]["vocab_min_freq"]
+    save_file(payload, latest_checkpoint(tmp_path / "old" / "checkpoints"))
+    with pytest.raises(InputError, match=r"different spec \(train.vocab_min_freq: "
+                       r"null -> 2\)"):
+        run(paths, tmp_path / "old", 8, vocab_min_freq=2)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])

@@ -35,6 +35,12 @@ class RunSpec:
                 "train": dataclasses.asdict(self.train)}
 
 
+def field_defaults(spec: RunSpec) -> dict[str, Any]:
+    """The dataclass defaults of a spec's model and train fields (spec_differences)."""
+    return {"model": dataclasses.asdict(type(spec.model)()),
+            "train": dataclasses.asdict(TrainConfig())}
+
+
 def load_spec(spec: str) -> tuple[dict[str, Any], str]:
     """Parse SPEC (a path to JSON/YAML, or inline JSON) -> (dict, where-label)."""
     from phrasenmt.config import load_yaml  # jsonschema: only where it is needed
@@ -96,16 +102,27 @@ def check_run(model: Any, train: TrainConfig) -> None:
 
 
 def spec_differences(old: dict[str, Any], new: dict[str, Any],
-                     ignore: tuple[str, ...] = (), prefix: str = "") -> list[str]:
-    """Dotted keys whose values differ between two nested spec dicts."""
+                     ignore: tuple[str, ...] = (), prefix: str = "",
+                     defaults: dict[str, Any] | None = None) -> list[str]:
+    """Dotted keys whose values differ between two nested spec dicts.
+
+    A key that `old` lacks (a field added to the code since `old` was written)
+    is no difference where `new` holds its default in `defaults` (the nested
+    dict of field defaults): the older code behaved as that default does.
+    """
     diffs = []
+    defaults = defaults or {}
     for key in sorted(set(old) | set(new)):
         name = f"{prefix}{key}"
         if key in ignore:
             continue
         a, b = old.get(key), new.get(key)
+        default = defaults.get(key)
         if isinstance(a, dict) and isinstance(b, dict):
-            diffs += spec_differences(a, b, ignore, f"{name}.")
+            diffs += spec_differences(a, b, ignore, f"{name}.",
+                                      default if isinstance(default, dict) else None)
+        elif key not in old and key in defaults and b == default:
+            continue
         elif a != b:
             diffs.append(f"{name}: {json.dumps(a)} -> {json.dumps(b)}")
     return diffs

@@ -51,7 +51,7 @@ from phrasenmt.training.distributed import Distributed
 from phrasenmt.training.events import EventFile, NoEvents, new_event_path
 from phrasenmt.training.run_folder import RunLock, metrics_rows, remove_stale_temps
 from phrasenmt.training.schedule import LRSchedule
-from phrasenmt.training.spec import RunSpec, spec_differences
+from phrasenmt.training.spec import RunSpec, field_defaults, spec_differences
 from phrasenmt.training.stopping import NonFiniteLoss, Preempted, SignalFlag
 from phrasenmt.training.two_step import (
     check_vocabulary_coverage,
@@ -195,7 +195,8 @@ class Trainer:
             return None
         self.resumed_from, payload = found
         diffs = spec_differences(payload.get("run_spec", {}), self.run_spec,
-                                 ignore=self.cfg.resumable_fields())
+                                 ignore=self.cfg.resumable_fields(),
+                                 defaults=field_defaults(self.spec))
         if diffs:
             raise InputError(
                 f"checkpoints here were made with a different spec ({'; '.join(diffs)})"
