@@ -105,18 +105,15 @@ class Stop:
                 pass
 
 
-def run_job(job: Job, sed: list[tuple[str, str]]) -> dict:
+def run_job(job: Job) -> dict:
     """Run one job's command under bash; write its benchmark file."""
-    command = job.command
-    for pattern, replacement in sed:
-        command = re.sub(pattern, replacement, command)
     for path in [*job.outputs, *job.log, job.benchmark]:
         if path:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     # Its own process group (ended as one on a stop), and none of our standard
     # streams: a job left running must not keep a pipe that reads ours open.
-    proc = subprocess.Popen(["bash", "-c", "set -euo pipefail; " + command],
+    proc = subprocess.Popen(["bash", "-c", "set -euo pipefail; " + job.command],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             start_new_session=True)
     Stop.groups.add(proc.pid)
@@ -124,19 +121,19 @@ def run_job(job: Job, sed: list[tuple[str, str]]) -> dict:
         os.killpg(proc.pid, signal.SIGTERM)
     _, status, usage = os.wait4(proc.pid, 0)
     Stop.groups.discard(proc.pid)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    rc = os.waitstatus_to_exitcode(status)
     seconds = time.monotonic() - start
     cpu = usage.ru_utime + usage.ru_stime
-    if proc.returncode != 0:  # no half-written output may pass for a done job
+    if rc != 0:  # no half-written output may pass for a done job
         for path in job.outputs:
             if os.path.isfile(path):
                 os.remove(path)
-    if job.benchmark and proc.returncode == 0:
+    if job.benchmark and rc == 0:
         hms = str(datetime.timedelta(seconds=int(seconds)))
         Path(job.benchmark).write_text(
             BENCHMARK_HEADER + f"{seconds:.2f}\t{hms}\t0\t0\t0\t0\t0\t0\t"
             f"{100 * cpu / max(seconds, 1e-9):.2f}\t{cpu:.2f}\n")
-    return {"rule": job.rule, "outputs": job.outputs, "rc": proc.returncode,
+    return {"rule": job.rule, "outputs": job.outputs, "rc": rc,
             "seconds": round(seconds, 2), "cpu_seconds": round(cpu, 2)}
 
 
@@ -168,8 +165,7 @@ def node_jobs(jobs: list[Job], rules: list[str]) -> list[Job]:
     return sorted((j for j in jobs if id(j) in chosen), key=lambda j: not is_training(j))
 
 
-def schedule(jobs: list[Job], chosen: list[Job], workers: int,
-             sed: list[tuple[str, str]]) -> list[dict]:
+def schedule(jobs: list[Job], chosen: list[Job], workers: int) -> list[dict]:
     """Run the chosen jobs whose outputs are missing, in dependency order."""
     chosen = [j for j in chosen if not all(os.path.exists(o) for o in j.outputs)]
     maker = {o: j for j in jobs for o in j.outputs}
@@ -210,7 +206,7 @@ def schedule(jobs: list[Job], chosen: list[Job], workers: int,
                     print(f"skip {job.rule} {job.outputs[0]}: {why}", flush=True)
                     continue
                 print(f"start {job.rule} {job.outputs[0]}", flush=True)
-                running[pool.submit(run_job, job, sed)] = job
+                running[pool.submit(run_job, job)] = job
             if not running:
                 if pending:  # stopped, or every pending job waits on one not running
                     why = "stopped" if Stop.requested else "dependency cycle"
@@ -246,19 +242,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --node: run the jobs --node does not (evaluation "
                         "and tables, where the node's files came back)")
     parser.add_argument("--jobs", type=int, default=1, help="jobs at a time")
-    parser.add_argument("--sed", action="append", default=[],
-                        help="s/PATTERN/REPLACEMENT/ applied to every command")
     parser.add_argument("--report", type=Path, help="write each job's result (JSON)")
     parser.add_argument("--list-inputs", action="store_true",
                         help="print the files the chosen jobs read that none of them "
                         "makes (what to copy to the node), and run nothing")
     args = parser.parse_args(argv)
-    sed = []
-    for expr in args.sed:
-        parts = expr.split("/")
-        if len(parts) != 4 or parts[0] != "s":
-            parser.error(f"--sed {expr!r}: expected s/PATTERN/REPLACEMENT/")
-        sed.append((parts[1], parts[2]))
     jobs = parse_dry_run(args.dry_run.read_text())
     if args.rest and not args.node:
         parser.error("--rest: the jobs that --node leaves: give --node too")
@@ -290,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     signal.signal(signal.SIGTERM, Stop.handler)
     signal.signal(signal.SIGINT, Stop.handler)
-    report = schedule(jobs, chosen, max(1, args.jobs), sed)
+    report = schedule(jobs, chosen, max(1, args.jobs))
     if args.report:
         args.report.write_text(json.dumps(report, indent=1) + "\n")
     bad = [r for r in report if r["rc"] != 0]
