@@ -152,6 +152,54 @@ def test_lingeval_item_must_match_its_line(tmp_path):
         _prepare(tmp_path, [*_lingeval_files(tmp_path, items), "--context", "1"])
 
 
+def _gendered_items() -> list[dict]:
+    """The lingeval items with the genders the synthetic corpus writes: line 1's
+    antecedent (Katze) is f, line 4's is m; no antecedent is n."""
+    items = _lingeval_items()
+    genders = {("test-0", "er frisst ."): ("f", "m"), ("test-0", "es frisst ."): ("f", "n"),
+               ("test-1", "sie zwei ."): ("m", "f")}
+    for it in items:
+        for e in it["errors"]:
+            if e["type"] == "pronoun_gender":
+                g, cg = genders[it["doc"], e["contrastive"]]
+                e.update(antecedent_gender=g, contrastive_gender=cg)
+    return items
+
+
+def test_mirrored_pronoun_items_swap_the_answer_and_borrow_a_context(tmp_path, capsys):
+    args = [*_lingeval_files(tmp_path, _gendered_items()), "--context", "1"]
+    items = _prepare(tmp_path, [*args, "--mirror-pronouns"])["items"]
+    pron = [(it["reference"], it["contrastive"], it["context_src"]) for it in items
+            if it["type"] == "pronoun_gender"]
+    # each kept item, then its mirror: the other pronoun right, under the context
+    # of the other document's item whose antecedent has that gender; line 1's
+    # "es" item has no neuter donor and is dropped with its mirror
+    assert pron == [
+        ("sie frisst .", ["er frisst ."], [TEST_EN[0]]),
+        ("er frisst .", ["sie frisst ."], [TEST_EN[3]]),
+        ("er zwei .", ["sie zwei ."], [TEST_EN[3]]),
+        ("sie zwei .", ["er zwei ."], [TEST_EN[0]])]
+    assert "2 pronoun_gender items mirrored; 1 dropped" in capsys.readouterr().err
+    assert [it["type"] for it in items].count("subj_verb_agreement") == 2
+    # a model that ignores the context gets exactly one of each pair right ...
+    assert _correct(_score_and_evaluate(tmp_path, context=False),
+                    "pronoun_gender") == (2, 4)
+    # ... and the same run again gives the same items
+    first = (tmp_path / "items.json").read_bytes()
+    _prepare(tmp_path, [*args, "--mirror-pronouns"])
+    assert (tmp_path / "items.json").read_bytes() == first
+
+
+def test_mirrored_pronouns_need_genders_and_lingeval(tmp_path):
+    args = [*_lingeval_files(tmp_path, _lingeval_items()), "--context", "1"]
+    with pytest.raises(InputError, match="item 0: a pronoun_gender error without "
+                                         "antecedent_gender and contrastive_gender"):
+        _prepare(tmp_path, [*args, "--mirror-pronouns"])
+    with pytest.raises(InputError, match="--mirror-pronouns is for --format lingeval"):
+        _prepare(tmp_path, ["--format", "voita", "--json", str(tmp_path / "x.json"),
+                            "--mirror-pronouns"])
+
+
 # --- ContraPro ----------------------------------------------------------------------
 
 def _contrapro(tmp: Path, dist0: int = 1) -> tuple[list[dict], list[str]]:

@@ -77,6 +77,8 @@ def test_german_inflection():
     assert german.contract("in", "dem") == "im"
     assert german.relative_pronoun("dat", "pl") == "denen"
     assert german.other_genders("dat", "n") == ["ihr"]
+    assert german.other_gender_forms("dat", "f") == [("ihm", "m")]
+    assert german.other_gender_forms("acc", "n") == [("ihn", "m"), ("sie", "f")]
 
 
 def test_same_seed_is_byte_identical(tmp_path, corpus):
@@ -212,6 +214,9 @@ def test_pronoun_items_follow_antecedent_gender(test_split):
             g = genders[err["antecedent"]]
             own = {german.personal_pronoun(c, g) for c in ("nom", "acc", "dat")}
             assert ref[k].lower() in own and con[k].lower() not in own
+            assert err["antecedent_gender"] == g != err["contrastive_gender"]
+            assert con[k].lower() in {german.personal_pronoun(c, err["contrastive_gender"])
+                                      for c in ("nom", "acc", "dat")}
             line = item["line"]
             assert "it" in item["source"].lower().split()
             assert docs[line - 1] == docs[line]

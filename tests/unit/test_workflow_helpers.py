@@ -382,14 +382,14 @@ def test_default_targets_have_every_discourse_table(doc_config):
 
 def test_synthetic_contrastive_set_scored_with_and_without_context(doc_config):
     assert wfdis.contrastive_sets(doc_config, EN_DE) == {"synthetic": {
-        "format": "lingeval"}}
+        "format": "lingeval", "mirror_pronouns": True}}
     assert wfdis.contrastive_sets(doc_config, "synthetic_de_en") == {}
     args = shlex.split(wfdis.contrastive_args(doc_config, EN_DE, "synthetic"))
     raw = f"results/{EN_DE}/raw/test"
     assert args == ["--format", "lingeval", "--context", "2", "--src-lang", "en",
                     "--tgt-lang", "de", "--json", f"{raw}.lingeval.json",
                     "--src-text", f"{raw}.en", "--tgt-text", f"{raw}.de",
-                    "--docs", f"{raw}.docs"]
+                    "--docs", f"{raw}.docs", "--mirror-pronouns"]
     scores = shlex.split(wfdis.contrastive_score_args(doc_config, EN_DE, "synthetic"))
     root = f"results/{EN_DE}/discourse/contrastive/synthetic/scores"
     assert scores == ["--scores", *(f"{m}={root}/{m}/seed1.txt" for m in DOCUMENT_ROWS),

@@ -122,10 +122,12 @@ def read_items(args: argparse.Namespace) -> list[dict]:
     missing = [f"--{k.replace('_', '-')}" for k in need if getattr(args, k) is None]
     if missing:
         raise InputError(f"--format {args.format} needs {', '.join(missing)}")
+    if args.mirror_pronouns and args.format != "lingeval":
+        raise InputError("--mirror-pronouns is for --format lingeval")
     if args.format == "lingeval":
         return formats.read_lingeval(args.json, args.src_text, args.tgt_text,
                                      args.docs, args.context, set(args.need_context),
-                                     log=_log)
+                                     log=_log, mirror_pronouns=args.mirror_pronouns)
     if args.format == "contrapro":
         return formats.read_contrapro(args.json, (args.text_src, args.text_tgt),
                                       (args.context_src, args.context_tgt),
@@ -264,6 +266,12 @@ def _add_prepare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--need-context", nargs="*", default=["pronoun_gender"],
                    help="(lingeval) types whose items must have context "
                         "(default: %(default)s)")
+    p.add_argument("--mirror-pronouns", action="store_true",
+                   help="(lingeval) pair each pronoun_gender item with its mirror: "
+                        "the same sentences, the other pronoun right, the context "
+                        "of another document's item whose antecedent has the other "
+                        "gender (the errors must carry antecedent_gender and "
+                        "contrastive_gender, as the synthetic corpus's do)")
     p.add_argument("--name", help="(bawden, voita) type name of the items "
                    "(default: from the file name)")
     p.add_argument("--tokenize", action="store_true", help="Moses-tokenize all text")

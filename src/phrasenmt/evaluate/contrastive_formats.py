@@ -12,7 +12,9 @@ format's own evaluation script makes:
 * `lingeval`: our Lingeval-format JSON whose items carry `doc`/`line` (the
   synthetic test set). One item per error, as Sennrich's Lingeval97 counts per
   contrastive pair; context = the K previous lines of the same document of the
-  test split (its text and docs files).
+  test split (its text and docs files). With `--mirror-pronouns` each
+  pronoun_gender item is paired with its mirror (`mirror_pronoun_items`), so that
+  a model that ignores the context scores exactly 50 % on them.
 * `contrapro`: ContraPro (Mueller et al. 2018) after `json2text_and_context.pl
   --context N`: `contrapro.text.{src,tgt}` hold, per JSON entry, the reference
   line then one line per error; `contrapro.context.{src,tgt}` hold N lines
@@ -37,6 +39,7 @@ has none where its format promises them is an error.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -86,13 +89,16 @@ def _field(obj: Any, key: str, kind: type | tuple, path: Path, where: str) -> An
 # --- lingeval (our JSON with doc/line) ----------------------------------------
 
 def read_lingeval(json_path: Path, src_text: Path, tgt_text: Path, docs: Path,
-                  size: int, need_context: set[str], log=print) -> list[Item]:
-    """Items with doc/line, one per error; context = K previous document lines."""
+                  size: int, need_context: set[str], log=print,
+                  mirror_pronouns: bool = False) -> list[Item]:
+    """Items with doc/line, one per error; context = K previous document lines.
+    `mirror_pronouns`: pair every pronoun_gender item with its mirror (see
+    `mirror_pronoun_items`)."""
     entries = load_items(json_path)
     src, tgt = read_parallel(src_text, tgt_text)
     doc_ids = read_docs(docs, len(src), src_text)
     before = context_indices(doc_ids, size)
-    items, skipped = [], 0
+    items, skipped, pronouns = [], 0, []
     for i, entry in enumerate(entries):
         if entry.get("doc") is None and entry.get("line") is None:
             skipped += 1
@@ -107,8 +113,78 @@ def read_lingeval(json_path: Path, src_text: Path, tgt_text: Path, docs: Path,
             items.append(make_item(entry["source"], entry["reference"],
                                    [err["contrastive"]], context, err["type"],
                                    err.get("distance")))
+            if mirror_pronouns and err["type"] == PRONOUN_TYPE:
+                pronouns.append(PronounItem(len(items) - 1, entry["doc"], line,
+                                            *_genders(err, i, json_path), context))
     log(f"lingeval: {len(items)} items; skipped {skipped} entries without doc/line")
+    if mirror_pronouns:
+        items = mirror_pronoun_items(items, pronouns, log)
     return items
+
+
+PRONOUN_TYPE = "pronoun_gender"
+
+
+@dataclass
+class PronounItem:
+    """Where a pronoun_gender item came from, for its mirror."""
+
+    index: int  # in the item list
+    doc: str
+    line: int
+    gender: str  # the antecedent's (the reference pronoun's) gender
+    contrastive_gender: str  # the gender the contrastive pronoun stands for
+    context: tuple[list[str], list[str]]
+
+
+def _genders(err: dict, i: int, path: Path) -> tuple[str, str]:
+    """An error's antecedent_gender and contrastive_gender (mirroring needs both)."""
+    values = tuple(err.get(k) for k in ("antecedent_gender", "contrastive_gender"))
+    if not all(isinstance(v, str) and v for v in values):
+        raise InputError(f"item {i}: a {PRONOUN_TYPE} error without "
+                         "antecedent_gender and contrastive_gender; mirrored "
+                         "pronoun items need both", path)
+    return values  # type: ignore[return-value]
+
+
+def mirror_pronoun_items(items: list[Item], pronouns: list[PronounItem],
+                         log=print) -> list[Item]:
+    """Pair each pronoun_gender item with its mirror, so that a model that ignores
+    the context scores exactly half of the pronoun items.
+
+    An item asks whether the reference pronoun (gender g) beats the other gender's
+    form (g') given a context whose antecedent is g. Its mirror keeps the source
+    and the two target sentences and swaps which one is right, by taking its
+    context from another document's pronoun item whose antecedent is g' (the
+    donor: the first such item after this one's line, cyclically, so the choice
+    is fixed by the test set). A model that reads no context scores the two
+    target sentences the same way under both contexts and so gets exactly one of
+    the pair right: its pronoun accuracy is 50 %, whatever its pronoun prior. An
+    item without a donor is dropped with its mirror, and the log says how many."""
+    by_line = sorted(pronouns, key=lambda p: p.line)
+    out: list[Item] = []
+    mirrors: dict[int, Item] = {}
+    for p in by_line:
+        donors = [d for d in by_line if d.gender == p.contrastive_gender
+                  and d.doc != p.doc]
+        if not donors:
+            continue
+        donor = next((d for d in donors if d.line > p.line), donors[0])
+        own = items[p.index]
+        mirrors[p.index] = make_item(own["source"], own["contrastive"][0],
+                                     [own["reference"]], donor.context, PRONOUN_TYPE,
+                                     items[donor.index]["distance"])
+    dropped = len(pronouns) - len(mirrors)
+    wanted = {p.index for p in pronouns}
+    for k, item in enumerate(items):
+        if k not in wanted:
+            out.append(item)
+        elif k in mirrors:
+            out += [item, mirrors[k]]
+    log(f"lingeval: {len(mirrors)} {PRONOUN_TYPE} items mirrored"
+        + (f"; {dropped} dropped: no other document has a pronoun item whose "
+           "antecedent has the gender their mirror needs" if dropped else ""))
+    return out
 
 
 def _lingeval_line(entry: dict, i: int, path: Path, doc_ids: list[str],

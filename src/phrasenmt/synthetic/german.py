@@ -110,10 +110,16 @@ def relative_pronoun(case: str, g: str) -> str:
 
 def other_genders(case: str, g: str) -> list[str]:
     """Pronoun forms of the other singular genders that differ from this one."""
+    return [form for form, _ in other_gender_forms(case, g)]
+
+
+def other_gender_forms(case: str, g: str) -> list[tuple[str, str]]:
+    """(form, gender) of the other singular genders whose form differs from this
+    one's, each form once, with the first gender (m, f, n) that has it."""
     own = PERSONAL[case, g]
-    forms = []
+    forms: list[tuple[str, str]] = []
     for other in ("m", "f", "n"):
         form = PERSONAL[case, other]
-        if other != g and form != own and form not in forms:
-            forms.append(form)
+        if other != g and form != own and form not in (f for f, _ in forms):
+            forms.append((form, other))
     return forms

@@ -29,13 +29,17 @@ def agreement_errors(sent: Sentence) -> list[dict]:
 
 
 def pronoun_errors(sent: Sentence) -> list[dict]:
-    """pronoun_gender errors: the pronoun swapped for another gender's form."""
+    """pronoun_gender errors: the pronoun swapped for another gender's form, with
+    the antecedent's gender and the gender the swapped form stands for (what
+    `contrastive prepare --mirror-pronouns` pairs items by)."""
     errors = []
-    for j, alternatives, antecedent in sent.pronouns:
-        for alt in alternatives:
+    for j, alternatives, antecedent, gender, alt_genders in sent.pronouns:
+        for alt, alt_gender in zip(alternatives, alt_genders, strict=True):
             tokens = sent.de[:j] + [alt] + sent.de[j + 1:]
             errors.append({"type": "pronoun_gender", "contrastive": " ".join(tokens),
-                           "distance": 1, "antecedent": antecedent})
+                           "distance": 1, "antecedent": antecedent,
+                           "antecedent_gender": gender,
+                           "contrastive_gender": alt_gender})
     return errors
 
 

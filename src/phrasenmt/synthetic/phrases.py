@@ -144,8 +144,9 @@ def pronoun_phrase(s: Builder, mention: Mention, case: str) -> Phrase:
     head = De(german.personal_pronoun(case, mention.g), (leaf.key,))
     s.mentions.append(mention)
     if key == "it":
-        s.pronouns.append(PronounUse(head, german.other_genders(case, mention.g),
-                                     mention.noun.de_sg))
+        others = german.other_gender_forms(case, mention.g)
+        s.pronouns.append(PronounUse(head, [f for f, _ in others], mention.noun.de_sg,
+                                     mention.g, [g for _, g in others]))
     return Phrase(Node("NP", [leaf]), [head], head, mention.g, mention.noun.cls,
                   mention.plural, pronoun=True, noun=mention.noun)
 

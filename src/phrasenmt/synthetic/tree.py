@@ -79,6 +79,8 @@ class PronounUse:
     token: De
     alternatives: list[str]
     antecedent: str
+    gender: str  # the antecedent's gender (m/f/n)
+    alternative_genders: list[str]  # the gender each alternative form stands for
 
 
 @dataclass
@@ -90,7 +92,9 @@ class Sentence:
     tree: str
     links: list[tuple[int, int]]
     agreements: list[tuple[int, int, str]] = field(default_factory=list)
-    pronouns: list[tuple[int, list[str], str]] = field(default_factory=list)
+    # (position, alternative forms, antecedent, its gender, the alternatives' genders)
+    pronouns: list[tuple[int, list[str], str, str, list[str]]] = field(
+        default_factory=list)
     mwus: list[str] = field(default_factory=list)
     mentions: list = field(default_factory=list)
 
@@ -110,6 +114,7 @@ def finish(tree: Node, de: list[De], agreements: list[Agreement],
              for a in agreements]
     pron = [(position[id(p.token)],
              [capitalize(w) if position[id(p.token)] == 0 else w
-              for w in p.alternatives], p.antecedent) for p in pronouns]
+              for w in p.alternatives], p.antecedent, p.gender, p.alternative_genders)
+            for p in pronouns]
     return Sentence([leaf.word for leaf in en_leaves], [t.word for t in de],
                     "(ROOT " + bracket(tree) + ")", links, agree, pron, mwus, mentions)

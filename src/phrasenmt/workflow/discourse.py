@@ -49,7 +49,8 @@ def contrastive_sets(config: dict, dataset: str) -> dict[str, dict]:
     sets = {}
     if wf.source(config, dataset) == "synthetic" and \
             wf.langs(config, dataset) == ("en", "de"):
-        sets[SYNTHETIC_SET] = {"format": "lingeval"}
+        # mirrored pronoun items: a model that ignores the context scores 50 %
+        sets[SYNTHETIC_SET] = {"format": "lingeval", "mirror_pronouns": True}
     sets.update(config["datasets"][dataset].get("contrastive", {}))
     return sets
 
@@ -113,7 +114,9 @@ def contrastive_args(config: dict, dataset: str, name: str) -> str:
     for opt, path in contrastive_files(config, dataset, name).items():
         args += [f"--{opt}", path]
     args += [flag for flag, on in (("--tokenize", ds["tokenize"]),
-                                   ("--lowercase", ds["lowercase"])) if on]
+                                   ("--lowercase", ds["lowercase"]),
+                                   ("--mirror-pronouns",
+                                    spec.get("mirror_pronouns", False))) if on]
     return shlex.join(map(str, args))
 
 
