@@ -57,7 +57,8 @@ def write_inputs(tmp: Path) -> list[str]:
         path = tmp / f"{model}.cxmi.json"
         block = {"cxmi": value + 0.02, "ci95": [value, value + 0.04],
                  "cxmi_random": value, "ci95_random": [value - 0.01, value + 0.01]}
-        path.write_text(json.dumps({"test": block, "items": block}))
+        gates = {"lambda": 0.9 + value, "norm_ratio": 1.5, "gates": {}}
+        path.write_text(json.dumps({"test": block, "items": block, "gates": gates}))
         cxmi.append(f"{model}={path}")
     return ["--contrastive", str(tsv), "--eval", *evals, "--cxmi", *cxmi,
             "--control", "han_dec_random=han_dec",
@@ -80,6 +81,9 @@ def test_table_and_figure(tmp_path):
     assert df.loc["han_dec", "test_cxmi_random"] == pytest.approx(0.05)
     md = (tmp_path / "t.md").read_text()
     assert "+0.050 [+0.040, +0.060]" in md and "78.57 (n=14)" in md
+    assert df.loc["han_dec", "gate_lambda"] == pytest.approx(0.95)
+    assert math.isnan(df.loc["transformer", "gate_lambda"])
+    assert "| 0.950 | 1.50 |" in md
     png, svg = tmp_path / "f.png", tmp_path / "f.svg"
     assert main(["figure", "--csv", str(tmp_path / "t.csv"), "--order",
                  "transformer,han_dec,han_dec_random", "--out-png", str(png),

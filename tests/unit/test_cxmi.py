@@ -7,15 +7,17 @@ import json
 
 import numpy as np
 import pytest
+import torch
 
 from phrasenmt.decoding.context import (
     ContextSource,
     score_with_context,
     scored_context,
 )
-from phrasenmt.evaluate.cxmi import cxmi, main
+from phrasenmt.evaluate.cxmi import cxmi, gate_statistics, main
 from phrasenmt.io import InputError
 from phrasenmt.training.data import context_mode
+from tests.unit.test_ctx_transformer import make_model as make_ctx_model
 from tests.unit.test_documents import write
 from tests.unit.test_han import DOCS, SRC, TGT, TGT_VOCAB, VOCAB, make_model
 
@@ -91,3 +93,33 @@ def test_a_random_context_control_meets_a_random_context_of_another_seed():
     assert scored_context(("random", 4), "own") == ("random", 4)
     assert scored_context(("random", 4), "random") == ("random", 5)
     assert scored_context(("real", 4), "none") == ("none", 5)
+
+
+def test_gate_statistics_cover_the_lines_with_context_and_each_gate():
+    model = make_model("han_enc_dec")
+    with torch.no_grad():  # λ = σ(0) = 1/2 at every position of both HANs
+        for han in (model.han_encoder, model.han_decoder):
+            han.gate_h.weight.zero_()
+            han.gate_d.weight.zero_()
+    source = ContextSource(doc_ids=DOCS, mode=context_mode(model.cfg))
+    stats = gate_statistics(model, VOCAB, TGT_VOCAB, SRC, TGT, source)
+    assert set(stats["gates"]) == {"han_encoder", "han_decoder"}
+    assert stats["lambda"] == pytest.approx(0.5)
+    # the first line of each document has no context and is left out: source
+    # positions (tokens + </s>) at the encoder, target positions at the decoder
+    with_context = [i for i in range(len(SRC)) if i and DOCS[i] == DOCS[i - 1]]
+    positions = sum(len(SRC[i].split()) + 1 for i in with_context)
+    assert stats["gates"]["han_encoder"]["positions"] == positions
+    assert stats["gates"]["han_decoder"]["positions"] == positions  # TGT = SRC.upper()
+    assert all(g["norm_ratio"] > 0 for g in stats["gates"].values())
+
+
+def test_gate_statistics_of_a_model_without_gates_are_empty():
+    model = make_ctx_model(gating=False)
+    source = ContextSource(doc_ids=DOCS, mode=context_mode(model.cfg))
+    stats = gate_statistics(model, VOCAB, TGT_VOCAB, SRC, TGT, source)
+    assert stats == {"lambda": None, "norm_ratio": None, "gates": {}}
+    gated = gate_statistics(make_ctx_model(), VOCAB, TGT_VOCAB, SRC, TGT, source)
+    assert set(gated["gates"]) == {f"{side}.layers.{i}.res_ctx"
+                                   for side in ("encoder", "decoder") for i in (0, 1)}
+    assert 0 < gated["lambda"] < 1

@@ -23,7 +23,11 @@ test set with its document context, and the reference lines of the contrastive
 items of one type (e.g. `pronoun_gender`) with the items' own context.
 
 Scores come from a checkpoint (scored here, one model load; what the workflow
-runs) or from files written by `translate score --context-as ...`:
+runs) or from files written by `translate score --context-as ...`. From a
+checkpoint with --test-files the JSON also has `gates`: the mean value of each
+context gate λ and the norm of its context vector against the sentence-level
+state's, on the test set (`gate_statistics`; λ near 1 with a large norm ratio
+is a context path the model has shut):
 
     python -m phrasenmt.evaluate.cxmi --model han_dec --checkpoint averaged.pt \\
         --test-files TEST.bpe.en TEST.bpe.de TEST.docs \\
@@ -158,6 +162,53 @@ def score_files(args: argparse.Namespace, out_dir: Path) -> None:
                     model, src_vocab, tgt_vocab, src, tgt, source, args.batch_size)
             write_lines(out_dir / f"{name}.{context_as}.txt",
                         [f"{v:.6f}" for v in scores])
+            if name == "test" and context_as == "own":
+                with cast:
+                    args.gates = gate_statistics(model, src_vocab, tgt_vocab, src,
+                                                 tgt, source)
+
+
+def gate_statistics(model: Any, src_vocab: Any, tgt_vocab: Any, src: list[str],
+                    tgt: list[str], source: Any) -> dict[str, Any]:
+    """The context gates of a model on a test set with its own context.
+
+    For every gate λ = σ(W H + W' S) of the model (per module name: the context
+    sublayers of ctx_transformer, the HAN modules), over the positions of the
+    lines that have a context: the mean of λ (the share of the sentence-level
+    state H that is kept; 1 = the context is shut out) and the mean ratio
+    |S| / |H| of the context vector's norm to the state's. `lambda` and
+    `norm_ratio` are their means over the gates (null for a model without
+    gates). One line per forward pass, so no padding enters the means."""
+    import torch
+
+    from phrasenmt.decoding import context as doc_context
+    from phrasenmt.models.ctx_transformer import observe_gates
+
+    names = {id(m.gate_h): name for name, m in model.named_modules()
+             if getattr(m, "gate_h", None) is not None}
+    sums: dict[str, list[float]] = {}
+
+    def observe(w_i: Any, lam: Any, h: Any, s: Any, keep: Any) -> None:
+        rows = (keep.reshape(-1) if keep is not None
+                else torch.ones(h.size(0), dtype=torch.bool, device=h.device))
+        if not bool(rows.any()):
+            return
+        lam, h, s = lam[rows].float(), h[rows].float(), s[rows].float()
+        ratio = s.norm(dim=-1) / h.norm(dim=-1).clamp_min(1e-12)  # (rows, T)
+        acc = sums.setdefault(names[id(w_i)], [0.0, 0.0, 0.0])
+        acc[0] += ratio.numel()
+        acc[1] += float(lam.mean(dim=-1).sum())
+        acc[2] += float(ratio.sum())
+
+    with observe_gates(observe), torch.no_grad():
+        doc_context.score_with_context(model, src_vocab, tgt_vocab, src, tgt,
+                                       source, batch_size=1)
+    gates = {name: {"lambda": acc[1] / acc[0], "norm_ratio": acc[2] / acc[0],
+                    "positions": int(acc[0])} for name, acc in sorted(sums.items())}
+    mean = (lambda key: float(np.mean([g[key] for g in gates.values()]))
+            if gates else None)
+    return {"lambda": mean("lambda"), "norm_ratio": mean("norm_ratio"),
+            "gates": gates}
 
 
 def from_checkpoint(args: argparse.Namespace) -> None:
@@ -245,6 +296,8 @@ def write_result(args: argparse.Namespace) -> int:
         result["test"] = test_set(*args.test, args.samples, args.seed)
     if args.items is not None:
         result["items"] = item_set(*args.items, args.type, args.samples, args.seed)
+    if getattr(args, "gates", None) is not None:
+        result["gates"] = args.gates
     with atomic_open(args.out) as fh:
         json.dump(result, fh, indent=2)
     return 0

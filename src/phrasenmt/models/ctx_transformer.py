@@ -15,7 +15,8 @@ length, K context sentences, Lc context sentence length, L = K*Lc, C d_model.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
@@ -72,9 +73,29 @@ class Context:
     keep: Tensor  # (B, 1, 1) True where the sentence has any context
 
 
-def context_gate(h: Tensor, s: Tensor, w_i: nn.Module, w_s: nn.Module) -> Tensor:
-    """Gating(H) = λH + (1−λ)S with λ = σ(W_i H + W_s S), element-wise."""
+# Called as observer(w_i, λ, H, S, keep) by every context gate while registered
+# with `observe_gates` (the gate statistics of phrasenmt.evaluate.cxmi).
+GateObserver = Callable[[nn.Module, Tensor, Tensor, Tensor, "Tensor | None"], None]
+_GATE_OBSERVERS: list[GateObserver] = []
+
+
+@contextmanager
+def observe_gates(observer: GateObserver) -> Iterator[None]:
+    """Within the block, every `context_gate` call also calls `observer`."""
+    _GATE_OBSERVERS.append(observer)
+    try:
+        yield
+    finally:
+        _GATE_OBSERVERS.remove(observer)
+
+
+def context_gate(h: Tensor, s: Tensor, w_i: nn.Module, w_s: nn.Module,
+                 keep: Tensor | None = None) -> Tensor:
+    """Gating(H) = λH + (1−λ)S with λ = σ(W_i H + W_s S), element-wise; `keep`
+    (B, 1, 1) marks the rows that have a context (for observers only)."""
     lam = torch.sigmoid(w_i(h) + w_s(s))  # (B, T, C)
+    for observe in _GATE_OBSERVERS:
+        observe(w_i, lam, h, s, keep)
     return lam * h + (1.0 - lam) * s
 
 
@@ -91,19 +112,19 @@ class GatedResidual(_Residual):
         self.gate_h = nn.Linear(d_model, d_model, bias=False) if gating else None
         self.gate_s = nn.Linear(d_model, d_model, bias=False) if gating else None
 
-    def combine(self, h: Tensor, s: Tensor) -> Tensor:
+    def combine(self, h: Tensor, s: Tensor, keep: Tensor | None = None) -> Tensor:
         """Gating(H) with gates, else the residual H + S."""
         if self.gate_h is None:
             return h + s
-        return context_gate(h, s, self.gate_h, self.gate_s)
+        return context_gate(h, s, self.gate_h, self.gate_s, keep)
 
     def forward(self, x: Tensor, fn: Callable[[Tensor], Tensor],
                 keep: Tensor | None = None) -> Tensor:
         """x (B, T, C) -> (B, T, C); rows where `keep` (B, 1, 1) is False keep x."""
         if self.pre_norm:
-            out = self.combine(x, self.dropout(fn(self.norm(x))))
+            out = self.combine(x, self.dropout(fn(self.norm(x))), keep)
         else:
-            out = self.norm(self.combine(x, self.dropout(fn(x))))
+            out = self.norm(self.combine(x, self.dropout(fn(x)), keep))
         return out if keep is None else torch.where(keep, out, x)
 
 

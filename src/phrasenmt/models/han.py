@@ -166,8 +166,8 @@ class HierarchicalAttention(nn.Module):
         """h (B, T, C) -> λh + (1−λ)d (B, T, C); rows without context keep h."""
         d = self.dropout(self.sentence_level(h, self.word_level(h, mem),
                                              mem["present"]))
-        out = self.norm("out", context_gate(h, d, self.gate_h, self.gate_d))
         keep = mem["present"].any(dim=1)[:, None, None]  # (B, 1, 1)
+        out = self.norm("out", context_gate(h, d, self.gate_h, self.gate_d, keep))
         return torch.where(keep, out, h)
 
 

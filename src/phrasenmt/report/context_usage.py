@@ -8,7 +8,9 @@
         (0 = same sentence, 1, 2, >=3; "–" where the set has no such items, as
         the synthetic corpus, whose antecedents are one sentence back), and CXMI
         of the test set and of the pronoun items, against no context and against
-        a random context (phrasenmt.evaluate.cxmi), with 95% intervals.
+        a random context (phrasenmt.evaluate.cxmi), with 95% intervals; the
+        mean context gate λ and context-to-state norm ratio of the CXMI JSON's
+        `gates` ("–" without one).
     figure  --csv CSV --order A,B,... --out-png/--out-svg
         left: pronoun accuracy by distance, one bar per model; right: CXMI
         against a random context (test set and pronoun items) with intervals.
@@ -82,6 +84,10 @@ def cxmi_cells(path: Path | None) -> dict[str, float]:
             ci = block.get("ci95" if key == "cxmi" else "ci95_random", [math.nan] * 2)
             out[f"{part}_{key}"] = block.get(key, math.nan)
             out[f"{part}_{key}_low"], out[f"{part}_{key}_high"] = ci
+    gates = data.get("gates") or {}
+    for key in ("lambda", "norm_ratio"):
+        value = gates.get(key)
+        out[f"gate_{key}"] = math.nan if value is None else float(value)
     return out
 
 
@@ -135,6 +141,8 @@ def display(df: pd.DataFrame) -> pd.DataFrame:
         shown[f"CXMI {name}"] = [_ci(r, f"{part}_cxmi") for _, r in df.iterrows()]
         shown[f"CXMI vs random, {name}"] = [_ci(r, f"{part}_cxmi_random")
                                             for _, r in df.iterrows()]
+    shown["gate λ"] = [_num(v, 3) for v in df["gate_lambda"]]
+    shown["|c|/|h|"] = [_num(v) for v in df["gate_norm_ratio"]]
     return shown
 
 
@@ -146,7 +154,9 @@ NOTE = ("pronouns: contrastive accuracy on the items whose pronoun depends on an
         "sentences in general) and against a random context from other documents "
         "(what the context's content adds); 95% bootstrap intervals. A model "
         "uses its context when both its accuracy and its CXMI vs random exceed "
-        "its random-context control's.")
+        "its random-context control's. gate λ: the mean over the model's context "
+        "gates of λ in λh + (1-λ)c on the test set (1 = the context is shut out); "
+        "|c|/|h|: the mean norm of the context vector c against the state h's.")
 
 
 def table(args: argparse.Namespace) -> None:
