@@ -142,7 +142,7 @@ def display(df: pd.DataFrame) -> pd.DataFrame:
         shown[f"CXMI vs random, {name}"] = [_ci(r, f"{part}_cxmi_random")
                                             for _, r in df.iterrows()]
     shown["gate λ"] = [_num(v, 3) for v in df["gate_lambda"]]
-    shown["|c|/|h|"] = [_num(v) for v in df["gate_norm_ratio"]]
+    shown["‖c‖/‖h‖"] = [_num(v) for v in df["gate_norm_ratio"]]
     return shown
 
 
@@ -156,7 +156,7 @@ NOTE = ("pronouns: contrastive accuracy on the items whose pronoun depends on an
         "uses its context when both its accuracy and its CXMI vs random exceed "
         "its random-context control's. gate λ: the mean over the model's context "
         "gates of λ in λh + (1-λ)c on the test set (1 = the context is shut out); "
-        "|c|/|h|: the mean norm of the context vector c against the state h's.")
+        "‖c‖/‖h‖: the mean norm of the context vector c against the state h's.")
 
 
 def table(args: argparse.Namespace) -> None:
