@@ -143,7 +143,9 @@ def _genders(err: dict, i: int, path: Path) -> tuple[str, str]:
     if not all(isinstance(v, str) and v for v in values):
         raise InputError(f"item {i}: a {PRONOUN_TYPE} error without "
                          "antecedent_gender and contrastive_gender; mirrored "
-                         "pronoun items need both", path)
+                         "pronoun items need both (a synthetic corpus generated "
+                         "by an older version lacks them: rerun its `synthetic` "
+                         "rule)", path)
     return values  # type: ignore[return-value]
 
 
