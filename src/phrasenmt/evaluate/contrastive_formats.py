@@ -115,7 +115,7 @@ def read_lingeval(json_path: Path, src_text: Path, tgt_text: Path, docs: Path,
                                    err.get("distance")))
             if mirror_pronouns and err["type"] == PRONOUN_TYPE:
                 pronouns.append(PronounItem(len(items) - 1, entry["doc"], line,
-                                            *_genders(err, i, json_path), context))
+                                            *_genders(err, i, json_path)))
     log(f"lingeval: {len(items)} items; skipped {skipped} entries without doc/line")
     if mirror_pronouns:
         items = mirror_pronoun_items(items, pronouns, log)
@@ -134,7 +134,6 @@ class PronounItem:
     line: int
     gender: str  # the antecedent's (the reference pronoun's) gender
     contrastive_gender: str  # the gender the contrastive pronoun stands for
-    context: tuple[list[str], list[str]]
 
 
 def _genders(err: dict, i: int, path: Path) -> tuple[str, str]:
@@ -163,21 +162,23 @@ def mirror_pronoun_items(items: list[Item], pronouns: list[PronounItem],
     target sentences the same way under both contexts and so gets exactly one of
     the pair right: its pronoun accuracy is 50 %, whatever its pronoun prior. An
     item without a donor is dropped with its mirror, and the log says how many."""
-    by_line = sorted(pronouns, key=lambda p: p.line)
-    out: list[Item] = []
+    by_gender: dict[str, list[PronounItem]] = {}
+    for p in sorted(pronouns, key=lambda p: p.line):
+        by_gender.setdefault(p.gender, []).append(p)
     mirrors: dict[int, Item] = {}
-    for p in by_line:
-        donors = [d for d in by_line if d.gender == p.contrastive_gender
-                  and d.doc != p.doc]
+    for p in pronouns:
+        donors = [d for d in by_gender.get(p.contrastive_gender, []) if d.doc != p.doc]
         if not donors:
             continue
-        donor = next((d for d in donors if d.line > p.line), donors[0])
+        donor = items[next((d for d in donors if d.line > p.line), donors[0]).index]
         own = items[p.index]
         mirrors[p.index] = make_item(own["source"], own["contrastive"][0],
-                                     [own["reference"]], donor.context, PRONOUN_TYPE,
-                                     items[donor.index]["distance"])
+                                     [own["reference"]],
+                                     (donor["context_src"], donor["context_tgt"]),
+                                     PRONOUN_TYPE, donor["distance"])
     dropped = len(pronouns) - len(mirrors)
     wanted = {p.index for p in pronouns}
+    out: list[Item] = []
     for k, item in enumerate(items):
         if k not in wanted:
             out.append(item)
