@@ -206,7 +206,8 @@ def test_cli_writes_outputs(tmp_path):
     summary = json.loads((run / "summary.json").read_text())
     assert set(summary) == {"arch", "preset", "params", "steps", "train_seconds",
                             "target_tokens", "tokens_per_second", "best_dev_loss",
-                            "average_last", "precision", "compile"}
+                            "stopped_by", "average_last", "precision", "compile"}
+    assert summary["stopped_by"] == "max_steps"
     assert summary["precision"] == "fp32"  # auto on CPU without native bf16
     assert summary["steps"] == 3 and summary["params"] > 0
     assert math.isfinite(summary["best_dev_loss"])
@@ -216,6 +217,52 @@ def test_cli_writes_outputs(tmp_path):
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == [
         "checkpoint_2.pt", "checkpoint_2.pt.sha256", "checkpoint_3.pt",
         "checkpoint_3.pt.sha256", "latest"]
+
+
+def plateau_trainer(tmp_path: Path, **train) -> Trainer:
+    paths = reverse_task(tmp_path, 60, 5)
+    spec = resolve_spec({"model": TINY, "train": {
+        "max_steps": 200, "max_tokens": 200, "update_tokens": 100, "valid_interval": 2,
+        "save_interval": 2, "keep_last": 2, "average_last": 1, **train}})
+    return Trainer(spec, paths, tmp_path / "run", seed=0, progress_bar=False)
+
+
+def test_patience_counts_evaluations_without_a_gain_of_min_delta(tmp_path):
+    trainer = plateau_trainer(tmp_path, patience=2, min_delta=0.1)
+    stale = []
+    for loss in (5.0, 4.0, 3.95, 3.92, 3.85, 3.99, 4.2):
+        trainer._note_dev_loss(loss)
+        stale.append(trainer.state.stale_validations)
+    # 3.95 and 3.92 are within 0.1 of 4.0; 3.85 is not; then two without a gain
+    assert stale == [0, 0, 1, 2, 0, 1, 2]
+    assert trainer.state.best_dev_loss == 3.85 and trainer.state.plateau_ref == 3.85
+    assert trainer._plateaued()
+
+
+def test_training_stops_at_a_dev_loss_plateau_and_stays_stopped(tmp_path):
+    # no fall of 100 nats ever counts as a gain: the evaluation at step 2 sets
+    # the reference, those at 4 and 6 are the two without a gain
+    summary = plateau_trainer(tmp_path, patience=2, min_delta=100.0).run()
+    assert summary["steps"] == 6 and summary["stopped_by"] == "patience"
+    dev_rows = [r for r in (tmp_path / "run" / "metrics.tsv").read_text().splitlines()[1:]
+                if r.split("\t")[5]]
+    assert [r.split("\t")[0] for r in dev_rows] == ["2", "4", "6"]
+    assert (tmp_path / "run" / "checkpoints" / "checkpoint_6.pt").exists()
+    # rerun (the same spec): it resumes at the plateau and trains no further
+    again = plateau_trainer(tmp_path, patience=2, min_delta=100.0)
+    assert again.state.step == 6 and again.run()["steps"] == 6
+    # patience is resumable: without it the run goes on to max_steps
+    longer = plateau_trainer(tmp_path, patience=0, min_delta=100.0, max_steps=10)
+    assert longer.run()["steps"] == 10
+
+
+@pytest.mark.parametrize("train, message", [
+    ({"patience": -1}, "train.patience"),
+    ({"min_delta": -0.5}, "train.min_delta"),
+])
+def test_patience_settings_are_checked(train, message):
+    with pytest.raises(InputError, match=re.escape(message)):
+        resolve_spec({"train": train})
 
 
 @pytest.mark.parametrize("breakage, expected", [

@@ -30,6 +30,8 @@ class TrainConfig:
     max_steps: int = 100000  # number of updates to train for
     max_minutes: float = 0.0  # wall-clock limit on training time (0 = none)
     valid_interval: int = 1000  # updates between dev-loss evaluations
+    patience: int = 0  # stop after this many dev-loss evaluations in a row without a gain of min_delta (0 = off)
+    min_delta: float = 0.0  # the dev-loss fall (nats per target token) that counts as a gain for patience
     save_interval: int = 1000  # updates between checkpoints
     keep_last: int = 5  # checkpoints kept on disk (older ones are deleted)
     average_last: int = 5  # checkpoints to average for the final model
@@ -46,7 +48,7 @@ class TrainConfig:
                                   "max_steps", "valid_interval", "save_interval",
                                   "keep_last", "average_last", "log_interval"))
         ranges.at_least(self, 0, ("warmup_steps", "weight_decay", "clip_norm",
-                                  "max_minutes"))
+                                  "max_minutes", "patience", "min_delta"))
         ranges.fraction(self, ("adam_beta1", "adam_beta2", "label_smoothing"))
         if self.keep_last < self.average_last:
             raise InputError(f"keeps {self.keep_last} checkpoints but average_last "
@@ -70,8 +72,10 @@ FREEZE_MODES = ("sentence", "loaded", "none")  # the values of TrainConfig.freez
 
 # Fields that may change between a run and its resumption without changing the
 # weights' trajectory (they say when to stop, what to log, save and keep;
+# patience and min_delta say when the dev loss has levelled off;
 # max_steps only under inverse_sqrt: linear decays to 0 at it), and
 # `compile`, which changes how the same computation runs (as --precision does:
 # bit-exact resumption holds within one setting).
-RESUMABLE_FIELDS = ("max_steps", "max_minutes", "keep_last", "log_interval",
-                    "save_interval", "valid_interval", "average_last", "compile")
+RESUMABLE_FIELDS = ("max_steps", "max_minutes", "patience", "min_delta", "keep_last",
+                    "log_interval", "save_interval", "valid_interval", "average_last",
+                    "compile")

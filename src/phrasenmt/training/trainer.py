@@ -72,6 +72,8 @@ class Progress:
     train_seconds: float = 0.0  # time spent in updates and validation
     target_tokens: int = 0  # target tokens (</s> included) trained on
     best_dev_loss: float | None = None  # lowest dev NLL per target token
+    plateau_ref: float | None = None  # dev NLL of the last evaluation that gained min_delta
+    stale_validations: int = 0  # evaluations since then (train.patience stops at it)
 
 
 def resolve_device(name: str) -> torch.device:
@@ -375,8 +377,24 @@ class Trainer:
         minutes = self.cfg.max_minutes
         return minutes > 0 and self.state.train_seconds >= 60 * minutes
 
+    def _plateaued(self) -> bool:
+        """Whether the dev loss has not gained min_delta in `patience` evaluations."""
+        return 0 < self.cfg.patience <= self.state.stale_validations
+
     def _finished(self) -> bool:
-        return self.state.step >= self.cfg.max_steps or self._time_is_up()
+        return (self.state.step >= self.cfg.max_steps or self._time_is_up()
+                or self._plateaued())
+
+    def _note_dev_loss(self, dev_loss: float) -> None:
+        """Best dev loss, and the patience count: an evaluation gains when it
+        is at least min_delta below the last one that gained (Keras's rule)."""
+        s = self.state
+        if s.best_dev_loss is None or dev_loss < s.best_dev_loss:
+            s.best_dev_loss = dev_loss
+        if s.plateau_ref is None or dev_loss <= s.plateau_ref - self.cfg.min_delta:
+            s.plateau_ref, s.stale_validations = dev_loss, 0
+        else:
+            s.stale_validations += 1
 
     def _update_and_log(self, metrics: Any, events: EventFile | NoEvents,
                         window: dict[str, float]) -> tuple[str | None, bool]:
@@ -396,8 +414,8 @@ class Trainer:
         dev, dev_loss = "", None
         if s.step % cfg.valid_interval == 0 or last:
             dev_loss = self.validate()
-            if s.best_dev_loss is None or dev_loss < s.best_dev_loss:
-                s.best_dev_loss = dev_loss
+            self._note_dev_loss(dev_loss)
+            last = last or self._plateaued()
             dev = f"{dev_loss:.4f}"
         s.train_seconds += time.perf_counter() - start
         row = None
@@ -423,7 +441,8 @@ class Trainer:
         return self.cfg.max_minutes > 0 and elapsed >= 60 * self.cfg.max_minutes
 
     def run(self) -> dict[str, Any]:
-        """Train to max_steps (or max_minutes); write config.yaml, summary.json.
+        """Train to max_steps (or max_minutes, or a dev-loss plateau: patience);
+        write config.yaml, summary.json.
 
         A fresh run that fails before its first checkpoint takes away what it
         wrote (metrics.tsv, empty folders): a failed start leaves nothing behind.
@@ -468,6 +487,12 @@ class Trainer:
             path = self.save()
         raise Preempted(signame, self.state.step, path)
 
+    def _stop_reason(self) -> str:
+        """What ended training: max_steps, max_minutes or patience."""
+        if self.state.step >= self.cfg.max_steps:
+            return "max_steps"
+        return "patience" if self._plateaued() else "max_minutes"
+
     def _write_outputs(self) -> dict[str, Any]:
         """config.yaml (the resolved spec) then, last, summary.json."""
         with atomic_open(self.outdir / "config.yaml") as fh:
@@ -481,7 +506,8 @@ class Trainer:
             "steps": s.step, "train_seconds": round(s.train_seconds, 3),
             "target_tokens": s.target_tokens,
             "tokens_per_second": round(s.target_tokens / max(s.train_seconds, 1e-9), 1),
-            "best_dev_loss": s.best_dev_loss, "average_last": self.cfg.average_last,
+            "best_dev_loss": s.best_dev_loss, "stopped_by": self._stop_reason(),
+            "average_last": self.cfg.average_last,
             "precision": self.precision, "compile": self.cfg.compile}
         with atomic_open(self.outdir / "summary.json") as fh:
             json.dump(summary, fh, indent=2)
