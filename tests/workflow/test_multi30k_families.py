@@ -26,7 +26,8 @@ def train_specs(text: str) -> dict[tuple[str, str], dict]:
 
 
 def test_every_family_trains_in_its_papers_direction_within_its_budget():
-    result = snakemake("-n", "-p", "--configfile", str(CONFIG))
+    # --forceall: every job is listed, also where results/ holds finished runs
+    result = snakemake("-n", "-p", "--forceall", "--configfile", str(CONFIG))
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     specs = train_specs(result.stdout)
     assert set(specs) == ({("multi30k_de_en", m) for m in WORD_LEVEL + REAL_TEXT}
