@@ -28,7 +28,7 @@ KENLM_SKIP := make: no C++ compiler (g++), so KenLM's lmplz is not built and the
 KENLM_NEEDS := make kenlm: needs a C++ compiler: apt-get install g++ \
 	(or conda env create -f envs/kenlm.yaml)
 
-.PHONY: converged converged-documents install run test report lint clean-results kenlm gpu-wheels node-stage docs
+.PHONY: converged converged-phrase converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
 
 install: $(STAMP)
 
@@ -80,19 +80,37 @@ LOCAL_PATH := PATH="$(CURDIR)/tools/shims:$$PATH"
 run: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES)
 
+# Every model of config.yaml trained to a dev-loss plateau on copies of its
+# synthetic data, three seeds each (configs/converged_families.yaml), one family
+# at a time or all of them; each family target writes the family's claims table
+# and `converged` the whole run's tables, figures and claims (docs/converged.md).
+CONVERGED_CONFIG := --configfile configs/converged_families.yaml
+CONVERGED_FAMILIES := phrase continuous npmt document
+CONVERGED_DATASET_phrase := converged_en_de
+CONVERGED_DATASET_document := converged_en_de
+CONVERGED_DATASET_continuous := converged_de_en
+CONVERGED_DATASET_npmt := converged_de_en
+$(addprefix converged-,$(CONVERGED_FAMILIES)): converged-%: $(STAMP)
+	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_CONFIG) -- \
+		results/$(CONVERGED_DATASET_$*)/report/claims_$*.md
+
+converged: $(STAMP)
+	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_CONFIG)
+
 # Each family's baseline trained to convergence on the synthetic data (what the
 # default run's baselines are sized against; docs/results/2026-11-24-default-run.md).
-CONVERGED = results/synthetic_en_de/eval/transformer_converged/seed1/test.json \
+CONVERGED_BASELINES = results/synthetic_en_de/eval/transformer_converged/seed1/test.json \
 	results/synthetic_de_en/eval/attn_rnn_converged/seed1/test.json \
 	results/synthetic_de_en/eval/conmt_converged/seed1/test.json
-converged: $(STAMP)
-	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED) --configfile configs/converged.yaml
+converged-baselines: $(STAMP)
+	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_BASELINES) \
+		--configfile configs/converged_baselines.yaml
 
 # The document-level models on the converged Transformer, with their random-context
 # controls, and the context-usage table of all document models (docs/context-usage.md).
-converged-documents: $(STAMP)
+converged-context-usage: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) \
-		results/synthetic_en_de/report/context_usage.md --configfile configs/converged.yaml
+		results/synthetic_en_de/report/context_usage.md --configfile configs/converged_baselines.yaml
 
 # The whole test suite (unit tests, workflow lint/dry runs, a tiny real run).
 test: $(STAMP)

@@ -1,6 +1,9 @@
 # The claims table: every claim of claims.yaml that the dataset's models can
 # test, with all training seeds (phrasenmt.report.claims); the files each claim
-# reads come from phrasenmt.workflow.claims.
+# reads come from phrasenmt.workflow.claims. claims_<family>: a family's table
+# (config key `families`), the claims whose system and baseline are both models
+# of the family, from those models' runs only, so that a family can be trained
+# and judged on its own (configs/converged_families.yaml).
 
 
 include: "claims_functions.smk"
@@ -11,14 +14,16 @@ rule claims_table:
         unpack(claims_inputs),
     output:
         md=report(
-            "results/{dataset}/report/claims.md",
+            "results/{dataset}/report/{table}.md",
             caption="../report/claims_table.rst",
             category="Claims",
-            labels={"dataset": "{dataset}", "table": "claims of the papers"},
+            labels={"dataset": "{dataset}", "table": "{table}"},
         ),
-        tex="results/{dataset}/report/claims.tex",
-        csv="results/{dataset}/report/claims.csv",
-        timing="results/{dataset}/timing/claims.csv",
+        tex="results/{dataset}/report/{table}.tex",
+        csv="results/{dataset}/report/{table}.csv",
+        timing="results/{dataset}/timing/{table}.csv",
+    wildcard_constraints:
+        table=claims_table_regex(),
     params:
         args=claims_args,
         alpha=config["evaluate"]["alpha"],
@@ -27,7 +32,7 @@ rule claims_table:
         min_gain=config["evaluate"]["baseline_guard"]["min_bleu_gain"],
         max_share=config["evaluate"]["baseline_guard"]["max_output_share"],
     log:
-        "results/logs/claims_table/{dataset}.log",
+        "results/logs/claims_table/{dataset}.{table}.log",
     conda:
         "../envs/phrasenmt.yaml"
     shell:

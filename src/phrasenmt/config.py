@@ -115,6 +115,11 @@ def _check_cross_references(config: dict, source: str | None) -> None:
                                  f"(known: {', '.join(datasets)})", source)
     _resolve_checkpoint_of(config, source)
     _check_baseline(config, source)
+    for family, names in config.get("families", {}).items():
+        unknown = [m for m in names if m not in models]
+        if unknown:
+            raise InputError(f"families.{family}: {unknown[0]!r} is not one of the "
+                             f"models ({', '.join(models)})", source)
     for name, ds in datasets.items():
         if ds["source"] == "download" and "name" not in ds:
             raise InputError(f"datasets.{name}.name: required when source is download",

@@ -132,6 +132,20 @@ def test_verdicts_and_not_tested_reasons(setup, capsys):
         tmp / "c.tex").read_text(encoding="utf-8")
 
 
+def test_family_only_lists_the_claims_of_the_given_models(setup, capsys):
+    argv, tmp = setup
+    models = argv.index("--models")
+    family = [*argv[:models + 1], "good", "base", *argv[models + 5:]]
+    assert run([*family, "--family-only"], tmp, capsys) == (0, "")
+    rows = pd.concat([pd.read_csv(tmp / "c.csv"), pd.read_csv(tmp / "t.csv")])
+    # no-gain (same), one-seed (single) and absent (npmt) name a model outside
+    assert set(rows["claim"]) == {"good", "reversed", "other-direction", "long",
+                                  "speed", "agree"}
+    assert run(family, tmp, capsys) == (0, "")  # without it: every claim, not tested
+    verdict = pd.read_csv(tmp / "c.csv").set_index("claim")["verdict"]
+    assert verdict["no-gain"] == "not tested: model same is not configured for toy"
+
+
 def test_missing_run_file_and_empty_subset_are_not_tested(setup, capsys):
     argv, tmp = setup
     short = write(tmp / "short.en", ["a b c"] * 80)  # no sentence over 45 tokens

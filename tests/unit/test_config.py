@@ -45,6 +45,9 @@ def test_defaults_are_not_shared_between_entries(config):
     (lambda c: c.update(baseline="nope"), "baseline: 'nope' is not one of the models"),
     (lambda c: c["models"]["transformer"].update(datasets=["wmt99"]),
      "models.transformer.datasets: unknown dataset 'wmt99'"),
+    (lambda c: c.update(families={"xu": ["transformer", "pr_sum"]}),
+     "families.xu: 'pr_sum' is not one of the models"),
+    (lambda c: c.update(families={"xu": []}), "families.xu:"),
 ])
 def test_errors_name_the_key(config, mutate, expected):
     bad = copy.deepcopy(config)

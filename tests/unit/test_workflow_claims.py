@@ -56,3 +56,24 @@ def test_targets_for_every_dataset_with_models():
     for entry in config["models"].values():
         entry["datasets"] = ["synthetic_de_en"]
     assert wfc.claims_targets(config, "synthetic_en_de") == []
+
+
+def test_a_family_table_reads_only_its_models_runs():
+    config = seeded_config()
+    config["families"] = {"npmt": ["attn_rnn", "npmt", "npmt_lm"], "xu": ["pr_mean"]}
+    assert wfc.claims_targets(config, "synthetic_de_en") == [
+        f"results/synthetic_de_en/report/{name}.{e}"
+        for name in ("claims", "claims_npmt") for e in ("md", "tex", "csv")]
+    among = wfc.table_family(config, "synthetic_de_en", "claims_npmt")
+    assert among == ["attn_rnn", "npmt", "npmt_lm"]
+    assert wfc.table_family(config, "synthetic_de_en", "claims") is None
+    inputs = wfc.claims_inputs(config, "synthetic_de_en", among)
+    read = {path.split("/")[3] for kind in ("hyp", "summary") for path in inputs[kind]}
+    assert read == {"attn_rnn", "npmt", "npmt_lm"}  # no conmt: park-speed-npmt is not the family's
+    args = build_parser().parse_args([
+        *shlex.split(wfc.claims_args(config, "synthetic_de_en", among)),
+        "--out-md", "a.md", "--out-tex", "a.tex", "--out-csv", "a.csv",
+        "--out-timing-csv", "t.csv"])
+    assert args.family_only and args.models == ["attn_rnn", "npmt", "npmt_lm"]
+    assert {r[0] for r in args.run} == {"attn_rnn", "npmt", "npmt_lm"}
+    assert "--family-only" not in wfc.claims_args(config, "synthetic_de_en")

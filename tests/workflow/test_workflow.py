@@ -13,8 +13,11 @@ from tests.conftest import REPO, snakemake
 CONFIGS = sorted((REPO / "configs").glob("*.yaml"))
 # A job each config's dry run must plan: a download for the real datasets; the sweep
 # config builds only synthetic data, so its sign is a window size the sweep derives;
-# converged.yaml extends config.yaml's synthetic data with its own three models.
-EXPECTED_JOB = {"npmt_window_sweep": "npmt_window9", "converged": "transformer_converged"}
+# converged_baselines.yaml extends config.yaml's synthetic data with its own three models;
+# converged_families.yaml trains config.yaml's models on its own copies of the data.
+EXPECTED_JOB = {"npmt_window_sweep": "npmt_window9",
+                "converged_baselines": "transformer_converged",
+                "converged_families": "claims_document"}
 
 
 def test_lint_is_clean():
@@ -33,7 +36,7 @@ def test_dry_run_default_config():
 
 @pytest.mark.parametrize("configfile", CONFIGS, ids=lambda p: p.stem)
 def test_dry_run_every_config(configfile: Path):
-    result = snakemake("-n", "--configfile", str(configfile))
+    result = snakemake("-n", "--forceall", "--configfile", str(configfile))
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert EXPECTED_JOB.get(configfile.stem, "download") in result.stdout
 

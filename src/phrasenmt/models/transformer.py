@@ -205,12 +205,12 @@ def tiny(m: TransformerConfig, t: Any) -> None:
     # both learning and the step: 53.2 instead of 43.9 BLEU on the synthetic
     # en-de test set after the same 500 updates, and 96 instead of 122 s of
     # training; pr_max_attn_ta 48.9 instead of 14.3
-    # (docs/results/2026-11-24-default-run.md). configs/converged.yaml, 12
+    # (docs/results/2026-11-24-default-run.md). configs/converged_baselines.yaml, 12
     # epochs, keeps the 0.1 it was measured with.
     m.dropout = 0.0
     # Peak lr 3e-3 after 100 updates (was 1e-3 after 250): 43.4 instead of 18.8
     # BLEU on the synthetic en-de test set after the same 500 updates; trained to
-    # convergence (configs/converged.yaml) the model reaches 89.3
+    # convergence (configs/converged_baselines.yaml) the model reaches 89.3
     # (docs/results/2026-11-24-default-run.md, "Sizing the default run").
     t.lr, t.warmup_steps = 3e-3, 100
     t.max_tokens, t.update_tokens = 1024, 500  # one batch per update

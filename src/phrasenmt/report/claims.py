@@ -337,6 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the dataset is the built-in synthetic corpus")
     p.add_argument("--models", nargs="+", default=[],
                    help="the models configured for this dataset")
+    p.add_argument("--family-only", action="store_true",
+                   help="list only the claims whose system and baseline are both "
+                        "among --models (a family's claims table)")
     p.add_argument("--run", nargs="+", action="append",
                    metavar="MODEL SEED KIND=FILE",
                    help="files of one training run (repeat per model and seed)")
@@ -378,7 +381,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     ev = evidence(args, parser)
-    rows = [claim_row(c, ev, args.alpha) for c in load_claims(args.claims)]
+    claims = load_claims(args.claims)
+    if args.family_only:
+        claims = [c for c in claims
+                  if c["system"] in ev.models and c["baseline"] in ev.models]
+    rows = [claim_row(c, ev, args.alpha) for c in claims]
     render(rows, ev, args)
     return 0
 

@@ -49,9 +49,11 @@ def run_file(config: dict, dataset: str, model: str, seed: int, kind: str) -> st
     return runs.hyp_file(dataset, model, seed, testset, ext)
 
 
-def _available(config: dict, dataset: str, kind: str) -> set[str]:
-    """Models of a dataset whose workflow writes files of this kind."""
-    models = set(wf.models(config, dataset))
+def _available(config: dict, dataset: str, kind: str,
+               among: list[str] | None = None) -> set[str]:
+    """Models of a dataset (those `among` when given) whose workflow writes files
+    of this kind."""
+    models = set(table_models(config, dataset, among))
     if kind == "lingeval":
         return models & set(phrase_repr.lingeval_models(config, dataset))
     if kind in ("align", "hyp_tok"):  # pronoun accuracy: the discourse rows
@@ -69,13 +71,38 @@ def contrastive_set(config: dict, dataset: str) -> str | None:
     return next(iter(sets), None)
 
 
-def run_kinds(config: dict, dataset: str) -> dict[str, list[str]]:
-    """Per model of the dataset, the kinds of file some claim of it reads."""
+def table_models(config: dict, dataset: str, among: list[str] | None = None) -> list[str]:
+    """The models of a claims table: the dataset's, or those of them `among` a
+    family's (config order)."""
+    models = wf.models(config, dataset)
+    return models if among is None else [m for m in models if m in among]
+
+
+def family_models(config: dict, dataset: str, family: str) -> list[str]:
+    """The models of `families.<family>` that train on (or decode for) `dataset`."""
+    return table_models(config, dataset, config.get("families", {}).get(family, []))
+
+
+def table_regex(config: dict) -> str:
+    """Names of the claims tables: `claims`, and `claims_<family>` per family."""
+    return "|".join(["claims", *(f"claims_{f}" for f in config.get("families", {}))])
+
+
+def table_family(config: dict, dataset: str, table: str) -> list[str] | None:
+    """The models a claims table is restricted to: None for `claims` (all)."""
+    if table == "claims":
+        return None
+    return family_models(config, dataset, table.removeprefix("claims_"))
+
+
+def run_kinds(config: dict, dataset: str,
+              among: list[str] | None = None) -> dict[str, list[str]]:
+    """Per model of the table, the kinds of file some claim of it reads."""
     wanted: dict[str, list[str]] = {}
     for claim in load_claims():
         for kind in RUN_KINDS[claim["metric"]]:
             for model in (claim["system"], claim["baseline"], claim.get("control")):
-                if model in _available(config, dataset, kind):
+                if model in _available(config, dataset, kind, among):
                     kinds = wanted.setdefault(model, [])
                     kinds += [] if kind in kinds else [kind]
     return wanted
@@ -103,10 +130,11 @@ def dataset_files(config: dict, dataset: str) -> dict[str, str]:
     return files
 
 
-def claims_inputs(config: dict, dataset: str) -> dict[str, list[str]]:
-    """Every input of the claims table of a dataset, by kind."""
+def claims_inputs(config: dict, dataset: str,
+                  among: list[str] | None = None) -> dict[str, list[str]]:
+    """Every input of the claims table of a dataset (of a family's models), by kind."""
     inputs = {name: [path] for name, path in dataset_files(config, dataset).items()}
-    for model, kinds in run_kinds(config, dataset).items():
+    for model, kinds in run_kinds(config, dataset, among).items():
         for kind in kinds:
             files = [run_file(config, dataset, model, s, kind)
                      for s in run_seeds(config, model, kind)]
@@ -114,15 +142,18 @@ def claims_inputs(config: dict, dataset: str) -> dict[str, list[str]]:
     return inputs
 
 
-def claims_args(config: dict, dataset: str) -> str:
-    """Options of `phrasenmt.report.claims` for a dataset (outputs left out)."""
+def claims_args(config: dict, dataset: str, among: list[str] | None = None) -> str:
+    """Options of `phrasenmt.report.claims` for a dataset (outputs left out); with
+    `among`, the table of the claims whose models are all among those."""
     args = ["--dataset", dataset, "--direction", "-".join(wf.langs(config, dataset)),
-            "--models", *wf.models(config, dataset)]
+            "--models", *table_models(config, dataset, among)]
+    if among is not None:
+        args.append("--family-only")
     if wf.source(config, dataset) == "synthetic":
         args.append("--synthetic")
     for name, path in dataset_files(config, dataset).items():
         args += [f"--{name.replace('_', '-')}", path]
-    for model, kinds in run_kinds(config, dataset).items():
+    for model, kinds in run_kinds(config, dataset, among).items():
         for seed in model_seeds(config, model):
             files = [f"{k}={run_file(config, dataset, model, seed, k)}" for k in kinds
                      if seed in run_seeds(config, model, k)]
@@ -131,7 +162,9 @@ def claims_args(config: dict, dataset: str) -> str:
 
 
 def claims_targets(config: dict, dataset: str) -> list[str]:
-    """The claims table of a dataset with models."""
+    """The claims table of a dataset with models, and one per family trained on it."""
     if not wf.models(config, dataset):
         return []
-    return [f"results/{dataset}/report/claims.{ext}" for ext in EXTS]
+    names = ["claims"] + [f"claims_{family}" for family in config.get("families", {})
+                          if family_models(config, dataset, family)]
+    return [f"results/{dataset}/report/{name}.{ext}" for name in names for ext in EXTS]

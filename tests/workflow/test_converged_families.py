@@ -1,0 +1,62 @@
+"""configs/converged_families.yaml: every model of config.yaml, three seeds, per family."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import yaml
+
+from phrasenmt.config import validate_config
+from tests.conftest import REPO, snakemake
+
+CONFIG = REPO / "configs" / "converged_families.yaml"
+FAMILY_TARGETS = {"phrase": "converged_en_de", "continuous": "converged_de_en",
+                  "npmt": "converged_de_en", "document": "converged_en_de"}
+
+
+def train_runs(text: str) -> dict[tuple[str, str, int], dict]:
+    """(dataset, model, seed) -> --spec of each training job of a dry run's commands."""
+    runs = {}
+    for spec, dataset, model, seed in re.findall(
+            r"phrasenmt\.train --spec '(\{.*?\})' .*?--outdir "
+            r"results/(\w+)/models/(\w+)/seed(\d+)", text):
+        runs[dataset, model, int(seed)] = json.loads(spec)
+    return runs
+
+
+def test_every_default_model_trains_three_seeds_in_its_family():
+    default = validate_config(yaml.safe_load((REPO / "config.yaml").read_text()))
+    families = yaml.safe_load(CONFIG.read_text())["families"]
+    assert set(families) == set(FAMILY_TARGETS)
+    in_families = set().union(*map(set, families.values()))
+    assert set(default["models"]) <= in_families  # every model of the default run
+    result = snakemake("-n", "-p", "--forceall", "--configfile", str(CONFIG))
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    runs = train_runs(result.stdout)
+    trained = in_families - {"npmt_lm"}  # decodes npmt's checkpoints
+    assert {model for _, model, _ in runs} == trained
+    assert set(runs) == {(ds, m, s) for ds, m, _ in runs for s in (1, 2, 3)}
+    step2 = {m for m, entry in default["models"].items() if entry.get("init_from")}
+    step2 |= {"han_enc_random", "han_enc_dec_random"}  # the controls config.yaml lacks
+    for (dataset, model, _), spec in runs.items():
+        assert dataset in ("converged_en_de", "converged_de_en"), dataset
+        train = spec["train"]
+        if model in step2:
+            assert "patience" not in train  # a document step 2: fixed updates
+            assert train["max_steps"] == 3000
+        else:  # stopped at a dev-loss plateau, capped
+            assert train["patience"] == 2 and train["max_steps"] == 8000, model
+    for family, dataset in FAMILY_TARGETS.items():
+        assert f"results/{dataset}/report/claims_{family}.md" in result.stdout
+    assert "synthetic_en_de" not in result.stdout  # the default run's data is not touched
+
+
+def test_a_family_target_builds_only_its_models():
+    result = snakemake("-n", "-p", "--forceall", "--configfile", str(CONFIG), "--",
+                       "results/converged_de_en/report/claims_continuous.md")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    runs = train_runs(result.stdout)
+    assert {m for _, m, _ in runs} == {"attn_rnn", "conmt", "pconmt_nofert",
+                                        "pconmt_fert2", "pconmt_fert4"}
+    assert "--family-only" in result.stdout
