@@ -90,9 +90,17 @@ CONVERGED_DATASET_phrase := converged_en_de
 CONVERGED_DATASET_document := converged_en_de
 CONVERGED_DATASET_continuous := converged_de_en
 CONVERGED_DATASET_npmt := converged_de_en
+# the family's own analyses, which read only its models' runs
+CONVERGED_TABLES_phrase := results/converged_en_de/report/ablation.md \
+	results/converged_en_de/report/agreement.svg
+CONVERGED_TABLES_continuous := results/converged_de_en/report/fertility_test.md
+CONVERGED_TABLES_npmt := results/converged_de_en/report/npmt_bleu_test.md \
+	results/converged_de_en/report/npmt_segments_test.md \
+	results/converged_de_en/report/npmt_gates.svg
+CONVERGED_TABLES_document := results/converged_en_de/report/context_usage.md
 $(addprefix converged-,$(CONVERGED_FAMILIES)): converged-%: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_CONFIG) -- \
-		results/$(CONVERGED_DATASET_$*)/report/claims_$*.md
+		results/$(CONVERGED_DATASET_$*)/report/claims_$*.md $(CONVERGED_TABLES_$*)
 
 converged: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_CONFIG)
