@@ -28,7 +28,7 @@ KENLM_SKIP := make: no C++ compiler (g++), so KenLM's lmplz is not built and the
 KENLM_NEEDS := make kenlm: needs a C++ compiler: apt-get install g++ \
 	(or conda env create -f envs/kenlm.yaml)
 
-.PHONY: converged converged-phrase converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
+.PHONY: converged converged-phrase converged-phrase-ablation converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
 
 install: $(STAMP)
 
@@ -85,13 +85,14 @@ run: $(STAMP)
 # at a time or all of them; each family target writes the family's claims table
 # and `converged` the whole run's tables, figures and claims (docs/converged.md).
 CONVERGED_CONFIG := --configfile configs/converged_families.yaml
-CONVERGED_FAMILIES := phrase continuous npmt document
+CONVERGED_FAMILIES := phrase phrase-ablation continuous npmt document
 CONVERGED_DATASET_phrase := converged_en_de
+CONVERGED_DATASET_phrase-ablation := converged_en_de
 CONVERGED_DATASET_document := converged_en_de
 CONVERGED_DATASET_continuous := converged_de_en
 CONVERGED_DATASET_npmt := converged_de_en
 # the family's own analyses, which read only its models' runs
-CONVERGED_TABLES_phrase := results/converged_en_de/report/ablation.md \
+CONVERGED_TABLES_phrase-ablation := results/converged_en_de/report/ablation.md \
 	results/converged_en_de/report/agreement.svg
 CONVERGED_TABLES_continuous := results/converged_de_en/report/fertility_test.md
 CONVERGED_TABLES_npmt := results/converged_de_en/report/npmt_bleu_test.md \

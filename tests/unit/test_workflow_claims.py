@@ -68,8 +68,11 @@ def test_a_family_table_reads_only_its_models_runs():
     assert among == ["attn_rnn", "npmt", "npmt_lm"]
     assert wfc.table_family(config, "synthetic_de_en", "claims") is None
     inputs = wfc.claims_inputs(config, "synthetic_de_en", among)
-    read = {path.split("/")[3] for kind in ("hyp", "summary") for path in inputs[kind]}
-    assert read == {"attn_rnn", "npmt", "npmt_lm"}  # no conmt: park-speed-npmt is not the family's
+    assert {path.split("/")[3] for path in inputs["hyp"]} == {"attn_rnn", "npmt", "npmt_lm"}
+    assert "summary" not in inputs  # park-speed-npmt (conmt vs npmt) is not the family's
+    config["families"]["xu"] = ["transformer", "pr_max_attn_ta"]
+    xu = wfc.claims_inputs(config, "synthetic_en_de", ["transformer", "pr_max_attn_ta"])
+    assert "contrastive" not in xu and "align" not in xu  # the document claims' files
     args = build_parser().parse_args([
         *shlex.split(wfc.claims_args(config, "synthetic_de_en", among)),
         "--out-md", "a.md", "--out-tex", "a.tex", "--out-csv", "a.csv",

@@ -14,6 +14,7 @@ for every seed of the model.
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from phrasenmt.report.claim_checks import RUN_KINDS
@@ -85,7 +86,8 @@ def family_models(config: dict, dataset: str, family: str) -> list[str]:
 
 def table_regex(config: dict) -> str:
     """Names of the claims tables: `claims`, and `claims_<family>` per family."""
-    return "|".join(["claims", *(f"claims_{f}" for f in config.get("families", {}))])
+    names = ["claims", *(f"claims_{f}" for f in config.get("families", {}))]
+    return "|".join(map(re.escape, names))
 
 
 def table_family(config: dict, dataset: str, table: str) -> list[str] | None:
@@ -100,6 +102,8 @@ def run_kinds(config: dict, dataset: str,
     """Per model of the table, the kinds of file some claim of it reads."""
     wanted: dict[str, list[str]] = {}
     for claim in load_claims():
+        if among is not None and not {claim["system"], claim["baseline"]} <= set(among):
+            continue  # not in a family's table (`claims --family-only`)
         for kind in RUN_KINDS[claim["metric"]]:
             for model in (claim["system"], claim["baseline"], claim.get("control")):
                 if model in _available(config, dataset, kind, among):
