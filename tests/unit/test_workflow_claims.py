@@ -72,7 +72,8 @@ def test_a_family_table_reads_only_its_models_runs():
     assert "summary" not in inputs  # park-speed-npmt (conmt vs npmt) is not the family's
     config["families"]["xu"] = ["transformer", "pr_max_attn_ta"]
     xu = wfc.claims_inputs(config, "synthetic_en_de", ["transformer", "pr_max_attn_ta"])
-    assert "contrastive" not in xu and "align" not in xu  # the document claims' files
+    assert "align" not in xu  # the files of the document claims: no runs' scores
+    assert [p.rsplit("/", 1)[1] for p in xu["contrastive"]] == ["items.json"]
     args = build_parser().parse_args([
         *shlex.split(wfc.claims_args(config, "synthetic_de_en", among)),
         "--out-md", "a.md", "--out-tex", "a.tex", "--out-csv", "a.csv",
