@@ -105,6 +105,12 @@ def _check_claim(entry: Any, n: int, path: Path) -> dict:
     return entry
 
 
+def in_family(claim: dict, models: list[str] | set[str]) -> bool:
+    """Whether a family's table (`--family-only`) lists the claim: its system and
+    baseline are both among the family's models."""
+    return claim["system"] in models and claim["baseline"] in models
+
+
 def load_claims(path: Path = CLAIMS) -> list[dict]:
     """The validated claims of a claims file; ids must be unique."""
     try:
@@ -383,8 +389,7 @@ def main(argv: list[str] | None = None) -> int:
     ev = evidence(args, parser)
     claims = load_claims(args.claims)
     if args.family_only:
-        claims = [c for c in claims
-                  if c["system"] in ev.models and c["baseline"] in ev.models]
+        claims = [c for c in claims if in_family(c, ev.models)]
     rows = [claim_row(c, ev, args.alpha) for c in claims]
     render(rows, ev, args)
     return 0

@@ -18,7 +18,7 @@ import re
 import shlex
 
 from phrasenmt.report.claim_checks import RUN_KINDS
-from phrasenmt.report.claims import load_claims
+from phrasenmt.report.claims import in_family, load_claims
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import discourse, phrase_repr, runs
 from phrasenmt.workflow.discourse import reference_alignment
@@ -101,12 +101,14 @@ def run_kinds(config: dict, dataset: str,
               among: list[str] | None = None) -> dict[str, list[str]]:
     """Per model of the table, the kinds of file some claim of it reads."""
     wanted: dict[str, list[str]] = {}
+    available = {kind: _available(config, dataset, kind, among)
+                 for kinds in RUN_KINDS.values() for kind in kinds}
     for claim in load_claims():
-        if among is not None and not {claim["system"], claim["baseline"]} <= set(among):
+        if among is not None and not in_family(claim, among):
             continue  # not in a family's table (`claims --family-only`)
         for kind in RUN_KINDS[claim["metric"]]:
             for model in (claim["system"], claim["baseline"], claim.get("control")):
-                if model in _available(config, dataset, kind, among):
+                if model in available[kind]:
                     kinds = wanted.setdefault(model, [])
                     kinds += [] if kind in kinds else [kind]
     return wanted
