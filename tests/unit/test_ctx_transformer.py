@@ -32,6 +32,9 @@ from phrasenmt.training.spec import resolve_spec
 ARCHS = sorted(VARIANTS)
 SIZES = {"d_model": 16, "d_ff": 24, "n_heads": 2, "encoder_layers": 2,
          "decoder_layers": 2, "max_positions": 64}
+# make_model's θ_d starts random, so that a fresh model's output depends on its
+# context (the default, identity, starts with the context branches at zero)
+RANDOM_INIT = {"context_init": "random"}
 # Two documents of 6 and 3 sentences (plain words: the vocabulary is tiny).
 SRC = ["a b c", "d e", "f g h i", "b b", "c a e", "g f",
        "h i", "a a d", "e f"]
@@ -54,7 +57,7 @@ def make_model(arch: str = "ctx_transformer", seed: int = 0, **overrides):
     """A tiny seeded context-aware Transformer in eval mode."""
     torch.manual_seed(seed)
     cfg = VARIANTS[arch](src_vocab_size=len(VOCAB), tgt_vocab_size=len(TGT_VOCAB),
-                         **{**SIZES, **overrides})
+                         **{**SIZES, **RANDOM_INIT, **overrides})
     return build_model(arch, cfg).eval()
 
 
@@ -117,6 +120,41 @@ def test_first_sentence_has_empty_context_and_equals_the_sentence_model(arch):
             ref = sentence(src, tgt)[0]
         assert torch.isfinite(got[i]).all()
         assert torch.allclose(got[i], ref, atol=1e-5)
+
+
+def sentence_model_of(model):
+    """The Transformer holding `model`'s θ_s."""
+    sentence = build_model("transformer", TransformerConfig(
+        src_vocab_size=len(VOCAB), tgt_vocab_size=len(TGT_VOCAB), **SIZES)).eval()
+    sentence.load_state_dict({k: v for k, v in model.state_dict().items()
+                              if not model.is_document_key(k)})
+    return sentence
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("gating", [True, False])
+def test_identity_init_starts_as_the_sentence_model(arch, gating):
+    """context_init: identity -> the context branches add exactly nothing, so the
+    output does not depend on the context and, with θ_s's layer norms at their
+    start (γ = 1, β = 0: LN of a normalized state is itself), equals the
+    sentence-level model's; random θ_d does neither."""
+    model = make_model(arch, gating=gating, context_init="identity")
+    sentence = sentence_model_of(model)
+    i, batch = 4, [4, 7]  # sentence 4 reads sentences 2 and 3
+    got = logits_of(model, SRC, batch)[i]
+    assert torch.equal(logits_of(model, perturbed(3), batch)[i], got)
+    src = torch.tensor([[*VOCAB.encode(SRC[i]), 2]])
+    tgt = torch.tensor([[1, *TGT_VOCAB.encode(TGT[i])]])
+    with torch.no_grad():
+        ref = sentence(src, tgt)[0]
+    assert torch.allclose(got, ref, atol=1e-4)
+    random = make_model(arch, gating=gating)  # the same θ_s, random θ_d
+    assert not torch.allclose(logits_of(random, SRC, batch)[i], ref, atol=1e-2)
+
+
+def test_context_init_is_checked():
+    with pytest.raises(InputError, match="model.context_init"):
+        make_model(context_init="zeros")
 
 
 def test_empty_context_trains_without_nan():

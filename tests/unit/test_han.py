@@ -38,6 +38,9 @@ ARCHS = sorted(VARIANTS)
 TARGET_ARCHS = [a for a in ARCHS if "tgt" in VARIANTS[a].context_sides]
 SIZES = {"d_model": 16, "d_ff": 24, "n_heads": 2, "encoder_layers": 1,
          "decoder_layers": 2, "max_positions": 64}
+# make_model's θ_d starts random, so that a fresh model's output depends on its
+# context (the default, identity, starts with the context branches at zero)
+RANDOM_INIT = {"context_init": "random"}
 # Two documents of 7 and 3 sentences; K = 3 (the default).
 SRC = ["a b c", "d e", "f g h i", "b b", "c a e", "g f", "h i a", "a a d", "e f",
        "d c"]
@@ -60,7 +63,7 @@ def make_model(arch: str, seed: int = 0, **overrides):
     """A tiny seeded HAN model in eval mode."""
     torch.manual_seed(seed)
     cfg = HanConfig(src_vocab_size=len(VOCAB), tgt_vocab_size=len(TGT_VOCAB),
-                    **{**SIZES, **overrides})
+                    **{**SIZES, **RANDOM_INIT, **overrides})
     return build_model(arch, cfg).eval()
 
 
@@ -236,6 +239,28 @@ def test_first_sentence_equals_the_sentence_model(arch):
         tgt = torch.tensor([[1, *TGT_VOCAB.encode(TGT[i])]])
         with torch.no_grad():
             assert torch.allclose(got[i], sentence(src, tgt)[0], atol=1e-5)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_identity_init_starts_as_the_sentence_model(arch):
+    """context_init: identity -> d_t = 0 and λ = 1/2: the output does not depend
+    on the context and, with θ_s's layer norms at their start (LN of a normalized
+    state is itself), equals the sentence-level model's; random θ_d does neither."""
+    model = make_model(arch, context_init="identity")
+    sentence = build_model("transformer", TransformerConfig(
+        src_vocab_size=len(VOCAB), tgt_vocab_size=len(TGT_VOCAB), **SIZES)).eval()
+    sentence.load_state_dict({k: v for k, v in model.state_dict().items()
+                              if not model.is_document_key(k)})
+    i, batch = 5, [5, 8]  # sentence 5 reads sentences 2, 3, 4
+    got = logits_of(model, SRC, TGT, batch)[i]
+    assert torch.equal(logits_of(model, *perturbed(4), batch)[i], got)
+    src = torch.tensor([[*VOCAB.encode(SRC[i]), EOS]])
+    tgt = torch.tensor([[1, *TGT_VOCAB.encode(TGT[i])]])
+    with torch.no_grad():
+        ref = sentence(src, tgt)[0]
+    assert torch.allclose(got, ref, atol=1e-4)
+    random = make_model(arch)  # the same θ_s, random θ_d
+    assert not torch.allclose(logits_of(random, SRC, TGT, batch)[i], ref, atol=1e-2)
 
 
 # -- decoding --------------------------------------------------------------------

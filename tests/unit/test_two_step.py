@@ -178,7 +178,10 @@ def han_enc(step1, tmp_path_factory) -> Path:
 def test_third_step_trains_what_train_freeze_says(step1, han_enc, tmp_path, freeze,
                                                   capsys):
     paths, _ = step1
-    t = trainer("han_enc_dec", paths, tmp_path, 2, han_enc, freeze=freeze)
+    # random θ_d: from identity (zero branch outputs) two updates would not yet
+    # reach the first layer of the new HAN's FFN
+    t = trainer("han_enc_dec", paths, tmp_path, 2, han_enc, freeze=freeze,
+                context_init="random")
     params = dict(t.model.named_parameters())
     start = {n: p.detach().clone() for n, p in params.items()}
     part = {"sentence": set(t.model.sentence_parameters()),

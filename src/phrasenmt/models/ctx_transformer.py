@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor, nn
@@ -38,6 +38,22 @@ from phrasenmt.models.transformer import (
 from phrasenmt.text.vocab import PAD
 
 INTEGRATIONS = ("both", "encoder", "decoder")
+# How θ_d starts (the papers do not say): "identity" zeroes the last projection
+# of every context branch and the gate weights, so that at the start of step 2
+# the branch adds nothing, every gate is λ = 1/2, and the document model computes
+# the step-1 model's function up to the layer norm after the gate (post-norm;
+# LN(H/2) = LN(H)); "random": Xavier, like every other projection. With
+# "random", step 2 starts far above step 1's dev loss, and repairing that damage
+# shuts the gates of the source-side models for good, so that they never learn
+# to read their context (docs/context-usage.md#how-the-context-modules-start).
+CONTEXT_INITS = ("identity", "random")
+
+
+def start_as_identity(*params: Tensor) -> None:
+    """Zero the given parameters in place (see CONTEXT_INITS)."""
+    with torch.no_grad():
+        for p in params:
+            p.zero_()
 
 
 @dataclass
@@ -53,11 +69,14 @@ class ContextTransformerConfig(TransformerConfig):
     # as many sentences of another document) or none (data.documents explains).
     context: str = "real"
     context_seed: int = 1  # draws a random context (the workflow passes its seed)
+    # identity | random: how θ_d is initialised (CONTEXT_INITS)
+    context_init: str = field(default="identity", metadata={"architecture": False})
 
     def check(self) -> None:
         """The Transformer's checks plus the context settings."""
         super().check()
         ranges.one_of(self, "integration", INTEGRATIONS)
+        ranges.one_of(self, "context_init", CONTEXT_INITS)
         ranges.one_of(self, "context", CONTEXT_MODES)
         ranges.at_least(self, 1, ("context_size",))
         ranges.at_least(self, 0, ("context_layers",))
@@ -284,6 +303,18 @@ class ContextTransformer(Transformer):
                         else TransformerDecoder(cfg))
         self.context_encoder = ContextEncoder(cfg)
         self._init_linear_layers()
+        if cfg.context_init == "identity":
+            for layer in self.context_layers():
+                start_as_identity(layer.ctx_attn.out_proj.weight,
+                                  layer.ctx_attn.out_proj.bias,
+                                  *(layer.res_ctx.gate_h.weight, layer.res_ctx.gate_s.weight)
+                                  if cfg.gating else ())
+
+    def context_layers(self) -> list[nn.Module]:
+        """The encoder and decoder layers that attend to the context."""
+        return [layer for part, used in ((self.encoder, self.in_encoder),
+                                         (self.decoder, self.in_decoder)) if used
+                for layer in part.layers]
 
     def encode(self, src: Tensor, context: dict[str, Tensor] | None = None,
                **side: Tensor) -> State:

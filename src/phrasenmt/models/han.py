@@ -49,7 +49,11 @@ from phrasenmt import ranges
 from phrasenmt.data.documents import CONTEXT_MODES
 from phrasenmt.io import InputError
 from phrasenmt.models.attention import CrossAttention
-from phrasenmt.models.ctx_transformer import context_gate
+from phrasenmt.models.ctx_transformer import (
+    CONTEXT_INITS,
+    context_gate,
+    start_as_identity,
+)
 from phrasenmt.models.layers import FeedForward
 from phrasenmt.models.transformer import (
     DecoderCache,
@@ -86,10 +90,15 @@ class HanConfig(TransformerConfig):
     # Stop gradients at the context states (matters only when θ_s train, i.e.
     # joint fine-tuning); a training choice, so a step may change it.
     detach_context: bool = field(default=False, metadata={"architecture": False})
+    # identity | random: how the HAN starts (ctx_transformer.CONTEXT_INITS):
+    # identity zeroes the sentence-level attention's output projection, the
+    # FFN's second layer and the gate weights, so d_t = 0 and λ_t = 1/2.
+    context_init: str = field(default="identity", metadata={"architecture": False})
 
     def check(self) -> None:
         """The Transformer's checks plus the HAN settings."""
         super().check()
+        ranges.one_of(self, "context_init", CONTEXT_INITS)
         ranges.at_least(self, 1, ("context_size",))
         ranges.fraction(self, ("context_dropout",))
         ranges.one_of(self, "context", CONTEXT_MODES)
@@ -118,6 +127,10 @@ class HierarchicalAttention(nn.Module):
                 nn.init.xavier_uniform_(module.weight)
                 if module.bias is not None:
                     nn.init.zeros_(module.bias)
+        if cfg.context_init == "identity":
+            start_as_identity(self.sent_attn.out_proj.weight, self.sent_attn.out_proj.bias,
+                              self.ffn.fc2.weight, self.ffn.fc2.bias,
+                              self.gate_h.weight, self.gate_d.weight)
 
     def memory(self, states: Tensor, real: Tensor) -> Memory:
         """Context states (B, K, Lc, C), real tokens (B, K, Lc) -> the word-level
