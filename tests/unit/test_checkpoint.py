@@ -100,6 +100,17 @@ def test_linear_schedule_ends_at_zero_and_pins_max_steps(tmp_path):
     assert run(paths, tmp_path / "inv", 6, warmup_steps=2).state.step == 6  # still free
 
 
+def test_a_lower_max_steps_than_the_checkpoints_reach_is_refused(tmp_path):
+    """Raising max_steps continues a run; lowering it below the checkpoints'
+    step cannot take effect (the updates are done), so it is refused rather than
+    reporting the longer run as the shorter one."""
+    paths = data(tmp_path)
+    run(paths, tmp_path / "r", 6)
+    with pytest.raises(InputError, match="reach step 6, past train.max_steps 4"):
+        run(paths, tmp_path / "r", 4)
+    assert run(paths, tmp_path / "r", 6).state.step == 6  # the same: nothing to do
+
+
 def test_a_field_added_since_the_checkpoint_resumes_at_its_default(tmp_path):
     """Checkpoints of code without a field resume when the field keeps its default."""
     paths = data(tmp_path)

@@ -204,6 +204,12 @@ class Trainer:
                 f"checkpoints here were made with a different spec ({'; '.join(diffs)})"
                 f"; delete {self.ckpt_dir} to start afresh, or use another --outdir",
                 self.ckpt_dir)
+        step = payload["progress"]["step"]
+        if step > self.cfg.max_steps:  # lowering max_steps cannot undo updates
+            raise InputError(
+                f"checkpoints here reach step {step}, past train.max_steps "
+                f"{self.cfg.max_steps}; delete {self.ckpt_dir} to start afresh, "
+                "or use another --outdir", self.ckpt_dir)
         return payload
 
     def _build(self) -> None:
