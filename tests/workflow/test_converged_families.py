@@ -47,7 +47,7 @@ def test_every_default_model_trains_three_seeds_in_its_family():
         train = spec["train"]
         if model in step2:
             assert "patience" not in train  # a document step 2: fixed updates
-            assert train["max_steps"] == 3000
+            assert train["max_steps"] == 1000 and train["lr"] == 3.0e-3, model
         else:  # stopped at a dev-loss plateau, capped
             assert train["patience"] == 2 and train["max_steps"] == 8000, model
     for family, dataset in FAMILY_TARGETS.items():
