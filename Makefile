@@ -96,6 +96,7 @@ CONVERGED_TABLES_phrase-ablation := results/converged_en_de/report/ablation.md \
 	results/converged_en_de/report/agreement.svg
 CONVERGED_TABLES_continuous := results/converged_de_en/report/fertility_test.md
 CONVERGED_TABLES_npmt := results/converged_de_en/report/npmt_bleu_test.md \
+	results/converged_de_en/report/npmt_reordering_test.md \
 	results/converged_de_en/report/npmt_segments_test.md \
 	results/converged_de_en/report/npmt_gates.svg
 CONVERGED_TABLES_document := results/converged_en_de/report/context_usage.md

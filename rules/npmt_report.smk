@@ -88,6 +88,27 @@ rule reordering_gates:
         "--input {input.src} --line {params.line} --out {output} > {log} 2>&1"
 
 
+rule reordering_bleu:
+    input:
+        unpack(reordering_hyps),
+        src=expand_data("{testset}", "src"),
+        ref=expand_data("{testset}", "tgt"),
+        align="results/{dataset}/data/{testset}.align",
+    output:
+        "results/{dataset}/analysis/npmt_reordering_{testset}.tsv",
+    params:
+        hyps=reordering_args,
+        bins=",".join(map(str, config["evaluate"]["reordering_bins"])),
+    log:
+        "results/logs/reordering_bleu/{dataset}.{testset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.evaluate.reordering --src {input.src} --ref {input.ref} "
+        "--align {input.align} --hyp {params.hyps} --bins {params.bins} "
+        "--testset {wildcards.testset} --out {output} > {log} 2>&1"
+
+
 # --- report: Tables 1/3/5, segments, Table 2, Appendix C, Figure 5, sweeps ---
 
 
@@ -185,6 +206,30 @@ rule npmt_mappings_table:
         "../envs/phrasenmt.yaml"
     shell:
         "python -m phrasenmt.report.segments mappings --tsv {input} "
+        "--order {params.order} --out-md {output.md} --out-tex {output.tex} "
+        "--out-csv {output.csv} > {log} 2>&1"
+
+
+rule npmt_reordering_table:
+    input:
+        "results/{dataset}/analysis/npmt_reordering_{testset}.tsv",
+    output:
+        md=report(
+            "results/{dataset}/report/npmt_reordering_{testset}.md",
+            caption="../report/npmt_reordering.rst",
+            category="NPMT",
+            labels={"dataset": "{dataset}", "table": "BLEU by reordering distance ({testset})"},
+        ),
+        tex="results/{dataset}/report/npmt_reordering_{testset}.tex",
+        csv="results/{dataset}/report/npmt_reordering_{testset}.csv",
+    params:
+        order=npmt_table_order,
+    log:
+        "results/logs/npmt_reordering_table/{dataset}.{testset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.segments reordering --tsv {input} "
         "--order {params.order} --out-md {output.md} --out-tex {output.tex} "
         "--out-csv {output.csv} > {log} 2>&1"
 

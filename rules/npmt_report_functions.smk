@@ -47,6 +47,14 @@ def segment_order(wildcards):
     return ",".join(wfn.segment_models(config, wildcards.dataset))
 
 
+def reordering_hyps(wildcards):
+    return wfn.reordering_hyps(config, wildcards.dataset, wildcards.testset)
+
+
+def reordering_args(wildcards):
+    return " ".join(f"{k}={v}" for k, v in reordering_hyps(wildcards).items())
+
+
 def main_segments(wildcards):
     main = wfn.npmt_main(config, wildcards.dataset)
     return wfn.segments_file(wildcards.dataset, main, first_testset(wildcards),

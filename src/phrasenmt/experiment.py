@@ -164,11 +164,11 @@ def check_settings(config: dict) -> None:
     if mirror and Path(mirror).exists() and not Path(mirror).is_dir():
         raise InputError(f"mirror: {mirror} is a file; give the folder laid out "
                          "like the download URLs' paths")
-    bins = config["evaluate"]["length_bins"]
-    for a, b in pairwise(bins):
-        if a >= b:
-            raise InputError(f"evaluate.length_bins: must increase strictly, but "
-                             f"{b} follows {a}")
+    for key in ("length_bins", "reordering_bins"):
+        for a, b in pairwise(config["evaluate"][key]):
+            if a >= b:
+                raise InputError(f"evaluate.{key}: must increase strictly, but "
+                                 f"{b} follows {a}")
     dec = config["decode"]
     if math.floor(dec["max_len_a"] + dec["max_len_b"]) < 2:  # one-token source
         raise InputError(f"decode.max_len_b: with max_len_a {dec['max_len_a']:g} the "

@@ -250,6 +250,15 @@ STAGES = [
           "--hyp transformer={r}/tr/test.tok --bins 5,10,20 --testset test "
           "--out {o}/analysis/length_test.tsv",
           aligned=("data/test.en", "data/test.de", "tr/test.tok")),
+    Stage("reordering", "phrasenmt.evaluate.reordering",
+          "--src {r}/data/test.en --ref {r}/data/test.de --align {r}/data/test.align "
+          "--hyp transformer:1={r}/tr/test.tok --bins 0,3 --testset test "
+          "--out {o}/analysis/reordering_test.tsv",
+          aligned=("data/test.en", "data/test.de", "data/test.align", "tr/test.tok")),
+    Stage("reordering table", "phrasenmt.report.segments",
+          "reordering --tsv {r}/analysis/reordering_test.tsv --order transformer "
+          "--out-md {o}/report/reordering.md --out-tex {o}/report/reordering.tex "
+          "--out-csv {o}/report/reordering.csv"),
     Stage("lingeval prepare", "phrasenmt.evaluate.lingeval",
           "prepare --json {r}/raw/test.lingeval.json --out-src {o}/lingeval/pairs.en "
           "--out-tgt {o}/lingeval/pairs.de --out-trees {o}/lingeval/pairs.trees"),

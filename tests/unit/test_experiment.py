@@ -104,6 +104,8 @@ CASES = [
      "datasets.m30k.name: dataset 'multi30k' has no en-vi direction"),
     ("unsorted length bins", {"evaluate": {"length_bins": [25, 15, 35]}},
      "evaluate.length_bins: must increase strictly, but 15 follows 25"),
+    ("repeated reordering bins", {"evaluate": {"reordering_bins": [0, 3, 3]}},
+     "evaluate.reordering_bins: must increase strictly, but 3 follows 3"),
     ("fastText n-gram bounds", {"embeddings": {"minn": 7, "maxn": 3}},
      "embeddings.minn: 7 is more than maxn 3"),
     ("beam of a nearest-neighbour model", model("conmt", decode={"beam": 5}),

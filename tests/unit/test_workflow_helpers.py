@@ -241,13 +241,25 @@ def test_every_table_row_has_greedy_and_beam_files(npmt_config):
     assert len(wfn.table_seed_evals(c, DE_EN, "test")) == 18
     assert wfn.attention_models(c) == ["attn_rnn", "attn_rnn_reorder"]
     assert wfn.segment_models(c, DE_EN) == ["npmt", "npmt_noreorder"]
+    hyps = wfn.reordering_hyps(c, DE_EN, "test")
+    assert list(hyps)[:3] == ["attn_rnn:1", "attn_rnn:2", "npmt:1"]
+    assert hyps["npmt:2"] == f"results/{DE_EN}/translations/npmt/seed2/test.tok"
+
+
+def test_reordering_table_needs_gold_alignments(npmt_config):
+    assert wfn.has_gold_alignments(npmt_config, DE_EN)
+    npmt_config["datasets"][DE_EN] = {
+        "source": "local", "src": "de", "tgt": "en",
+        "local": {"train": "a", "dev": "b", "test": {"test": "c"}}}
+    assert not wfn.has_gold_alignments(npmt_config, DE_EN)
+    assert not any("npmt_reordering" in t for t in wfn.npmt_targets(npmt_config, DE_EN))
 
 
 def test_default_config_asks_for_every_npmt_analysis(npmt_config):
     targets = final_targets(npmt_config)
     report = f"results/{DE_EN}/report"
     for name in ("npmt_bleu_test", "npmt_segments_test", "npmt_examples_test",
-                 "npmt_mappings_test", "sweep_npmt_window"):
+                 "npmt_mappings_test", "npmt_reordering_test", "sweep_npmt_window"):
         assert f"{report}/{name}.md" in targets
     assert f"{report}/npmt_gates.png" in targets
     assert not any("/synthetic_en_de/report/npmt" in t for t in targets)

@@ -104,6 +104,10 @@ def test_segment_analyses_and_gates(run_dir: Path):
     assert (report / "npmt_gates.png").stat().st_size > 0
     gates = (run_dir / "results/tiny/analysis/npmt_gates_test.tsv").read_text()
     assert gates.splitlines()[0] == "position\tsource_token\toffset\tgate"
+    reordering = rows(report / "npmt_reordering_test.csv")
+    assert {r["model"] for r in reordering} == set(ROWS)
+    assert [r["group"] for r in reordering[:4]] == ["0", "1–3", "4–7", ">7"]
+    assert sum(int(r["sentences"]) for r in reordering[:4]) == 40
 
 
 def test_window_sweep_table(run_dir: Path):
@@ -127,7 +131,8 @@ def test_html_report_has_the_npmt_outputs(run_dir: Path):
     assert result.returncode == 0, result.stderr[-3000:]
     text = html.read_text(encoding="utf-8")
     for name in ("npmt_bleu_test.md", "npmt_segments_test.md", "npmt_examples_test.md",
-                 "npmt_mappings_test.md", "npmt_gates.png", "sweep_npmt_window.md"):
+                 "npmt_mappings_test.md", "npmt_reordering_test.md", "npmt_gates.png",
+                 "sweep_npmt_window.md"):
         assert name in text
 
 

@@ -8,6 +8,9 @@
         output with "•" between segments and the emitting position of each.
     mappings  --tsv F --order A,B --out-...
         Appendix C: the most frequent phrase mappings in five categories.
+    reordering  --tsv F --order A,B --out-...
+        BLEU by the reference's reordering distance (phrasenmt.evaluate.reordering),
+        mean ± sd over each model's seeds.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from phrasenmt.cli import ArgumentParser
+from phrasenmt.evaluate.reordering import COLUMNS as REORDERING_COLUMNS
 from phrasenmt.evaluate.segments import (
     CATEGORIES,
     EXAMPLE_COLUMNS,
@@ -28,6 +32,7 @@ from phrasenmt.evaluate.segments import (
     STATS_COLUMNS,
 )
 from phrasenmt.io import InputError, run_cli
+from phrasenmt.report import seeds as sd
 from phrasenmt.report.continuous import by_order, read_tsv
 from phrasenmt.report.npmt import (
     add_outputs,
@@ -180,6 +185,35 @@ def run_mappings(args: argparse.Namespace) -> None:
     write_all(shown, df, "NPMT: most frequent phrase mappings", notes, args)
 
 
+def reordering_display(df: pd.DataFrame) -> pd.DataFrame:
+    """Models x distance groups of BLEU, mean ± sd over seeds; headers carry counts."""
+    groups = list(dict.fromkeys(df["group"]))
+    counts = df.drop_duplicates("group").set_index("group")["sentences"]
+    shown = pd.DataFrame({"model": list(dict.fromkeys(df["model"]))})
+    for g in groups:
+        rows = df[df["group"] == g]
+        cells = []
+        for m in shown["model"]:
+            scores = rows.loc[rows["model"] == m, "bleu"].dropna().tolist()
+            mean, spread = sd.mean_sd(scores) if scores else (float("nan"), float("nan"))
+            cells.append(sd.spread(mean, spread, len(scores)))
+        shown[f"{g} ({counts[g]})"] = cells
+    shown["seeds"] = [df.loc[df["model"] == m, "seed"].nunique() for m in shown["model"]]
+    return shown
+
+
+def run_reordering(args: argparse.Namespace) -> None:
+    """BLEU by reordering distance table."""
+    df = by_order(read_tsv(args.tsv, REORDERING_COLUMNS), "model", args.order)
+    if df.empty:
+        raise InputError("no rows", args.tsv)
+    notes = [("Tokenized BLEU of the test sentences grouped by the reference's "
+              "reordering distance: the largest number of positions a source word "
+              "moves in the gold alignment (sentences in brackets; 0 = the reference "
+              "keeps the source order). Mean ± sd over seeds; beam search.")]
+    write_all(reordering_display(df), df, "BLEU by reordering distance", notes, args)
+
+
 def write_csv(df: pd.DataFrame, path: Path) -> None:
     """The tidy rows as CSV, atomically."""
     write_text(path, df.to_csv(index=False, lineterminator="\n", float_format="%.4f"))
@@ -201,10 +235,12 @@ def build_parser() -> argparse.ArgumentParser:
     for name, build, text in (
             ("segments", run_segments, "average segment length (footnote 4)"),
             ("examples", run_examples, "segmented examples (Table 2)"),
-            ("mappings", run_mappings, "phrase mappings (Appendix C)")):
+            ("mappings", run_mappings, "phrase mappings (Appendix C)"),
+            ("reordering", run_reordering, "BLEU by reordering distance")):
         t = sub.add_parser(name, help=text)
         t.add_argument("--tsv", type=Path, required=True,
-                       help="TSV from phrasenmt.evaluate.segments")
+                       help="TSV from phrasenmt.evaluate.segments (reordering: "
+                            "from phrasenmt.evaluate.reordering)")
         t.add_argument("--order", type=parse_order, required=True,
                        help="comma-separated model order")
         add_outputs(t)

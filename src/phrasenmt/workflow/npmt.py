@@ -227,6 +227,17 @@ def npmt_main(config: dict, dataset: str) -> str | None:
                 models[0] if models else None)
 
 
+def has_gold_alignments(config: dict, dataset: str) -> bool:
+    """A synthetic corpus ships gold word alignments with every split."""
+    return "align" in wf.sidecars(config, dataset)
+
+
+def reordering_hyps(config: dict, dataset: str, testset: str) -> dict[str, str]:
+    """MODEL:SEED -> beam hypotheses (tokenized) of every row of the NPMT table."""
+    return {f"{m}:{s}": hyp_file(config, dataset, m, testset, "beam", s)
+            for m in table_models(config, dataset) for s in runs.seeds(config, m)}
+
+
 def table_evals(config: dict, dataset: str, testset: str) -> dict[str, str]:
     """MODEL:DECODING -> all seeds' BLEU JSON of every row of the NPMT table."""
     return {f"{m}:{d}": eval_file(dataset, m, testset, d)
@@ -297,6 +308,8 @@ def npmt_targets(config: dict, dataset: str) -> list[str]:
         names = ["npmt_bleu"]
         if segment_models(config, dataset):
             names += ["npmt_segments", "npmt_examples", "npmt_mappings"]
+        if has_gold_alignments(config, dataset):
+            names.append("npmt_reordering")
         targets += [f"{root}/{n}_{t}.{e}" for n in names for e in exts]
     main = npmt_main(config, dataset)
     if main and config["models"][main]["arch"] == "npmt":
