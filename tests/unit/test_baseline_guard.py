@@ -67,8 +67,11 @@ def test_files_that_cannot_be_checked_fail_in_one_line(tmp_path):
         measure_files(write(tmp_path / "short.txt", ["w1 w2"]), ref, 1)
 
 
-def claims_argv(tmp: Path, broken: dict[tuple[str, int], list[str]]) -> list[str]:
-    """A de-en dataset with the RNN families, two seeds each, some runs broken."""
+def claims_argv(tmp: Path, broken: dict[tuple[str, int], list[str]],
+                beam_broken: dict[tuple[str, int], list[str]] | None = None) -> list[str]:
+    """A de-en dataset with the RNN families, two seeds each, some runs broken.
+    Each run's beam decoding (read by the NPMT claims) is its main one; with
+    `beam_broken` given, a file of its own, broken where `beam_broken` says."""
     refs = references()
     ref = write(tmp / "test.ref.en", refs)
     rng = random.Random(5)
@@ -79,7 +82,11 @@ def claims_argv(tmp: Path, broken: dict[tuple[str, int], list[str]]) -> list[str
         for seed in (1, 2):
             lines = broken.get((model, seed)) or noisy(refs, quality[model], rng)
             hyp = write(tmp / f"{model}{seed}.txt", lines)
-            argv += ["--run", model, str(seed), f"hyp={hyp}"]
+            beam = hyp
+            if beam_broken is not None:
+                lines = beam_broken.get((model, seed)) or noisy(refs, quality[model], rng)
+                beam = write(tmp / f"{model}{seed}.beam.txt", lines)
+            argv += ["--run", model, str(seed), f"hyp={hyp}", f"hyp_beam={beam}"]
     return argv
 
 
@@ -110,6 +117,20 @@ def test_claims_against_a_baseline_that_did_not_learn(tmp_path, capsys, make):
     md = (tmp_path / "c.md").read_text(encoding="utf-8")
     assert "the baseline did not learn (attn_rnn" in md
     assert "docs/baseline-guard.md" in md
+
+
+def test_the_npmt_claims_read_the_beam_decodings(tmp_path, capsys):
+    """`decoding: beam` claims read hyp_beam, the others each model's main output."""
+    refs = references()
+    broken = {("attn_rnn", s): constant(refs) for s in (1, 2)}
+    verdict = table(claims_argv(tmp_path, {}, beam_broken=broken), tmp_path, capsys)
+    assert verdict["huang-t1-npmt"].startswith("not tested: the baseline did not learn")
+    assert not verdict["park-pconmt-attn"].startswith("not tested")  # greedy: learned
+    other = tmp_path / "greedy_broken"
+    other.mkdir()
+    verdict = table(claims_argv(other, broken, beam_broken={}), other, capsys)
+    assert verdict["huang-t1-npmt"] == "reproduced"  # only the greedy output is broken
+    assert verdict["park-pconmt-attn"].startswith("not tested: the baseline did not")
 
 
 def test_a_system_that_did_not_learn_on_one_seed(tmp_path, capsys):

@@ -29,9 +29,22 @@ from phrasenmt.report.tables import get_key, load_json
 RUN_KINDS = {"bleu": ("hyp",), "bleu_subset": ("hyp",),
              "agreement": ("lingeval", "hyp"), "pronouns": ("hyp_tok", "align", "hyp"),
              "contrastive": ("contrastive", "hyp"), "train_speed": ("summary",)}
+DECODINGS = ("main", "beam")  # a claim's `decoding`: each model's own, or beam search
 SPEED_KEY = "tokens_per_second"  # summary.json: target tokens / training seconds
 # metrics of translation quality: both models must have learned (baseline_guard)
 GUARDED = ("bleu", "bleu_subset", "agreement", "pronouns", "contrastive")
+
+
+def hyp_kind(claim: dict) -> str:
+    """The translations a claim reads: each model's main decoding (hyp), or the
+    beam-search decoding of both sides (hyp_beam) for `decoding: beam`."""
+    return "hyp_beam" if claim.get("decoding") == "beam" else "hyp"
+
+
+def claim_kinds(claim: dict) -> tuple[str, ...]:
+    """The kinds of run file a claim reads (RUN_KINDS, with its decoding's hyp)."""
+    kind = hyp_kind(claim)
+    return tuple(kind if k == "hyp" else k for k in RUN_KINDS[claim["metric"]])
 
 
 class NotTested(Exception):
@@ -104,8 +117,8 @@ def subset_indices(claim: dict, ev: Evidence, n: int) -> list[int]:
 def bleu_result(claim: dict, ev: Evidence) -> dict[str, Any]:
     """Corpus BLEU (all seeds) of the system against the baseline."""
     ref_path = need_file(ev, "ref", "detokenized test reference")
-    sys_seeds, sys_paths = run_files(ev, claim["system"], "hyp")
-    base_seeds, base_paths = run_files(ev, claim["baseline"], "hyp")
+    sys_seeds, sys_paths = run_files(ev, claim["system"], hyp_kind(claim))
+    base_seeds, base_paths = run_files(ev, claim["baseline"], hyp_kind(claim))
     refs = read_lines(ref_path)
     subset = (subset_indices(claim, ev, len(refs))
               if claim["metric"] == "bleu_subset" else None)
@@ -260,10 +273,10 @@ def verdict(claim: dict, result: dict[str, Any], alpha: float) -> str:
     return "not reproduced" if worse else "inconclusive"
 
 
-def _not_learned(model: str, ev: Evidence, ref: Path) -> list[str]:
+def _not_learned(model: str, ev: Evidence, ref: Path, kind: str = "hyp") -> list[str]:
     """'seed N: why' for each seed of a model whose test outputs show no learning."""
     try:
-        seeds, paths = run_files(ev, model, "hyp")
+        seeds, paths = run_files(ev, model, kind)
     except NotTested as why:
         raise NotTested(f"{why} (needed to check that {model} learned)") from None
     failed = []
@@ -281,7 +294,7 @@ def check_learned(claim: dict, ev: Evidence) -> None:
     reasons = []
     for role, model in (("the baseline", claim["baseline"]),
                         (claim["system"], claim["system"])):
-        failed = _not_learned(model, ev, ref)
+        failed = _not_learned(model, ev, ref, hyp_kind(claim))
         if failed:
             named = f"{model} " if role == "the baseline" else ""
             reasons.append(f"{role} did not learn ({named}{', '.join(failed)})")

@@ -35,7 +35,9 @@ are in --out-timing-csv, not --out-csv (phrasenmt.report.wall_clock).
         [--pronoun-ref REF.tok --pronoun-ref-align A] [--contrastive ITEMS]
         --run MODEL SEED KIND=FILE... [--run ...] --out-md/--out-tex/--out-csv
         --out-timing-csv T.csv
-KIND is hyp (detokenized test translation), hyp_tok (tokenized), summary
+KIND is hyp (detokenized test translation of the model's main decoding),
+hyp_beam (its beam-search decoding, read by claims with `decoding: beam`),
+hyp_tok (tokenized), summary
 (training summary.json), lingeval (Lingeval97 pair scores), align (source-
 hypothesis links for pronoun accuracy), contrastive (scores of the lines of
 --contrastive's items).
@@ -62,7 +64,13 @@ from phrasenmt.cli import (
 )
 from phrasenmt.io import InputError, read_text, run_cli
 from phrasenmt.report.baseline_guard import Guard
-from phrasenmt.report.claim_checks import RUN_KINDS, Evidence, NotTested, check
+from phrasenmt.report.claim_checks import (
+    DECODINGS,
+    RUN_KINDS,
+    Evidence,
+    NotTested,
+    check,
+)
 from phrasenmt.report.continuous import to_latex, to_markdown
 from phrasenmt.report.tables import write_text
 from phrasenmt.report.wall_clock import add_timing_option, write_csvs
@@ -98,6 +106,9 @@ def _check_claim(entry: Any, n: int, path: Path) -> dict:
     if entry["metric"] in ("agreement", "contrastive") and "category" not in entry:
         raise InputError(f"{where} ({entry['id']}): {entry['metric']} needs "
                          "category", path)
+    if entry.get("decoding", "main") not in DECODINGS:
+        raise InputError(f"{where} ({entry['id']}): decoding must be one of "
+                         f"{', '.join(DECODINGS)}", path)
     if "control" in entry and (entry["metric"] == "train_speed"
                                or entry["expect"] != "higher"):
         raise InputError(f"{where} ({entry['id']}): a control compares a quality "
@@ -291,7 +302,7 @@ def run_spec(values: list[str]) -> tuple[str, int, dict[str, Path]]:
         raise argparse.ArgumentTypeError(f"--run needs MODEL SEED KIND=FILE..., got "
                                          f"{' '.join(values)!r}")
     model, seed, files = values[0], nonnegative_int(values[1]), {}
-    kinds = {k for ks in RUN_KINDS.values() for k in ks}
+    kinds = {k for ks in RUN_KINDS.values() for k in ks} | {"hyp_beam"}
     for spec in values[2:]:
         kind, sep, path = spec.partition("=")
         if not sep or not path or kind not in kinds:

@@ -17,10 +17,11 @@ from __future__ import annotations
 import re
 import shlex
 
-from phrasenmt.report.claim_checks import RUN_KINDS
+from phrasenmt.report.claim_checks import claim_kinds
 from phrasenmt.report.claims import in_family, load_claims
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import discourse, phrase_repr, runs
+from phrasenmt.workflow import npmt as wfn
 from phrasenmt.workflow.discourse import reference_alignment
 from phrasenmt.workflow.documents import discourse_models
 
@@ -46,6 +47,8 @@ def run_file(config: dict, dataset: str, model: str, seed: int, kind: str) -> st
     if kind == "contrastive":
         return discourse.score_file(dataset, contrastive_set(config, dataset), model,
                                     seed)
+    if kind == "hyp_beam":  # the main decoding's file where that is beam search
+        return wfn.hyp_file(config, dataset, model, testset, "beam", seed, "txt")
     ext = {"hyp": "txt", "hyp_tok": "tok"}[kind]
     return runs.hyp_file(dataset, model, seed, testset, ext)
 
@@ -59,6 +62,8 @@ def _available(config: dict, dataset: str, kind: str,
         return models & set(phrase_repr.lingeval_models(config, dataset))
     if kind in ("align", "hyp_tok"):  # pronoun accuracy: the discourse rows
         return models & set(discourse_models(config, dataset))
+    if kind == "hyp_beam":  # models the workflow decodes with beam search
+        return {m for m in models if "beam" in wfn.decodings(config, dataset, m)}
     if kind == "contrastive":  # the rows that score the dataset's first set
         if contrastive_set(config, dataset) is None:
             return set()
@@ -101,12 +106,12 @@ def run_kinds(config: dict, dataset: str,
               among: list[str] | None = None) -> dict[str, list[str]]:
     """Per model of the table, the kinds of file some claim of it reads."""
     wanted: dict[str, list[str]] = {}
+    claims = [c for c in load_claims()  # a family's table: its claims only
+              if among is None or in_family(c, among)]
     available = {kind: _available(config, dataset, kind, among)
-                 for kinds in RUN_KINDS.values() for kind in kinds}
-    for claim in load_claims():
-        if among is not None and not in_family(claim, among):
-            continue  # not in a family's table (`claims --family-only`)
-        for kind in RUN_KINDS[claim["metric"]]:
+                 for claim in claims for kind in claim_kinds(claim)}
+    for claim in claims:
+        for kind in claim_kinds(claim):
             for model in (claim["system"], claim["baseline"], claim.get("control")):
                 if model in available[kind]:
                     kinds = wanted.setdefault(model, [])
