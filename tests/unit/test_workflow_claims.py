@@ -8,6 +8,7 @@ import yaml
 
 from phrasenmt.config import validate_config
 from phrasenmt.report.claims import build_parser
+from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import claims as wfc
 from tests.conftest import REPO
 
@@ -84,3 +85,13 @@ def test_a_family_table_reads_only_its_models_runs():
     assert args.family_only and args.models == ["attn_rnn", "npmt", "npmt_lm"]
     assert {r[0] for r in args.run} == {"attn_rnn", "npmt", "npmt_lm"}
     assert "--family-only" not in wfc.claims_args(config, "synthetic_de_en")
+
+
+def test_without_npmt_rows_no_beam_decoding_of_the_attention_model_is_asked_for():
+    config = seeded_config()
+    for name in [m for m in config["models"]
+                 if wf.model_family(config, m) == "npmt"]:
+        del config["models"][name]
+    inputs = wfc.claims_inputs(config, "synthetic_de_en")
+    assert not any("attn_rnn" in p for p in inputs.get("hyp_beam", []))
+    assert any("attn_rnn/seed1/test.txt" in p for p in inputs["hyp"])

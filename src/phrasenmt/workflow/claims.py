@@ -62,8 +62,11 @@ def _available(config: dict, dataset: str, kind: str,
         return models & set(phrase_repr.lingeval_models(config, dataset))
     if kind in ("align", "hyp_tok"):  # pronoun accuracy: the discourse rows
         return models & set(discourse_models(config, dataset))
-    if kind == "hyp_beam":  # models the workflow decodes with beam search
-        return {m for m in models if "beam" in wfn.decodings(config, dataset, m)}
+    if kind == "hyp_beam":  # models the workflow decodes with beam search: the
+        # main decoding, or the NPMT table's both decodings where it has rows
+        npmt_table = bool(wfn.npmt_rows(config, dataset))
+        return {m for m in models if wfn.main_decoding(config, m) == "beam"
+                or (npmt_table and "beam" in wfn.decodings(config, dataset, m))}
     if kind == "contrastive":  # the rows that score the dataset's first set
         if contrastive_set(config, dataset) is None:
             return set()
