@@ -12,15 +12,18 @@ from __future__ import annotations
 import argparse
 import math
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from itertools import pairwise
 from pathlib import Path
+from typing import TypeVar
 
 import pandas as pd
 
 from phrasenmt.cli import ArgumentParser, output_file, positive_int
 from phrasenmt.evaluate.bleu import tok_bleu
 from phrasenmt.io import InputError, atomic_open, read_lines, read_parallel, run_cli
+
+K = TypeVar("K", bound=Hashable)
 
 DEFAULT_BOUNDS = (15, 25, 35, 45)
 COLUMNS = ["model", "testset", "group", "lower", "upper", "sentences", "bleu"]
@@ -79,13 +82,15 @@ def bleu_by_length(src: Sequence[str], ref: Sequence[str],
     return df.astype({"lower": "Int64", "upper": "Int64", "sentences": "Int64"})
 
 
-def read_hypotheses(named: Sequence[tuple[str, Path]], n_lines: int, ref: Path
-                    ) -> dict[str, list[str]]:
-    """Read each model's hypotheses; names must be unique, counts must match."""
-    hyps: dict[str, list[str]] = {}
+def read_hypotheses(named: Sequence[tuple[K, Path]], n_lines: int, ref: Path,
+                    label: Callable[[K], str] = lambda name: f"model {name!r}"
+                    ) -> dict[K, list[str]]:
+    """Read each run's hypotheses, keyed by its name (a model, or a (model, seed)
+    pair that `label` spells); keys must be unique, counts must match."""
+    hyps: dict[K, list[str]] = {}
     for name, path in named:
         if name in hyps:
-            raise InputError(f"model {name!r} given twice in --hyp", path)
+            raise InputError(f"{label(name)} given twice in --hyp", path)
         lines = read_lines(path)
         if len(lines) != n_lines:
             raise InputError(f"has {len(lines)} lines but the reference {ref} has "

@@ -27,8 +27,8 @@ import pandas as pd
 
 from phrasenmt.align.pharaoh import Link, read_alignments, read_corpus
 from phrasenmt.cli import ArgumentParser, output_file
-from phrasenmt.evaluate.length import group_bleu, named_path, write_tsv
-from phrasenmt.io import InputError, read_lines, run_cli
+from phrasenmt.evaluate.length import group_bleu, named_path, read_hypotheses, write_tsv
+from phrasenmt.io import run_cli
 
 DEFAULT_BOUNDS = (0, 3, 7)
 COLUMNS = ["model", "seed", "testset", "group", "lower", "upper", "sentences", "bleu"]
@@ -98,23 +98,6 @@ def bleu_by_reordering(distances: Sequence[int], ref: Sequence[str],
     return df.astype({"lower": "Int64", "upper": "Int64", "sentences": "Int64"})
 
 
-def read_hypotheses(named: Sequence[tuple[str, int, Path]], n_lines: int, ref: Path
-                    ) -> list[tuple[str, int, list[str]]]:
-    """Each (model, seed)'s hypotheses; no pair twice, line counts as the reference."""
-    seen: set[tuple[str, int]] = set()
-    out = []
-    for model, seed, path in named:
-        if (model, seed) in seen:
-            raise InputError(f"{model}:{seed} given twice in --hyp", path)
-        seen.add((model, seed))
-        lines = read_lines(path)
-        if len(lines) != n_lines:
-            raise InputError(f"has {len(lines)} lines but the reference {ref} has "
-                             f"{n_lines}; they must match", path)
-        out.append((model, seed, lines))
-    return out
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface of the BLEU-by-reordering analysis."""
     p = ArgumentParser(prog="python -m phrasenmt.evaluate.reordering",
@@ -138,7 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     src, ref = read_corpus(args.src, args.ref)
     links = read_alignments(args.align, src, ref)
-    hyps = read_hypotheses(args.hyp, len(ref), args.ref)
+    by_run = read_hypotheses([((model, seed), path) for model, seed, path in args.hyp],
+                             len(ref), args.ref, label=lambda run: f"{run[0]}:{run[1]}")
+    hyps = [(model, seed, lines) for (model, seed), lines in by_run.items()]
     distances = [reordering_distance(s) for s in links]
     refs = [" ".join(tokens) for tokens in ref]
     write_tsv(bleu_by_reordering(distances, refs, hyps, args.testset, args.bins),
