@@ -67,19 +67,32 @@ def group_bleu(hyps: Sequence[str], refs: Sequence[str]) -> float:
     return tok_bleu().corpus_score(list(hyps), [list(refs)]).score
 
 
+def grouped_bleu(index: Sequence[int], groups: Sequence[tuple[str, int | None, int | None]],
+                 lines: Sequence[str], ref: Sequence[str]) -> list[list]:
+    """[label, lower, upper, sentences, BLEU] of each group; index[i] is sentence
+    i's group."""
+    rows = []
+    for g, (label, lower, upper) in enumerate(groups):
+        members = [i for i, gi in enumerate(index) if gi == g]
+        score = group_bleu([lines[i] for i in members], [ref[i] for i in members])
+        rows.append([label, lower, upper, len(members), score])
+    return rows
+
+
+def tidy(rows: list[list], columns: list[str]) -> pd.DataFrame:
+    """The rows as a table whose bounds and counts are nullable integers."""
+    df = pd.DataFrame(rows, columns=columns)
+    return df.astype({"lower": "Int64", "upper": "Int64", "sentences": "Int64"})
+
+
 def bleu_by_length(src: Sequence[str], ref: Sequence[str],
                    hyps: dict[str, Sequence[str]], testset: str,
                    bounds: Sequence[int] = DEFAULT_BOUNDS) -> pd.DataFrame:
     """Tidy table of tokenized BLEU per (model, source length group)."""
     index = [assign_group(len(line.split()), bounds) for line in src]
-    rows = []
-    for model, lines in hyps.items():
-        for g, (label, lower, upper) in enumerate(length_groups(bounds)):
-            members = [i for i, gi in enumerate(index) if gi == g]
-            score = group_bleu([lines[i] for i in members], [ref[i] for i in members])
-            rows.append([model, testset, label, lower, upper, len(members), score])
-    df = pd.DataFrame(rows, columns=COLUMNS)
-    return df.astype({"lower": "Int64", "upper": "Int64", "sentences": "Int64"})
+    groups = length_groups(bounds)
+    return tidy([[model, testset, *row] for model, lines in hyps.items()
+                 for row in grouped_bleu(index, groups, lines, ref)], COLUMNS)
 
 
 def read_hypotheses(named: Sequence[tuple[K, Path]], n_lines: int, ref: Path,

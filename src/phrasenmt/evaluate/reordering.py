@@ -27,7 +27,13 @@ import pandas as pd
 
 from phrasenmt.align.pharaoh import Link, read_alignments, read_corpus
 from phrasenmt.cli import ArgumentParser, output_file
-from phrasenmt.evaluate.length import group_bleu, named_path, read_hypotheses, write_tsv
+from phrasenmt.evaluate.length import (
+    grouped_bleu,
+    named_path,
+    read_hypotheses,
+    tidy,
+    write_tsv,
+)
 from phrasenmt.io import run_cli
 
 DEFAULT_BOUNDS = (0, 3, 7)
@@ -88,14 +94,9 @@ def bleu_by_reordering(distances: Sequence[int], ref: Sequence[str],
                        bounds: Sequence[int] = DEFAULT_BOUNDS) -> pd.DataFrame:
     """Tidy table of tokenized BLEU per (model, seed, reordering-distance group)."""
     index = [bisect_left(bounds, d) for d in distances]
-    rows = []
-    for model, seed, lines in hyps:
-        for g, (label, lower, upper) in enumerate(distance_groups(bounds)):
-            members = [i for i, gi in enumerate(index) if gi == g]
-            score = group_bleu([lines[i] for i in members], [ref[i] for i in members])
-            rows.append([model, seed, testset, label, lower, upper, len(members), score])
-    df = pd.DataFrame(rows, columns=COLUMNS)
-    return df.astype({"lower": "Int64", "upper": "Int64", "sentences": "Int64"})
+    groups = distance_groups(bounds)
+    return tidy([[model, seed, testset, *row] for model, seed, lines in hyps
+                 for row in grouped_bleu(index, groups, lines, ref)], COLUMNS)
 
 
 def build_parser() -> argparse.ArgumentParser:
