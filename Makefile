@@ -28,7 +28,7 @@ KENLM_SKIP := make: no C++ compiler (g++), so KenLM's lmplz is not built and the
 KENLM_NEEDS := make kenlm: needs a C++ compiler: apt-get install g++ \
 	(or conda env create -f envs/kenlm.yaml)
 
-.PHONY: converged converged-phrase converged-phrase-ablation converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
+.PHONY: converged converged-long converged-phrase converged-phrase-ablation converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
 
 install: $(STAMP)
 
@@ -106,6 +106,11 @@ $(addprefix converged-,$(CONVERGED_FAMILIES)): converged-%: $(STAMP)
 
 converged: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_CONFIG)
+
+# The phrase family on a synthetic corpus with long sentences, where Xu et al.'s
+# Figure 3 finds +PR's largest gain (configs/converged_long.yaml).
+converged-long: $(STAMP)
+	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) --configfile configs/converged_long.yaml
 
 # Each family's baseline trained to convergence on the synthetic data (what the
 # default run's baselines are sized against; docs/results/2026-11-24-default-run.md).

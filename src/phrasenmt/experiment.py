@@ -151,6 +151,12 @@ def _check_synthetic(key: str, ds: dict) -> None:
         raise InputError(f"{key}.synthetic.max_doc_sentences: "
                          f"{syn['max_doc_sentences']} is less than "
                          f"min_doc_sentences {syn['min_doc_sentences']}")
+    max_len = ds["clean"]["max_len"]
+    if syn["max_sentence_tokens"] > max_len:
+        raise InputError(f"{key}.synthetic.max_sentence_tokens: "
+                         f"{syn['max_sentence_tokens']} is more than clean.max_len "
+                         f"{max_len}, which would drop the longest training pairs; "
+                         "raise clean.max_len")
     known = sorted(f.removeprefix("rate_") for f in GrammarConfig.__dataclass_fields__)
     for rate in syn.get("rates", {}):
         if rate not in known:

@@ -96,6 +96,9 @@ CASES = [
     ("document lengths", dataset("synthetic_en_de", synthetic={
         "min_doc_sentences": 5, "max_doc_sentences": 2}),
      "datasets.synthetic_en_de.synthetic.max_doc_sentences: 2 is less than"),
+    ("long sentences dropped by cleaning", dataset("synthetic_en_de", synthetic={
+        "max_sentence_tokens": 120}),
+     "datasets.synthetic_en_de.synthetic.max_sentence_tokens: 120 is more than clean"),
     ("unknown generator rate", dataset("synthetic_en_de", synthetic={
         "rates": {"pronouns": 0.5}}),
      "datasets.synthetic_en_de.synthetic.rates.pronouns: unknown rate"),

@@ -234,3 +234,19 @@ def test_bad_cli_values_raise(tmp_path):
               "--max-doc-sentences", "3"])
     with pytest.raises(SystemExit):
         main(["--outdir", str(tmp_path), "--rate-pp", "1.5"])
+
+
+def test_long_sentence_settings_put_sentences_over_45_tokens_in_the_test_set(tmp_path):
+    """The default corpus has almost no sentence over 45 tokens (the long bin of Xu
+    et al.'s Figure 3); a higher long-sentence rate and token limit put many there,
+    none past the limit."""
+    default = _corpus(tmp_path / "default", sizes={"test": 300})
+    rare = default["splits"]["test"]["length_bins_en"][">45"]
+    assert rare <= 2
+    out = tmp_path / "long"
+    result = build_corpus(out, 1, {"test": 300}, "en-de",
+                          GrammarConfig(rate_long_sentence=0.5), Limits(90, 60), (3, 8), 0)
+    test = result["splits"]["test"]
+    assert test["length_bins_en"][">45"] >= 5 * max(rare, 1)
+    assert test["max_len_en"] <= 90
+    assert max(len(s.split()) for s in _lines(out, "test.en")) == test["max_len_en"]

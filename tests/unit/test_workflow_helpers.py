@@ -66,6 +66,11 @@ def test_synthetic_args_follow_config(config):
     assert args[args.index("--direction") + 1] == "en-de"
     assert args[args.index("--train-size") + 1] == "40000"
     assert args[args.index("--rate-relative-clause") + 1] == "0.5"
+    assert args[args.index("--max-sentence-tokens") + 1] == "50"
+    assert args[args.index("--max-distance-words") + 1] == "30"
+    config["datasets"]["synthetic_en_de"]["synthetic"]["max_sentence_tokens"] = 90
+    args = shlex.split(wf.synthetic_args(config, "synthetic_en_de"))
+    assert args[args.index("--max-sentence-tokens") + 1] == "90"
 
 
 def test_clean_args_filter_train_only(config):

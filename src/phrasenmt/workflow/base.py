@@ -163,7 +163,9 @@ def synthetic_args(config: dict, dataset: str) -> str:
             "--train-size", syn["train_size"], "--dev-size", syn["dev_size"],
             "--test-size", syn["test_size"],
             "--min-doc-sentences", syn["min_doc_sentences"],
-            "--max-doc-sentences", syn["max_doc_sentences"]]
+            "--max-doc-sentences", syn["max_doc_sentences"],
+            "--max-sentence-tokens", syn["max_sentence_tokens"],
+            "--max-distance-words", syn["max_distance_words"]]
     for name, rate in sorted(syn.get("rates", {}).items()):
         args += [f"--rate-{name.replace('_', '-')}", rate]
     return shlex.join(map(str, args))
