@@ -7,6 +7,11 @@ min_version("9.0")
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from phrasenmt.config import check_config_file
+from phrasenmt.workflow.scheduler import coalesce_reevaluation_timers
+
+# Snakemake's scheduler otherwise gathers one timer per finished job, each waking
+# it every second (phrasenmt/workflow/scheduler.py).
+coalesce_reevaluation_timers()
 
 # Snakemake's own message for a config.yaml that is not a mapping (a YAML list,
 # tab indentation) names neither the file nor the line; this one does.
