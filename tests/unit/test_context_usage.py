@@ -24,6 +24,13 @@ def load_config() -> dict:
         return validate_config(yaml.safe_load(fh))
 
 
+def merged_with(override: dict) -> dict:
+    """config.yaml updated with `override` the way Snakemake merges configs."""
+    from tests.unit.test_experiment import merged
+
+    return merged(override)
+
+
 def test_distance_buckets():
     assert [bucket(b) for b in ("0", "1", "2", "3", "7", ">3")] == \
         ["0", "1", "2", ">=3", ">=3", ">=3"]
@@ -104,6 +111,12 @@ def test_controls_cxmi_inputs_and_specs_of_the_default_config():
     assert wfdis.control_of(config, "han_dec_random") == "han_dec"
     assert wfdis.control_of(config, "ctx_transformer_random") == "ctx_transformer"
     assert wfdis.control_of(config, "han_dec") is None
+    override = yaml.safe_load((REPO / "configs" / "converged_families.yaml")
+                              .read_text(encoding="utf-8"))
+    converged = validate_config(merged_with(override))
+    assert wfdis.control_of(converged, "han_enc_random") == "han_enc"
+    # its step 1 is han_enc_random, the real model's han_enc: still its control
+    assert wfdis.control_of(converged, "han_enc_dec_random") == "han_enc_dec"
     rows = wfdis.context_usage_models(config, "synthetic_en_de")
     assert {"transformer", "han_dec", "han_dec_random"} <= set(rows)
     files = wfdis.cxmi_inputs(config, "synthetic_en_de")

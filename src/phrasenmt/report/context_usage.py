@@ -3,8 +3,8 @@
     table   --contrastive TSV --eval JSON... --cxmi MODEL=JSON... [--control C=M...]
             --order A,B,... --out-md/--out-tex/--out-csv
         one row per model (the sentence-level baseline, each document-level
-        model, each random-context control): BLEU (mean over seeds), contrastive
-        pronoun accuracy over all items and by antecedent distance in sentences
+        model, each random-context control): BLEU (mean over seeds), the first
+        seed's contrastive pronoun accuracy over all items and by antecedent distance in sentences
         (0 = same sentence, 1, 2, >=3; "–" where the set has no such items, as
         the synthetic corpus, whose antecedents are one sentence back), and CXMI
         of the test set and of the pronoun items, against no context and against
@@ -146,7 +146,9 @@ def display(df: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
-NOTE = ("pronouns: contrastive accuracy on the items whose pronoun depends on an "
+NOTE = ("BLEU: the mean over seeds; pronouns, CXMI and the gates: each model's first "
+        "seed (the claims table judges every seed). "
+        "pronouns: contrastive accuracy on the items whose pronoun depends on an "
         "antecedent (the reference must score above every variant with another "
         "pronoun); d = antecedent distance in sentences. CXMI (Fernandes et al. "
         "2021): mean over reference tokens of log p(y|x,C) - log p(y|x), nats, "

@@ -275,15 +275,19 @@ def cxmi_inputs(config: dict, dataset: str) -> dict[str, str]:
 
 def control_of(config: dict, model: str) -> str | None:
     """The model a random-context control controls: the one entry with the same
-    arch, init_from, preset and datasets that reads its real context (None if
-    the model is no control, or no such entry is configured)."""
+    arch, preset and datasets that reads its real context and starts from the
+    same step 1, or from the model that the control's own step 1 controls (as
+    han_enc_dec_random from han_enc_random, han_enc_dec from han_enc). None if
+    the model is no control, or no such entry is configured."""
     models = config["models"]
     entry = models[model]
     if entry.get("context") != "random":
         return None
+    start = entry.get("init_from")
+    starts = {start} | ({control_of(config, start)} if start in models else set())
     same = [m for m, e in models.items() if m != model and e.get("context", "real")
-            == "real" and all(e.get(k) == entry.get(k) for k in
-                              ("arch", "init_from", "preset", "datasets"))]
+            == "real" and e.get("init_from") in starts and all(
+                e.get(k) == entry.get(k) for k in ("arch", "preset", "datasets"))]
     return same[0] if len(same) == 1 else None
 
 
