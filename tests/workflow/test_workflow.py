@@ -14,10 +14,12 @@ CONFIGS = sorted((REPO / "configs").glob("*.yaml"))
 # A job each config's dry run must plan: a download for the real datasets; the sweep
 # config builds only synthetic data, so its sign is a window size the sweep derives;
 # converged_baselines.yaml extends config.yaml's synthetic data with its own three models;
-# converged_families.yaml trains config.yaml's models on its own copies of the data.
+# converged_families.yaml trains config.yaml's models on its own copies of the data;
+# converged_long.yaml generates its own corpus with long sentences.
 EXPECTED_JOB = {"npmt_window_sweep": "npmt_window9",
                 "converged_baselines": "transformer_converged",
-                "converged_families": "claims_document"}
+                "converged_families": "claims_document",
+                "converged_long": "converged_long_en_de/report/claims_phrase.md"}
 
 
 def test_lint_is_clean():
