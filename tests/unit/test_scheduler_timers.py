@@ -35,6 +35,16 @@ def test_many_wakeups_leave_one_pending_timer_that_wakes_the_loop_once():
     assert loop._open_jobs.acquire(timeout=2)
 
 
+def test_the_pass_a_timer_wakes_always_arms_the_next_one():
+    """Right after the wake-up, while the timer's thread may still be alive, the
+    woken pass must be able to arm a new timer (else a rate-limited loop stalls)."""
+    loop = Loop()
+    for _ in range(20):
+        reevaluate_once(loop, 0.01)
+        assert loop._open_jobs.acquire(timeout=2)
+        assert not loop._phrasenmt_pending
+
+
 def test_the_unpatched_method_gathers_one_timer_per_call():
     """What the patch is for: the original starts a timer on every call."""
     loop = Loop()

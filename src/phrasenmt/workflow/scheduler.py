@@ -25,12 +25,25 @@ import threading
 PATCHED = "_phrasenmt_single_timer"
 
 
+_LOCK = threading.Lock()
+
+
 def reevaluate_once(scheduler, delay: float) -> None:
-    """Wake `scheduler`'s loop after `delay` seconds, unless a wake-up is pending."""
-    pending = getattr(scheduler, "_phrasenmt_timer", None)
-    if pending is not None and pending.is_alive():
-        return
-    timer = threading.Timer(delay, scheduler._open_jobs.release)
+    """Wake `scheduler`'s loop after `delay` seconds, unless a wake-up is pending.
+
+    The timer marks itself done before it wakes the loop, so the pass it wakes
+    always arms the next one (a rate-limited run is never left without one)."""
+    with _LOCK:
+        if getattr(scheduler, "_phrasenmt_pending", False):
+            return
+        scheduler._phrasenmt_pending = True
+
+    def fire() -> None:
+        with _LOCK:
+            scheduler._phrasenmt_pending = False
+        scheduler._open_jobs.release()
+
+    timer = threading.Timer(delay, fire)
     timer.daemon = True
     scheduler._phrasenmt_timer = timer
     timer.start()
