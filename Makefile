@@ -10,6 +10,7 @@ TORCH ?= torch==2.13.0
 TORCH_INDEX ?=
 CORES ?= all
 STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
 BIN := $(VENV)/bin
 # KenLM's estimator (lmplz) and build_binary, for NPMT's external language model,
 # are built from the C++ sources of the kenlm-ex source package on PyPI (a KenLM
@@ -28,27 +29,45 @@ KENLM_SKIP := make: no C++ compiler (g++), so KenLM's lmplz is not built and the
 KENLM_NEEDS := make kenlm: needs a C++ compiler: apt-get install g++ \
 	(or conda env create -f envs/kenlm.yaml)
 
-.PHONY: converged converged-long converged-phrase converged-phrase-ablation converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
+.PHONY: install-package-lm converged converged-long converged-phrase converged-phrase-ablation converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
 
 install: $(STAMP)
 
+# What `make run` needs: PyTorch, the package with KenLM's query module, and
+# lmplz. Where g++ is present, lmplz compiles (into $(KENLM_BUILD), apart from
+# the venv) while pip installs the package, the two side by side: about half a
+# minute less than one after the other on 2 cores.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH)"
-	$(BIN)/pip install --quiet -e ".[dev,docs]"
-	@if command -v g++ >/dev/null; then $(MAKE) --no-print-directory $(BIN)/lmplz; \
-	else echo "$(KENLM_SKIP)"; fi
+	@if command -v g++ >/dev/null; then \
+		$(MAKE) --no-print-directory -j 2 install-package-lm $(BIN)/lmplz; \
+	else $(BIN)/pip install --quiet -e . && echo "$(KENLM_SKIP)"; fi
 	touch $(STAMP)
+
+install-package-lm:
+	$(BIN)/pip install --quiet -e ".[lm]"
+
+# The test suite, the linters and the documentation site also need the dev and
+# docs extras (pytest, ruff, hypothesis, mkdocs-material): `make test`, `make
+# lint` and `make docs` add them; `make run` does without.
+$(DEV_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -e ".[dev,docs]"
+	touch $(DEV_STAMP)
 
 # NPMT's external LM: the kenlm query module (extra `lm`: kenlm-ex's wheel) and
 # lmplz + build_binary compiled into $(BIN) from kenlm-ex's sdist (needs g++ only).
-kenlm: $(STAMP) $(BIN)/lmplz
+kenlm: $(STAMP)
+	@command -v g++ >/dev/null || { echo "$(KENLM_NEEDS)"; exit 1; }
+	$(BIN)/pip install --quiet -e ".[lm]"
+	$(MAKE) --no-print-directory $(BIN)/lmplz
 
+# lmplz and build_binary alone: nothing here installs into the venv, so that it
+# can run beside pip (cmake goes to $(KENLM_BUILD)/cmake).
 $(BIN)/lmplz:
 	@command -v g++ >/dev/null || { echo "$(KENLM_NEEDS)"; exit 1; }
-	@echo "make: building KenLM (the kenlm module, lmplz, build_binary): minutes"
-	$(BIN)/pip install --quiet -e ".[lm]"
+	@echo "make: building KenLM (lmplz, build_binary): about a minute"
 	rm -rf $(KENLM_BUILD) && mkdir -p $(KENLM_BUILD)
 	$(BIN)/pip install --quiet --target $(KENLM_BUILD)/cmake "cmake>=3.28"
 	$(BIN)/pip download --quiet --no-deps --no-binary kenlm-ex \
@@ -128,20 +147,20 @@ converged-context-usage: $(STAMP)
 		results/synthetic_en_de/report/context_usage.md --configfile configs/converged_baselines.yaml
 
 # The whole test suite (unit tests, workflow lint/dry runs, a tiny real run).
-test: $(STAMP)
+test: $(DEV_STAMP)
 	$(BIN)/pytest -q
 
 # The documentation site (mkdocs.yml, docs/) into site/, strictly: a broken link,
 # a missing page or a config field without a comment fails it. The configuration
 # reference page is generated from the schema and the code during the build.
-docs: $(STAMP)
+docs: $(DEV_STAMP)
 	$(BIN)/mkdocs build --strict --quiet
 
 # The HTML report of the default experiment (after `make run`).
 report: $(STAMP)
 	$(BIN)/snakemake --cores 1 --report report.html
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/snakemake --lint
 
