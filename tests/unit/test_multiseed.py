@@ -47,6 +47,23 @@ def test_bleu_from_stats_equals_sacrebleu_corpus_bleu():
             BLEU(tokenize="13a").corpus_score(hyps, [refs[:n]]).score, rel=1e-12, abs=1e-12)
 
 
+def test_bleu_stats_per_sentence_equal_sacrebleus_under_repeated_pairings():
+    # the per-line caches must not carry one pairing's statistics into another:
+    # the same references, shuffled against the same outputs, as the baseline
+    # guard pairs them, and lines that differ only in what 13a tokenizes
+    rng = random.Random(5)
+    refs = corpus(60, rng) + ["the cat,sat .  ", "the cat , sat ."]
+    hyps = noisy(refs, 0.3, rng)
+    for _ in range(4):
+        order = list(range(len(refs)))
+        rng.shuffle(order)
+        paired = [refs[j] for j in order]
+        expected = BLEU(tokenize="13a", force=True)._extract_corpus_statistics(
+            hyps, [paired])
+        assert bleu_stats(hyps, paired).tolist() == [list(map(int, row))
+                                                     for row in expected]
+
+
 def test_bleu_stats_tokenize_none_matches_tokenized_bleu():
     refs = ["a b , c .", "d e f"]
     hyps = ["a b c .", "d e"]

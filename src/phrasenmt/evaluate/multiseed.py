@@ -36,6 +36,7 @@ import argparse
 import json
 import math
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -56,13 +57,40 @@ Scorer = Callable[[np.ndarray], np.ndarray]  # summed stats (..., k) -> scores
 
 def bleu_stats(hyps: Sequence[str], refs: Sequence[str],
                tokenize: str = "13a") -> np.ndarray:
-    """Per-sentence BLEU sufficient statistics, shape (sentences, 2 + 2 * 4)."""
+    """Per-sentence BLEU sufficient statistics, shape (sentences, 2 + 2 * 4).
+
+    sacreBLEU's own per-segment code (as its corpus_score and PairedTest use
+    it), with each reference's n-grams and each hypothesis's tokenization kept
+    per distinct line: a claims table scores the same references against many
+    systems and many shuffled pairings, and tokenizing them again each time was
+    most of its run time."""
     if len(hyps) != len(refs):
         raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} references")
-    metric = BLEU(tokenize=tokenize, force=True)  # force: no detok warnings
-    # sacreBLEU's own extraction, as its corpus_score and PairedTest use it
-    stats = metric._extract_corpus_statistics(list(hyps), [list(refs)])
+    metric = _bleu_metric(tokenize)
+    stats = [metric._compute_segment_statistics(_hypothesis(h, tokenize),
+                                                _reference_info(r, tokenize))
+             for h, r in zip(hyps, refs, strict=True)]
     return np.asarray(stats, dtype=np.int64).reshape(len(hyps), 2 + 2 * NGRAM)
+
+
+@lru_cache(maxsize=8)
+def _bleu_metric(tokenize: str) -> BLEU:
+    """sacreBLEU's BLEU with `tokenize` (force: no detokenization warnings)."""
+    return BLEU(tokenize=tokenize, force=True)
+
+
+@lru_cache(maxsize=1 << 17)
+def _hypothesis(line: str, tokenize: str) -> str:
+    """A hypothesis line as sacreBLEU scores it (tokenized)."""
+    return _bleu_metric(tokenize)._preprocess_segment(line)
+
+
+@lru_cache(maxsize=1 << 17)
+def _reference_info(line: str, tokenize: str) -> dict[str, Any]:
+    """One reference's n-gram counts and length, as sacreBLEU caches them
+    (read only by the segment statistics, never changed)."""
+    metric = _bleu_metric(tokenize)
+    return metric._extract_reference_info([metric._preprocess_segment(line)])
 
 
 def bleu_from_stats(stats: np.ndarray) -> np.ndarray:
