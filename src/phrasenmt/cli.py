@@ -92,6 +92,14 @@ rate = float_range(0.0, 1.0)  # probabilities
 alpha_level = float_range(0.0, 1.0, low_open=True, high_open=True)  # alpha
 
 
+def control_pair(text: str) -> tuple[str, str]:
+    """argparse type: CONTROL=MODEL, a random-context control and its model."""
+    control, sep, model = text.partition("=")
+    if not sep or not control or not model:
+        raise argparse.ArgumentTypeError(f"expected CONTROL=MODEL, got {text!r}")
+    return control, model
+
+
 def _first_existing(path: Path) -> Path:
     """`path` itself or its nearest existing ancestor."""
     for candidate in (path, *path.parents):

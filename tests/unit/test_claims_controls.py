@@ -45,14 +45,15 @@ def contrastive_files(tmp: Path, rng: random.Random) -> tuple[Path, dict]:
     return path, scores
 
 
-def run(tmp: Path, capsys, models: list[str]) -> pd.DataFrame:
+def run(tmp: Path, capsys, models: list[str], extra: tuple[str, ...] = ()
+        ) -> pd.DataFrame:
     rng = random.Random(5)
     refs = [" ".join(rng.choices(WORDS, k=rng.randint(5, 30))) for _ in range(80)]
     ref = write(tmp / "ref.de", refs)
     items, ctr = contrastive_files(tmp, rng)
     argv = ["--dataset", "toy", "--direction", "en-de", "--synthetic", "--models",
             *models, "--ref", str(ref), "--contrastive", str(items),
-            "--trials", "300", "--seed", "2"]
+            "--trials", "300", "--seed", "2", *extra]
     for model in models:
         hyp = write(tmp / f"{model}.txt", noisy(refs, QUALITY[model][0], rng))
         argv += ["--run", model, "1", f"hyp={hyp}", f"contrastive={ctr[model]}"]
@@ -86,6 +87,26 @@ def test_without_the_control_configured_no_verdict(tmp_path, capsys):
     rows = run(tmp_path, capsys, ["base", "doc"])
     assert rows.loc["context", "verdict"].startswith("not tested: its random-context "
                                                      "control doc_random")
+
+
+def test_the_control_the_workflow_names_replaces_claims_yamls(tmp_path, capsys):
+    # --control CONTROL=MODEL (the config's control of MODEL) wins over the
+    # control claims.yaml names: here doc's claims are judged against
+    # cap_random, as good as doc on BLEU and at chance on the pronouns
+    rows = run(tmp_path, capsys, list(QUALITY), ("--control", "cap_random=doc"))
+    assert rows.loc["context", "control"] == "cap_random"
+    assert rows.loc["context", "verdict"] == ("inconclusive: no significant gain "
+                                              "over its random-context control")
+    assert rows.loc["pronouns", "control"] == "cap_random"
+    assert rows.loc["pronouns", "verdict"] == "reproduced"
+
+
+def test_two_controls_of_one_model_are_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        claims.main(["--dataset", "toy", "--direction", "en-de", "--control",
+                     "a=doc", "b=doc", "--out-md", "a.md", "--out-tex", "a.tex",
+                     "--out-csv", "a.csv", "--out-timing-csv", "t.csv"])
+    assert "model doc has two controls, a and b" in capsys.readouterr().err
 
 
 def test_a_control_on_a_speed_claim_is_refused(tmp_path):

@@ -95,3 +95,19 @@ def test_without_npmt_rows_no_beam_decoding_of_the_attention_model_is_asked_for(
     inputs = wfc.claims_inputs(config, "synthetic_de_en")
     assert not any("attn_rnn" in p for p in inputs.get("hyp_beam", []))
     assert any("attn_rnn/seed1/test.txt" in p for p in inputs["hyp"])
+
+
+def test_a_claim_is_judged_against_the_control_the_config_has():
+    # a control named otherwise than claims.yaml's ctx_transformer_random: the
+    # claims table reads its runs and judges against it, as the context-usage
+    # table marks it (one function, discourse.control_of, finds both)
+    config = seeded_config()
+    config["models"]["ctx_ctrl"] = config["models"].pop("ctx_transformer_random")
+    kinds = wfc.run_kinds(config, "synthetic_en_de")
+    assert "ctx_ctrl" in kinds and "ctx_transformer_random" not in kinds
+    args = build_parser().parse_args([
+        *shlex.split(wfc.claims_args(config, "synthetic_en_de")),
+        "--out-md", "a.md", "--out-tex", "a.tex", "--out-csv", "a.csv",
+        "--out-timing-csv", "t.csv"])
+    assert sorted(args.control) == [("ctx_ctrl", "ctx_transformer"),
+                                    ("han_dec_random", "han_dec")]

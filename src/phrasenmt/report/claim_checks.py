@@ -64,6 +64,7 @@ class Evidence:
     trials: int = 1000
     seed: int = 1
     guard: Guard = field(default_factory=Guard)  # did-it-learn thresholds
+    controls: dict[str, str] = field(default_factory=dict)  # model -> its control
 
 
 def run_files(ev: Evidence, model: str, kind: str) -> tuple[list[int], list[Path]]:

@@ -56,6 +56,7 @@ import yaml
 from phrasenmt.cli import (
     ArgumentParser,
     alpha_level,
+    control_pair,
     nonnegative_float,
     nonnegative_int,
     output_file,
@@ -318,6 +319,10 @@ def evidence(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Evide
     ev = Evidence(args.dataset, args.direction, args.synthetic, args.models,
                   trials=args.trials, seed=args.seed,
                   guard=Guard(args.min_bleu_gain, args.max_output_share))
+    for control, model in args.control or []:
+        if ev.controls.setdefault(model, control) != control:
+            parser.error(f"argument --control: model {model} has two controls, "
+                         f"{ev.controls[model]} and {control}")
     for values in args.run or []:
         try:
             model, seed, files = run_spec(values)
@@ -360,6 +365,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run", nargs="+", action="append",
                    metavar="MODEL SEED KIND=FILE",
                    help="files of one training run (repeat per model and seed)")
+    p.add_argument("--control", type=control_pair, nargs="+", metavar="CONTROL=MODEL",
+                   help="a model's random-context control, which a document-level "
+                   "claim about MODEL is judged against instead of the one "
+                   "claims.yaml names")
     p.add_argument("--ref", type=Path, help="detokenized test reference")
     p.add_argument("--src", type=Path, help="tokenized test source")
     p.add_argument("--lingeval", "--lingeval-json", type=Path, dest="lingeval",
@@ -393,6 +402,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def with_control(claim: dict, ev: Evidence) -> dict:
+    """The claim with the control it is judged against: the one --control names
+    for its system (the workflow finds it in the config), else claims.yaml's."""
+    if "control" not in claim or claim["system"] not in ev.controls:
+        return claim
+    return {**claim, "control": ev.controls[claim["system"]]}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Test every claim on one dataset's runs and write the claims table."""
     parser = build_parser()
@@ -401,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
     claims = load_claims(args.claims)
     if args.family_only:
         claims = [c for c in claims if in_family(c, ev.models)]
-    rows = [claim_row(c, ev, args.alpha) for c in claims]
+    rows = [claim_row(with_control(c, ev), ev, args.alpha) for c in claims]
     render(rows, ev, args)
     return 0
 

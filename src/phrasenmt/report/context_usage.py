@@ -28,7 +28,7 @@ from pathlib import Path
 import matplotlib as mpl
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, output_file
+from phrasenmt.cli import ArgumentParser, control_pair, output_file
 from phrasenmt.io import InputError, atomic_open, read_text, read_tsv, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report.continuous import to_latex, to_markdown
@@ -238,13 +238,6 @@ def _named(text: str) -> tuple[str, Path]:
     return name, Path(path)
 
 
-def _pair(text: str) -> tuple[str, str]:
-    name, sep, base = text.partition("=")
-    if not sep or not name or not base:
-        raise argparse.ArgumentTypeError(f"expected CONTROL=MODEL, got {text!r}")
-    return name, base
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     p = ArgumentParser(prog="python -m phrasenmt.report.context_usage",
@@ -258,7 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="all-seed evaluation JSONs of the rows (BLEU)")
     t.add_argument("--cxmi", type=_named, nargs="*", metavar="MODEL=JSON",
                    help="CXMI JSONs of the document-level rows")
-    t.add_argument("--control", type=_pair, nargs="*", metavar="CONTROL=MODEL",
+    t.add_argument("--control", type=control_pair, nargs="*", metavar="CONTROL=MODEL",
                    help="random-context controls and the model each controls")
     t.add_argument("--order", type=parse_order, required=True, help="row order")
     for name in ("md", "tex", "csv"):

@@ -115,7 +115,8 @@ def run_kinds(config: dict, dataset: str,
                  for claim in claims for kind in claim_kinds(claim)}
     for claim in claims:
         for kind in claim_kinds(claim):
-            for model in (claim["system"], claim["baseline"], claim.get("control")):
+            for model in (claim["system"], claim["baseline"],
+                          discourse.claim_control(config, claim)):
                 if model in available[kind]:
                     kinds = wanted.setdefault(model, [])
                     kinds += [] if kind in kinds else [kind]
@@ -165,6 +166,11 @@ def claims_args(config: dict, dataset: str, among: list[str] | None = None) -> s
         args.append("--family-only")
     if wf.source(config, dataset) == "synthetic":
         args.append("--synthetic")
+    shown = set(table_models(config, dataset, among))
+    pairs = [f"{control}={model}" for model, control in
+             discourse.controls(config).items() if {model, control} <= shown]
+    if pairs:
+        args += ["--control", *pairs]
     for name, path in dataset_files(config, dataset).items():
         args += [f"--{name.replace('_', '-')}", path]
     for model, kinds in run_kinds(config, dataset, among).items():
