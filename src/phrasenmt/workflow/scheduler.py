@@ -45,7 +45,6 @@ def reevaluate_once(scheduler, delay: float) -> None:
 
     timer = threading.Timer(delay, fire)
     timer.daemon = True
-    scheduler._phrasenmt_timer = timer
     timer.start()
 
 
