@@ -106,18 +106,19 @@ def context_usage_inputs(wildcards):
     ds = wildcards.dataset
     rows = wfdis.context_usage_models(config, ds)
     first = wf.testsets(config, ds)[0]
-    cset = next(iter(wfdis.contrastive_sets(config, ds)))
-    return {"contrastive": wfdis.contrastive_tsv(ds, cset),
+    files = wfdis.context_usage_files(config, ds)
+    return {"item_file": files["items"],
+            "scores": [path for _, path in files["scores"]],
             "evals": [runs.aggregate_eval(ds, m, first) for m in rows],
-            "cxmi": [wfdis.cxmi_file(ds, m, runs.first_seed(config, m))
-                     for m in rows if wfd.is_document(config, m)]}
+            "cxmi": [path for _, path in files["cxmi"]]}
 
 
 def context_usage_args(wildcards):
     ds = wildcards.dataset
     rows = wfdis.context_usage_models(config, ds)
-    cxmi = [f"{m}={wfdis.cxmi_file(ds, m, runs.first_seed(config, m))}"
-            for m in rows if wfd.is_document(config, m)]
+    files = wfdis.context_usage_files(config, ds)
     controls = [f"{m}={wfdis.control_of(config, m)}" for m in rows
                 if wfdis.control_of(config, m) is not None]
-    return shlex.join(["--cxmi", *cxmi] + (["--control", *controls] if controls else []))
+    return shlex.join(["--scores", *(f"{m}={p}" for m, p in files["scores"]),
+                       "--cxmi", *(f"{m}={p}" for m, p in files["cxmi"])]
+                      + (["--control", *controls] if controls else []))

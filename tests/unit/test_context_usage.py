@@ -38,19 +38,33 @@ def test_distance_buckets():
         bucket("all")
 
 
+def write_scores(tmp: Path, name: str, right: dict[int, int]) -> Path:
+    """Scores of ITEMS' lines: per distance d, the first right[d] items correct."""
+    lines, seen = [], {}
+    for _, distance in ITEMS:
+        k = seen[distance] = seen.get(distance, 0) + 1
+        lines += ["-1", "-2"] if k <= right.get(distance, 99) else ["-2", "-1"]
+    path = tmp / f"{name}.scores"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+# 14 pronoun items (10 at distance 1, 4 at distance 3), 7 of another type
+ITEMS = [("pronoun_gender", 1)] * 10 + [("pronoun_gender", 3)] * 4 + \
+    [("subj_verb_agreement", 5)] * 7
+
+
 def write_inputs(tmp: Path) -> list[str]:
-    """A contrastive TSV (distances 1 and 3), eval JSONs and CXMI JSONs."""
-    rows = []
-    for model, ctx, d1, d3 in (("transformer", "no", 5, 1), ("han_dec", "yes", 9, 2),
-                               ("han_dec_random", "yes", 5, 1)):
-        rows += [(model, ctx, "pronoun_gender", "all", 14, d1 + d3),
-                 (model, ctx, "pronoun_gender", "1", 10, d1),
-                 (model, ctx, "pronoun_gender", "3", 4, d3),
-                 (model, ctx, "subj_verb_agreement", "5", 7, 7)]
-    tsv = tmp / "c.tsv"
-    pd.DataFrame(rows, columns=["model", "context", "category", "bin", "items",
-                                "correct"]).assign(accuracy=0.0).to_csv(
-        tsv, sep="\t", index=False)
+    """items.json, score files (distances 1 and 3), eval JSONs and CXMI JSONs."""
+    items = tmp / "items.json"
+    items.write_text(json.dumps({"format": "lingeval", "lines": 2 * len(ITEMS),
+                                 "max_bin": 15, "items": [
+                                     {"type": t, "lines": [2 * k, 2 * k + 1],
+                                      "distance": d}
+                                     for k, (t, d) in enumerate(ITEMS)]}))
+    scores = [f"{model}={write_scores(tmp, model, {1: d1, 3: d3})}"
+              for model, d1, d3 in (("transformer", 5, 1), ("han_dec", 9, 2),
+                                    ("han_dec_random", 5, 1))]
     evals, cxmi = [], []
     for model, score in (("transformer", 50.0), ("han_dec", 53.0),
                          ("han_dec_random", 52.0)):
@@ -67,7 +81,8 @@ def write_inputs(tmp: Path) -> list[str]:
         gates = {"lambda": 0.9 + value, "norm_ratio": 1.5, "gates": {}}
         path.write_text(json.dumps({"test": block, "items": block, "gates": gates}))
         cxmi.append(f"{model}={path}")
-    return ["--contrastive", str(tsv), "--eval", *evals, "--cxmi", *cxmi,
+    return ["--items", str(items), "--scores", *scores, "--eval", *evals, "--cxmi",
+            *cxmi,
             "--control", "han_dec_random=han_dec",
             "--order", "transformer,han_dec,han_dec_random"]
 
@@ -102,7 +117,8 @@ def test_a_row_without_contrastive_scores_names_the_file(tmp_path):
     args = write_inputs(tmp_path)
     args[args.index("--order") + 1] += ",han_enc"
     outs = [f"--out-{e}={tmp_path / ('t.' + e)}" for e in ("md", "tex", "csv")]
-    with pytest.raises(InputError, match="han_enc of --order has no pronoun_gender"):
+    with pytest.raises(InputError, match="han_enc of --order has no pronoun_gender "
+                       "items with a distance scored"):
         main(["table", *args, *outs])
 
 
@@ -142,3 +158,46 @@ def test_bad_context_settings_fail_at_dry_run(change, message):
     change(config)
     with pytest.raises(InputError, match=message):
         wfd.check_document_models(config)
+
+
+def test_several_seeds_give_means_and_the_seeds_range(tmp_path):
+    args = write_inputs(tmp_path)
+    # a second han_dec seed: 7 of 10 at distance 1, 4 of 4 at 3; CXMI vs random 0.01
+    second = write_scores(tmp_path, "han_dec2", {1: 7, 3: 4})
+    args[args.index("--scores") + 1:args.index("--scores") + 1] = [f"han_dec={second}"]
+    path = tmp_path / "han_dec2.cxmi.json"
+    block = {"cxmi": 0.03, "ci95": [0.0, 0.06], "cxmi_random": 0.01,
+             "ci95_random": [-0.01, 0.03]}
+    path.write_text(json.dumps({"test": block, "items": block,
+                                "gates": {"lambda": 0.75, "norm_ratio": 0.5}}))
+    outs = [f"--out-{e}={tmp_path / ('t.' + e)}" for e in ("md", "tex", "csv")]
+    # one CXMI file for two seeds' scores: refused, naming the counts
+    with pytest.raises(InputError, match="han_dec has 2 --scores file.s. but 1 --cxmi"):
+        main(["table", *args, *outs])
+    args.insert(args.index("--cxmi") + 1, f"han_dec={path}")
+    assert main(["table", *args, *outs]) == 0
+    df = pd.read_csv(tmp_path / "t.csv").set_index("model")
+    assert df.loc["han_dec", "seeds"] == 2 and df.loc["transformer", "seeds"] == 1
+    assert df.loc["han_dec", "accuracy"] == pytest.approx((100 * 11 / 14 + 100 * 11 / 14) / 2)
+    assert df.loc["han_dec", "accuracy_d1"] == pytest.approx(80.0)  # 90 and 70
+    assert df.loc["han_dec", "accuracy_d>=3"] == pytest.approx(75.0)  # 50 and 100
+    assert df.loc["han_dec", "test_cxmi_random"] == pytest.approx(0.03)  # 0.05, 0.01
+    assert (df.loc["han_dec", "test_cxmi_random_low"],
+            df.loc["han_dec", "test_cxmi_random_high"]) == pytest.approx((0.01, 0.05))
+    assert df.loc["han_dec", "gate_lambda"] == pytest.approx((0.95 + 0.75) / 2)
+    assert df.loc["han_dec", "items"] == 14
+    md = (tmp_path / "t.md").read_text()
+    assert "+0.030 [+0.010, +0.050]" in md
+
+
+def test_the_table_reads_every_seed_of_every_row():
+    config = load_config()
+    config["seeds"] = [1, 2, 3]
+    files = wfdis.context_usage_files(config, "synthetic_en_de")
+    assert files["items"] == ("results/synthetic_en_de/discourse/contrastive/"
+                              "synthetic/items.json")
+    scores = [p for m, p in files["scores"] if m == "transformer"]
+    assert scores == [wfdis.score_file("synthetic_en_de", "synthetic", "transformer", s)
+                      for s in (1, 2, 3)]
+    cxmi = [m for m, _ in files["cxmi"]]
+    assert cxmi.count("han_dec") == 3 and "transformer" not in cxmi

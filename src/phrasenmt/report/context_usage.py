@@ -1,22 +1,25 @@
 """Does a document model use its context? One table and one figure per dataset.
 
-    table   --contrastive TSV --eval JSON... --cxmi MODEL=JSON... [--control C=M...]
-            --order A,B,... --out-md/--out-tex/--out-csv
+    table   --items ITEMS --scores MODEL=FILE... --eval JSON... --cxmi MODEL=JSON...
+            [--control C=M...] --order A,B,... --out-md/--out-tex/--out-csv
         one row per model (the sentence-level baseline, each document-level
-        model, each random-context control): BLEU (mean over seeds), the first
-        seed's contrastive pronoun accuracy over all items and by antecedent distance in sentences
+        model, each random-context control), every figure a mean over the
+        model's seeds (one --scores and one --cxmi per seed): BLEU, contrastive
+        pronoun accuracy over all items and by antecedent distance in sentences
         (0 = same sentence, 1, 2, >=3; "–" where the set has no such items, as
         the synthetic corpus, whose antecedents are one sentence back), and CXMI
         of the test set and of the pronoun items, against no context and against
-        a random context (phrasenmt.evaluate.cxmi), with 95% intervals; the
-        mean context gate λ and context-to-state norm ratio of the CXMI JSON's
-        `gates` ("–" without one).
+        a random context (phrasenmt.evaluate.cxmi): with one seed its 95%
+        bootstrap interval, with several the lowest and highest seed's value;
+        the mean context gate λ and context-to-state norm ratio of the CXMI
+        JSON's `gates` ("–" without one).
     figure  --csv CSV --order A,B,... --out-png/--out-svg
         left: pronoun accuracy by distance, one bar per model; right: CXMI
         against a random context (test set and pronoun items) with intervals.
 
-The contrastive TSV is `phrasenmt.evaluate.contrastive evaluate`'s; a sentence-
-level row scored the items without context. A control row names its base.
+ITEMS is `phrasenmt.evaluate.contrastive prepare`'s items.json and each FILE a
+run's log-probabilities of its lines (`translate score`; a sentence-level row
+scored them without context). A control row names its base.
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ import matplotlib as mpl
 import pandas as pd
 
 from phrasenmt.cli import ArgumentParser, control_pair, output_file
-from phrasenmt.io import InputError, atomic_open, read_text, read_tsv, run_cli
+from phrasenmt.evaluate.contrastive import load_header, outcomes
+from phrasenmt.evaluate.lingeval import read_scores
+from phrasenmt.io import InputError, atomic_open, read_text, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report.continuous import to_latex, to_markdown
 from phrasenmt.report.figures import new_axes, save_figure
@@ -38,8 +43,6 @@ from phrasenmt.report.style import RC_PARAMS, model_style, parse_order
 from phrasenmt.report.tables import write_text
 
 BUCKETS = ("0", "1", "2", ">=3")  # antecedent distance in sentences
-TSV_COLUMNS = ("model", "context", "category", "bin", "items", "correct")
-CXMI_KEYS = ("cxmi", "ci95", "cxmi_random", "ci95_random")
 
 
 def bucket(label: str) -> str:
@@ -51,27 +54,44 @@ def bucket(label: str) -> str:
     return str(value) if value < 3 else ">=3"
 
 
-def accuracy_rows(path: Path, category: str) -> dict[str, dict[str, tuple[int, int]]]:
-    """Per model: bucket (and 'all') -> (correct, items) of the category."""
-    df = read_tsv(path, TSV_COLUMNS)
-    # the evaluator's own `all` rows are skipped: the buckets are summed here
-    df = df[(df["category"] == category) & df["bin"].notna() & (df["bin"] != "all")]
-    out: dict[str, dict[str, tuple[int, int]]] = {}
-    for row in df.itertuples():
+def accuracy_cells(header: dict, path: Path, category: str
+                   ) -> dict[str, tuple[int, int]]:
+    """One run's (correct, items) of the category per distance bucket and over
+    all of them ('all': the items that have a distance)."""
+    cells: dict[str, tuple[int, int]] = {}
+    for row in outcomes(header, read_scores(path, header["lines"])):
+        if row["category"] != category or row["bin"] is None:
+            continue
         try:
-            key = bucket(row.bin)
+            key = bucket(row["bin"])
         except ValueError:
-            raise InputError(f"bin {row.bin!r} is not a distance", path) from None
-        cells = out.setdefault(row.model, {})
+            raise InputError(f"distance bin {row['bin']!r} is not a distance",
+                             path) from None
         for k in (key, "all"):
             c, n = cells.get(k, (0, 0))
-            cells[k] = (c + int(row.correct), n + int(row.items))
+            cells[k] = (c + int(row["correct"]), n + 1)
+    return cells
+
+
+def accuracy_rows(items: Path, scores: list[tuple[str, Path]], category: str
+                  ) -> dict[str, list[dict[str, tuple[int, int]]]]:
+    """Per model, one accuracy_cells per seed (in the order given)."""
+    header = load_header(items)
+    out: dict[str, list[dict[str, tuple[int, int]]]] = {}
+    for model, path in scores:
+        out.setdefault(model, []).append(accuracy_cells(header, path, category))
     return out
 
 
 def _pct(cell: tuple[int, int] | None) -> float:
     """Accuracy in % of (correct, items); NaN without items."""
     return math.nan if not cell or not cell[1] else 100.0 * cell[0] / cell[1]
+
+
+def _mean_pct(seeds: list[dict[str, tuple[int, int]]], key: str) -> float:
+    """The mean over seeds of the accuracy in % of one bucket; NaN without items."""
+    values = [_pct(cells.get(key)) for cells in seeds]
+    return math.nan if any(math.isnan(v) for v in values) else sum(values) / len(values)
 
 
 def cxmi_cells(path: Path | None) -> dict[str, float]:
@@ -91,28 +111,50 @@ def cxmi_cells(path: Path | None) -> dict[str, float]:
     return out
 
 
+def seeds_cxmi_cells(paths: list[Path]) -> dict[str, float]:
+    """cxmi_cells over a model's seeds: the mean of each figure; an interval
+    is the one seed's bootstrap interval, with several seeds the lowest and
+    highest seed's value. NaN without any JSON."""
+    if len(paths) <= 1:
+        return cxmi_cells(paths[0] if paths else None)
+    per_seed = [cxmi_cells(p) for p in paths]
+    out = {key: sum(c[key] for c in per_seed) / len(per_seed) for key in per_seed[0]}
+    for part in ("test", "items"):
+        for key in ("cxmi", "cxmi_random"):
+            values = [c[f"{part}_{key}"] for c in per_seed]
+            out[f"{part}_{key}_low"], out[f"{part}_{key}_high"] = min(values), max(values)
+    return out
+
+
 def build_table(args: argparse.Namespace) -> pd.DataFrame:
     """One row per model of --order with BLEU, accuracies and CXMI."""
     bleu = {}
     for path in args.eval:
         data = sd.load_aggregate(path)
         bleu[data["system"]] = sd.mean_sd(data["scores"])[0]
-    acc = accuracy_rows(args.contrastive, args.category)
+    acc = accuracy_rows(args.items, args.scores, args.category)
     controls = dict(args.control or [])
-    cxmi = dict(args.cxmi or [])
+    cxmi: dict[str, list[Path]] = {}
+    for model, path in args.cxmi or []:
+        cxmi.setdefault(model, []).append(path)
     rows = []
     for model in args.order:
-        if model not in acc:
-            raise InputError(f"model {model} of --order has no {args.category} rows",
-                             args.contrastive)
+        seeds = acc.get(model)
+        if not seeds or not seeds[0].get("all"):
+            raise InputError(f"model {model} of --order has no {args.category} items "
+                             "with a distance scored (--scores)", args.items)
+        if model in cxmi and len(cxmi[model]) != len(seeds):
+            raise InputError(f"model {model} has {len(seeds)} --scores file(s) but "
+                             f"{len(cxmi[model])} --cxmi file(s): give one of each "
+                             "per seed", args.items)
         kind = (f"random-context control of {controls[model]}" if model in controls
                 else "document context" if model in cxmi else "no context")
-        row = {"model": model, "reads": kind, "bleu": bleu.get(model, math.nan),
-               "items": acc[model].get("all", (0, 0))[1],
-               "accuracy": _pct(acc[model].get("all"))}
-        row.update({f"accuracy_d{b}": _pct(acc[model].get(b)) for b in BUCKETS})
-        row.update({f"items_d{b}": acc[model].get(b, (0, 0))[1] for b in BUCKETS})
-        row.update(cxmi_cells(cxmi.get(model)))
+        row = {"model": model, "reads": kind, "seeds": len(seeds),
+               "bleu": bleu.get(model, math.nan),
+               "items": seeds[0]["all"][1], "accuracy": _mean_pct(seeds, "all")}
+        row.update({f"accuracy_d{b}": _mean_pct(seeds, b) for b in BUCKETS})
+        row.update({f"items_d{b}": seeds[0].get(b, (0, 0))[1] for b in BUCKETS})
+        row.update(seeds_cxmi_cells(cxmi.get(model, [])))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -131,7 +173,7 @@ def _ci(row: pd.Series, key: str) -> str:
 def display(df: pd.DataFrame) -> pd.DataFrame:
     """The formatted cells of the Markdown and LaTeX tables."""
     shown = pd.DataFrame({"model": df["model"], "reads": df["reads"],
-                          "BLEU": [_num(v) for v in df["bleu"]],
+                          "seeds": df["seeds"], "BLEU": [_num(v) for v in df["bleu"]],
                           "pronouns (%)": [f"{_num(a)} (n={n})" for a, n in
                                            zip(df["accuracy"], df["items"],
                                                strict=True)]})
@@ -146,8 +188,9 @@ def display(df: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
-NOTE = ("BLEU: the mean over seeds; pronouns, CXMI and the gates: each model's first "
-        "seed (the claims table judges every seed). "
+NOTE = ("Every figure is the mean over the model's seeds (the seeds column); a "
+        "CXMI interval is the 95% bootstrap interval of one seed, with several "
+        "seeds the range of the seeds' values. "
         "pronouns: contrastive accuracy on the items whose pronoun depends on an "
         "antecedent (the reference must score above every variant with another "
         "pronoun); d = antecedent distance in sentences. CXMI (Fernandes et al. "
@@ -244,13 +287,16 @@ def build_parser() -> argparse.ArgumentParser:
                        description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
     t = sub.add_parser("table", help="the context-usage table")
-    t.add_argument("--contrastive", type=Path, required=True,
-                   help="tidy TSV of `evaluate.contrastive evaluate`")
+    t.add_argument("--items", type=Path, required=True,
+                   help="items.json of `evaluate.contrastive prepare`")
+    t.add_argument("--scores", type=_named, nargs="+", required=True,
+                   metavar="MODEL=FILE", help="a run's log-probabilities of the "
+                   "items' lines; one per seed of each row")
     t.add_argument("--category", default="pronoun_gender", help="item type")
     t.add_argument("--eval", type=Path, nargs="+", required=True,
                    help="all-seed evaluation JSONs of the rows (BLEU)")
     t.add_argument("--cxmi", type=_named, nargs="*", metavar="MODEL=JSON",
-                   help="CXMI JSONs of the document-level rows")
+                   help="CXMI JSONs of the document-level rows, one per seed")
     t.add_argument("--control", type=control_pair, nargs="*", metavar="CONTROL=MODEL",
                    help="random-context controls and the model each controls")
     t.add_argument("--order", type=parse_order, required=True, help="row order")

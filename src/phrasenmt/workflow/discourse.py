@@ -317,6 +317,19 @@ def context_usage_models(config: dict, dataset: str) -> list[str]:
     return contrastive_models(config, dataset)
 
 
+def context_usage_files(config: dict, dataset: str) -> dict:
+    """What the context-usage table reads, every seed of every row: the first
+    contrastive set's items.json, (model, score file) pairs and, for the
+    document-level rows, (model, CXMI JSON) pairs."""
+    name = next(iter(contrastive_sets(config, dataset)))
+    rows = context_usage_models(config, dataset)
+    return {"items": f"{contrastive_root(dataset, name)}/items.json",
+            "scores": [(m, score_file(dataset, name, m, s)) for m in rows
+                       for s in runs.seeds(config, m)],
+            "cxmi": [(m, cxmi_file(dataset, m, s)) for m in rows
+                     if is_document(config, m) for s in runs.seeds(config, m)]}
+
+
 def document_targets(config: dict, dataset: str) -> list[str]:
     """The discourse and HAN tables and the sweep tables of a dataset."""
     if not document_models(config, dataset):
