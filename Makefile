@@ -29,25 +29,27 @@ KENLM_SKIP := make: no C++ compiler (g++), so KenLM's lmplz is not built and the
 KENLM_NEEDS := make kenlm: needs a C++ compiler: apt-get install g++ \
 	(or conda env create -f envs/kenlm.yaml)
 
-.PHONY: install-package-lm converged converged-long converged-phrase converged-phrase-ablation converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
+.PHONY: install-package converged converged-long converged-phrase converged-phrase-ablation converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
 
 install: $(STAMP)
 
 # What `make run` needs: PyTorch, the package with KenLM's query module, and
 # lmplz. Where g++ is present, lmplz compiles (into $(KENLM_BUILD), apart from
-# the venv) while pip installs the package, the two side by side: about half a
-# minute less than one after the other on 2 cores.
+# the venv) while pip installs PyTorch and the package, the two side by side:
+# about a minute less than one after the other on 2 cores.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH)"
 	@if command -v g++ >/dev/null; then \
-		$(MAKE) --no-print-directory -j 2 install-package-lm $(BIN)/lmplz; \
-	else $(BIN)/pip install --quiet -e . && echo "$(KENLM_SKIP)"; fi
+		$(MAKE) --no-print-directory -j 2 install-package $(BIN)/lmplz PACKAGE_EXTRAS="[lm]"; \
+	else $(MAKE) --no-print-directory install-package && echo "$(KENLM_SKIP)"; fi
 	touch $(STAMP)
 
-install-package-lm:
-	$(BIN)/pip install --quiet -e ".[lm]"
+# PyTorch first, so that the package's `torch>=2.2` never pulls the CUDA build.
+PACKAGE_EXTRAS ?=
+install-package:
+	$(BIN)/pip install --quiet $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH)"
+	$(BIN)/pip install --quiet -e ".$(PACKAGE_EXTRAS)"
 
 # The test suite, the linters and the documentation site also need the dev and
 # docs extras (pytest, ruff, hypothesis, mkdocs-material): `make test`, `make
