@@ -15,6 +15,10 @@
 #   JOBS=k DEVICE=cpu STEPS=750 SAVE=250 ... run DATA OUT   han_dec with K = 2
 #       and K = 3 previous sentences and their controls, as the default run
 #       trains them (four jobs at once)
+#   JOBS=k1 DEVICE=cpu STEPS=750 SAVE=50 VALID=250 ... run DATA OUT   han_dec as
+#       config.yaml trains it (K = 1, Xavier-initialised HAN, validated every
+#       250 updates as there), a checkpoint every 50 updates: how many step-2
+#       updates the default run needs
 # A step 1 of another corpus (e.g. a pronoun rate of 1.0: a config with
 # datasets.synthetic_en_de.synthetic.rates: {pronoun: 1.0}) is prepared the same
 # way from that run's results folder.
@@ -33,11 +37,12 @@ esac
 mkdir -p "$O"
 export OMP_NUM_THREADS=1 PYTHONUNBUFFERED=1
 DEV=${DEVICE:-cuda} S=${STEPS:-1250} SAVE=${SAVE:-250}
+VALID=${VALID:-$SAVE}  # validation interval (it may draw on the RNG: keep it as the run compared)
 job() {  # name arch model-json lr warmup
   local name=$1 arch=$2 model=$3 lr=$4 wu=$5 out=$O/$1
   mkdir -p "$out"
   local t0; t0=$(date +%s)
-  python3 -m phrasenmt.train --spec "{\"arch\": \"$arch\", \"model\": $model, \"preset\": \"tiny\", \"train\": {\"max_steps\": $S, \"warmup_steps\": $wu, \"lr\": $lr, \"valid_interval\": $SAVE, \"save_interval\": $SAVE, \"keep_last\": 20, \"average_last\": 1}}" \
+  python3 -m phrasenmt.train --spec "{\"arch\": \"$arch\", \"model\": $model, \"preset\": \"tiny\", \"train\": {\"max_steps\": $S, \"warmup_steps\": $wu, \"lr\": $lr, \"valid_interval\": $VALID, \"save_interval\": $SAVE, \"keep_last\": 20, \"average_last\": 1}}" \
     --train-src "$D"/train.bpe.en --train-tgt "$D"/train.bpe.de --dev-src "$D"/dev.bpe.en \
     --dev-tgt "$D"/dev.bpe.de --docs "$D"/train.docs,"$D"/dev.docs --init-from "$D"/step1.pt \
     --outdir "$out"/run --seed 1 --device "$DEV" --precision fp32 --no-progress \
@@ -55,6 +60,9 @@ python3 -m phrasenmt.translate score --checkpoint "$D"/step1.pt --src "$D"/pairs
   --tgt "$D"/pairs.bpe.tgt --output "$O"/base_scores.txt --device "$DEV" --precision fp32 \
   > "$O"/base.log 2>&1 &
 case "${JOBS:-norms}" in
+k1)  # the default run's han_dec
+job handec_k1 han_dec '{"context_size": 1, "context_init": "random"}' 3.0e-3 100 &
+;;
 k)  # HAN decoder with K = 2 and K = 3, each with its control
 job handec_k2 han_dec '{"context_size": 2}' 3.0e-3 100 &
 job handec_k2_random han_dec '{"context_size": 2, "context": "random"}' 3.0e-3 100 &
