@@ -113,10 +113,11 @@ def run_kinds(config: dict, dataset: str,
               if among is None or in_family(c, among)]
     available = {kind: _available(config, dataset, kind, among)
                  for claim in claims for kind in claim_kinds(claim)}
+    controls = discourse.controls(config)
     for claim in claims:
+        control = discourse.claim_control(claim, controls)
         for kind in claim_kinds(claim):
-            for model in (claim["system"], claim["baseline"],
-                          discourse.claim_control(config, claim)):
+            for model in (claim["system"], claim["baseline"], control):
                 if model in available[kind]:
                     kinds = wanted.setdefault(model, [])
                     kinds += [] if kind in kinds else [kind]

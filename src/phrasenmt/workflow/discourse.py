@@ -295,21 +295,22 @@ def controls(config: dict) -> dict[str, str]:
     """Each model's random-context control, {model: control}, as `control_of`
     finds them in the config (the context-usage table marks its rows with the
     same function); with two controls of one model, the first configured."""
-    found = {m: control_of(config, m) for m in config["models"]}
     out: dict[str, str] = {}
-    for m, base in found.items():
+    for m in config["models"]:
+        base = control_of(config, m)
         if base is not None:
             out.setdefault(base, m)
     return out
 
 
-def claim_control(config: dict, claim: dict) -> str | None:
-    """The control a document-level claim is judged against: the config's control
-    of the claim's system, else the name claims.yaml gives (which the claims
-    table then reports as not configured); None for a claim without one."""
+def claim_control(claim: dict, controls: dict[str, str]) -> str | None:
+    """The control a document-level claim is judged against: `controls`' (the
+    config's, see `controls`) control of the claim's system, else the name
+    claims.yaml gives (which the claims table then reports as not configured);
+    None for a claim without one."""
     if "control" not in claim:
         return None
-    return controls(config).get(claim["system"], claim["control"])
+    return controls.get(claim["system"], claim["control"])
 
 
 def context_usage_models(config: dict, dataset: str) -> list[str]:
