@@ -45,3 +45,23 @@ def test_every_family_trains_in_its_papers_direction_within_its_budget():
     for dataset in ("multi30k_de_en", "multi30k_en_de"):
         assert f"results/{dataset}/report/claims.md" in result.stdout
     assert "synthetic" not in result.stdout  # only the two Multi30k datasets build
+
+
+def test_each_papers_claims_table_reads_only_its_familys_runs():
+    tables = {"multi30k_de_en": {"npmt": ["attn_rnn", "attn_rnn_reorder", "npmt", "npmt_noreorder"],
+                                 "continuous": ["attn_rnn", "conmt", "pconmt_fert2",
+                                                "pconmt_fert4", "pconmt_nofert"]},
+              "multi30k_en_de": {"phrase": ["pr_max_attn_ta", "transformer"]}}
+    targets = [f"results/{d}/report/claims_{f}.md" for d, fs in tables.items() for f in fs]
+    result = snakemake("-n", "-p", "--forceall", "--configfile", str(CONFIG), "--", *targets)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    commands = re.findall(r"phrasenmt\.report\.claims (.*)", result.stdout)
+    assert len(commands) == len(targets)
+    for command in commands:
+        dataset = re.search(r"--dataset (\S+)", command).group(1)
+        family = re.search(r"claims_(\S+)\.md", command).group(1)
+        models = re.search(r"--models (.*?) --", command).group(1).split()
+        assert sorted(models) == tables[dataset][family], (dataset, family)
+        assert "--family-only" in command
+        runs = set(re.findall(r"--run (\S+) 1 ", command))
+        assert runs == set(models), (dataset, family)  # every model's run, no other
