@@ -48,7 +48,8 @@ def test_every_family_trains_in_its_papers_direction_within_its_budget():
 
 
 def test_each_papers_claims_table_reads_only_its_familys_runs():
-    tables = {"multi30k_de_en": {"npmt": ["attn_rnn", "attn_rnn_reorder", "npmt", "npmt_noreorder"],
+    tables = {"multi30k_de_en": {"npmt": ["attn_rnn", "attn_rnn_reorder", "npmt", "npmt_lm",
+                                          "npmt_noreorder"],
                                  "continuous": ["attn_rnn", "conmt", "pconmt_fert2",
                                                 "pconmt_fert4", "pconmt_nofert"]},
               "multi30k_en_de": {"phrase": ["pr_max_attn_ta", "transformer"]}}
