@@ -8,7 +8,7 @@ import re
 from tests.conftest import REPO, snakemake
 
 CONFIG = REPO / "configs" / "multi30k_families.yaml"
-WORD_LEVEL = ["attn_rnn", "attn_rnn_reorder", "conmt", "pconmt_nofert", "pconmt_fert2",
+WORD_LEVEL = ["attn_rnn", "attn_rnn_30min", "attn_rnn_reorder", "conmt", "pconmt_nofert", "pconmt_fert2",
               "pconmt_fert4", "npmt", "npmt_noreorder"]  # German -> English
 REAL_TEXT = ["attn_rnn_256", "attn_rnn_256_lr1e2"]  # attn_rnn with a network for real text
 BPE = ["transformer", "pr_mean", "pr_max", "pr_max_attn", "pr_max_attn_ta",
@@ -40,6 +40,8 @@ def test_every_family_trains_in_its_papers_direction_within_its_budget():
         elif model in REAL_TEXT:
             assert train["max_steps"] == 2800 and train["vocab_min_freq"] == 2
             assert spec["model"]["hidden_size"] == 256
+        elif model == "attn_rnn_30min":  # attn_rnn's first 3000 updates: 30 CPU-minutes
+            assert train["max_steps"] == 3000 and "lr_schedule" not in train
         else:  # equal updates, far past the tiny preset's 400
             assert train["max_steps"] == 4000, model
     for dataset in ("multi30k_de_en", "multi30k_en_de"):
