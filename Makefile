@@ -29,7 +29,7 @@ KENLM_SKIP := make: no C++ compiler (g++), so KenLM's lmplz is not built and the
 KENLM_NEEDS := make kenlm: needs a C++ compiler: apt-get install g++ \
 	(or conda env create -f envs/kenlm.yaml)
 
-.PHONY: install-package converged converged-long converged-phrase converged-phrase-ablation converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
+.PHONY: install-package converged converged-long converged-phrase converged-phrase-pooling converged-phrase-ablation converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
 
 install: $(STAMP)
 
@@ -106,8 +106,9 @@ run: $(STAMP)
 # at a time or all of them; each family target writes the family's claims table
 # and `converged` the whole run's tables, figures and claims (docs/converged.md).
 CONVERGED_CONFIG := --configfile configs/converged_families.yaml
-CONVERGED_FAMILIES := phrase phrase-ablation continuous npmt document
+CONVERGED_FAMILIES := phrase phrase-pooling phrase-ablation continuous npmt document
 CONVERGED_DATASET_phrase := converged_en_de
+CONVERGED_DATASET_phrase-pooling := converged_en_de
 CONVERGED_DATASET_phrase-ablation := converged_en_de
 CONVERGED_DATASET_document := converged_en_de
 CONVERGED_DATASET_continuous := converged_de_en

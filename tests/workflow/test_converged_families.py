@@ -13,7 +13,8 @@ from phrasenmt.config import validate_config
 from tests.conftest import REPO, snakemake
 
 CONFIG = REPO / "configs" / "converged_families.yaml"
-FAMILY_TARGETS = {"phrase": "converged_en_de", "phrase-ablation": "converged_en_de",
+FAMILY_TARGETS = {"phrase": "converged_en_de", "phrase-pooling": "converged_en_de",
+                  "phrase-ablation": "converged_en_de",
                   "continuous": "converged_de_en",
                   "npmt": "converged_de_en", "document": "converged_en_de"}
 
