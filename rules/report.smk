@@ -77,6 +77,29 @@ rule learning_curves:
         "> {log} 2>&1"
 
 
+rule training_runs_table:
+    input:
+        curve_summaries,
+    output:
+        md=report(
+            "results/{dataset}/report/training_runs.md",
+            caption="../report/training_runs.rst",
+            category="Results",
+            labels={"dataset": "{dataset}", "table": "training runs"},
+        ),
+        csv="results/{dataset}/report/training_runs.csv",
+        timing="results/{dataset}/timing/training_runs.csv",
+    params:
+        runs=summary_run_args,
+    log:
+        "results/logs/training_runs_table/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.training_runs {params.runs} --out-md {output.md} "
+        "--out-csv {output.csv} --out-timing-csv {output.timing} > {log} 2>&1"
+
+
 rule learning_curves_figure:
     input:
         "results/{dataset}/analysis/learning_curves.tsv",

@@ -50,3 +50,7 @@ def curve_summaries(wildcards):
 
 def curve_args(wildcards):
     return wfcurves.curve_args(config, wildcards.dataset)
+
+
+def summary_run_args(wildcards):
+    return wfcurves.summary_run_args(config, wildcards.dataset)

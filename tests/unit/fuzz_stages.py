@@ -303,6 +303,10 @@ STAGES = [
     Stage("learning curves", "phrasenmt.report.learning_curves",
           "--metrics transformer:1={r}/models/transformer/metrics.tsv "
           "--out {o}/analysis/learning_curves.tsv"),
+    Stage("training runs table", "phrasenmt.report.training_runs",
+          "--summary transformer:1={r}/models/transformer/summary.json "
+          "--out-md {o}/report/training_runs.md --out-csv {o}/report/training_runs.csv "
+          "--out-timing-csv {o}/timing/training_runs.csv"),
     Stage("learning curves figure", "phrasenmt.report.learning_curves_figure",
           "--tsv {r}/analysis/learning_curves.tsv --order transformer --dataset toy "
           "--out-png {o}/report/learning_curves.png "

@@ -105,7 +105,7 @@ def test_trainer_logs_each_metrics_row_once_across_a_lost_resume(tmp_path):
     (out / "checkpoints" / "latest").write_text("checkpoint_4.pt\n")
     lost = read_metrics(out / "metrics.tsv")[4]
     train(paths, out, 8)
-    points = read_metrics(Run("m", 1, out / "metrics.tsv").metrics)
+    points = read_metrics(Run("m", 1, out / "metrics.tsv").path)
     assert [p.step for p in points] == list(range(1, 9))
     assert [p.seconds for p in points] == sorted(p.seconds for p in points)
     # update 5 was done again: the lost row (validated, as its run's last update)

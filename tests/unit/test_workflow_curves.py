@@ -26,6 +26,7 @@ def test_every_dataset_with_models_gets_the_figure(config):
     for ds in wf.datasets(config):
         assert f"results/{ds}/report/learning_curves.png" in targets
         assert f"results/{ds}/report/learning_curves.svg" in targets
+        assert f"results/{ds}/report/training_runs.md" in targets
 
 
 def test_a_checkpoint_of_row_adds_no_run_of_its_own(config):
@@ -37,6 +38,9 @@ def test_a_checkpoint_of_row_adds_no_run_of_its_own(config):
     assert runs.count(("npmt", 1)) == 1 and ("npmt", 2) in runs
     assert curves.curve_summaries(config, "synthetic_de_en")[0] == \
         "results/synthetic_de_en/models/attn_rnn/seed1/summary.json"
+    args = shlex.split(curves.summary_run_args(config, "synthetic_de_en"))
+    assert args[0] == "--summary" and len(args) == len(runs) + 1
+    assert args[1] == "attn_rnn:1=results/synthetic_de_en/models/attn_rnn/seed1/summary.json"
 
 
 def test_arguments_parse_as_the_cli_reads_them(config):
@@ -45,7 +49,7 @@ def test_arguments_parse_as_the_cli_reads_them(config):
     assert args.vmf == ["conmt", "pconmt_nofert", "pconmt_fert2", "pconmt_fert4"]
     first = args.metrics[0]
     assert (first.model, first.seed) == ("attn_rnn", 1)
-    assert str(first.metrics) == "results/synthetic_de_en/models/attn_rnn/seed1/metrics.tsv"
+    assert str(first.path) == "results/synthetic_de_en/models/attn_rnn/seed1/metrics.tsv"
     en_de = curves.curve_args(config, "synthetic_en_de")
     assert "--vmf" not in en_de and "transformer:1=" in en_de
 

@@ -63,7 +63,8 @@ def test_every_stage_produced_its_outputs(run_dir: Path):
                 "models/transformer/seed1/metrics.tsv",
                 "translations/transformer/seed1/test.txt", "analysis/length_test.tsv",
                 "report/results.md", "report/results.tex", "report/length_test.svg",
-                "analysis/learning_curves.tsv", "report/learning_curves.png"):
+                "analysis/learning_curves.tsv", "report/learning_curves.png",
+                "report/training_runs.md", "report/training_runs.csv"):
         assert (root / rel).stat().st_size > 0, rel
     events = list((root / "models/transformer/seed1").glob("events.out.tfevents.*"))
     assert len(events) == 1 and events[0].stat().st_size > 0  # TensorBoard's

@@ -38,11 +38,11 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")  # a model name (the config sch
 
 @dataclass(frozen=True)
 class Run:
-    """One training run: its model, seed and metrics.tsv."""
+    """One training run: its model, seed and one of its files (metrics.tsv here)."""
 
     model: str
     seed: int
-    metrics: Path
+    path: Path
 
 
 def run_arg(text: str) -> Run:
@@ -127,7 +127,7 @@ def read_metrics(path: Path) -> list[Point]:
 
 def tidy_rows(run: Run, objective: str) -> Iterator[str]:
     """The TSV rows of one run: its train points, then its dev points."""
-    points = read_metrics(run.metrics)
+    points = read_metrics(run.path)
     for split in ("train", "dev"):
         for p in points:
             nll = p.train_nll if split == "train" else p.dev_nll

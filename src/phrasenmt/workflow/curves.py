@@ -4,7 +4,8 @@ The figure of a dataset draws every training run of it: each model's own runs
 (a `checkpoint_of` entry has none: its model's runs are drawn once), one per
 seed. The runs' summary.json files are the rule's inputs, since a run writes
 summary.json last, after its metrics.tsv is complete; the metrics.tsv paths go
-to `phrasenmt.report.learning_curves` as NAME:SEED=FILE.
+to `phrasenmt.report.learning_curves` as NAME:SEED=FILE, and the summary.json
+paths themselves to `phrasenmt.report.training_runs` (the training-runs table).
 """
 
 from __future__ import annotations
@@ -41,8 +42,18 @@ def curve_args(config: dict, dataset: str) -> str:
     return f"--metrics {metrics}" + (f" --vmf {' '.join(vmf)}" if vmf else "")
 
 
+def summary_run_args(config: dict, dataset: str) -> str:
+    """`--summary NAME:SEED=FILE ...` of the training-runs table (the same runs)."""
+    return "--summary " + " ".join(
+        f"{m}:{s}={path}" for (m, s), path in zip(curve_runs(config, dataset),
+                                                  curve_summaries(config, dataset),
+                                                  strict=True))
+
+
 def curve_targets(config: dict, dataset: str) -> list[str]:
-    """The learning-curve figure of `dataset` (none without models)."""
+    """The learning-curve figure and the training-runs table of `dataset` (none
+    without models)."""
     if not curve_models(config, dataset):
         return []
-    return [f"results/{dataset}/report/learning_curves.{ext}" for ext in ("png", "svg")]
+    return [*(f"results/{dataset}/report/learning_curves.{ext}" for ext in ("png", "svg")),
+            f"results/{dataset}/report/training_runs.md"]

@@ -1,0 +1,122 @@
+"""How each training run ended: its updates, what stopped it, its best dev loss.
+
+    python -m phrasenmt.report.training_runs --summary NAME:SEED=FILE...
+        --out-md MD --out-csv CSV --out-timing-csv CSV
+
+reads each run's summary.json (`phrasenmt.train` writes it last) and writes one
+row per run, in the order given:
+
+    model  seed  steps  stopped_by  best_dev_loss
+
+`stopped_by` is `patience` (the dev loss stopped falling: `train.patience`
+validations in a row without a gain of `train.min_delta`), `max_steps` (the
+update budget) or `max_minutes` (the time budget). A comparison of runs that
+all stopped by `patience` is at convergence; one that involves a run stopped by
+a budget is at that budget. The training time (`train_seconds`) goes to the
+timing CSV, apart from the results CSV so that reruns compare equal; the
+Markdown table shows it too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Sequence
+
+import pandas as pd
+
+from phrasenmt.cli import ArgumentParser, output_file
+from phrasenmt.io import InputError, run_cli
+from phrasenmt.report.json_fields import get_key, load_json
+from phrasenmt.report.learning_curves import Run, run_arg
+from phrasenmt.report.tables import format_time, write_text
+from phrasenmt.report.wall_clock import add_timing_option, split_columns, write_csvs
+
+COLUMNS = ["model", "seed", "steps", "stopped_by", "best_dev_loss", "train_seconds"]
+WALL_CLOCK_COLUMNS = ["train_seconds"]
+STOPS = {"patience": "dev-loss plateau", "max_steps": "update budget",
+         "max_minutes": "time budget"}
+
+
+def run_row(run: Run) -> dict:
+    """One run's row from its summary.json (`run.path`)."""
+    path = run.path
+    data = load_json(path)
+    steps = get_key(data, "steps", path, number=True)
+    if not float(steps).is_integer() or steps < 0:
+        raise InputError(f"key 'steps' is not a count of updates: {steps!r}", path)
+    stop = get_key(data, "stopped_by", path)
+    if stop not in STOPS:
+        raise InputError(f"key 'stopped_by' is {stop!r}, not one of "
+                         f"{', '.join(STOPS)}", path)
+    best = get_key(data, "best_dev_loss", path)
+    if best is not None and (isinstance(best, bool) or not isinstance(best, int | float)
+                             or not math.isfinite(best)):
+        raise InputError(f"key 'best_dev_loss' is {best!r}, not a finite number "
+                         "or null (no validation)", path)
+    seconds = get_key(data, "train_seconds", path, number=True)
+    return {"model": run.model, "seed": run.seed, "steps": int(steps),
+            "stopped_by": stop, "best_dev_loss": best,
+            "train_seconds": float(seconds)}
+
+
+def runs_table(runs: Sequence[Run]) -> pd.DataFrame:
+    """One row per run, in the order given; a (model, seed) given twice raises."""
+    seen: set[tuple[str, int]] = set()
+    for run in runs:
+        if (run.model, run.seed) in seen:
+            raise InputError(f"{run.model}:{run.seed} is given twice", "--summary")
+        seen.add((run.model, run.seed))
+    return pd.DataFrame([run_row(r) for r in runs], columns=COLUMNS)
+
+
+def note() -> str:
+    """What the stop column means, under the table."""
+    return ("Stopped by: the dev-loss plateau (train.patience and train.min_delta), "
+            "or the update budget (train.max_steps) or time budget "
+            "(train.max_minutes) before it. Runs that all reached the plateau are "
+            "compared at convergence, any other comparison at a budget. Best dev "
+            "loss: NLL per target token (– without validation); train time: "
+            "updates and validation.")
+
+
+def to_markdown(df: pd.DataFrame) -> str:
+    """The Markdown table with the note."""
+    out = ["# Training runs", "",
+           "| model | seed | updates | stopped by | best dev loss | train time |",
+           "| :--- | ---: | ---: | :--- | ---: | ---: |"]
+    for row in df.itertuples():
+        best = "–" if row.best_dev_loss is None or pd.isna(row.best_dev_loss) \
+            else f"{row.best_dev_loss:.4f}"
+        out.append(f"| {row.model} | {row.seed} | {row.steps:,} | "
+                   f"{STOPS[row.stopped_by]} | {best} | "
+                   f"{format_time(row.train_seconds)} |")
+    return "\n".join([*out, "", note(), ""])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line interface."""
+    p = ArgumentParser(prog="python -m phrasenmt.report.training_runs",
+                       description=__doc__.splitlines()[0])
+    p.add_argument("--summary", type=run_arg, nargs="+", required=True,
+                   metavar="NAME:SEED=FILE",
+                   help="a run's summary.json, with its model name and seed")
+    p.add_argument("--out-md", type=output_file, required=True, help="Markdown table")
+    p.add_argument("--out-csv", type=output_file, required=True,
+                   help="CSV of what the runs decide (the same on every rerun)")
+    add_timing_option(p)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the training-runs table."""
+    args = build_parser().parse_args(argv)
+    df = runs_table(args.summary)
+    write_text(args.out_md, to_markdown(df))
+    write_csvs(*split_columns(df, ["model", "seed"], WALL_CLOCK_COLUMNS),
+               args.out_csv, args.out_timing_csv)
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,70 @@
+"""The training-runs table: how each run ended, from its summary.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from phrasenmt.io import InputError
+from phrasenmt.report import training_runs as tr
+
+
+def summary(tmp_path: Path, name: str, **fields) -> Path:
+    data = {"steps": 8000, "stopped_by": "max_steps", "best_dev_loss": 0.1234,
+            "train_seconds": 3723.4, **fields}
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def build(tmp_path: Path, *runs: str) -> tuple[str, pd.DataFrame, pd.DataFrame]:
+    outs = [tmp_path / "t.md", tmp_path / "t.csv", tmp_path / "timing.csv"]
+    assert tr.main(["--summary", *runs, "--out-md", str(outs[0]), "--out-csv",
+                    str(outs[1]), "--out-timing-csv", str(outs[2])]) == 0
+    return outs[0].read_text(encoding="utf-8"), pd.read_csv(outs[1]), pd.read_csv(outs[2])
+
+
+def test_rows_in_order_with_the_stop_and_the_time_apart(tmp_path):
+    a = summary(tmp_path, "a", steps=6000, stopped_by="patience")
+    b = summary(tmp_path, "b", best_dev_loss=None, stopped_by="max_minutes")
+    md, csv, timing = build(tmp_path, f"pr_max:2={a}", f"transformer:1={b}")
+    assert list(csv.columns) == ["model", "seed", "steps", "stopped_by", "best_dev_loss"]
+    assert csv.model.tolist() == ["pr_max", "transformer"]
+    assert csv.steps.tolist() == [6000, 8000]
+    assert csv.stopped_by.tolist() == ["patience", "max_minutes"]
+    assert csv.best_dev_loss[0] == pytest.approx(0.1234) and pd.isna(csv.best_dev_loss[1])
+    assert timing.train_seconds.tolist() == [3723.4, 3723.4]
+    assert "| pr_max | 2 | 6,000 | dev-loss plateau | 0.1234 | 1:02:03 |" in md
+    assert "| transformer | 1 | 8,000 | time budget | – | 1:02:03 |" in md
+
+
+def test_the_results_csv_does_not_depend_on_the_time(tmp_path):
+    fast = build(tmp_path, f"t:1={summary(tmp_path, 'a', train_seconds=10.0)}")[1]
+    slow = build(tmp_path, f"t:1={summary(tmp_path, 'b', train_seconds=99.0)}")[1]
+    assert fast.equals(slow)
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"stopped_by": "tired"}, "key 'stopped_by' is 'tired', not one of patience"),
+    ({"steps": 2.5}, "key 'steps' is not a count of updates"),
+    ({"best_dev_loss": "low"}, "key 'best_dev_loss' is 'low', not a finite number"),
+    ({"train_seconds": None}, "key 'train_seconds' is not a number"),
+])
+def test_a_bad_summary_names_the_file_and_the_key(tmp_path, fields, message):
+    path = summary(tmp_path, "bad", **fields)
+    with pytest.raises(InputError, match=message) as err:
+        tr.runs_table([tr.Run("t", 1, path)])
+    assert str(path) in str(err.value)
+
+
+def test_a_missing_key_and_a_run_given_twice_raise(tmp_path):
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"steps": 10, "train_seconds": 1.0}), encoding="utf-8")
+    with pytest.raises(InputError, match="missing key 'stopped_by'"):
+        tr.runs_table([tr.Run("t", 1, path)])
+    ok = summary(tmp_path, "ok")
+    with pytest.raises(InputError, match="t:1 is given twice"):
+        tr.runs_table([tr.Run("t", 1, ok), tr.Run("t", 1, ok)])
