@@ -153,13 +153,18 @@ def learning_curves(runs: Sequence[Run], vmf: Sequence[str]) -> list[str]:
     return lines
 
 
+def add_runs_option(parser: argparse.ArgumentParser, flag: str, what: str) -> None:
+    """A required option of NAME:SEED=FILE values, one per training run."""
+    parser.add_argument(flag, type=run_arg, nargs="+", required=True,
+                        metavar="NAME:SEED=FILE",
+                        help=f"a run's {what}, with its model name and seed")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     p = ArgumentParser(prog="python -m phrasenmt.report.learning_curves",
                        description=__doc__.splitlines()[0])
-    p.add_argument("--metrics", type=run_arg, nargs="+", required=True,
-                   metavar="NAME:SEED=FILE",
-                   help="a run's metrics.tsv, with its model name and seed")
+    add_runs_option(p, "--metrics", "metrics.tsv")
     p.add_argument("--vmf", nargs="*", default=[], metavar="NAME",
                    help="models trained with the vMF loss (continuous output)")
     p.add_argument("--out", type=output_file, required=True, help="tidy TSV to write")

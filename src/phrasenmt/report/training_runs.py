@@ -28,7 +28,7 @@ import pandas as pd
 from phrasenmt.cli import ArgumentParser, output_file
 from phrasenmt.io import InputError, run_cli
 from phrasenmt.report.json_fields import get_key, load_json
-from phrasenmt.report.learning_curves import Run, run_arg
+from phrasenmt.report.learning_curves import Run, add_runs_option
 from phrasenmt.report.tables import format_time, write_text
 from phrasenmt.report.wall_clock import add_timing_option, split_columns, write_csvs
 
@@ -98,9 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     p = ArgumentParser(prog="python -m phrasenmt.report.training_runs",
                        description=__doc__.splitlines()[0])
-    p.add_argument("--summary", type=run_arg, nargs="+", required=True,
-                   metavar="NAME:SEED=FILE",
-                   help="a run's summary.json, with its model name and seed")
+    add_runs_option(p, "--summary", "summary.json")
     p.add_argument("--out-md", type=output_file, required=True, help="Markdown table")
     p.add_argument("--out-csv", type=output_file, required=True,
                    help="CSV of what the runs decide (the same on every rerun)")
