@@ -136,13 +136,18 @@ def tidy_rows(run: Run, objective: str) -> Iterator[str]:
                                  str(p.step), f"{p.seconds:.3f}", f"{nll:.4f}"])
 
 
-def learning_curves(runs: Sequence[Run], vmf: Sequence[str]) -> list[str]:
-    """The tidy TSV's lines (header first) for `runs`, in their order."""
+def check_unique(runs: Sequence[Run], option: str) -> None:
+    """Raise, naming `option`, if a (model, seed) is given twice."""
     seen: set[tuple[str, int]] = set()
     for run in runs:
         if (run.model, run.seed) in seen:
-            raise InputError(f"{run.model}:{run.seed} is given twice", "--metrics")
+            raise InputError(f"{run.model}:{run.seed} is given twice", option)
         seen.add((run.model, run.seed))
+
+
+def learning_curves(runs: Sequence[Run], vmf: Sequence[str]) -> list[str]:
+    """The tidy TSV's lines (header first) for `runs`, in their order."""
+    check_unique(runs, "--metrics")
     unknown = sorted(set(vmf) - {run.model for run in runs})
     if unknown:
         raise InputError(f"model(s) {', '.join(unknown)} have no --metrics", "--vmf")

@@ -28,7 +28,7 @@ import pandas as pd
 from phrasenmt.cli import ArgumentParser, output_file
 from phrasenmt.io import InputError, run_cli
 from phrasenmt.report.json_fields import get_key, load_json
-from phrasenmt.report.learning_curves import Run, add_runs_option
+from phrasenmt.report.learning_curves import Run, add_runs_option, check_unique
 from phrasenmt.report.tables import format_time, write_text
 from phrasenmt.report.wall_clock import add_timing_option, split_columns, write_csvs
 
@@ -62,11 +62,7 @@ def run_row(run: Run) -> dict:
 
 def runs_table(runs: Sequence[Run]) -> pd.DataFrame:
     """One row per run, in the order given; a (model, seed) given twice raises."""
-    seen: set[tuple[str, int]] = set()
-    for run in runs:
-        if (run.model, run.seed) in seen:
-            raise InputError(f"{run.model}:{run.seed} is given twice", "--summary")
-        seen.add((run.model, run.seed))
+    check_unique(runs, "--summary")
     return pd.DataFrame([run_row(r) for r in runs], columns=COLUMNS)
 
 
