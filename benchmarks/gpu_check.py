@@ -79,8 +79,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--timing-size", choices=("full", "tiny"), default="full",
                    help="full: the named presets (base, iwslt) at 25k-token "
                    "batches; tiny: the tiny presets at 2k (a CPU smoke test)")
+    p.add_argument("--warmup", type=int, default=timing.WARMUP,
+                   help="part 2: untimed updates before the timed ones, whose "
+                   "batches the timed ones then replay")
+    p.add_argument("--timed-updates", type=int, default=timing.TIMED_UPDATES,
+                   help="part 2: timed updates per model")
     p.add_argument("--fairseq", choices=("auto", "off"), default="auto",
                    help="part 3 where fairseq imports")
+    p.add_argument("--fairseq-warmup", type=int, default=150,
+                   help="part 3: untimed updates of both sides before their "
+                   "--timed-updates (fairseq cannot replay batches, so neither does)")
     p.add_argument("--ddp", choices=("auto", "off"), default="auto", help="part 4")
     p.add_argument("--peak-tflops", type=float, default=None,
                    help="the GPU's dense bf16 peak for MFU (default: from its name)")
@@ -91,6 +99,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.updates < 10 or args.updates % 2:
         p.error("--updates must be even and at least 10")
+    if min(args.warmup, args.fairseq_warmup) < 0 or args.timed_updates < 1:
+        p.error("--warmup and --fairseq-warmup must be >= 0, --timed-updates >= 1")
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: torch sees no CUDA device (use --device cpu)")
     known = fam.architectures(None)

@@ -7,9 +7,11 @@ wheel, and what it imports), it binarizes the timing corpus
 25k-token batches (fairseq_cli.train, flags from peer_fairseq.py), in fp16:
 fairseq 0.12's --bf16 implies --tpu (torch_xla), so fp16 with loss scaling is
 its fastest 16-bit mode on a GPU (the same tensor-core peak as bf16 on an
-H100). Its speed is the median `wps` (target tokens/s) of its log windows after
-the first; runs alternate with ours, ROUNDS times, and the ratio is of the
-medians. fairseq's tasks import scikit-learn and scipy at start-up, for metrics
+H100). Both sides run the same warm-up and timed updates (gpu_check's
+--fairseq-warmup and --timed-updates; ours without replaying batches, which
+fairseq cannot), fairseq logging every fifth of the timed ones; its speed is
+the median `wps` (target tokens/s) of its log windows after the warm-up.
+Runs alternate with ours, ROUNDS times, and the ratio is of the medians. fairseq's tasks import scikit-learn and scipy at start-up, for metrics
 that translation never calls: where those are absent, the fairseq processes
 get placeholder modules whose functions raise if ever called (never silently).
 """
@@ -33,8 +35,7 @@ from peer_fairseq import fairseq_train_args, fairseq_train_windows
 from phrasenmt.training.spec import resolve_spec
 
 ROUNDS = 2
-ROUND_SECONDS = 75  # one round: our run, then fairseq's start-up and updates
-LOG_INTERVAL, UPDATES = 2, 12  # windows of 2 updates; the first is warm-up
+ROUND_SECONDS = 90  # one round: our run, then fairseq's start-up and updates
 PLACEHOLDERS = {"sklearn": ("metrics",), "scipy": ("stats",)}
 PLACEHOLDER_CODE = '''"""Placeholder written by benchmarks/gpu_check_fairseq.py: {name} is not installed."""
 
@@ -86,32 +87,41 @@ def run(cmd: list[str], env: dict[str, str], log: Path, timeout: float) -> str:
     return result.stdout + result.stderr
 
 
-def train_flags(preset: str, batch: int) -> list[str]:
+def schedule(warmup: int, timed: int) -> tuple[int, int]:
+    """(log interval, updates) of a fairseq run: windows of a fifth of the timed
+    updates, enough of them to cover warm-up and timed updates."""
+    interval = max(1, timed // 5)
+    return interval, -(-(warmup + timed) // interval) * interval
+
+
+def train_flags(preset: str, batch: int, warmup: int, timed: int) -> list[str]:
     """fairseq-train's flags for our resolved Transformer preset at `batch` tokens."""
+    interval, updates = schedule(warmup, timed)
     spec = resolve_spec({"arch": "transformer", "preset": preset, "train": {
-        "max_tokens": batch, "update_tokens": 1, "max_steps": UPDATES,
-        "log_interval": LOG_INTERVAL, "valid_interval": 10**6, "save_interval": 10**6}})
+        "max_tokens": batch, "update_tokens": 1, "max_steps": updates,
+        "log_interval": interval, "valid_interval": 10**6, "save_interval": 10**6}})
     return fairseq_train_args(*(spec.to_dict()[k] for k in ("model", "train")))
 
 
 def fairseq_speed(data: Path, preset: str, batch: int, env: dict[str, str],
-                  log: Path, timeout: float) -> float:
-    """One fairseq training run -> median target tokens/s after the first window."""
+                  log: Path, timeout: float, warmup: int, timed: int) -> float:
+    """One fairseq training run -> median target tokens/s after the warm-up."""
     out = run([sys.executable, "-m", "fairseq_cli.train", str(data),
-               *train_flags(preset, batch), "--fp16", "--seed", "1",
+               *train_flags(preset, batch, warmup, timed), "--fp16", "--seed", "1",
                "--disable-validation", "--no-save", "--log-format", "json",
                "--num-workers", "2"], env, log, timeout)
     rows = fairseq_train_windows(out)
-    steady = [r["tokens_per_s"] for r in rows if r["step"] > LOG_INTERVAL]
+    steady = [r["tokens_per_s"] for r in rows if r["step"] > warmup]
     if not steady:
-        raise RuntimeError(f"no train_inner log rows after update {LOG_INTERVAL} "
-                           f"(see {log})")
+        raise RuntimeError(f"no train_inner log rows after update {warmup} (see {log})")
     return statistics.median(steady)
 
 
 def compare(corpus: Corpus, size: dict, folder: Path, deadline: float,
-            ours: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """Alternate ours and fairseq ROUNDS times -> the comparison (or why not).
+            ours: Callable[[], dict[str, Any]], warmup: int = 2, timed: int = 10
+            ) -> dict[str, Any]:
+    """Alternate ours and fairseq ROUNDS times -> the comparison (or why not);
+    fairseq's run has `warmup` untimed and `timed` timed updates, as ours.
 
     A round starts only with ROUND_SECONDS of the budget left."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -147,7 +157,8 @@ def compare(corpus: Corpus, size: dict, folder: Path, deadline: float,
             mine.append(row["tokens_per_s"])
             theirs.append(fairseq_speed(data, size["preset"], size["batch"], env,
                                         folder / f"train{k + 1}.log",
-                                        max(30.0, deadline - time.perf_counter())))
+                                        max(30.0, deadline - time.perf_counter()),
+                                        warmup, timed))
             print(f"  fairseq round {k + 1}: ours {mine[-1]:.0f}, fairseq "
                   f"{theirs[-1]:.0f} target tok/s", flush=True)
         if not theirs:
@@ -155,6 +166,7 @@ def compare(corpus: Corpus, size: dict, folder: Path, deadline: float,
         result.update(status="ran", ours_tokens_per_s=mine,
                       fairseq_tokens_per_s=[round(x) for x in theirs],
                       ratio=round(statistics.median(mine) / statistics.median(theirs), 3),
+                      warmup=warmup, timed_updates=timed,
                       fairseq_mode="--fp16 (fp16 weights, fp32 master copy, loss "
                                    "scaling)", ours_mode="bf16 autocast")
     except Exception as err:  # noqa: BLE001  (reported, never a failure)
@@ -171,7 +183,8 @@ def markdown(result: dict[str, Any] | None) -> list[str]:
         return [f"fairseq: {result['status']}: {result.get('reason', '')}", ""]
     return [f"fairseq {result['version']} ({result['fairseq_mode']}) vs ours "
             f"({result['ours_mode']}), Transformer base, same data and batches, "
-            f"alternating: ours {result['ours_tokens_per_s']} vs fairseq "
+            f"{result.get('timed_updates', '')} timed updates after "
+            f"{result.get('warmup', '')} each, alternating: ours {result['ours_tokens_per_s']} vs fairseq "
             f"{result['fairseq_tokens_per_s']} target tok/s; ratio ours/fairseq "
             f"{result['ratio']}x (medians){'; ' + result['note'] if 'note' in result else ''}."
             + (f" Placeholder modules for fairseq: {', '.join(result['placeholders'])}."

@@ -2,8 +2,14 @@
 
 Each timed model trains through the project's Trainer (its batching, autocast,
 loss, backward and fused Adam: what `phrasenmt.train` runs) on a corpus of
-random tokens (32,000 types per side, 10-40 tokens per sentence): WARMUP
-updates, then TIMED updates between two CUDA synchronisations. One batch per
+random tokens (32,000 types per side, 10-40 tokens per sentence): --warmup
+updates (WARMUP), one update under the FLOP counter, then --timed-updates
+(TIMED_UPDATES) between two CUDA synchronisations. The timed updates replay the
+warm-up's batches (the batch iterator is rewound): PyTorch's cuDNN attention
+builds a plan for every new batch shape, which made the first updates of a
+run 2-3 times slower than its steady state on an H100 (docs/results/
+2026-11-27-gpu-check-h100.md); a long training run sees its shapes again and
+again, so the timed updates meet only shapes already seen, as it does. One batch per
 update, of at most `batch` padded tokens (the longer side; 25,000 for the
 Transformer family, NPMT its preset's 4,096: its segment DP over a 32k
 vocabulary at 25k tokens needs several times an H100's memory).
@@ -43,7 +49,7 @@ from phrasenmt.training.trainer import Trainer
 TIMED = ("transformer", "pr_max_attn_ta", "npmt", "ctx_transformer",
          "ctx_transformer_enc", "ctx_transformer_dec", "han_enc", "han_dec",
          "han_enc_dec")
-WARMUP, TIMED_UPDATES = 3, 6
+WARMUP, TIMED_UPDATES = 6, 6  # the timed updates replay the warm-up's batches
 # Dense bf16 tensor-core peaks (no sparsity), TFLOP/s, by a substring of the
 # device name; the first match wins (PCIe and NVL before the SXM default).
 PEAK_TFLOPS = (("H100 PCIe", 756.0), ("H100 NVL", 835.0), ("GH200", 989.4),
@@ -91,20 +97,27 @@ def trainer_for(arch: str, preset: str, corpus: Corpus, batch: int, device: str,
 
 
 def time_arch(arch: str, preset: str, corpus: Corpus, batch: int, device: str,
-              outdir: Path, peak: float | None) -> dict[str, Any]:
-    """Warm-up, one counted update, TIMED_UPDATES timed ones -> the row."""
+              outdir: Path, peak: float | None, warmup: int = WARMUP,
+              timed: int = TIMED_UPDATES, replay: bool = True) -> dict[str, Any]:
+    """`warmup` updates, one counted update, `timed` timed ones -> the row;
+    `replay`: the counted and timed updates rewind to the warm-up's batches."""
     with contextlib.redirect_stderr(io.StringIO()):
         t = trainer_for(arch, preset, corpus, batch, device, outdir)
     if device == "cuda":
         torch.cuda.reset_peak_memory_stats()
-    for _ in range(WARMUP):
+    start_state = t.iterator.state_dict()
+    for _ in range(warmup):
         t.train_step()
+    if replay:
+        t.iterator.load_state_dict(start_state)
     with FlopCounterMode(display=False, custom_mapping=UNCOUNTED) as counter:
         loss, _, ntokens, _ = t.train_step()
     flops_per_token = counter.get_total_flops() / ntokens
+    if replay:
+        t.iterator.load_state_dict(start_state)
     sync(device)
     start, tokens = time.perf_counter(), 0
-    for _ in range(TIMED_UPDATES):
+    for _ in range(timed):
         loss, _, n, _ = t.train_step()
         tokens += n
     sync(device)
@@ -113,8 +126,8 @@ def time_arch(arch: str, preset: str, corpus: Corpus, batch: int, device: str,
         raise RuntimeError(f"non-finite loss {loss}")
     speed = tokens / seconds
     row = {"arch": arch, "preset": preset, "batch_tokens": batch,
-           "params": t.model.num_parameters(), "tokens_per_update": tokens // TIMED_UPDATES,
-           "seconds_per_update": round(seconds / TIMED_UPDATES, 4),
+           "params": t.model.num_parameters(), "tokens_per_update": tokens // timed,
+           "seconds_per_update": round(seconds / timed, 4),
            "tokens_per_s": round(speed), "gflop_per_token": round(flops_per_token / 1e9, 3),
            "tflops": round(flops_per_token * speed / 1e12, 1),
            "mfu": None if peak is None else round(flops_per_token * speed / peak, 4)}
@@ -149,7 +162,7 @@ def run(args, work: Path, deadline: float, save: Callable[[], None]
     peak = peak_flops(args.device, args.peak_tflops)
     rows: list[dict[str, Any]] = []
     result = {"rows": rows, "peak_tflops": None if peak is None else peak / 1e12,
-              "warmup": WARMUP, "timed_updates": TIMED_UPDATES,
+              "warmup": args.warmup, "timed_updates": args.timed_updates,
               "flop_count": "matmul FLOPs of forward+backward per update "
                             "(FlopCounterMode) / target tokens"}
     for arch in args.timing_archs:
@@ -161,7 +174,7 @@ def run(args, work: Path, deadline: float, save: Callable[[], None]
             continue
         batch = size["npmt_batch"] if npmt else size["batch"]
         row = guarded(arch, preset, corpus, batch, args.device, work / "timing" / arch,
-                      peak)
+                      peak, args.warmup, args.timed_updates)
         rows.append(row)
         print(f"  timing {row['status']} {arch}/{preset}: "
               f"{row.get('tokens_per_s', '-')} tok/s, MFU {row.get('mfu')} "
@@ -173,7 +186,10 @@ def run(args, work: Path, deadline: float, save: Callable[[], None]
         fairseq = peer.compare(corpus, size, work / "fairseq", deadline,
                                lambda: guarded("transformer", size["preset"], corpus,
                                                size["batch"], args.device,
-                                               work / "timing" / "again", peak))
+                                               work / "timing" / "again", peak,
+                                               args.fairseq_warmup, args.timed_updates,
+                                               False),
+                               args.fairseq_warmup, args.timed_updates)
     return result, fairseq
 
 
@@ -191,8 +207,8 @@ def markdown(result: dict[str, Any] | None, fairseq: dict[str, Any] | None) -> l
     if result is None:
         return []
     peak = result["peak_tflops"]
-    lines = [(f"Training speed, bf16, {result['timed_updates']} timed updates after "
-             f"{result['warmup']}; MFU against {peak or 'an unknown'} TFLOP/s "
+    lines = [(f"Training speed, bf16, {result['timed_updates']} timed updates replaying "
+             f"the batches of {result['warmup']} warm-up updates; MFU against {peak or 'an unknown'} TFLOP/s "
              f"(dense bf16); FLOPs: {result['flop_count']}."), "",
              ("| arch | preset | batch | params | target tok/s | × Transformer | "
              "GFLOP/tok | TFLOP/s | MFU | peak GiB | status |"),

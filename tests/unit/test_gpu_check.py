@@ -160,3 +160,60 @@ def test_fairseq_comparison_alternates_and_takes_the_ratio(tmp_path, monkeypatch
     assert result["fairseq_tokens_per_s"] == [1800, 1800]
     assert result["ratio"] == pytest.approx(2100 / 1800, abs=1e-3)
     assert "ratio ours/fairseq 1.167x" in peer.markdown(result)[0]
+
+
+@pytest.mark.parametrize("replay", [True, False])
+def test_timed_updates_replay_the_warm_up_batches(tmp_path, monkeypatch, replay):
+    import gpu_check_timing as timing
+    from gpu_check_data import random_tokens
+
+    from phrasenmt.training.trainer import Trainer
+
+    seen = []
+    step = Trainer.train_step
+
+    def recording(self):
+        seen.append(self.iterator.state_dict()["position"])
+        return step(self)
+
+    monkeypatch.setattr(Trainer, "train_step", recording)
+    size = timing.SIZES["tiny"]
+    corpus = random_tokens(tmp_path / "data", 200, 50, size["lengths"], 1)
+    row = timing.time_arch("transformer", "tiny", corpus, 300, "cpu", tmp_path / "t",
+                           None, warmup=3, timed=3, replay=replay)
+    assert row["tokens_per_s"] > 0
+    # warm-up, the update under the FLOP counter, the timed ones
+    assert seen == ([0, 1, 2, 0, 0, 1, 2] if replay else [0, 1, 2, 3, 4, 5, 6])
+
+
+def test_gpu_profile_on_the_cpu_times_phases_and_lists_operators(tmp_path):
+    import gpu_profile
+
+    out = tmp_path / "profile"
+    assert gpu_profile.main(["--device", "cpu", "--size", "tiny", "--out", str(out),
+                             "--warmup", "1", "--timed-updates", "1",
+                             "--profile-updates", "1", "--sdp", "no-cudnn"]) == 0
+    result = json.loads((out / "profile.json").read_text())["result"]
+    assert result["tokens_per_s"] > 0 and result["sdp"] == "no-cudnn"
+    assert set(result["phase_ms_per_update"]) == set(gpu_profile.PHASES)
+    assert result["phase_ms_per_update"]["forward_backward"] > 0
+    assert result["gpu_busy_share"] is None and result["kernels_per_update"] == 0
+    text = (out / "profile.md").read_text()
+    assert "| forward_backward |" in text and "Top operators by self CPU time" in text
+
+
+def test_gpu_profile_kernel_kinds_and_busy_time():
+    import gpu_profile
+
+    assert gpu_profile.kind("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n") == "matmul"
+    assert gpu_profile.kind("nvjet_tst_128x64_64x8_1x1_v_bz_coopB_TNN") == "matmul"
+    assert gpu_profile.kind("cudnn_generated_fort_native_sdpa_sm90_flash_fprop") == \
+        "attention"
+    assert gpu_profile.kind("void at::native::multi_tensor_apply_kernel<Adam>") == \
+        "optimizer"
+    assert gpu_profile.kind("void at::native::vectorized_elementwise_kernel<4>") == \
+        "elementwise"
+    assert gpu_profile.kind("Memcpy HtoD (Pageable -> Device)") == "copy"
+    assert gpu_profile.kind("some_custom_kernel") == "other"
+    assert gpu_profile.busy_us([(0, 10), (5, 15), (20, 25), (21, 22)]) == 20
+    assert gpu_profile.busy_us([]) == 0
