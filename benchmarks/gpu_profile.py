@@ -202,6 +202,16 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         return _measure(args)
 
 
+def timed_updates(t: Trainer, device: str, n: int) -> tuple[float, int]:
+    """`n` updates between two synchronisations -> (wall seconds, target tokens)."""
+    sync(device)
+    start, tokens = time.perf_counter(), 0
+    for _ in range(n):
+        tokens += t.train_step()[2]
+    sync(device)
+    return time.perf_counter() - start, tokens
+
+
 def _measure(args: argparse.Namespace) -> dict[str, Any]:
     size = SIZES[args.size]
     work = args.work or args.out / "runs"
@@ -214,12 +224,7 @@ def _measure(args: argparse.Namespace) -> dict[str, Any]:
         t = trainer_for(args.arch, preset, corpus, batch, args.device, work / "trainer")
     for _ in range(args.warmup):
         t.train_step()
-    sync(args.device)
-    start, tokens = time.perf_counter(), 0
-    for _ in range(args.timed_updates):
-        tokens += t.train_step()[2]
-    sync(args.device)
-    seconds = time.perf_counter() - start
+    seconds, tokens = timed_updates(t, args.device, args.timed_updates)
     phases: dict[str, float] = {}
     step = timed_phases(t, args.device, phases)
     for _ in range(args.timed_updates):
@@ -227,12 +232,7 @@ def _measure(args: argparse.Namespace) -> dict[str, Any]:
     activities = [ProfilerActivity.CPU] + (
         [ProfilerActivity.CUDA] if args.device == "cuda" else [])
     with annotated(t), profile(activities=activities) as prof:
-        sync(args.device)
-        p_start, p_tokens = time.perf_counter(), 0
-        for _ in range(args.profile_updates):
-            p_tokens += t.train_step()[2]
-        sync(args.device)
-        p_wall = time.perf_counter() - p_start
+        p_wall, _ = timed_updates(t, args.device, args.profile_updates)
     kernels = kernel_events(prof)
     by_kind: dict[str, float] = {}
     for name, a, b in kernels:
