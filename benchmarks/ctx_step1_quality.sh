@@ -2,29 +2,39 @@
 # How well must step 1 be trained for ctx_transformer to learn its context?
 #
 #   bash benchmarks/ctx_step1_quality.sh [OUT]      (default OUT: /tmp/ctx_step1_quality)
+#   STEP1_UPDATES=3000 STARTS="2000 3000" bash benchmarks/ctx_step1_quality.sh OUT
 #
 # On the default run's data (results/synthetic_en_de, after `make run`): trains
-# the tiny Transformer as config.yaml does but for 1,500 updates (checkpoints
-# every 500; the default run's step 1 is the one at 500), then gives
-# ctx_transformer the default run's HAN step 2 (750 updates, lr 3e-3, warm-up
-# 100) from the checkpoints at 1,000 and 1,500 updates, and prints the
-# contrastive pronoun accuracy of each step 2 after 500 and 750 updates on the
-# 276 mirrored items (50 % = the context is not read). The converged step 1 is
-# `make converged-context-usage`'s. About 15 CPU-minutes.
+# the tiny Transformer as config.yaml does but for STEP1_UPDATES updates
+# (default 1,500; checkpoints every 500; the default run's step 1 is the one at
+# 500), then gives ctx_transformer the default run's HAN step 2 (750 updates,
+# lr 3e-3, warm-up 100) from the checkpoints at each of STARTS (default
+# "1000 1500"), and prints the contrastive pronoun accuracy of each step 2
+# after 500 and 750 updates on the 276 mirrored items (50 % = the context is
+# not read). The converged step 1 is `make converged-context-usage`'s. About
+# 15 CPU-minutes with the defaults.
 set -euo pipefail
 OUT=${1:-/tmp/ctx_step1_quality}
 D=results/synthetic_en_de
 C=$D/discourse/contrastive/synthetic
 [ -f "$C/items.json" ] || { echo "error: $C/items.json: run 'make run' first" >&2; exit 1; }
+STEP1_UPDATES=${STEP1_UPDATES:-1500}
+STARTS=${STARTS:-1000 1500}
+for start in $STARTS; do
+  if (( start % 500 || start > STEP1_UPDATES || start < 500 )); then
+    echo "error: STARTS: $start is not a checkpoint (a multiple of 500 up to STEP1_UPDATES=$STEP1_UPDATES)" >&2
+    exit 1
+  fi
+done
 mkdir -p "$OUT"
 data=(--train-src $D/bpe/train.bpe.en --train-tgt $D/bpe/train.bpe.de
       --dev-src $D/bpe/dev.bpe.en --dev-tgt $D/bpe/dev.bpe.de)
 python -m phrasenmt.train --spec '{"arch": "transformer", "model": {}, "preset": "tiny",
-  "train": {"max_steps": 1500, "save_interval": 500, "valid_interval": 500, "keep_last": 4,
+  "train": {"max_steps": '"$STEP1_UPDATES"', "save_interval": 500, "valid_interval": 500, "keep_last": 100,
   "average_last": 1}}' "${data[@]}" --outdir "$OUT/step1" --seed 1 --threads 1 --no-progress \
   2> "$OUT/step1.log"
-declare -A starts=([step1_1000]="$OUT/step1/checkpoints/checkpoint_1000.pt"
-                   [step1_1500]="$OUT/step1/checkpoints/checkpoint_1500.pt")
+declare -A starts=()
+for start in $STARTS; do starts[step1_$start]="$OUT/step1/checkpoints/checkpoint_$start.pt"; done
 scores=()
 for name in "${!starts[@]}"; do
   python -m phrasenmt.train --spec '{"arch": "ctx_transformer", "model": {}, "preset": "tiny",
