@@ -81,7 +81,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    "batches; tiny: the tiny presets at 2k (a CPU smoke test)")
     p.add_argument("--warmup", type=int, default=timing.WARMUP,
                    help="part 2: untimed updates before the timed ones, whose "
-                   "batches the timed ones then replay")
+                   "batches the timed ones then replay (at least --timed-updates, "
+                   "so that every timed batch's shapes were seen)")
     p.add_argument("--timed-updates", type=int, default=timing.TIMED_UPDATES,
                    help="part 2: timed updates per model")
     p.add_argument("--fairseq", choices=("auto", "off"), default="auto",
