@@ -63,6 +63,12 @@ SIZES = {  # preset of the Transformer family, NPMT's, batch tokens, corpus
 }
 
 
+def preset_and_batch(arch: str, size: dict[str, Any]) -> tuple[str, int]:
+    """The timed preset and batch tokens of `arch` at a SIZES entry (NPMT its own)."""
+    npmt = arch.startswith("npmt")
+    return (size["npmt"], size["npmt_batch"]) if npmt else (size["preset"], size["batch"])
+
+
 def peak_flops(device: str, override: float | None) -> float | None:
     """The device's dense bf16 peak in FLOP/s (None: unknown)."""
     if override:
@@ -166,13 +172,11 @@ def run(args, work: Path, deadline: float, save: Callable[[], None]
               "flop_count": "matmul FLOPs of forward+backward per update "
                             "(FlopCounterMode) / target tokens"}
     for arch in args.timing_archs:
-        npmt = arch.startswith("npmt")
-        preset = size["npmt"] if npmt else size["preset"]
+        preset, batch = preset_and_batch(arch, size)
         if time.perf_counter() > deadline - 60:
             rows.append({"arch": arch, "preset": preset, "status": "SKIP",
                          "reason": "time budget"})
             continue
-        batch = size["npmt_batch"] if npmt else size["batch"]
         row = guarded(arch, preset, corpus, batch, args.device, work / "timing" / arch,
                       peak, args.warmup, args.timed_updates)
         rows.append(row)

@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import torch
 from gpu_check_data import random_tokens
-from gpu_check_timing import SIZES, sync, trainer_for
+from gpu_check_timing import SIZES, preset_and_batch, sync, trainer_for
 from torch.profiler import ProfilerActivity, profile, record_function
 
 from phrasenmt.cli import ArgumentParser
@@ -217,9 +217,8 @@ def _measure(args: argparse.Namespace) -> dict[str, Any]:
     work = args.work or args.out / "runs"
     corpus = random_tokens(work / "data", size["pairs"], size["vocab"], size["lengths"],
                            args.seed)
-    npmt = args.arch.startswith("npmt")
-    preset = size["npmt"] if npmt else size["preset"]
-    batch = args.batch or (size["npmt_batch"] if npmt else size["batch"])
+    preset, batch = preset_and_batch(args.arch, size)
+    batch = args.batch or batch
     with contextlib.redirect_stderr(sys.stdout):
         t = trainer_for(args.arch, preset, corpus, batch, args.device, work / "trainer")
     for _ in range(args.warmup):
