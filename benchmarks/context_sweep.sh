@@ -19,6 +19,17 @@
 #       config.yaml trains it (K = 1, Xavier-initialised HAN, validated every
 #       250 updates as there), a checkpoint every 50 updates: how many step-2
 #       updates the default run needs
+#   JOBS=ctx_k1 DEVICE=cpu STEPS=1250 SAVE=125 ... run DATA OUT   ctx_transformer
+#       with K = 1 and no context dropout (as config.yaml trains it) at lr 2e-3,
+#       3e-3, 4e-3 and 6e-3, from Xavier, and with half the tokens per update,
+#       and with the architecture's K = 2 and context dropout 0.1 (seven jobs;
+#       on the 2-core CPU run them two at a time with ONLY=name)
+#   JOBS=start STEP1=CKPT DEVICE=cpu STEPS=750 SAVE=125 ... run DATA OUT
+#       ctx_transformer (K = 1, no context dropout) and han_dec (K = 1, from
+#       the identity and from Xavier) from another step 1, e.g. a checkpoint of
+#       benchmarks/ctx_step1_quality.sh's longer Transformer
+# SEED (default 1) is the step 2's training seed (its data order); STEP1
+# (default DATA/step1.pt) the step-1 checkpoint; ONLY runs the one job so named.
 # A step 1 of another corpus (e.g. a pronoun rate of 1.0: a config with
 # datasets.synthetic_en_de.synthetic.rates: {pronoun: 1.0}) is prepared the same
 # way from that run's results folder.
@@ -38,14 +49,17 @@ mkdir -p "$O"
 export OMP_NUM_THREADS=1 PYTHONUNBUFFERED=1
 DEV=${DEVICE:-cuda} S=${STEPS:-1250} SAVE=${SAVE:-250}
 VALID=${VALID:-$SAVE}  # validation interval (it may draw on the RNG: keep it as the run compared)
-job() {  # name arch model-json lr warmup
-  local name=$1 arch=$2 model=$3 lr=$4 wu=$5 out=$O/$1
+SEED=${SEED:-1} STEP1=${STEP1:-$D/step1.pt}
+[ -f "$STEP1" ] || { echo "error: STEP1: $STEP1 does not exist" >&2; exit 1; }
+job() {  # name arch model-json lr warmup [more train settings, JSON members]
+  local name=$1 arch=$2 model=$3 lr=$4 wu=$5 more="${6:+, $6}" out=$O/$1
+  [ -z "${ONLY:-}" ] || [ "$ONLY" = "$name" ] || return 0
   mkdir -p "$out"
   local t0; t0=$(date +%s)
-  python3 -m phrasenmt.train --spec "{\"arch\": \"$arch\", \"model\": $model, \"preset\": \"tiny\", \"train\": {\"max_steps\": $S, \"warmup_steps\": $wu, \"lr\": $lr, \"valid_interval\": $VALID, \"save_interval\": $SAVE, \"keep_last\": 20, \"average_last\": 1}}" \
+  python3 -m phrasenmt.train --spec "{\"arch\": \"$arch\", \"model\": $model, \"preset\": \"tiny\", \"train\": {\"max_steps\": $S, \"warmup_steps\": $wu, \"lr\": $lr, \"valid_interval\": $VALID, \"save_interval\": $SAVE, \"keep_last\": 20, \"average_last\": 1$more}}" \
     --train-src "$D"/train.bpe.en --train-tgt "$D"/train.bpe.de --dev-src "$D"/dev.bpe.en \
-    --dev-tgt "$D"/dev.bpe.de --docs "$D"/train.docs,"$D"/dev.docs --init-from "$D"/step1.pt \
-    --outdir "$out"/run --seed 1 --device "$DEV" --precision fp32 --no-progress \
+    --dev-tgt "$D"/dev.bpe.de --docs "$D"/train.docs,"$D"/dev.docs --init-from "$STEP1" \
+    --outdir "$out"/run --seed "$SEED" --device "$DEV" --precision fp32 --no-progress \
     > "$out"/train.log 2>&1 || { echo "$name: training failed"; tail -3 "$out"/train.log; return; }
   echo "$name train_s=$(( $(date +%s) - t0 ))" > "$out"/time.txt
   for ck in "$out"/run/checkpoints/checkpoint_*.pt; do
@@ -56,11 +70,29 @@ job() {  # name arch model-json lr warmup
       > "$out"/score_"$s".log 2>&1 || echo "$name: scoring $s failed"
   done
 }
-python3 -m phrasenmt.translate score --checkpoint "$D"/step1.pt --src "$D"/pairs.bpe.src \
+python3 -m phrasenmt.translate score --checkpoint "$STEP1" --src "$D"/pairs.bpe.src \
   --tgt "$D"/pairs.bpe.tgt --output "$O"/base_scores.txt --device "$DEV" --precision fp32 \
   > "$O"/base.log 2>&1 &
 case "${JOBS:-norms}" in
 k1)  # the default run's han_dec
+job handec_k1 han_dec '{"context_size": 1, "context_init": "random"}' 3.0e-3 100 &
+;;
+k1_nodrop)  # the default run's han_dec without context dropout
+job handec_k1_nodrop han_dec '{"context_size": 1, "context_init": "random", "context_dropout": 0.0}' 3.0e-3 100 &
+;;
+ctx_k1)  # the default run's ctx_transformer, its learning rate, start and batch
+K1='"context_size": 1, "context_dropout": 0.0'
+job ctx_k1_3e3 ctx_transformer "{$K1}" 3.0e-3 100 &
+job ctx_k1_2e3 ctx_transformer "{$K1}" 2.0e-3 100 &
+job ctx_k1_4e3 ctx_transformer "{$K1}" 4.0e-3 100 &
+job ctx_k1_6e3 ctx_transformer "{$K1}" 6.0e-3 100 &
+job ctx_k1_xavier ctx_transformer "{$K1, \"context_init\": \"random\"}" 3.0e-3 100 &
+job ctx_k1_half ctx_transformer "{$K1}" 3.0e-3 100 '"max_tokens": 512, "update_tokens": 250' &
+job ctx_k2 ctx_transformer '{}' 3.0e-3 100 &  # as the default run trained it before: K = 2, dropout 0.1
+;;
+start)  # ctx_transformer and han_dec from another step 1 (STEP1)
+job ctx_k1_3e3 ctx_transformer '{"context_size": 1, "context_dropout": 0.0}' 3.0e-3 100 &
+job handec_k1_identity han_dec '{"context_size": 1, "context_init": "identity"}' 3.0e-3 100 &
 job handec_k1 han_dec '{"context_size": 1, "context_init": "random"}' 3.0e-3 100 &
 ;;
 k)  # HAN decoder with K = 2 and K = 3, each with its control
