@@ -21,8 +21,9 @@
 #       updates the default run needs
 #   JOBS=ctx_k1 DEVICE=cpu STEPS=1250 SAVE=125 ... run DATA OUT   ctx_transformer
 #       with K = 1 and no context dropout (as config.yaml trains it) at lr 2e-3,
-#       3e-3, 4e-3 and 6e-3, from Xavier, and with half the tokens per update,
-#       and with the architecture's K = 2 and context dropout 0.1 (seven jobs;
+#       3e-3, 4e-3 and 6e-3, from Xavier, with half the tokens per update,
+#       without label smoothing, and with the architecture's K = 2 and context
+#       dropout 0.1 (eight jobs;
 #       on the 2-core CPU run them two at a time with ONLY=name)
 #   JOBS=start STEP1=CKPT DEVICE=cpu STEPS=750 SAVE=125 ... run DATA OUT
 #       ctx_transformer (K = 1, no context dropout) and han_dec (K = 1, from
@@ -88,6 +89,7 @@ job ctx_k1_4e3 ctx_transformer "{$K1}" 4.0e-3 100 &
 job ctx_k1_6e3 ctx_transformer "{$K1}" 6.0e-3 100 &
 job ctx_k1_xavier ctx_transformer "{$K1, \"context_init\": \"random\"}" 3.0e-3 100 &
 job ctx_k1_half ctx_transformer "{$K1}" 3.0e-3 100 '"max_tokens": 512, "update_tokens": 250' &
+job ctx_k1_ls0 ctx_transformer "{$K1}" 3.0e-3 100 '"label_smoothing": 0.0' &
 job ctx_k2 ctx_transformer '{}' 3.0e-3 100 &  # as the default run trained it before: K = 2, dropout 0.1
 ;;
 start)  # ctx_transformer and han_dec from another step 1 (STEP1)
