@@ -74,6 +74,7 @@ job() {  # name arch model-json lr warmup [more train settings, JSON members]
 python3 -m phrasenmt.translate score --checkpoint "$STEP1" --src "$D"/pairs.bpe.src \
   --tgt "$D"/pairs.bpe.tgt --output "$O"/base_scores.txt --device "$DEV" --precision fp32 \
   > "$O"/base.log 2>&1 &
+K1='"context_size": 1, "context_dropout": 0.0'  # ctx_transformer as config.yaml trains it
 case "${JOBS:-norms}" in
 k1)  # the default run's han_dec
 job handec_k1 han_dec '{"context_size": 1, "context_init": "random"}' 3.0e-3 100 &
@@ -82,7 +83,6 @@ k1_nodrop)  # the default run's han_dec without context dropout
 job handec_k1_nodrop han_dec '{"context_size": 1, "context_init": "random", "context_dropout": 0.0}' 3.0e-3 100 &
 ;;
 ctx_k1)  # the default run's ctx_transformer, its learning rate, start and batch
-K1='"context_size": 1, "context_dropout": 0.0'
 job ctx_k1_3e3 ctx_transformer "{$K1}" 3.0e-3 100 &
 job ctx_k1_2e3 ctx_transformer "{$K1}" 2.0e-3 100 &
 job ctx_k1_4e3 ctx_transformer "{$K1}" 4.0e-3 100 &
@@ -93,7 +93,7 @@ job ctx_k1_ls0 ctx_transformer "{$K1}" 3.0e-3 100 '"label_smoothing": 0.0' &
 job ctx_k2 ctx_transformer '{}' 3.0e-3 100 &  # as the default run trained it before: K = 2, dropout 0.1
 ;;
 start)  # ctx_transformer and han_dec from another step 1 (STEP1)
-job ctx_k1_3e3 ctx_transformer '{"context_size": 1, "context_dropout": 0.0}' 3.0e-3 100 &
+job ctx_k1_3e3 ctx_transformer "{$K1}" 3.0e-3 100 &
 job handec_k1_identity han_dec '{"context_size": 1, "context_init": "identity"}' 3.0e-3 100 &
 job handec_k1 han_dec '{"context_size": 1, "context_init": "random"}' 3.0e-3 100 &
 ;;
