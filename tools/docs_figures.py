@@ -36,9 +36,9 @@ DE_EN = [("attn_rnn", 52.83),
          ("pconmt_nofert", 39.47),
          ("pconmt_fert2", 36.1),
          ("pconmt_fert4", 35.49),
-         ("npmt", 26.69),
+         ("npmt (beam 4)", 26.69),
          ("npmt_lm", 27.21),
-         ("npmt_noreorder", 38.93),
+         ("npmt_noreorder (beam 4)", 38.93),
          ("attn_rnn_reorder", 57.02)]
 MULTI30K_SEEDS = [38.08, 37.20, 38.60, 38.16, 38.41]  # seeds 1-5, test_2016_flickr
 
