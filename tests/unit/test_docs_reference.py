@@ -106,3 +106,14 @@ def test_comment_block_above_a_field_counts():
 
     assert docs_reference.dataclass_rows(Above)[0][3] == \
         "stop gradients at the context states"
+
+
+def test_make_docs_counts_the_builds_warnings():
+    """`mkdocs build --quiet` drops warnings before --strict counts them (a broken
+    anchor then passes), so `make docs` builds strictly and not quietly."""
+    recipe = re.search(r"^docs:.*\n((?:\t.*\n)+)", (REPO / "Makefile").read_text(),
+                       re.MULTILINE)
+    assert recipe, "Makefile has no docs target"
+    commands = [line for line in recipe.group(1).splitlines() if "mkdocs" in line]
+    assert commands and all("--strict" in c for c in commands)
+    assert not any(re.search(r"\s(--quiet|-q)\b", c) for c in commands)
