@@ -45,6 +45,14 @@ FILES = {
     "header.vec": b"six hundred 2\nA 0.1 0.2\n",
     "cut.vec": b"615 2\nA 0.1 0.2\nB 0.3 0.1\n",
     "nan.vec": b"2 2\nA 0.1 nan\nB 0.3 0.1\n",
+    "good.scores": b"-1.0\n-2.0\n-3.0\n",
+    "positive.scores": b"-1.0\n2.5\n-3.0\n",
+    "nolines.json": json.dumps({"lines": 3, "items": [
+        {"type": "pronoun_gender", "lines": [0, 1]}, {"type": "pronoun_gender"}]}
+        ).encode(),
+    "beyond.json": json.dumps({"lines": 3, "items": [
+        {"type": "pronoun_gender", "lines": [0, 1]},
+        {"type": "pronoun_gender", "lines": [7, 1]}]}).encode(),
 }
 VEC_SPEC = ('{"arch": "conmt", "preset": "tiny", "model": {"embed_dim": 2, '
             '"word_table": "%s"}}')
@@ -55,6 +63,7 @@ TRAIN = ["phrasenmt.train", "--train-tgt", "s3", "--dev-src", "s3", "--dev-tgt",
          "--outdir", "OUT", "--seed", "1", "--device", "cpu"]
 SPEC = '{"arch": "transformer", "preset": "tiny"}'
 CTX_SPEC = '{"arch": "ctx_transformer", "preset": "tiny"}'
+CXMI = ["phrasenmt.evaluate.cxmi", "--model", "m", "--out", "OUT"]
 
 # (case, argv with OUT for the output, expected message)
 CASES = [
@@ -132,6 +141,16 @@ CASES = [
     ("NaN in an embedding table", [*TRAIN, "--train-src", "s3", "--spec",
                                    VEC_SPEC % "nan.vec"],
      "error: nan.vec:2: component 2 is not a finite number"),
+    ("positive log-probability (CXMI)", [*CXMI, "--test", "s3", "positive.scores",
+                                         "good.scores", "good.scores"],
+     "error: positive.scores:2: a log-probability must be <= 0.0, got 2.5"),
+    ("contrastive item without lines (CXMI)", [*CXMI, "--items", "nolines.json",
+                                               "s3", *["good.scores"] * 3],
+     "error: nolines.json: item 1: missing key 'lines'"),
+    ("contrastive item line out of range (CXMI)",
+     [*CXMI, "--items", "beyond.json", "s3", *["good.scores"] * 3],
+     "error: beyond.json: item 1: line 7 is out of range: the file's 'lines' is 3 "
+     "(valid: 0..2)"),
 ]
 
 

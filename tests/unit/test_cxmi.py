@@ -40,7 +40,7 @@ def test_cli_on_the_test_set_and_on_items(tmp_path):
     none = write(tmp_path / "n.txt", ["-2.0", "-2.0", "-5.0"])
     rand = write(tmp_path / "r.txt", ["-1.0", "-2.5", "-3.0"])
     items = tmp_path / "items.json"
-    items.write_text(json.dumps({"items": [
+    items.write_text(json.dumps({"lines": 3, "items": [
         {"type": "pronoun_gender", "lines": [0, 1]},
         {"type": "other", "lines": [1, 2]},
         {"type": "pronoun_gender", "lines": [2, 1]}]}))
@@ -66,6 +66,54 @@ def test_bad_scores_name_the_file_and_line(tmp_path):
     with pytest.raises(InputError, match="1 scores but the targets have 2"):
         main(["--model", "m", "--test", str(tgt), str(short), str(good), str(good),
               "--out", str(tmp_path / "o.json")])
+
+
+@pytest.mark.parametrize("text, message", [
+    ("-1.0\n2.5\n-3.0\n", r"w\.txt:2: a log-probability must be <= 0\.0, got 2\.5"),
+    ("-1.0\n-\u0662.5\n-3.0\n",
+     r"w\.txt:2: a log-probability expected a finite number \(ASCII digits\)"),
+    ("-1.0\n-inf\n-3.0\n", r"w\.txt:2: a log-probability expected a finite"),
+    ("-1.0\nx\n-3.0\n", r"w\.txt:2: a log-probability expected a finite"),
+])
+def test_a_score_that_is_no_log_probability_names_file_and_line(tmp_path, text,
+                                                                 message):
+    tgt = write(tmp_path / "t.bpe", ["a b", "c", "d"])
+    (tmp_path / "w.txt").write_text(text, encoding="utf-8")
+    good = write(tmp_path / "n.txt", ["-1.0", "-1.0", "-1.0"])
+    with pytest.raises(InputError, match=message):
+        main(["--model", "m", "--test", str(tgt), str(tmp_path / "w.txt"), str(good),
+              str(good), "--out", str(tmp_path / "o.json")])
+    assert not (tmp_path / "o.json").exists()
+
+
+@pytest.mark.parametrize("header, message", [
+    ({"lines": 3, "items": [{"type": "p", "lines": [0, 1]}, {"type": "p"}]},
+     "items.json: item 1: missing key 'lines'"),
+    ({"lines": 3, "items": [{"type": "p", "lines": [0, 1]},
+                            {"type": "p", "lines": [7, 1]}]},
+     r"items.json: item 1: line 7 is out of range: the file's 'lines' is 3 "
+     r"\(valid: 0..2\)"),
+    ({"lines": 3, "items": [{"type": "p", "lines": [0, "1"]}]},
+     "items.json: item 0: line '1' is out of range"),
+    ({"lines": 3, "items": [{"type": "p", "lines": [0]}]},
+     "items.json: item 0: 'lines' must list the reference's line and at least one"),
+    ({"lines": 3, "items": [{"lines": [0, 1]}]}, "item 0: missing key 'type'"),
+    ({"lines": 3, "items": [{"type": "p", "lines": [0, 1], "distance": -1}]},
+     "item 0: 'distance' must be a non-negative integer or null, got -1"),
+    ({"lines": 9, "items": [{"type": "p", "lines": [0, 1]}]},
+     r"items.json: lines: is 9, but .*t\.bpe has 3 lines"),
+    ({"items": [{"type": "p", "lines": [0, 1]}]},
+     "items.json: not an items file written by `contrastive prepare`"),
+])
+def test_a_bad_items_file_names_the_item(tmp_path, header, message):
+    tgt = write(tmp_path / "t.bpe", ["a b", "c", "d"])
+    good = write(tmp_path / "n.txt", ["-1.0", "-1.0", "-1.0"])
+    items = tmp_path / "items.json"
+    items.write_text(json.dumps(header), encoding="utf-8")
+    with pytest.raises(InputError, match=message):
+        main(["--model", "m", "--type", "p", "--items", str(items), str(tgt),
+              str(good), str(good), str(good), "--out", str(tmp_path / "o.json")])
+    assert not (tmp_path / "o.json").exists()
 
 
 def score(model, mode) -> np.ndarray:

@@ -177,13 +177,60 @@ def bpe_context(args: argparse.Namespace) -> None:
                            for entry in entries])
 
 
-def load_header(path: Path) -> dict[str, Any]:
-    """items.json written by prepare, checked enough to score it."""
+def load_header(path: Path, pairs: tuple[Path, int] | None = None
+                ) -> dict[str, Any]:
+    """items.json written by prepare, the whole file checked before any use.
+
+    `lines` is the count of scored lines (the lines of pairs.src / pairs.tgt;
+    `pairs`, (file, its line count), when given, must agree); every item needs a string `type`, a list
+    `lines` of at least two line numbers in 0..lines-1 (the reference's, then
+    its contrastive variants'), and a `distance` that is absent, null or a
+    non-negative integer; `max_bin` likewise.
+    """
     data = formats.read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("items"), list) or \
-            not isinstance(data.get("lines"), int):
+            not _is_count(data.get("lines")):
         raise InputError("not an items file written by `contrastive prepare`", path)
+    if pairs is not None and data["lines"] != pairs[1]:
+        raise InputError(f"lines: is {data['lines']}, but {pairs[0]} has {pairs[1]} "
+                         "lines (items and pairs of different prepare runs?)", path)
+    if data.get("max_bin") is not None and not _is_count(data["max_bin"]):
+        raise InputError(f"max_bin: expected a non-negative integer or null, got "
+                         f"{data['max_bin']!r}", path)
+    for i, item in enumerate(data["items"]):
+        check_item(item, i, data["lines"], path)
     return data
+
+
+def _is_count(value: Any) -> bool:
+    """A JSON integer >= 0 (not a boolean, not a float)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def check_item(item: Any, i: int, n_lines: int, path: Path) -> None:
+    """One item of items.json: type, line numbers in range, distance."""
+    if not isinstance(item, dict):
+        raise InputError(f"item {i}: expected an object, got "
+                         f"{type(item).__name__}", path)
+    for key in ("type", "lines"):
+        if key not in item:
+            raise InputError(f"item {i}: missing key {key!r}", path)
+    if not isinstance(item["type"], str):
+        raise InputError(f"item {i}: key 'type' has the wrong type "
+                         f"({type(item['type']).__name__})", path)
+    lines = item["lines"]
+    if not isinstance(lines, list) or len(lines) < 2:
+        raise InputError(f"item {i}: 'lines' must list the reference's line and at "
+                         f"least one contrastive line, got {lines!r}"[:200], path)
+    for k in lines:
+        if not (_is_count(k) and k < n_lines):
+            valid = f"0..{n_lines - 1}" if n_lines else "none"
+            raise InputError(f"item {i}: line {k!r} is out of range: the file's "
+                             f"'lines' is {n_lines} (valid: {valid})", path)
+    distance = item.get("distance")
+    if distance is not None and not _is_count(distance):
+        raise InputError(f"item {i}: 'distance' must be a non-negative integer or "
+                         f"null, got {distance!r}", path)
 
 
 def bin_label(distance: int | None, last: int | None) -> str | None:

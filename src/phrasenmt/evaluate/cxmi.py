@@ -48,17 +48,20 @@ from typing import Any
 import numpy as np
 
 from phrasenmt import precision as prec
-from phrasenmt.cli import ArgumentParser, output_file, positive_int
-from phrasenmt.io import InputError, atomic_open, read_json, read_lines, run_cli
+from phrasenmt.cli import ArgumentParser, float_range, output_file, positive_int
+from phrasenmt.evaluate.contrastive import load_header
+from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
 
 METHOD = ("mean over target tokens (</s> included) of log p(y|x,C) - log p(y|x) "
           "(cxmi) and of log p(y|x,C) - log p(y|x,C_random) (cxmi_random), nats; "
           "95% CI: bootstrap over sentences")
 CHUNK = 256  # bootstrap samples drawn at once (bounds memory)
+LOG_PROBABILITY = float_range(high=0.0)  # a score of `translate score`
 
 
 def read_scores(path: Path, n: int) -> np.ndarray:
-    """One finite log-probability per line, `n` lines."""
+    """One finite log-probability (<= 0, ASCII digits) per line, `n` lines,
+    the whole file checked before any use."""
     lines = read_lines(path)
     if len(lines) != n:
         raise InputError(f"has {len(lines)} scores but the targets have {n} lines",
@@ -66,11 +69,9 @@ def read_scores(path: Path, n: int) -> np.ndarray:
     out = np.empty(n)
     for i, line in enumerate(lines):
         try:
-            out[i] = float(line)
-        except ValueError:
-            raise InputError(f"not a number: {line!r}", path, i + 1) from None
-        if not np.isfinite(out[i]):
-            raise InputError(f"not a finite log-probability: {line!r}", path, i + 1)
+            out[i] = LOG_PROBABILITY(line)
+        except argparse.ArgumentTypeError as err:
+            raise InputError(f"a log-probability {err}", path, i + 1) from None
     return out
 
 
@@ -118,14 +119,13 @@ def test_set(tgt: Path, own: Path, none: Path, rand: Path, samples: int, seed: i
 def item_set(items: Path, tgt: Path, own: Path, none: Path, rand: Path, kind: str,
              samples: int, seed: int) -> dict[str, Any]:
     """CXMI over the reference lines of the contrastive items of type `kind`."""
-    data = read_json(items)
-    if not isinstance(data, dict) or not isinstance(data.get("items"), list):
-        raise InputError("expected the items.json of `contrastive prepare`", items)
+    targets = read_lines(tgt)
+    data = load_header(items, (tgt, len(targets)))
     lines = sorted({item["lines"][0] for item in data["items"]
-                    if item.get("type") == kind})
+                    if item["type"] == kind})
     if not lines:
         raise InputError(f"no items of type {kind!r}", items)
-    return {"type": kind, **both(read_lines(tgt), (own, none, rand), np.array(lines),
+    return {"type": kind, **both(targets, (own, none, rand), np.array(lines),
                                  samples, seed)}
 
 
@@ -150,8 +150,12 @@ def score_files(args: argparse.Namespace, out_dir: Path) -> None:
     sets = {"test": args.test_files} if args.test_files else {}
     if args.item_files:
         sets["items"] = args.item_files[1:]
-    for name, (src_path, tgt_path, ctx_path) in sets.items():
-        src, tgt = read_parallel(src_path, tgt_path, allow_empty=False)
+    texts = {name: read_parallel(src_path, tgt_path, allow_empty=False)
+             for name, (src_path, tgt_path, _) in sets.items()}
+    if args.item_files:  # the whole items file, before any scoring
+        load_header(args.item_files[0], (args.item_files[1], len(texts["items"][0])))
+    for name, (src_path, _, ctx_path) in sets.items():
+        src, tgt = texts[name]
         option = {"docs": ctx_path, "context": None} if name == "test" else \
             {"docs": None, "context": ctx_path}
         for context_as in doc_context.CONTEXT_AS:
