@@ -339,8 +339,10 @@ def check_length_cap(lines: list[str], a: float, b: float, counts_eos: bool) -> 
     """Refuse --max-len-a/-b that leave some input line no room for an output token.
 
     The cap is floor(a * source tokens + b); beam and greedy search count </s>
-    in it, the segment search of SWAN does not.
+    in it, the segment search of SWAN does not. An empty input has no line to cap.
     """
+    if not lines:
+        return
     lengths = [len(line.split()) for line in lines]
     shortest = min(range(len(lines)), key=lengths.__getitem__)
     cap = math.floor(a * lengths[shortest] + b)

@@ -379,6 +379,30 @@ def test_a_leading_byte_order_mark_changes_nothing(pipeline: Path, tmp_path: Pat
             assert twin.read_bytes() == path.read_bytes(), path.name
 
 
+# -- an empty file where it is valid input ----------------------------------------
+
+EMPTY_OK_STAGES = [s.name for s in STAGES if s.empty_ok]
+
+
+@pytest.mark.parametrize("name", EMPTY_OK_STAGES)
+def test_an_empty_file_where_it_is_valid_gives_empty_outputs(pipeline: Path,
+                                                              tmp_path: Path,
+                                                              name: str):
+    """The empty-file case the bad-input loop skips (`empty_ok`) must succeed:
+    exit 0, nothing on stderr but notes, and every output written, empty."""
+    stage = next(s for s in STAGES if s.name == name)
+    argv = stage.argv(pipeline, tmp_path / "out")
+    for rel in stage.empty_ok:
+        empty = tmp_path / "empty" / rel
+        empty.parent.mkdir(parents=True, exist_ok=True)
+        empty.write_bytes(b"")
+        argv = [a.replace(str(pipeline / rel), str(empty)) for a in argv]
+    code, err = run_stage(stage, argv)
+    assert code == 0 and "error" not in err, err
+    for _, rel, _ in stage.outputs():
+        assert (tmp_path / "out" / rel).read_bytes() == b"", rel
+
+
 # -- the suite drives what `python -m` runs ----------------------------------------
 
 def test_every_stage_module_runs_main_through_run_cli():

@@ -183,7 +183,7 @@ def translate_in_rounds(model: nn.Module, src_ids: list[Ids], doc_ids: list[str]
     out: list[Ids | None] = [None] * len(src_ids)
     own = {"src": src_ids, "tgt": out}  # earlier rounds have filled `out`
     docs = documents(doc_ids)
-    for r in range(max(len(d) for d in docs)):
+    for r in range(max((len(d) for d in docs), default=0)):  # none: empty input
         lines = [d[r] for d in docs if len(d) > r]
         rows = {s: {i: [own[s][j] for j in indices[i]] for i in lines}
                 for s in model.context_sides}

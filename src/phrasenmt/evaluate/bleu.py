@@ -106,8 +106,9 @@ def read_pair(hyp: Path, ref: Path) -> tuple[list[str], list[str]]:
     if len(hyps) != len(refs):
         raise InputError(f"has {len(hyps)} lines but the reference {ref} has "
                          f"{len(refs)}; they must match", hyp)
-    if not hyps:
-        raise InputError("no lines to score", hyp)
+    if not hyps:  # sacreBLEU's corpus scores fail on 0 sentences (IndexError)
+        raise InputError("no lines to score: BLEU and chrF of an empty test set "
+                         "are undefined (sacreBLEU has no score for 0 sentences)", hyp)
     return hyps, refs
 
 
