@@ -9,12 +9,14 @@ quote these messages.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from phrasenmt.training.checkpoint import load_file, save_file
 from tests.conftest import LOCAL_ENV, REPO
 from tests.unit.test_checkpoint import data, run
 
@@ -141,6 +143,14 @@ CASES = [
     ("NaN in an embedding table", [*TRAIN, "--train-src", "s3", "--spec",
                                    VEC_SPEC % "nan.vec"],
      "error: nan.vec:2: component 2 is not a finite number"),
+    ("NaN weights (translate)", ["phrasenmt.translate", "--checkpoint", "nan.pt",
+                                 "--input", "s3", "--output", "OUT"],
+     ("error: nan.pt: parameter encoder.layers.0.ff.fc1.weight has NaN values (1 of "
+      "512); the file was altered or made by a diverged run")),
+    ("NaN weights (average)", ["phrasenmt.average", "--checkpoint-dir", "nanckpts",
+                               "--last", "1", "--out", "OUT"],
+     ("error: nanckpts/checkpoint_1.pt: parameter encoder.layers.0.ff.fc1.weight has "
+      "NaN values")),
     ("positive log-probability (CXMI)", [*CXMI, "--test", "s3", "positive.scores",
                                          "good.scores", "good.scores"],
      "error: positive.scores:2: a log-probability must be <= 0.0, got 2.5"),
@@ -149,8 +159,8 @@ CASES = [
      "error: nolines.json: item 1: missing key 'lines'"),
     ("contrastive item line out of range (CXMI)",
      [*CXMI, "--items", "beyond.json", "s3", *["good.scores"] * 3],
-     "error: beyond.json: item 1: line 7 is out of range: the file's 'lines' is 3 "
-     "(valid: 0..2)"),
+     ("error: beyond.json: item 1: line 7 is out of range: the file's 'lines' is 3 "
+      "(valid: 0..2)")),
 ]
 
 
@@ -165,6 +175,11 @@ def folder(tmp_path_factory) -> Path:
         (root / "model" / "checkpoints" / "checkpoint_1.pt").read_bytes())
     (root / "ckpts").mkdir()
     (root / "ckpts" / "checkpoint_1.pt").write_bytes(b"truncated")
+    payload = load_file(root / "model.pt")
+    payload["model"]["encoder.layers.0.ff.fc1.weight"][0, 0] = math.nan
+    (root / "nanckpts").mkdir()
+    for path in (root / "nan.pt", root / "nanckpts" / "checkpoint_1.pt"):
+        save_file(payload, path)
     return root
 
 

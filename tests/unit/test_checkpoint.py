@@ -234,6 +234,25 @@ def test_corrupt_checkpoint_names_the_file(tmp_path):
         load_model(tmp_path / "missing.pt")
 
 
+@pytest.mark.parametrize("value, kind", [(math.nan, "NaN"), (-math.inf, "infinite")])
+def test_non_finite_weights_name_the_file_and_parameter(tmp_path, value, kind):
+    paths = data(tmp_path)
+    run(paths, tmp_path / "r", 2)
+    payload = load_file(tmp_path / "r" / "checkpoints" / "checkpoint_2.pt")
+    name = sorted(payload["model"])[5]
+    payload["model"][name].view(-1)[-1] = value
+    save_file(payload, tmp_path / "bad.pt")  # with a valid checksum
+    for loader in (load_file, load_model):
+        with pytest.raises(InputError) as err:
+            loader(tmp_path / "bad.pt")
+        assert str(err.value).startswith(
+            f"{tmp_path / 'bad.pt'}: parameter {name} has {kind} values (1 of ")
+    # resuming skips it, as a damaged file, for the previous checkpoint
+    save_file(payload, tmp_path / "r" / "checkpoints" / "checkpoint_4.pt")
+    (tmp_path / "r" / "checkpoints" / "latest").write_text("checkpoint_4.pt\n")
+    assert run(paths, tmp_path / "r", 4).state.step == 4
+
+
 def test_checkpoint_is_self_contained(tmp_path):
     paths = data(tmp_path)
     trainer = run(paths, tmp_path / "r", 2)

@@ -91,8 +91,8 @@ def test_a_score_that_is_no_log_probability_names_file_and_line(tmp_path, text,
      "items.json: item 1: missing key 'lines'"),
     ({"lines": 3, "items": [{"type": "p", "lines": [0, 1]},
                             {"type": "p", "lines": [7, 1]}]},
-     r"items.json: item 1: line 7 is out of range: the file's 'lines' is 3 "
-     r"\(valid: 0..2\)"),
+     (r"items.json: item 1: line 7 is out of range: the file's 'lines' is 3 "
+      r"\(valid: 0..2\)")),
     ({"lines": 3, "items": [{"type": "p", "lines": [0, "1"]}]},
      "items.json: item 0: line '1' is out of range"),
     ({"lines": 3, "items": [{"type": "p", "lines": [0]}]},

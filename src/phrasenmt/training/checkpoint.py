@@ -97,7 +97,30 @@ def load_file(path: str | os.PathLike) -> dict[str, Any]:
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise InputError(f"not a phrasenmt checkpoint (expected format {FORMAT})",
                          path)
+    check_finite(payload.get("model"), path)
     return payload
+
+
+def check_finite(state: Any, path: Path) -> None:
+    """Every floating-point weight finite; else one line naming the first bad one.
+
+    A NaN weight makes every output NaN, and decoding then picks arbitrary
+    tokens (or fails deep inside the search); training never saves one (a
+    non-finite loss stops it before the update), so such a file was altered or
+    made by something else.
+    """
+    if not isinstance(state, dict):
+        return  # load_weights names a file without weights
+    for name, value in state.items():
+        if isinstance(value, torch.Tensor) and value.is_floating_point():
+            finite = torch.isfinite(value)
+            if not bool(finite.all()):
+                bad = value[~finite]
+                kind = "NaN" if bool(torch.isnan(bad).any()) else "infinite"
+                raise InputError(f"parameter {name} has {kind} values ({bad.numel()} "
+                                 f"of {value.numel()}); the file was altered or "
+                                 "made by a diverged run: use an earlier checkpoint "
+                                 "or train again", path)
 
 
 def list_checkpoints(ckpt_dir: str | os.PathLike) -> list[tuple[int, Path]]:
