@@ -18,7 +18,7 @@ wf.put_interpreter_on_path()
 try:
     # schema, the families' checks, derived models, then every model entry
     # resolved as its train rule will and every dataset's settings
-    experiment.start(config, workflow.configfiles)
+    experiment.start(config, workflow.configfiles, workflow.config_settings.config)
     wf.apply_lm_availability(config, wf.lm_unavailable_reason())
     DATASETS = wf.datasets(config)
 except InputError as err:

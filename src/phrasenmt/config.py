@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,19 @@ NumberLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
     re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$"),
     list("-+0123456789."))
+
+
+def plain_scalar(text: str) -> Any:
+    """`text` read as an unquoted YAML scalar the way `NumberLoader` reads one:
+    '4' -> 4, '1e-5' -> 1e-05, 'true' -> True, 'null' -> None; other text as is."""
+    loader = NumberLoader("")
+    try:
+        tag = loader.resolve(yaml.ScalarNode, text, (True, False))
+        if tag == "tag:yaml.org,2002:str":
+            return text
+        return loader.construct_object(yaml.ScalarNode(tag, text))
+    finally:
+        loader.dispose()
 
 
 def _with_defaults(validator_class: type) -> type:
@@ -101,8 +116,43 @@ def validate_config(config: dict, source: str | None = "config",
                     key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if errors:
         raise InputError(_message(errors[0]), source)
+    _as_declared(config, schema, schema)
     _check_cross_references(config, source)
     return config
+
+
+def declared_number(value: Any, types: Iterable[str]) -> Any:
+    """The one rule for numbers from the config to the commands: a whole float
+    (`4.0`, `1e3`) where only an integer is declared is that integer, so every
+    rule and file name sees `4`, `1000`, `seed1`; anything else is returned as
+    is (`4.5` is then refused naming its key, by the schema or the field type)."""
+    types = set(types)
+    if (isinstance(value, float) and value.is_integer() and "integer" in types
+            and "number" not in types):
+        return int(value)
+    return value
+
+
+def _as_declared(value: Any, schema: dict, root: dict) -> Any:
+    """`value` with `declared_number` applied to it and (in place) to every value
+    inside it whose schema declares a type: the schema finds every integer key."""
+    while "$ref" in schema:  # local references only: "#/$defs/model"
+        target = root
+        for part in schema["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        schema = target
+    for alternative in (*schema.get("oneOf", ()), *schema.get("anyOf", ())):
+        value = _as_declared(value, alternative, root)
+    if isinstance(value, dict):
+        props, extra = schema.get("properties", {}), schema.get("additionalProperties")
+        for key in value:
+            sub = props.get(key, extra)
+            if isinstance(sub, dict):
+                value[key] = _as_declared(value[key], sub, root)
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        value[:] = [_as_declared(item, schema["items"], root) for item in value]
+    declared = schema.get("type", ())
+    return declared_number(value, [declared] if isinstance(declared, str) else declared)
 
 
 def _check_cross_references(config: dict, source: str | None) -> None:
@@ -226,6 +276,11 @@ def load_yaml(text: str, where: str | os.PathLike) -> Any:
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        lines = text.splitlines()
+        if mark and "'\\t'" in problem and mark.line < len(lines) and not lines[
+                mark.line][:mark.column].strip(" \t"):
+            raise InputError("a tab character in indentation; YAML indents with "
+                             "spaces", where, mark.line + 1) from None
         raise InputError(f"invalid YAML: {problem}", where,
                          mark.line + 1 if mark else None) from None
     except RecursionError:
@@ -234,13 +289,35 @@ def load_yaml(text: str, where: str | os.PathLike) -> Any:
         loader.dispose()
 
 
+# What a config file holds at top level, in words, when it is no mapping.
+KINDS = {list: "a list", str: "a single string", int: "a single number",
+         float: "a single number", bool: "a single true/false value"}
+
+
 def read_config_file(path: str | os.PathLike) -> dict:
-    """Read one YAML config file (not yet validated); a non-mapping raises."""
-    config = load_yaml(read_text(path), path)
+    """Read one YAML (or JSON) config file, not yet validated; a file that is no
+    mapping of keys, or no YAML, raises naming the file (and the line)."""
+    text = read_text(path)
+    try:
+        config = load_yaml(text, path)
+    except InputError as err:
+        def once(pairs: list) -> dict:
+            keys = [k for k, _ in pairs]
+            twice = next((k for k in keys if keys.count(k) > 1), None)
+            if twice is not None:
+                raise InputError(f"{twice}: key written twice; the first would be "
+                                 "silently dropped", path)
+            return dict(pairs)
+
+        try:  # JSON, which Snakemake reads first, allows tabs that YAML does not
+            config = json.loads(text, object_pairs_hook=once)
+        except ValueError:
+            raise err from None
     if config is None:
         return {}
     if not isinstance(config, dict):
-        raise InputError("a config file must be a mapping of keys at top level",
+        kind = KINDS.get(type(config), "no mapping")
+        raise InputError(f"the file holds {kind}; a config is a mapping of keys",
                          path)
     return config
 
@@ -283,6 +360,27 @@ def restore_numbers(config: Any, parsed: Any) -> None:
                 config[key] = value
         else:
             restore_numbers(config[key], value)
+
+
+def restore_given_numbers(config: Any, given: Any) -> None:
+    """Put the numbers of `snakemake --config` values back into the config (in
+    place): Snakemake reads a nested value (`models={m: {train: {lr: 1e-5}}}`)
+    with YAML's base loader, which makes every number text ('1e-5', '4').
+    Each text of `given` the config still holds is read as `plain_scalar`, the
+    way a config file's value is (`restore_numbers`)."""
+    if isinstance(config, dict) and isinstance(given, Mapping):
+        keys = [k for k in given if k in config]
+    elif isinstance(config, list) and isinstance(given, list) and len(
+            config) == len(given):
+        keys = range(len(given))
+    else:
+        return
+    for key in keys:
+        value = given[key]
+        if isinstance(value, str) and config[key] == value:
+            config[key] = plain_scalar(value)
+        else:
+            restore_given_numbers(config[key], value)
 
 
 def load_config(path: str | os.PathLike) -> dict:

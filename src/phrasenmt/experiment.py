@@ -16,12 +16,20 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterable
+import types
+import typing
+from collections.abc import Iterable, Mapping
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from phrasenmt.config import read_config_file, restore_numbers, validate_config
+from phrasenmt.config import (
+    declared_number,
+    read_config_file,
+    restore_given_numbers,
+    restore_numbers,
+    validate_config,
+)
 from phrasenmt.io import InputError, count_lines
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import continuous, phrase_repr, runs
@@ -33,22 +41,30 @@ LANG = re.compile(r"[a-z]{2,3}")  # rules/common.smk's `lang` wildcard constrain
 SYNTHETIC_DIRECTIONS = ("en-de", "de-en")  # what the generator writes
 
 
-def start(config: dict, files: Iterable[str | os.PathLike] = ()) -> None:
+def start(config: dict, files: Iterable[str | os.PathLike] = (),
+          given: Mapping | None = None) -> None:
     """Everything the workflow does with its config at start-up, in order.
 
-    Fills the schema's defaults and derives the models of sweeps and joint
-    fine-tuning (in place); any problem raises one InputError naming the key.
+    `files` are the config files Snakemake read, `given` the values of
+    `snakemake --config`. Fills the schema's defaults, makes every whole number
+    of an integer key an int (`config.declared_number`) and derives the models
+    of sweeps and joint fine-tuning (in place); any problem raises one
+    InputError naming the key.
     """
     check_config_files(files, config)
+    restore_given_numbers(config, given or {})
     validate_config(config, None)
+    declare_field_numbers(config)
     check_experiment(config)  # each entry on its own before the families' checks
     phrase_repr.check_phrase_models(config)
     wfn.check_npmt_models(config)
+    wfn.check_gates_line(config)
     wf.check_decode_keys(config)  # after NPMT's: its lines name its own keys
     wfd.derive_joint_finetune(config)
     wf.derive_sweeps(config)
     continuous.check_embedding_dims(config)  # the continuous models' table sizes agree
     wfd.check_document_models(config)
+    wfdis.check_controls(config)  # after derivation: a control's joint step too
     wfdis.check_contrastive_sets(config)
     runs.check_seeds(config)  # after derivation: derived entries copy seeds
     check_models(config)  # the derived models too
@@ -64,11 +80,53 @@ def check_config_files(paths: Iterable[str | os.PathLike],
             restore_numbers(config, parsed)
 
 
+def _field_types(hint: Any) -> list[str]:
+    """The JSON-Schema type names of a config dataclass field's type hint."""
+    names = {int: "integer", float: "number", bool: "boolean", str: "string",
+             type(None): "null"}
+    args = typing.get_args(hint) if typing.get_origin(hint) in (
+        typing.Union, types.UnionType) else (hint,)
+    return [names[a] for a in args if a in names]
+
+
+def declare_field_numbers(config: dict) -> None:
+    """`config.declared_number` on the values of every model entry's `model:`,
+    `train:` and `joint_finetune.train:` and every sweep's `values`, by the
+    field types of the entry's arch (in place): `max_steps: 1125.0` is 1125."""
+    import dataclasses
+
+    from phrasenmt.models.registry import get_model_class
+    from phrasenmt.training.config import TrainConfig
+
+    def hints(arch: str) -> dict[str, dict[str, list[str]]]:
+        classes = {"model": get_model_class(arch).config_class, "train": TrainConfig}
+        return {section: {f.name: _field_types(typing.get_type_hints(cls)[f.name])
+                          for f in dataclasses.fields(cls)}
+                for section, cls in classes.items()}
+
+    models = config["models"]
+    for entry in models.values():
+        fields = hints(entry["arch"])
+        sections = [("model", entry.get("model")), ("train", entry.get("train")),
+                    ("train", entry.get("joint_finetune", {}).get("train"))]
+        for section, values in sections:
+            if isinstance(values, dict):
+                for key, value in values.items():
+                    if key in fields[section]:
+                        values[key] = declared_number(value, fields[section][key])
+    for sweep in config.get("sweeps", {}).values():
+        section, _, key = sweep["key"].partition(".")
+        if sweep["model"] in models and "." not in key:
+            declared = hints(models[sweep["model"]]["arch"])[section].get(key, ())
+            sweep["values"] = [declared_number(v, declared) for v in sweep["values"]]
+
+
 def check_experiment(config: dict) -> None:
     """Every check below, in the order a reader of the config meets the keys."""
     check_finite(config)
     check_datasets(config)
     check_settings(config)
+    wfd.check_document_keys(config)  # before the specs: `context` travels in them
     check_models(config)
 
 

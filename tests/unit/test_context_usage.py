@@ -149,7 +149,7 @@ def test_controls_cxmi_inputs_and_specs_of_the_default_config():
 
 @pytest.mark.parametrize(("change", "message"), [
     (lambda c: c["models"]["transformer"].update(context="random"),
-     "models.transformer.context: only document-level models"),
+     "models.transformer.context: arch 'transformer' reads no document context"),
     (lambda c: c["models"]["han_dec"].setdefault("model", {}).update(
         context="random"), "models.han_dec.model.context: set models.han_dec.context"),
 ])

@@ -11,10 +11,10 @@ from tests.conftest import REPO, snakemake
 
 
 @pytest.mark.parametrize("text, message", [
-    ("- a\n- b\n", ("invalid configuration: config.yaml: a config file must be a "
-     "mapping of keys at top level")),
-    ("seed: 1\ndatasets:\n\tx: 1\n", ("invalid configuration: config.yaml:3: invalid "
-     "YAML: found character '\\t' that cannot start any token")),
+    ("- a\n- b\n", ("invalid configuration: config.yaml: the file holds a list; a "
+     "config is a mapping of keys")),
+    ("seed: 1\ndatasets:\n\tx: 1\n", ("invalid configuration: config.yaml:3: a tab "
+     "character in indentation; YAML indents with spaces")),
 ])
 def test_config_that_is_not_a_mapping_names_file_and_line(tmp_path: Path, text: str,
                                                           message: str):
@@ -25,3 +25,15 @@ def test_config_that_is_not_a_mapping_names_file_and_line(tmp_path: Path, text: 
     assert result.returncode != 0
     assert message in out, out[-2000:]
     assert "Traceback" not in out
+
+
+def test_config_values_reach_the_rules_as_numbers():
+    """`--config` values nested in a mapping are text to Snakemake ('1e-5', '5');
+    the workflow reads them as a config file's (rules/common.smk passes them)."""
+    result = snakemake("-n", "-p", "--forceall", "--config",
+                       "models={transformer: {train: {lr: 1e-5, max_steps: 40}}}",
+                       "decode={beam: 5.0}", "evaluate={significance_trials: 1e3}")
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out[-2000:]
+    assert '"train": {"lr": 1e-05, "max_steps": 40}' in out
+    assert "--beam 5 " in out and "--trials 1000 " in out

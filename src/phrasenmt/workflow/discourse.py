@@ -273,22 +273,95 @@ def cxmi_inputs(config: dict, dataset: str) -> dict[str, str]:
     return files
 
 
-def control_of(config: dict, model: str) -> str | None:
-    """The model a random-context control controls: the one entry with the same
-    arch, preset and datasets that reads its real context and starts from the
-    same step 1, or from the model that the control's own step 1 controls (as
-    han_enc_dec_random from han_enc_random, han_enc_dec from han_enc). None if
-    the model is no control, or no such entry is configured."""
+def _control_settings(config: dict, model: str) -> dict[str, object]:
+    """What a random-context control must share with its model, by dotted key:
+    every resolved `model.*` and `train.*` field (the preset's included) but the
+    context's own, and the settings of its runs and their decoding."""
+    import json
+
+    from phrasenmt.training.spec import resolve_spec  # torch: start-up has it
+
+    entry = config["models"][model]
+    spec = resolve_spec(json.loads(wf.model_spec(config, model)), None,
+                        f"models.{model}.").to_dict()
+    out: dict[str, object] = {"preset": entry.get("preset")}
+    for section in ("model", "train"):
+        out.update((f"{section}.{k}", v) for k, v in spec[section].items()
+                   if k not in ("context", "context_seed"))
+    out.update({"datasets": wf.models_datasets(config, model),
+                "seeds": runs.seeds(config, model),
+                "precision": runs.precision(config, model),
+                "gpus": entry.get("gpus", 1)})
+    decode = entry.get("decode", {})
+    out.update((f"decode.{k}", decode.get(k)) for k in wf.decode_keys(config, model))
+    return out
+
+
+def _control_differences(config: dict, control: str, model: str,
+                         seen: frozenset[str] = frozenset()) -> list[str]:
+    """Where `control` differs from `model` besides the context: 'key (a vs b)'."""
     models = config["models"]
-    entry = models[model]
-    if entry.get("context") != "random":
+    starts = (models[control].get("init_from"), models[model].get("init_from"))
+    diffs = [] if _same_step1(config, control, model, seen) else [
+        "init_from ({} vs {})".format(*starts)]
+    mine, theirs = _control_settings(config, control), _control_settings(config, model)
+    diffs += [f"{k} ({mine.get(k)} vs {theirs.get(k)})"
+              for k in sorted(set(mine) | set(theirs)) if mine.get(k) != theirs.get(k)]
+    return diffs
+
+
+def _same_step1(config: dict, control: str, model: str,
+                seen: frozenset[str]) -> bool:
+    """The control starts where its model does: the same step 1, or the control
+    of the model's step 1 (han_enc_dec_random from han_enc_random)."""
+    models = config["models"]
+    start, theirs = models[control].get("init_from"), models[model].get("init_from")
+    return start == theirs or (start in models and start not in seen and control_of(
+        config, start, seen | {control}) == theirs)
+
+
+def _twins(config: dict, model: str) -> list[str]:
+    """Entries a random-context control may control: same arch, real context."""
+    entry = config["models"][model]
+    return [m for m, e in config["models"].items() if m != model
+            and e.get("context", "real") == "real" and e.get("arch") == entry.get("arch")]
+
+
+def control_of(config: dict, model: str,
+               seen: frozenset[str] = frozenset()) -> str | None:
+    """The model a random-context control controls: the entry with the same arch
+    that reads its real context and equals it in everything else, starting from
+    the same step 1 or from the model that the control's own step 1 controls (as
+    han_enc_dec_random from han_enc_random, han_enc_dec from han_enc); the first
+    configured of several. None if the model is no control or has no such twin
+    (which `check_controls` refuses at start-up)."""
+    if config["models"][model].get("context") != "random":
         return None
-    start = entry.get("init_from")
-    starts = {start} | ({control_of(config, start)} if start in models else set())
-    same = [m for m, e in models.items() if m != model and e.get("context", "real")
-            == "real" and e.get("init_from") in starts and all(
-                e.get(k) == entry.get(k) for k in ("arch", "preset", "datasets"))]
-    return same[0] if len(same) == 1 else None
+    return next((m for m in _twins(config, model)
+                 if not _control_differences(config, model, m, seen)), None)
+
+
+def check_controls(config: dict) -> None:
+    """Each random-context control that trains equals its model in everything but
+    the context, or is refused with one line naming the keys that differ (the
+    closest same-arch entry's), or that it has no model to control."""
+    built = set(wf.datasets(config))
+    for name, entry in config["models"].items():
+        if entry.get("context") != "random" or built.isdisjoint(
+                wf.models_datasets(config, name)):
+            continue
+        twins = _twins(config, name)
+        if not twins:
+            raise InputError(f"models.{name}: a random-context control, but no model "
+                             f"with arch {entry['arch']!r} reads the real context; "
+                             "configure the model it controls (equal in everything "
+                             "but context), or leave context: random out")
+        if control_of(config, name) is None:
+            diffs = {m: _control_differences(config, name, m) for m in twins}
+            closest = min(twins, key=lambda m: len(diffs[m]))
+            raise InputError(f"models.{name}: differs from its model {closest} in "
+                             f"{', '.join(diffs[closest])}; a random-context control "
+                             "may differ in context only")
 
 
 def controls(config: dict) -> dict[str, str]:

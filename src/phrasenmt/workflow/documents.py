@@ -103,16 +103,9 @@ def check_document_models(config: dict) -> None:
     A model that trains on no dataset `rule all` builds (`run_datasets`) is idle:
     only its references are checked (an override file may resize its step 1)."""
     built = set(wf.datasets(config))
+    check_document_keys(config)
     for name, entry in config["models"].items():
         if not is_document(config, name):
-            taken = [k for k in ("init_from", "joint_finetune", "context")
-                     if entry.get(k) is not None]
-            if taken:
-                raise InputError(f"models.{name}.{taken[0]}: only document-level "
-                                 f"models ({', '.join(wf.DOCUMENT_ARCHS)}) take it"
-                                 + (" (a context control needs a model that reads "
-                                    "context)" if taken[0] == "context" else ""),
-                                 "config")
             continue
         for key in ("context", "context_seed"):
             if key in entry.get("model", {}):
@@ -130,6 +123,25 @@ def check_document_models(config: dict) -> None:
                 raise InputError(f"models.{name}: document-level arch "
                                  f"{entry['arch']!r}, but dataset {ds} has no "
                                  f"document ids ({reason})", "config")
+
+
+def check_document_keys(config: dict) -> None:
+    """Keys only document-level entries take, refused on the others where the
+    user wrote them (before the spec is resolved: `context` travels in it)."""
+    for name, entry in config["models"].items():
+        if is_document(config, name):
+            continue
+        taken = [k for k in ("init_from", "joint_finetune", "context")
+                 if entry.get(k) is not None]
+        if taken[:1] == ["context"]:
+            raise InputError(f"models.{name}.context: arch {entry['arch']!r} reads "
+                             "no document context, so there is none to replace; "
+                             "context applies to the document-level archs "
+                             f"({', '.join(wf.DOCUMENT_ARCHS)}) only")
+        if taken:
+            raise InputError(f"models.{name}.{taken[0]}: only document-level "
+                             f"models ({', '.join(wf.DOCUMENT_ARCHS)}) take it",
+                             "config")
 
 
 def _check_reference(config: dict, name: str) -> None:

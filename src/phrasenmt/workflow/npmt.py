@@ -14,6 +14,7 @@ the greedy segmentations, as the paper's Table 2 does.
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 from phrasenmt.io import InputError
 from phrasenmt.workflow import base as wf
@@ -225,6 +226,38 @@ def npmt_main(config: dict, dataset: str) -> str | None:
     models = segment_models(config, dataset)
     return next((m for m in models if config["models"][m]["arch"] == "npmt"),
                 models[0] if models else None)
+
+
+def testset_lines(config: dict, dataset: str, testset: str) -> int | None:
+    """Lines of a test set, known before any job runs: a synthetic corpus's
+    test_size, a local test set's source file, or a download's prepared file
+    once it is there (None when not yet known)."""
+    from phrasenmt.io import count_lines
+
+    ds = config["datasets"][dataset]
+    if ds["source"] == "synthetic":
+        return ds["synthetic"]["test_size"]
+    if ds["source"] == "local":
+        path = ds["local"]["test"][testset]["src"]
+    else:
+        path = f"results/{dataset}/data/{testset}.{ds['src']}"
+    return count_lines(path) if Path(path).is_file() else None
+
+
+def check_gates_line(config: dict) -> None:
+    """`evaluate.gates_line` is a line of the test set the gates figure indexes
+    (each built dataset's first test set, where an npmt model draws the figure)."""
+    line = config["evaluate"]["gates_line"]
+    for ds in wf.datasets(config):
+        main = npmt_main(config, ds)
+        if not main or config["models"][main]["arch"] != "npmt":
+            continue
+        testset = wf.testsets(config, ds)[0]
+        lines = testset_lines(config, ds, testset)
+        if lines is not None and line > lines:
+            raise InputError(f"evaluate.gates_line: {line}, but test set {testset} "
+                             f"of {ds}, whose line the reordering gates figure draws, "
+                             f"has {lines} lines")
 
 
 def has_gold_alignments(config: dict, dataset: str) -> bool:
