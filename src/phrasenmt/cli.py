@@ -6,18 +6,20 @@ types below check ranges where the options are parsed, so no stage ever sees
 a negative batch size, a zero beam, NaN, or a number written in non-ASCII
 digits (Python's int() and float() accept '٣' and '𝟑'; a user who typed one
 almost certainly did not mean 3), and output paths of the wrong kind (a folder
-given for a file, a file given for a folder) are refused before any work.
+given for a file, a file given for a folder) are refused before any work,
+as are two output options that name the same file.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 _INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
@@ -31,6 +33,61 @@ class ArgumentParser(argparse.ArgumentParser):
         message = " ".join(message.split())  # argparse may wrap choices lists
         sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
         sys.exit(2)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None
+                         ) -> tuple[argparse.Namespace, list[str]]:
+        """argparse's parsing, then two outputs naming one file are refused."""
+        namespace, extras = super().parse_known_args(args, namespace)
+        clash = same_outputs(self._actions, namespace)
+        if clash:
+            self.error(clash)
+        return namespace, extras
+
+
+def _option_name(action: argparse.Action) -> str:
+    """How a user names an option: its long flag, else its metavar or dest."""
+    if action.option_strings:
+        return max(action.option_strings, key=len)
+    return str(action.metavar or action.dest)
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file or folder (after '..', symlinks, hard links)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist yet
+        return False
+
+
+def same_outputs(actions: list[argparse.Action], namespace: argparse.Namespace
+                 ) -> str | None:
+    """A message if two output options (`output_file`, `output_dir`) of one
+    command name the same path, else None.
+
+    Each output would silently overwrite the other; a file inside a folder
+    output is allowed (e.g. a manifest written beside the files it lists).
+    """
+    given: list[tuple[str, str]] = []
+    for action in actions:
+        if action.type not in (output_file, output_dir):
+            continue
+        values = getattr(namespace, action.dest, None)
+        for value in values if isinstance(values, list) else [values]:
+            if value is not None:
+                given.append((_option_name(action), os.fspath(value)))
+    for n, (name, path) in enumerate(given):
+        for other, other_path in given[:n]:
+            if not _same_file(path, other_path):
+                continue
+            shown = (repr(path) if path == other_path
+                     else f"{other_path!r} and {path!r}")
+            if other == name:
+                return f"{name} names the same path twice ({shown})"
+            return (f"{other} and {name} name the same path ({shown}); each "
+                    "output needs a path of its own")
+    return None
 
 
 def _bounds(low: float | None, high: float | None, low_open: bool = False,

@@ -29,7 +29,6 @@ do: "From this training, we obtain both the word- and phrase-tables".
 from __future__ import annotations
 
 import argparse
-import contextlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
@@ -45,6 +44,7 @@ from phrasenmt.io import (
     InputError,
     atomic_open,
     atomic_path,
+    output_set,
     read_lines,
     read_nonempty_lines,
     run_cli,
@@ -146,11 +146,12 @@ def run_train(args: argparse.Namespace) -> None:
     out = Path(args.out_dir)
     tables = [("words.vec", words)] + ([("phrases.vec", phrases)] if args.phrases
                                        else [])
-    with contextlib.ExitStack() as stack:  # the files appear together
-        model.save_model(str(stack.enter_context(atomic_path(out / "model.bin"))))
+    with output_set():  # the files appear together, or none of them
+        with atomic_path(out / "model.bin") as tmp:
+            model.save_model(str(tmp))
         for name, tokens in tables:
-            write_vec(stack.enter_context(atomic_open(out / name)), tokens,
-                      model.get_word_vector)
+            with atomic_open(out / name) as fh:
+                write_vec(fh, tokens, model.get_word_vector)
     print(f"{len(words)} words, {len(phrases)} phrases, dim {args.dim}")
 
 

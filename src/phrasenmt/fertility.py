@@ -18,7 +18,7 @@ import argparse
 
 from phrasenmt.align.pharaoh import read_alignments, read_corpus
 from phrasenmt.cli import ArgumentParser, output_file, positive_int
-from phrasenmt.io import run_cli, write_lines
+from phrasenmt.io import output_set, run_cli, write_lines
 from phrasenmt.phrases import Phrase, extract, fertility, read_phrase_list
 
 
@@ -59,8 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     alignments = read_alignments(args.alignment, src, tgt)
     kept = set(read_phrase_list(args.phrases))
     labels = gold_labels(src, tgt, alignments, kept, args.max_length)
-    write_lines(args.out_fert4, [" ".join(map(str, f)) for f in labels])
-    write_lines(args.out_fert2, [" ".join(map(str, binary(f))) for f in labels])
+    with output_set():  # all of its outputs, or none
+        write_lines(args.out_fert4, [" ".join(map(str, f)) for f in labels])
+        write_lines(args.out_fert2, [" ".join(map(str, binary(f))) for f in labels])
     phrases = sum(x >= 2 for f in labels for x in f)
     print(f"{sum(map(len, labels))} source tokens, {phrases} yield a phrase")
     return 0

@@ -191,18 +191,104 @@ def check_output_file(path: str | os.PathLike) -> None:
                          path.parent)
 
 
+# The output sets open now (outermost first): each holds (temp, target) pairs
+# whose renames wait until the outermost set ends; see `output_set`.
+_OPEN_SETS: list[list[tuple[Path, Path]]] = []
+
+
+def _same_file_key(path: Path) -> str:
+    """One spelling per file: '..', symlinks and relative paths resolved."""
+    return os.path.realpath(path)
+
+
+@contextlib.contextmanager
+def output_set() -> Iterator[None]:
+    """Let the files written in this block appear together, or none of them.
+
+    Inside it, `atomic_path` (and so `atomic_open`, `write_lines`, ...) keeps
+    each finished, fsynced temp file; only when the whole block has ended
+    without an error are they renamed over their targets, in the order they
+    were finished. An error (a full disk on the third file, a bad value found
+    after the first table was written) removes every temp file, so no target
+    is touched. A set opened inside another joins it. A file named twice in
+    one set raises InputError: the second write would silently replace the
+    first.
+    """
+    if _OPEN_SETS:  # nested: the outermost set renames
+        yield
+        return
+    pending: list[tuple[Path, Path]] = []
+    _OPEN_SETS.append(pending)
+    try:
+        yield
+    except BaseException:
+        for tmp, _ in pending:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        raise
+    finally:
+        _OPEN_SETS.pop()
+    _rename_all(pending)
+
+
+def _rename_all(pending: list[tuple[Path, Path]]) -> None:
+    """Rename every temp over its target; a failed rename undoes the set.
+
+    Renames within one file system do not fail for want of space, but one can
+    fail (a target made read-only meanwhile): then the targets renamed so far
+    are removed too, so the set is never half old, half new.
+    """
+    for n, (tmp, path) in enumerate(pending):
+        try:
+            os.replace(tmp, path)
+        except OSError as err:
+            for _, done in pending[:n]:
+                with contextlib.suppress(OSError):
+                    os.unlink(done)
+            for rest, _ in pending[n:]:
+                with contextlib.suppress(OSError):
+                    os.unlink(rest)
+            raise naming(err, path) from None
+
+
+def _claim(path: Path) -> None:
+    """Refuse a second write to a file of the open output set."""
+    key = _same_file_key(path)
+    if any(_same_file_key(target) == key for _, target in _OPEN_SETS[0]):
+        raise InputError("written twice by one command: two of its outputs name "
+                         "this file", path)
+
+
+def _fsync(path: str | os.PathLike) -> None:
+    """Flush a written file's bytes to the disk (a full disk may show here)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temp path next to `path`; rename it over `path` only on success."""
+    """Yield a temp path next to `path`; rename it over `path` only on success.
+
+    Inside an `output_set` the rename waits for the end of the set.
+    """
     path = Path(path)
     check_output_file(path)
+    if _OPEN_SETS:
+        _claim(path)
     make_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; give files the usual mode
     try:
         yield Path(tmp)
-        os.replace(tmp, path)
+        _fsync(tmp)
+        if _OPEN_SETS:
+            _OPEN_SETS[0].append((Path(tmp), path))
+        else:
+            os.replace(tmp, path)
     except BaseException as err:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -279,15 +365,14 @@ def write_lines(path: str | os.PathLike, lines: list[str]) -> None:
 def write_all(outputs: list[tuple[str | os.PathLike, list[str]]]) -> None:
     """Write several files of lines; they appear only if all were written.
 
-    Every temp file is complete before the first rename, and every target was
-    checked (not a folder, folder creatable) before anything was written.
+    Every target is checked (not a folder, folder creatable) before anything
+    is written, and the files are written as one `output_set`.
     """
     for path, _ in outputs:  # before any temp file is made (or folder touched)
         check_output_file(path)
-    with contextlib.ExitStack() as stack:
+    with output_set():
         for path, lines in outputs:
-            fh = stack.enter_context(atomic_open(path))
-            fh.writelines(line + "\n" for line in lines)
+            write_lines(path, lines)
 
 
 def remove_created(paths: list[Path]) -> None:

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 from phrasenmt.align.pharaoh import Link, read_alignments, read_corpus
 from phrasenmt.cli import ArgumentParser, int_range, output_file, positive_int
-from phrasenmt.io import InputError, read_lines, run_cli, write_lines
+from phrasenmt.io import InputError, output_set, read_lines, run_cli, write_lines
 
 Phrase = tuple[str, ...]
 FILTERS = ("min_count", "punctuation", "positive_pmi", "bigram_repeat",
@@ -273,14 +273,15 @@ def main(argv: list[str] | None = None) -> int:
     occurrences = corpus_counts(tgt, set(ex.counts))
     pmi = pmi_scores(tgt, set(ex.counts), occurrences)
     kept, rows = apply_filters(occurrences, pmi, args.min_count, stopwords)
-    write_phrases(args.out_phrases, kept, occurrences, pmi)
-    write_lines(args.out_filters, filter_table(ex, rows, kept))
-    raw = args.fertility_from == "alignment"
-    fert4 = [fertility(len(s), t, links, spans, kept, raw)
-             for s, t, links, spans in zip(src, tgt, alignments, ex.spans)]
-    write_lines(args.out_fertility, [" ".join(map(str, f)) for f in fert4])
-    write_lines(args.out_fertility2,
-                [" ".join("1" if x >= 2 else "0" for x in f) for f in fert4])
+    with output_set():  # all of its outputs, or none
+        write_phrases(args.out_phrases, kept, occurrences, pmi)
+        write_lines(args.out_filters, filter_table(ex, rows, kept))
+        raw = args.fertility_from == "alignment"
+        fert4 = [fertility(len(s), t, links, spans, kept, raw)
+                 for s, t, links, spans in zip(src, tgt, alignments, ex.spans)]
+        write_lines(args.out_fertility, [" ".join(map(str, f)) for f in fert4])
+        write_lines(args.out_fertility2,
+                    [" ".join("1" if x >= 2 else "0" for x in f) for f in fert4])
     print(f"{len(kept)} phrases kept of {len(ex.counts)} candidates")
     return 0
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from phrasenmt.io import InputError, atomic_open
+from phrasenmt.io import InputError, atomic_open, output_set
 
 # characters Python or text-mode readers treat as line breaks inside one line
 _BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -58,7 +58,7 @@ def write_pair(out_src: Path, out_tgt: Path | None, pair: Pair) -> int:
     Unequal lengths raise and leave nothing written.
     """
     tgt_ctx = atomic_open(out_tgt) if out_tgt else contextlib.nullcontext(None)
-    with atomic_open(out_src) as fs, tgt_ctx as ft:
+    with output_set(), atomic_open(out_src) as fs, tgt_ctx as ft:
         n = 0
         for n, (a, b) in enumerate(itertools.zip_longest(*pair), start=1):
             if a is None or b is None:

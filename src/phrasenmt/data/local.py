@@ -25,6 +25,7 @@ from phrasenmt.data.documents import read_docs
 from phrasenmt.io import (
     InputError,
     atomic_open,
+    output_set,
     read_lines,
     read_nonempty_lines,
     read_parallel,
@@ -59,11 +60,12 @@ def prepare_local(splits: dict[str, LocalSplit], outdir: Path, src: str, tgt: st
                   log: Callable[[str], None] = print) -> dict[str, int]:
     """Write {split}.{src}/.{tgt}/.docs of the user's files; nothing on bad input."""
     counts = {}
-    for name, (a, b, ids) in read_local(splits).items():
-        counts[name] = write_pair(outdir / f"{name}.{src}", outdir / f"{name}.{tgt}",
-                                  (a, b))
-        write_lines(outdir / f"{name}.docs", ids)
-        log(f"{name}: {counts[name]} lines")
+    with output_set():  # every split's files, or none
+        for name, (a, b, ids) in read_local(splits).items():
+            counts[name] = write_pair(outdir / f"{name}.{src}",
+                                      outdir / f"{name}.{tgt}", (a, b))
+            write_lines(outdir / f"{name}.docs", ids)
+            log(f"{name}: {counts[name]} lines")
     return counts
 
 

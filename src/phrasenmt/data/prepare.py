@@ -49,7 +49,14 @@ from phrasenmt.data.ted import (
     ted_train,
     text_only_filter,
 )
-from phrasenmt.io import InputError, atomic_path, read_json, run_cli, write_lines
+from phrasenmt.io import (
+    InputError,
+    atomic_path,
+    output_set,
+    read_json,
+    run_cli,
+    write_lines,
+)
 
 DOCS = "docs"  # the `--lang` value (and file extension) of the document ids
 
@@ -202,12 +209,13 @@ def prepare_dataset(name: str, ddir: Path, outdir: Path, src: str, tgt: str,
     ds = get_dataset(name)
     check_direction(name, src, tgt)
     counts = {}
-    for split in PREPARERS[ds.preparer](ddir, src, tgt):
-        counts[split.name] = write_split(split, outdir, src, tgt, ddir)
-        log(f"{split.name}: {counts[split.name]} lines")
-    if ds.name == "lingeval97":
-        with atomic_path(outdir / "lingeval97.json") as tmp:
-            shutil.copyfile(ddir / "lingeval97.json", tmp)
+    with output_set():  # every split's files, or none
+        for split in PREPARERS[ds.preparer](ddir, src, tgt):
+            counts[split.name] = write_split(split, outdir, src, tgt, ddir)
+            log(f"{split.name}: {counts[split.name]} lines")
+        if ds.name == "lingeval97":
+            with atomic_path(outdir / "lingeval97.json") as tmp:
+                shutil.copyfile(ddir / "lingeval97.json", tmp)
     return counts
 
 

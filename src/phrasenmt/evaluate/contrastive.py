@@ -33,7 +33,14 @@ from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file
 from phrasenmt.data.documents import read_context_file
 from phrasenmt.evaluate import contrastive_formats as formats
 from phrasenmt.evaluate.lingeval import accuracy_table, read_scores
-from phrasenmt.io import InputError, atomic_open, read_lines, run_cli, write_lines
+from phrasenmt.io import (
+    InputError,
+    atomic_open,
+    output_set,
+    read_lines,
+    run_cli,
+    write_lines,
+)
 
 FORMATS = ("lingeval", "contrapro", "bawden", "voita")
 COLUMNS = ["model", "context", "category", "bin", "items", "correct", "accuracy"]
@@ -356,7 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point."""
     args = build_parser().parse_args(argv)
-    {"prepare": prepare, "bpe": bpe_context, "evaluate": evaluate}[args.command](args)
+    with output_set():  # all of its outputs, or none
+        {"prepare": prepare, "bpe": bpe_context, "evaluate": evaluate}[args.command](args)
     return 0
 
 

@@ -22,7 +22,14 @@ from typing import Any
 import pandas as pd
 
 from phrasenmt.cli import ArgumentParser, finite_float, output_file
-from phrasenmt.io import InputError, read_json, read_lines, run_cli, write_lines
+from phrasenmt.io import (
+    InputError,
+    output_set,
+    read_json,
+    read_lines,
+    run_cli,
+    write_lines,
+)
 
 MAX_BIN = 15
 COLUMNS = ["model", "category", "bin", "pairs", "correct", "accuracy"]
@@ -196,7 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point."""
     args = build_parser().parse_args(argv)
-    {"prepare": prepare, "evaluate": evaluate}[args.command](args)
+    with output_set():  # all of its outputs, or none
+        {"prepare": prepare, "evaluate": evaluate}[args.command](args)
     return 0
 
 

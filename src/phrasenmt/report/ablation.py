@@ -22,6 +22,7 @@ from phrasenmt.cli import ArgumentParser, alpha_level, output_file
 from phrasenmt.evaluate.length import named_path
 from phrasenmt.io import (
     InputError,
+    output_set,
     read_nonempty_lines,
     read_tsv,
     run_cli,
@@ -199,7 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Build the ablation table."""
-    run_ablation(build_parser().parse_args(argv))
+    with output_set():  # all of its outputs, or none
+        run_ablation(build_parser().parse_args(argv))
     return 0
 
 

@@ -63,7 +63,7 @@ from phrasenmt.cli import (
     positive_int,
     rate,
 )
-from phrasenmt.io import InputError, read_text, run_cli
+from phrasenmt.io import InputError, output_set, read_text, run_cli
 from phrasenmt.report.baseline_guard import Guard
 from phrasenmt.report.claim_checks import (
     DECODINGS,
@@ -419,7 +419,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.family_only:
         claims = [c for c in claims if in_family(c, ev.models)]
     rows = [claim_row(with_control(c, ev), ev, args.alpha) for c in claims]
-    render(rows, ev, args)
+    with output_set():  # all of its outputs, or none
+        render(rows, ev, args)
     return 0
 
 

@@ -34,7 +34,7 @@ import pandas as pd
 from phrasenmt.cli import ArgumentParser, control_pair, output_file
 from phrasenmt.evaluate.contrastive import load_header, outcomes
 from phrasenmt.evaluate.lingeval import read_scores
-from phrasenmt.io import InputError, atomic_open, read_text, run_cli
+from phrasenmt.io import InputError, atomic_open, output_set, read_text, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report.continuous import to_latex, to_markdown
 from phrasenmt.report.figures import new_axes, save_figure
@@ -315,7 +315,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Write the table or draw the figure."""
     args = build_parser().parse_args(argv)
-    args.run(args)
+    with output_set():  # all of its outputs, or none
+        args.run(args)
     return 0
 
 

@@ -30,7 +30,14 @@ import pandas as pd
 
 from phrasenmt.cli import ArgumentParser, output_file
 from phrasenmt.evaluate.length import named_path
-from phrasenmt.io import InputError, atomic_open, read_lines, read_tsv, run_cli
+from phrasenmt.io import (
+    InputError,
+    atomic_open,
+    output_set,
+    read_lines,
+    read_tsv,
+    run_cli,
+)
 from phrasenmt.report import seeds as sd
 from phrasenmt.report.style import parse_order
 from phrasenmt.report.tables import format_time, latex_escape, load_json, write_text
@@ -209,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
         df = fertility_table(args.tsv, args.order)
     else:
         df = efficiency_table(args.run, args.train_tgt, args.order)
-    write_all(df, args)
+    with output_set():  # all of its outputs, or none
+        write_all(df, args)
     return 0
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 import pandas as pd
 
 from phrasenmt.cli import ArgumentParser, alpha_level, output_file
-from phrasenmt.io import InputError, atomic_open, run_cli
+from phrasenmt.io import InputError, atomic_open, output_set, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report import tables
 from phrasenmt.report.continuous import by_order, read_tsv, to_latex, to_markdown
@@ -200,12 +200,13 @@ def write_tables(df: pd.DataFrame, shown: pd.DataFrame, args: argparse.Namespace
                  note: str = "") -> None:
     """Markdown (with the note), LaTeX (dagger as math) and the raw CSV."""
     md = to_markdown(shown, TITLES[args.table])
-    tables.write_text(args.out_md, md + (f"\n{note}\n" if note else ""))
     tex = to_latex(shown).replace(tables.DAGGER, r"$^\dagger$").replace(
         "±", r"$\pm$")
-    tables.write_text(args.out_tex, tex)
-    with atomic_open(args.out_csv) as fh:
-        df.to_csv(fh, index=False, lineterminator="\n", float_format="%.4f")
+    with output_set():  # all three, or none
+        tables.write_text(args.out_md, md + (f"\n{note}\n" if note else ""))
+        tables.write_text(args.out_tex, tex)
+        with atomic_open(args.out_csv) as fh:
+            df.to_csv(fh, index=False, lineterminator="\n", float_format="%.4f")
 
 
 def _point(text: str) -> tuple[str, str]:

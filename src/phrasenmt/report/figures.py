@@ -17,7 +17,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from phrasenmt.cli import ArgumentParser, output_file
-from phrasenmt.io import InputError, atomic_path, read_tsv, run_cli
+from phrasenmt.io import InputError, atomic_path, output_set, read_tsv, run_cli
 from phrasenmt.report.style import (
     PNG_METADATA,
     RC_PARAMS,
@@ -176,7 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Draw one report figure."""
     args = build_parser().parse_args(argv)
-    args.draw(args)
+    with output_set():  # all of its outputs, or none
+        args.draw(args)
     return 0
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from phrasenmt.cli import ArgumentParser, output_file, positive_int
-from phrasenmt.io import InputError, parse_json, read_lines, run_cli
+from phrasenmt.io import InputError, output_set, parse_json, read_lines, run_cli
 from phrasenmt.report.figures import new_axes, save_figure
 from phrasenmt.report.npmt import read_text_tsv
 from phrasenmt.report.style import RC_PARAMS
@@ -122,9 +122,10 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         raise InputError(str(err), args.tsv) from None
     labels = emitted_labels(args.segments, args.line, tokens)
-    draw(gates, tokens, offsets, labels,
-         f"Reordering gates of {args.model}, test line {args.line}",
-         args.out_png, args.out_svg)
+    with output_set():  # all of its outputs, or none
+        draw(gates, tokens, offsets, labels,
+             f"Reordering gates of {args.model}, test line {args.line}",
+             args.out_png, args.out_svg)
     return 0
 
 

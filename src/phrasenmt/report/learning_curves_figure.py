@@ -26,7 +26,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from phrasenmt.cli import ArgumentParser, output_file
-from phrasenmt.io import InputError, read_tsv, run_cli
+from phrasenmt.io import InputError, output_set, read_tsv, run_cli
 from phrasenmt.report.figures import save_figure
 from phrasenmt.report.learning_curves import COLUMNS
 from phrasenmt.report.style import RC_PARAMS, model_style, parse_order
@@ -138,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     if df.empty:
         raise InputError("no points to draw", args.tsv)
     check_tsv(df, args.order, args.tsv)
-    draw(df, args.order, args.dataset, args.out_png, args.out_svg)
+    with output_set():  # all of its outputs, or none
+        draw(df, args.order, args.dataset, args.out_png, args.out_svg)
     return 0
 
 

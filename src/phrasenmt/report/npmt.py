@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from phrasenmt.cli import ArgumentParser, alpha_level, output_file
-from phrasenmt.io import InputError, atomic_open, read_tsv, run_cli
+from phrasenmt.io import InputError, atomic_open, output_set, read_tsv, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report import tables
 from phrasenmt.report.style import parse_order
@@ -321,7 +321,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Build one table."""
     args = build_parser().parse_args(argv)
-    args.build(args)
+    with output_set():  # all of its outputs, or none
+        args.build(args)
     return 0
 
 

@@ -31,7 +31,7 @@ from phrasenmt.evaluate.segments import (
     MAPPING_COLUMNS,
     STATS_COLUMNS,
 )
-from phrasenmt.io import InputError, run_cli
+from phrasenmt.io import InputError, output_set, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report.continuous import by_order, read_tsv
 from phrasenmt.report.npmt import (
@@ -251,7 +251,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Build one table."""
     args = build_parser().parse_args(argv)
-    args.build(args)
+    with output_set():  # all of its outputs, or none
+        args.build(args)
     return 0
 
 

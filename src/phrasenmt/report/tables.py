@@ -19,7 +19,7 @@ import pandas as pd
 
 from phrasenmt.cli import ArgumentParser, alpha_level, output_file
 from phrasenmt.evaluate.length import named_path
-from phrasenmt.io import InputError, atomic_open, run_cli
+from phrasenmt.io import InputError, atomic_open, output_set, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report.json_fields import get_key, load_json
 from phrasenmt.report.style import parse_order
@@ -188,10 +188,11 @@ def run_main(args: argparse.Namespace) -> None:
     """Build the main results table and write Markdown, LaTeX and CSV."""
     summaries = sd.named_lists(args.summary)
     df = main_table(args.eval, args.seed_eval, summaries, args)
-    write_text(args.out_md, to_markdown(df, args.baseline, args.alpha))
-    write_text(args.out_tex, to_latex(df, args.baseline, args.alpha))
-    write_csvs(*split_columns(df, ["model", "testset"], WALL_CLOCK_COLUMNS),
-               args.out_csv, args.out_timing_csv)
+    with output_set():  # all of its outputs, or none
+        write_text(args.out_md, to_markdown(df, args.baseline, args.alpha))
+        write_text(args.out_tex, to_latex(df, args.baseline, args.alpha))
+        write_csvs(*split_columns(df, ["model", "testset"], WALL_CLOCK_COLUMNS),
+                   args.out_csv, args.out_timing_csv)
 
 
 def build_parser() -> argparse.ArgumentParser:

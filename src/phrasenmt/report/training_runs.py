@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from phrasenmt.cli import ArgumentParser, output_file
-from phrasenmt.io import InputError, run_cli
+from phrasenmt.io import InputError, output_set, run_cli
 from phrasenmt.report.json_fields import get_key, load_json
 from phrasenmt.report.learning_curves import Run, add_runs_option, check_unique
 from phrasenmt.report.tables import format_time, write_text
@@ -106,9 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     """Write the training-runs table."""
     args = build_parser().parse_args(argv)
     df = runs_table(args.summary)
-    write_text(args.out_md, to_markdown(df))
-    write_csvs(*split_columns(df, ["model", "seed"], WALL_CLOCK_COLUMNS),
-               args.out_csv, args.out_timing_csv)
+    with output_set():  # all of its outputs, or none
+        write_text(args.out_md, to_markdown(df))
+        write_csvs(*split_columns(df, ["model", "seed"], WALL_CLOCK_COLUMNS),
+                   args.out_csv, args.out_timing_csv)
     return 0
 
 

@@ -26,7 +26,7 @@ from phrasenmt.cli import (
     positive_int,
     rate,
 )
-from phrasenmt.io import InputError, atomic_open, run_cli, write_lines
+from phrasenmt.io import InputError, atomic_open, output_set, run_cli, write_lines
 from phrasenmt.synthetic import lexicon
 from phrasenmt.synthetic.builder import RATE_HELP, GrammarConfig, Pools
 from phrasenmt.synthetic.documents import Limits, document
@@ -204,9 +204,11 @@ def main(argv: list[str] | None = None) -> int:
     cfg = GrammarConfig(**{f.name: getattr(args, f.name) for f in fields(GrammarConfig)})
     limits = Limits(args.max_sentence_tokens, args.max_distance_words)
     sizes = {"train": args.train_size, "dev": args.dev_size, "test": args.test_size}
-    result = build_corpus(Path(args.outdir), args.seed, sizes, args.direction, cfg,
-                          limits, (args.min_doc_sentences, args.max_doc_sentences),
-                          args.agreement_items_per_bin)
+    with output_set():  # every split's files, or none
+        result = build_corpus(Path(args.outdir), args.seed, sizes, args.direction,
+                              cfg, limits,
+                              (args.min_doc_sentences, args.max_doc_sentences),
+                              args.agreement_items_per_bin)
     print(json.dumps({k: v for k, v in result.items() if k != "lexicon"},
                      ensure_ascii=False))
     return 0
