@@ -3,15 +3,17 @@
 Files are `checkpoint_{step}.pt` in a checkpoint folder, written atomically, with
 a `latest` file naming the newest one. Any checkpoint (or averaged model) can
 rebuild its model from the file alone with `load_model`. Every file written by
-`save_file` gets a `<name>.sha256` next to it, written before the file itself
-appears; loading checks it, so a truncated or altered file is caught even where
-torch.load would accept it. `load_latest_good` falls back to older checkpoints.
+`save_file` gets a `<name>.sha256` next to it, renamed into place just before
+the file itself; loading checks it, so a truncated or altered file is caught
+even where torch.load would accept it. `load_latest_good` falls back to older
+checkpoints.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import os
 import re
 import sys
@@ -21,7 +23,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from phrasenmt.io import InputError, atomic_open, atomic_path
+from phrasenmt.io import InputError, atomic_open, naming, output_set
 from phrasenmt.models.registry import build_model, config_from_dict, get_model_class
 from phrasenmt.text.vocab import Vocabulary
 
@@ -55,16 +57,28 @@ def checksum_path(path: str | os.PathLike) -> Path:
 
 
 def save_file(payload: dict[str, Any], path: str | os.PathLike) -> None:
-    """torch.save `payload` to `path` atomically, its checksum written first."""
-    with atomic_path(path) as tmp:
-        # Through a Python file: a full disk is then an OSError naming the file
-        # (torch.save to a path reports it as "unexpected pos" RuntimeError).
-        with open(tmp, "wb") as fh:
-            torch.save(payload, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
+    """torch.save `payload` to `path` and its checksum file: both, or neither.
+
+    torch serialises into memory and the bytes are written as a plain file:
+    torch's own zip writer turns an OS error met after its first write (a disk
+    that fills up during the second checkpoint) into an "[enforce fail at
+    inline_container.cc] unexpected pos" RuntimeError naming neither the file
+    nor the reason, while a plain write raises the OSError, which names both.
+    The two files are one `output_set`, the checksum renamed first: a failed
+    save leaves neither, and the previous checkpoint stays as it was.
+    """
+    path = Path(path)
+    buffer = io.BytesIO()
+    try:
+        torch.save(payload, buffer)
+    except OSError as err:  # not from a disk; named all the same
+        raise naming(err, path) from None
+    data = buffer.getbuffer()
+    with output_set():
         with atomic_open(checksum_path(path)) as fh:
-            fh.write(f"{sha256(tmp)}  {Path(path).name}\n")
+            fh.write(f"{hashlib.sha256(data).hexdigest()}  {path.name}\n")
+        with atomic_open(path, "wb") as fh:
+            fh.write(data)
 
 
 def verify_checksum(path: Path) -> None:
