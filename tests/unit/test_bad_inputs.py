@@ -47,6 +47,8 @@ FILES = {
     "header.vec": b"six hundred 2\nA 0.1 0.2\n",
     "cut.vec": b"615 2\nA 0.1 0.2\nB 0.3 0.1\n",
     "nan.vec": b"2 2\nA 0.1 nan\nB 0.3 0.1\n",
+    "zero.vec": b"0 2\n",
+    "other.vec": b"2 2\nzz 0.1 0.2\nyy 0.3 0.1\n",
     "good.scores": b"-1.0\n-2.0\n-3.0\n",
     "positive.scores": b"-1.0\n2.5\n-3.0\n",
     "nolines.json": json.dumps({"lines": 3, "items": [
@@ -143,6 +145,12 @@ CASES = [
     ("NaN in an embedding table", [*TRAIN, "--train-src", "s3", "--spec",
                                    VEC_SPEC % "nan.vec"],
      "error: nan.vec:2: component 2 is not a finite number"),
+    ("word table with no words", [*TRAIN, "--train-src", "s3", "--spec",
+                                  VEC_SPEC % "zero.vec"],
+     "error: zero.vec:1: header says 0 vectors: a word table without words"),
+    ("word table of other data", [*TRAIN, "--train-src", "s3", "--spec",
+                                  VEC_SPEC % "other.vec"],
+     "error: other.vec: covers none of the 6 target tokens (e.g. 'a' is not in it)"),
     ("NaN weights (translate)", ["phrasenmt.translate", "--checkpoint", "nan.pt",
                                  "--input", "s3", "--output", "OUT"],
      ("error: nan.pt: parameter encoder.layers.0.ff.fc1.weight has NaN values (1 of "

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from phrasenmt.io import InputError
-from phrasenmt.models.output_table import read_vec
+from phrasenmt.models.output_table import build_output_table, read_vec
+from phrasenmt.text.vocab import Vocabulary
 
 GOOD = "3 2\na 0.1 0.2\nb -1 2e-3\nc 0 0\n"
 
@@ -42,3 +43,21 @@ def test_a_valid_table_reads_every_row(tmp_path):
 def test_bad_tables_are_one_clear_error(tmp_path, text, message):
     with pytest.raises(InputError, match=message):
         read_vec(vec(tmp_path, text), 2)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("0 2\n", r"words\.vec:1: header says 0 vectors: a word table without words"),
+    ("2 2\nx 0.1 0.2\ny 1 1\n",
+     r"words\.vec: covers none of the 3 target tokens \(e\.g\. 'a' is not in it\)"),
+])
+def test_a_table_that_covers_no_target_token_is_refused(tmp_path, text, message):
+    vocab = Vocabulary.build(["a b c"])
+    with pytest.raises(InputError, match=message):
+        build_output_table(vocab, 2, str(vec(tmp_path, text)))
+
+
+def test_a_table_that_misses_some_tokens_is_used_with_a_note(tmp_path, capsys):
+    vocab = Vocabulary.build(["a b c"])
+    table, _ = build_output_table(vocab, 2, str(vec(tmp_path, "1 2\nb 0.6 0.8\n")))
+    np.testing.assert_allclose(table[vocab.stoi["b"]].numpy(), [0.6, 0.8], rtol=1e-6)
+    assert "note: 4 target tokens have no table vector" in capsys.readouterr().err

@@ -20,7 +20,7 @@ import torch
 from torch import Tensor
 
 from phrasenmt.io import InputError, read_lines
-from phrasenmt.text.vocab import BOS, PAD, Vocabulary
+from phrasenmt.text.vocab import BOS, PAD, SPECIALS, Vocabulary
 
 _COUNT = re.compile(r"[0-9]+")  # ASCII digits only
 JOINER = "_"  # joins the words of a phrase token (as phrasenmt.embeddings does)
@@ -88,6 +88,11 @@ def build_output_table(vocab: Vocabulary, dim: int, word_vec: str,
     With `center` the mean row is subtracted before normalizing.
     """
     words = read_vec(word_vec, dim)
+    if not words:
+        raise InputError("header says 0 vectors: a word table without words leaves "
+                         "every row of the output table to the fallback vectors; "
+                         "give the words.vec of this data's fastText run",
+                         word_vec, 1)
     phrases = read_vec(phrase_vec, dim) if phrase_vec else {}
     rows = np.zeros((len(vocab), dim), dtype=np.float32)
     is_phrase = np.zeros(len(vocab), dtype=bool)
@@ -101,6 +106,7 @@ def build_output_table(vocab: Vocabulary, dim: int, word_vec: str,
             rows[i] = words[token]
         else:
             missing.append(i)
+    check_coverage(vocab, missing, word_vec)
     fallback = _fallback_vectors([vocab.itos[i] for i in missing], dim, fasttext_model)
     for i, vec in zip(missing, fallback, strict=True):
         rows[i] = vec
@@ -116,6 +122,21 @@ def build_output_table(vocab: Vocabulary, dim: int, word_vec: str,
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     rows = np.where(norms > 0, rows / np.maximum(norms, 1e-12), 0.0)
     return torch.from_numpy(rows.astype(np.float32)), torch.from_numpy(is_phrase)
+
+
+def check_coverage(vocab: Vocabulary, missing: list[int], word_vec: str) -> None:
+    """Refuse tables that give a vector to none of the vocabulary's own tokens.
+
+    Some tokens are legitimately missing (</s>, <unk>, subwords fastText never
+    saw): they get fallback vectors and a note. A table that covers none of
+    them was made for other data or another tokenization, and the model would
+    learn to predict vectors that mean nothing.
+    """
+    own = [i for i in range(len(vocab)) if vocab.itos[i] not in SPECIALS]
+    if own and set(own) <= set(missing):
+        raise InputError(f"covers none of the {len(own)} target tokens (e.g. "
+                         f"{vocab.itos[own[0]]!r} is not in it): a table made for "
+                         "other data or another tokenization?", word_vec)
 
 
 def phrase_words(token: str) -> list[str]:
