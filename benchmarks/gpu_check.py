@@ -46,7 +46,15 @@ import gpu_check_timing as timing
 import torch
 from gpu_check_data import synthetic
 
-from phrasenmt.cli import ArgumentParser
+from phrasenmt.cli import (
+    ArgumentParser,
+    int_range,
+    nonnegative_int,
+    output_dir,
+    positive_float,
+    positive_int,
+)
+from phrasenmt.io import atomic_open, output_set, run_cli
 
 RESERVE_SECONDS = 180  # of the budget, kept for DDP, timing and fairseq
 CLOCK = {"start": time.perf_counter()}  # main() restarts it; imports count too
@@ -56,22 +64,24 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Command-line options."""
     p = ArgumentParser(prog="python benchmarks/gpu_check.py",
                                 description=__doc__.split("\n")[0])
-    p.add_argument("--out", type=Path, default=Path("gpu_check"),
+    p.add_argument("--out", type=output_dir, default=Path("gpu_check"),
                    help="folder for the summary and the logs (created)")
-    p.add_argument("--work", type=Path, default=None,
+    p.add_argument("--work", type=output_dir, default=None,
                    help="folder for the data, checkpoints and decodes (default: "
                    "OUT/runs; elsewhere keeps OUT small: the logs of failed rows "
                    "and of fairseq are copied to OUT/logs)")
     p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     p.add_argument("--archs", nargs="+", default=None, metavar="ARCH",
                    help="architectures of part 1 (default: every registered one)")
-    p.add_argument("--updates", type=int, default=50, help="updates per training run")
+    p.add_argument("--updates", type=int_range(10), default=50,
+                   help="updates per training run (even, at least 10)")
     p.add_argument("--sizes", choices=("auto", "tiny", "smaller"), default="auto",
                    help="part 1's models: the tiny presets, or smaller still; "
                    "auto: tiny on CUDA, smaller on the CPU")
-    p.add_argument("--train-size", type=int, default=4000,
+    p.add_argument("--train-size", type=positive_int, default=4000,
                    help="synthetic training pairs")
-    p.add_argument("--test-size", type=int, default=32, help="test sentences")
+    p.add_argument("--test-size", type=positive_int, default=32,
+                   help="test sentences")
     p.add_argument("--timing", choices=("auto", "on", "off"), default="auto",
                    help="part 2 (and 3); auto: on for CUDA, off for the CPU")
     p.add_argument("--timing-archs", nargs="+", default=list(timing.TIMED),
@@ -79,29 +89,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--timing-size", choices=("full", "tiny"), default="full",
                    help="full: the named presets (base, iwslt) at 25k-token "
                    "batches; tiny: the tiny presets at 2k (a CPU smoke test)")
-    p.add_argument("--warmup", type=int, default=timing.WARMUP,
+    p.add_argument("--warmup", type=nonnegative_int, default=timing.WARMUP,
                    help="part 2: untimed updates before the timed ones, whose "
                    "batches the timed ones then replay (at least --timed-updates, "
                    "so that every timed batch's shapes were seen)")
-    p.add_argument("--timed-updates", type=int, default=timing.TIMED_UPDATES,
+    p.add_argument("--timed-updates", type=positive_int, default=timing.TIMED_UPDATES,
                    help="part 2: timed updates per model")
     p.add_argument("--fairseq", choices=("auto", "off"), default="auto",
                    help="part 3 where fairseq imports")
-    p.add_argument("--fairseq-warmup", type=int, default=150,
+    p.add_argument("--fairseq-warmup", type=nonnegative_int, default=150,
                    help="part 3: untimed updates of both sides before their "
                    "--timed-updates (fairseq cannot replay batches, so neither does)")
     p.add_argument("--ddp", choices=("auto", "off"), default="auto", help="part 4")
-    p.add_argument("--peak-tflops", type=float, default=None,
+    p.add_argument("--peak-tflops", type=positive_float, default=None,
                    help="the GPU's dense bf16 peak for MFU (default: from its name)")
-    p.add_argument("--budget-minutes", type=float, default=None,
+    p.add_argument("--budget-minutes", type=positive_float, default=None,
                    help="stages still to start are skipped past this (default: 7.5 "
                    "on CUDA, 30 on the CPU)")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=nonnegative_int, default=1)
     args = p.parse_args(argv)
-    if args.updates < 10 or args.updates % 2:
-        p.error("--updates must be even and at least 10")
-    if min(args.warmup, args.fairseq_warmup) < 0 or args.timed_updates < 1:
-        p.error("--warmup and --fairseq-warmup must be >= 0, --timed-updates >= 1")
+    if args.updates % 2:
+        p.error(f"argument --updates: must be even, got {args.updates}")
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: torch sees no CUDA device (use --device cpu)")
     known = fam.architectures(None)
@@ -217,10 +225,14 @@ def keep_logs(work: Path, out: Path, names: list[str]) -> None:
 
 
 def write_summary(out: Path, summary: dict) -> None:
-    """OUT/summary.json and OUT/summary.md, with the seconds since the start."""
+    """OUT/summary.json and OUT/summary.md, with the seconds since the start;
+    both replaced together (a full disk keeps the previous pair)."""
     summary["seconds"] = round(time.perf_counter() - CLOCK["start"], 1)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", "utf-8")
-    (out / "summary.md").write_text(markdown(summary) + "\n", "utf-8")
+    with output_set():
+        with atomic_open(out / "summary.json") as fh:
+            fh.write(json.dumps(summary, indent=2) + "\n")
+        with atomic_open(out / "summary.md") as fh:
+            fh.write(markdown(summary) + "\n")
 
 
 def markdown(summary: dict) -> str:
@@ -272,4 +284,4 @@ def _pair(a, b, sep: str) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_cli(main)  # a file system error (a full disk) is one line, exit 1

@@ -24,6 +24,7 @@ import numpy as np
 
 from phrasenmt.embeddings import main as embeddings_main
 from phrasenmt.fertility import main as fertility_main
+from phrasenmt.io import InputError
 from phrasenmt.phrases import main as phrases_main
 from phrasenmt.segment import main as segment_main
 from phrasenmt.synthetic.corpus import main as synthetic_main
@@ -46,10 +47,21 @@ class Corpus:
 
 
 def quiet(fn, argv: list[str]) -> int:
-    """Run a CLI entry point with its stdout and stderr kept out of the way."""
+    """Run a CLI entry point with its stdout and stderr kept out of the way.
+
+    A usage error (argparse's exit 2) or a non-zero status raises InputError
+    with the command's last line of output, which would otherwise be lost.
+    """
     sink = io.StringIO()
-    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-        return fn(argv)
+    try:
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            code = fn(argv)
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else 1
+    if code:
+        lines = sink.getvalue().strip().splitlines()
+        raise InputError(f"{fn.__module__}: {lines[-1] if lines else f'exit {code}'}")
+    return code or 0
 
 
 def synthetic(root: Path, seed: int, train_size: int, test_size: int,

@@ -217,3 +217,68 @@ def test_gpu_profile_kernel_kinds_and_busy_time():
     assert gpu_profile.kind("some_custom_kernel") == "other"
     assert gpu_profile.busy_us([(0, 10), (5, 15), (20, 25), (21, 22)]) == 20
     assert gpu_profile.busy_us([]) == 0
+
+
+# -- its options: one line for each bad value --------------------------------------
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--train-size", "0", "argument --train-size: must be >= 1, got 0"),
+    ("--test-size", "-3", "argument --test-size: must be >= 1, got -3"),
+    ("--budget-minutes", "nan", "argument --budget-minutes: expected a finite number"),
+    ("--budget-minutes", "0", "argument --budget-minutes: must be > 0"),
+    ("--peak-tflops", "inf", "argument --peak-tflops: expected a finite number"),
+    ("--updates", "8", "argument --updates: must be >= 10, got 8"),
+    ("--updates", "11", "argument --updates: must be even, got 11"),
+    ("--warmup", "-1", "argument --warmup: must be >= 0, got -1"),
+    ("--fairseq-warmup", "1.5", "argument --fairseq-warmup: expected an integer"),
+    ("--timed-updates", "0", "argument --timed-updates: must be >= 1, got 0"),
+    ("--seed", "٣", "argument --seed: expected an integer (ASCII digits)"),
+])
+def test_a_bad_number_is_one_usage_line(capsys, option, value, message):
+    with pytest.raises(SystemExit) as code:
+        gpu_check.parse_args(["--device", "cpu", option, value])
+    err = capsys.readouterr().err
+    assert code.value.code == 2 and len(err.splitlines()) == 1, err
+    assert err.startswith(f"python benchmarks/gpu_check.py: error: {message}"), err
+
+
+@pytest.mark.parametrize("option", ["--out", "--work"])
+def test_a_file_given_as_its_output_folder_is_refused(tmp_path, capsys, option):
+    passwd = tmp_path / "passwd"
+    passwd.write_text("root:x:0:0\n")
+    for given in (passwd, passwd / "sub"):
+        with pytest.raises(SystemExit) as code:
+            gpu_check.parse_args(["--device", "cpu", option, str(given)])
+        err = capsys.readouterr().err
+        assert code.value.code == 2 and len(err.splitlines()) == 1, err
+        assert f"argument {option}: '{given}'" in err
+    assert passwd.read_text() == "root:x:0:0\n"
+
+
+def test_a_failing_data_command_is_one_line_not_a_silent_exit():
+    from gpu_check_data import quiet
+
+    from phrasenmt.io import InputError
+
+    def cli(argv):
+        print("prog: error: argument --train-size: must be >= 1, got 0", file=sys.stderr)
+        raise SystemExit(2)
+
+    with pytest.raises(InputError, match=r"must be >= 1, got 0$"):
+        quiet(cli, [])
+
+
+def test_the_summary_pair_is_replaced_together(tmp_path, monkeypatch):
+    from tests.unit.test_output_sets import full_disk_at
+
+    summary = {"environment": {"cpu_count": 2, "torch": "x", "cuda": None,
+                               "python": "3", "date_utc": "now"},
+               "families": [], "timing": None, "fairseq": None, "ddp": [],
+               "skipped": [], "status": "RUNNING", "seconds": 0.0}
+    gpu_check.write_summary(tmp_path, summary)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    summary["status"] = "PASS"
+    full_disk_at(monkeypatch, 2)  # summary.md does not fit
+    with pytest.raises(OSError, match="No space left"):
+        gpu_check.write_summary(tmp_path, summary)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
