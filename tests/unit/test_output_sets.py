@@ -267,3 +267,23 @@ def test_a_full_disk_on_any_output_leaves_none(pipeline, tmp_path, monkeypatch, 
         assert ".tmp" not in err, err
         assert [p for p in out.rglob("*") if p.is_file()] == [], (nth, err)
         assert snapshot(pipeline) == before
+
+
+def test_a_sidecar_output_naming_another_output_writes_nothing(tmp_path, capsys):
+    from phrasenmt.data.clean import main as clean_main
+
+    for name, text in (("s.en", "a b c\nd e f\n"), ("s.de", "x y\nz w\n"),
+                       ("s.docs", "d1\nd1\n")):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    argv = ["--src-in", str(tmp_path / "s.en"), "--tgt-in", str(tmp_path / "s.de"),
+            "--pretokenized", "--src-lang", "en", "--tgt-lang", "de",
+            "--sidecar", str(tmp_path / "s.docs"), str(out / "train.en"),
+            "--src-out", str(out / "train.en"), "--tgt-out", str(out / "train.de"),
+            "--stats", str(out / "stats")]
+    with pytest.raises(SystemExit) as code:
+        run_cli(clean_main, argv)
+    assert code.value.code == 1
+    assert capsys.readouterr().err == (f"error: {out / 'train.en'}: written twice by "
+                                       "one command: two of its outputs name this file\n")
+    assert [p for p in out.rglob("*") if p.is_file()] == []
