@@ -58,8 +58,9 @@ def last_from_summary(path: Path) -> int:
     except (KeyError, TypeError):
         raise InputError("not a training summary with an 'average_last' key",
                          path) from None
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise InputError(f"average_last must be an integer, got {value!r}", path)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise InputError(f"average_last must be a positive integer, got {value!r}",
+                         path)
     return value
 
 

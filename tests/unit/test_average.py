@@ -73,6 +73,14 @@ def test_last_n_from_summary(tmp_path, capsys):
     with pytest.raises(InputError, match="summary.json: not a training summary"):
         average_main(["--checkpoint-dir", str(tmp_path / "c"), "--summary",
                       str(tmp_path / "summary.json"), "--out", str(tmp_path / "a.pt")])
+    for bad in ("0", "-2", "2.0"):
+        (tmp_path / "summary.json").write_text(f'{{"average_last": {bad}}}')
+        with pytest.raises(InputError, match=f"summary.json: average_last must be a "
+                           f"positive integer, got {bad}"):
+            average_main(["--checkpoint-dir", str(tmp_path / "c"), "--summary",
+                          str(tmp_path / "summary.json"), "--out",
+                          str(tmp_path / "b.pt")])
+    assert not (tmp_path / "b.pt").exists()
 
 
 def test_float64_accumulation_is_exact():

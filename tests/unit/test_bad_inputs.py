@@ -49,6 +49,9 @@ FILES = {
     "nan.vec": b"2 2\nA 0.1 nan\nB 0.3 0.1\n",
     "zero.vec": b"0 2\n",
     "other.vec": b"2 2\nzz 0.1 0.2\nyy 0.3 0.1\n",
+    "neg.summary.json": json.dumps({"steps": 10, "stopped_by": "max_steps",
+                                    "best_dev_loss": 1.5, "train_seconds": -7136.0}
+                                   ).encode(),
     "good.scores": b"-1.0\n-2.0\n-3.0\n",
     "positive.scores": b"-1.0\n2.5\n-3.0\n",
     "nolines.json": json.dumps({"lines": 3, "items": [
@@ -151,6 +154,10 @@ CASES = [
     ("word table of other data", [*TRAIN, "--train-src", "s3", "--spec",
                                   VEC_SPEC % "other.vec"],
      "error: other.vec: covers none of the 6 target tokens (e.g. 'a' is not in it)"),
+    ("negative training time in a summary", [
+        "phrasenmt.report.training_runs", "--summary", "t:1=neg.summary.json",
+        "--out-md", "OUT", "--out-csv", "OUT.csv", "--out-timing-csv", "OUT.t.csv"],
+     "error: neg.summary.json: key 'train_seconds' is -7136.0, not a non-negative"),
     ("NaN weights (translate)", ["phrasenmt.translate", "--checkpoint", "nan.pt",
                                  "--input", "s3", "--output", "OUT"],
      ("error: nan.pt: parameter encoder.layers.0.ff.fc1.weight has NaN values (1 of "

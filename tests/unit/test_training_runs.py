@@ -49,15 +49,28 @@ def test_the_results_csv_does_not_depend_on_the_time(tmp_path):
 
 @pytest.mark.parametrize("fields, message", [
     ({"stopped_by": "tired"}, "key 'stopped_by' is 'tired', not one of patience"),
-    ({"steps": 2.5}, "key 'steps' is not a count of updates"),
+    ({"steps": 2.5}, "key 'steps' is 2.5, not a non-negative count"),
+    ({"steps": -3}, "key 'steps' is -3, not a non-negative count"),
     ({"best_dev_loss": "low"}, "key 'best_dev_loss' is 'low', not a finite number"),
     ({"train_seconds": None}, "key 'train_seconds' is not a number"),
+    ({"train_seconds": -7136.0},
+     "key 'train_seconds' is -7136.0, not a non-negative number"),
+    ({"tokens_per_second": -1}, "key 'tokens_per_second' is -1, not a non-negative"),
+    ({"target_tokens": 1.5}, "key 'target_tokens' is 1.5, not a non-negative count"),
 ])
 def test_a_bad_summary_names_the_file_and_the_key(tmp_path, fields, message):
     path = summary(tmp_path, "bad", **fields)
     with pytest.raises(InputError, match=message) as err:
         tr.runs_table([tr.Run("t", 1, path)])
     assert str(path) in str(err.value)
+
+
+def test_a_number_beyond_floating_point_is_refused(tmp_path):
+    path = tmp_path / "huge.json"  # Python's json reads 1e999 as infinity
+    path.write_text('{"steps": 1, "stopped_by": "max_steps", "best_dev_loss": 1.0, '
+                    '"train_seconds": 1e999}', encoding="utf-8")
+    with pytest.raises(InputError, match="key 'train_seconds' is inf, not a non-neg"):
+        tr.runs_table([tr.Run("t", 1, path)])
 
 
 def test_a_missing_key_and_a_run_given_twice_raise(tmp_path):

@@ -43,7 +43,7 @@ KINDS = ("--eval", "--seed-eval", "--summary", "--benchmark", "--hyp")
 
 def train_per_token(path: Path) -> float:
     """Training seconds per target token from a summary.json."""
-    data = tables.load_json(path)
+    data = tables.load_summary(path)
     seconds = tables.get_key(data, "train_seconds", path, number=True)
     tokens = tables.get_key(data, "target_tokens", path, number=True)
     if tokens <= 0:

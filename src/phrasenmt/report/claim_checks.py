@@ -22,7 +22,7 @@ import numpy as np
 from phrasenmt.evaluate import contrastive, lingeval, multiseed, pronouns
 from phrasenmt.io import InputError, read_lines
 from phrasenmt.report.baseline_guard import Guard, measure_files
-from phrasenmt.report.tables import get_key, load_json
+from phrasenmt.report.tables import get_key, load_summary
 
 # metric -> the per-run files it reads (kinds of --run KIND=PATH); a quality
 # metric (GUARDED) reads the test translations (hyp) too: did the model learn?
@@ -226,7 +226,7 @@ def _percent(result: dict[str, Any], seeds: list[int], base_seeds: list[int],
 
 def _speeds(paths: list[Path]) -> list[float]:
     """Training target tokens per second of each seed's summary.json."""
-    return [float(get_key(load_json(p), SPEED_KEY, p, number=True)) for p in paths]
+    return [float(get_key(load_summary(p), SPEED_KEY, p, number=True)) for p in paths]
 
 
 def speed_result(claim: dict, ev: Evidence) -> dict[str, Any]:

@@ -39,8 +39,9 @@ from phrasenmt.io import (
     run_cli,
 )
 from phrasenmt.report import seeds as sd
+from phrasenmt.report.json_fields import get_key, load_summary
 from phrasenmt.report.style import parse_order
-from phrasenmt.report.tables import format_time, latex_escape, load_json, write_text
+from phrasenmt.report.tables import format_time, latex_escape, write_text
 from phrasenmt.report.wall_clock import add_timing_option, split_columns, write_csvs
 
 WALL_CLOCK_COLUMNS = ["samples/s", "training time"]  # efficiency: the timing CSV
@@ -110,15 +111,17 @@ def best_dev_step(path: Path) -> int:
 
 def efficiency_row(name: str, run: Path, tgt: Path) -> dict:
     """Samples/s, epochs to the best dev loss, total time of one run."""
-    summary = load_json(run / "summary.json")
+    path = run / "summary.json"
+    summary = load_summary(path)
     sentences, tokens = epoch_tokens(tgt)
-    epochs = summary["target_tokens"] / tokens
-    seconds = float(summary["train_seconds"])
+    epochs = get_key(summary, "target_tokens", path, number=True) / tokens
+    seconds = float(get_key(summary, "train_seconds", path, number=True))
     best = best_dev_step(run / "metrics.tsv")
     if "precision" not in summary:
-        raise InputError("missing key 'precision' (fp32 or bf16)", run / "summary.json")
+        raise InputError("missing key 'precision' (fp32 or bf16)", path)
+    steps = get_key(summary, "steps", path, number=True)
     return {"model": name, "samples/s": epochs * sentences / max(seconds, 1e-9),
-            "epochs to best dev": best * epochs / max(summary["steps"], 1),
+            "epochs to best dev": best * epochs / max(steps, 1),
             "epochs trained": epochs, "training time": seconds,
             "precision": str(summary["precision"])}
 

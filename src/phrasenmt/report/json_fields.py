@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -27,3 +28,35 @@ def get_key(data: dict[str, Any], key: str, path: Path, number: bool = False
     if number and (isinstance(value, bool) or not isinstance(value, int | float)):
         raise InputError(f"key {key!r} is not a number: {value!r}", path)
     return value
+
+
+# numbers of a training summary.json (`phrasenmt.train`): key -> must be an integer
+SUMMARY_NUMBERS = {"params": True, "steps": True, "target_tokens": True,
+                   "average_last": True, "train_seconds": False,
+                   "tokens_per_second": False}
+
+
+def load_summary(path: Path) -> dict[str, Any]:
+    """A training summary.json, every number in it checked before any is used.
+
+    Counts (params, steps, target_tokens, average_last) are non-negative
+    integers, times and speeds (train_seconds, tokens_per_second) non-negative
+    finite numbers, best_dev_loss a finite number or null: a clock that jumped
+    back or an edited file would otherwise show as "-1:58:56" in a table.
+    """
+    data = load_json(path)
+    for key, integer in SUMMARY_NUMBERS.items():
+        if key not in data:
+            continue  # the reader that needs it says it is missing
+        value = get_key(data, key, path, number=True)
+        if not math.isfinite(value) or value < 0 or (
+                integer and not float(value).is_integer()):
+            kind = "count" if integer else "number"
+            raise InputError(f"key {key!r} is {value!r}, not a non-negative {kind}",
+                             path)
+    best = data.get("best_dev_loss")
+    if best is not None and (isinstance(best, bool) or not isinstance(best, int | float)
+                             or not math.isfinite(best)):
+        raise InputError(f"key 'best_dev_loss' is {best!r}, not a finite number or "
+                         "null (no validation)", path)
+    return data

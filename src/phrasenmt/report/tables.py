@@ -21,7 +21,7 @@ from phrasenmt.cli import ArgumentParser, alpha_level, output_file
 from phrasenmt.evaluate.length import named_path
 from phrasenmt.io import InputError, atomic_open, output_set, run_cli
 from phrasenmt.report import seeds as sd
-from phrasenmt.report.json_fields import get_key, load_json
+from phrasenmt.report.json_fields import get_key, load_json, load_summary
 from phrasenmt.report.style import parse_order
 from phrasenmt.report.wall_clock import add_timing_option, split_columns, write_csvs
 
@@ -40,7 +40,7 @@ SCORE_TOLERANCE = 0.01  # a seed's BLEU in both JSONs (sacreBLEU, same statistic
 
 def summary_fields(path: Path, time_key: str) -> tuple[float, float, str]:
     """(parameters in millions, training seconds, precision) from a summary.json."""
-    data = load_json(path)
+    data = load_summary(path)
     params = get_key(data, "params", path, number=True)
     seconds = get_key(data, time_key, path, number=True)
     return params / 1e6, float(seconds), str(get_key(data, "precision", path))
