@@ -178,6 +178,9 @@ def _check_local_files(key: str, local: dict) -> None:
             continue  # the data job names what is missing
         try:
             lines = [count_lines(f) for f in files[:2]]
+            for file, n in zip(files, lines):
+                if n == 0:
+                    raise InputError("the file is empty: no sentences", file)
             if lines[0] != lines[1]:
                 raise InputError(f"has {lines[0]} lines but {files[1]} has "
                                  f"{lines[1]}; parallel files must match", files[0])

@@ -52,6 +52,8 @@ FILES = {
     "neg.summary.json": json.dumps({"steps": 10, "stopped_by": "max_steps",
                                     "best_dev_loss": 1.5, "train_seconds": -7136.0}
                                    ).encode(),
+    "e.en": b"",
+    "e.de": b"",
     "good.scores": b"-1.0\n-2.0\n-3.0\n",
     "positive.scores": b"-1.0\n2.5\n-3.0\n",
     "nolines.json": json.dumps({"lines": 3, "items": [
@@ -158,6 +160,11 @@ CASES = [
         "phrasenmt.report.training_runs", "--summary", "t:1=neg.summary.json",
         "--out-md", "OUT", "--out-csv", "OUT.csv", "--out-timing-csv", "OUT.t.csv"],
      "error: neg.summary.json: key 'train_seconds' is -7136.0, not a non-negative"),
+    ("empty training file (--dataset local)", [
+        "phrasenmt.data.prepare", "--dataset", "local", "--src", "en", "--tgt", "de",
+        "--train-src", "e.en", "--train-tgt", "e.de", "--dev-src", "s3", "--dev-tgt",
+        "s3", "--test", "t=s3,s3", "--outdir", "OUT"],
+     "error: e.en: the file is empty: no sentences"),
     ("NaN weights (translate)", ["phrasenmt.translate", "--checkpoint", "nan.pt",
                                  "--input", "s3", "--output", "OUT"],
      ("error: nan.pt: parameter encoder.layers.0.ff.fc1.weight has NaN values (1 of "

@@ -200,6 +200,9 @@ def local_dataset(tmp: Path, **files: bytes) -> dict:
      "lines but {train_src} has 3; a docs file needs one document id per text line")),
     ({"dev.docs": b"d1\nd2\nd1\n"}, ("datasets.mine.local.dev: {dev_docs}:3: document "
      "'d1' reappears after document 'd2'; a document's lines must be contiguous")),
+    ({"train.src": b"", "train.tgt": b""},
+     "datasets.mine.local.train: {train_src}: the file is empty: no sentences"),
+    ({"test.tgt": b""}, "datasets.mine.local.test.t1: {test_tgt}: the file is empty"),
 ])
 def test_local_files_are_checked_across_files_at_start(tmp_path, files, message):
     config = local_dataset(tmp_path, **files)

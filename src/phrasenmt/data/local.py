@@ -83,8 +83,8 @@ def local_splits(args: argparse.Namespace) -> dict[str, LocalSplit]:
             raise InputError(f"split name {name!r} given twice")
         splits[name] = files
     for files in splits.values():
-        for path in files[:2]:
-            read_lines(path)  # existence and UTF-8 first, with file:line errors
+        for path in files[:2]:  # existence, UTF-8 and a sentence first
+            read_nonempty_lines(path, "sentences")
     return splits
 
 
