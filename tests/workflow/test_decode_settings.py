@@ -17,6 +17,7 @@ models:
   attn_rnn: {decode: {beam: 3, lenpen: 0.9}}
   attn_rnn_reorder: {decode: {beam: 6}}
   ctx_transformer: {decode: {beam: 2, lenpen: 1.5}}
+  ctx_transformer_random: {decode: {beam: 2, lenpen: 1.5}}  # its control: the same
   han_enc: {decode: {lenpen: 0.3}}
   npmt: {decode: {beam: 8}}
 """
