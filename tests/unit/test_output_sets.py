@@ -287,3 +287,20 @@ def test_a_sidecar_output_naming_another_output_writes_nothing(tmp_path, capsys)
     assert capsys.readouterr().err == (f"error: {out / 'train.en'}: written twice by "
                                        "one command: two of its outputs name this file\n")
     assert [p for p in out.rglob("*") if p.is_file()] == []
+
+
+def test_a_manifest_that_is_a_downloaded_file_is_refused(tmp_path, capsys):
+    """A file output inside a folder output is allowed, but not on a file the
+    command writes there."""
+    from phrasenmt.data.download import main as download_main
+
+    out = tmp_path / "dl"
+    manifest = out / "data" / "task1" / ".." / "task1" / "raw" / "train.en.gz"
+    with pytest.raises(SystemExit) as code:
+        run_cli(download_main, ["--dataset", "multi30k", "--outdir", str(out),
+                                "--mirror", str(tmp_path), "--manifest", str(manifest)])
+    assert code.value.code == 1
+    assert capsys.readouterr().err == (
+        f"error: {manifest}: is data/task1/raw/train.en.gz, a file of dataset "
+        "multi30k in --outdir; give the manifest a path of its own\n")
+    assert not out.exists()

@@ -160,6 +160,17 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def check_manifest_path(manifest: Path | None, outdir: Path, ds: Dataset) -> None:
+    """A manifest path that is one of the dataset's files raises (it would
+    overwrite the file it lists); beside them in OUTDIR is where it belongs."""
+    if manifest is None:
+        return
+    for rel in ds.files:
+        if os.path.realpath(outdir / rel) == os.path.realpath(manifest):
+            raise InputError(f"is {rel}, a file of dataset {ds.name} in --outdir; "
+                             "give the manifest a path of its own", manifest)
+
+
 def write_manifest(path: Path, outdir: Path, files: list[Path]) -> None:
     """Write a sha256sum-style manifest (paths relative to outdir), atomically."""
     write_lines(path, [f"{sha256_of(f)}  {f.relative_to(outdir)}" for f in files])
@@ -171,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     ds = get_dataset(args.dataset)
     if args.mirror is not None and not args.mirror.is_dir():
         raise InputError("mirror folder not found", args.mirror)
+    check_manifest_path(args.manifest, args.outdir, ds)
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr)
