@@ -304,3 +304,43 @@ def test_a_manifest_that_is_a_downloaded_file_is_refused(tmp_path, capsys):
         f"error: {manifest}: is data/task1/raw/train.en.gz, a file of dataset "
         "multi30k in --outdir; give the manifest a path of its own\n")
     assert not out.exists()
+
+
+# commands the fuzz pipeline does not run: their own tests' inputs
+
+def discourse_table(tmp: Path, out: Path) -> int:
+    from phrasenmt.report import discourse
+    from tests.unit.test_discourse_report import _eval
+
+    evals = [_eval(tmp, "sent", "test", 20.0, None), _eval(tmp, "doc", "test", 21.0, 0.2)]
+    return discourse.main(["bleu", "--eval", *map(str, evals), "--baseline", "sent",
+                           "--order", "sent,doc", *[
+                               arg for ext in ("md", "tex", "csv")
+                               for arg in (f"--out-{ext}", str(out / f"t.{ext}"))]])
+
+
+def contrastive_prepare(tmp: Path, out: Path) -> int:
+    from phrasenmt.evaluate import contrastive
+    from tests.unit.test_contrastive import _lingeval_files, _lingeval_items
+
+    outs = [arg for opt, name in (("--out-items", "items.json"), ("--out-src", "p.src"),
+                                  ("--out-tgt", "p.tgt"), ("--out-context", "p.ctx"))
+            for arg in (opt, str(out / name))]
+    return contrastive.main(["prepare", *_lingeval_files(tmp, _lingeval_items()),
+                             "--context", "1", *outs])
+
+
+@pytest.mark.parametrize("command", [discourse_table, contrastive_prepare])
+def test_a_full_disk_on_any_file_of_these_commands_leaves_none(tmp_path, monkeypatch,
+                                                               command):
+    assert command(tmp_path, tmp_path / "ok") == 0
+    files = sorted((tmp_path / "ok").iterdir())
+    assert len(files) >= 3
+    for nth in range(1, len(files) + 1):
+        out = tmp_path / f"full{nth}"
+        with monkeypatch.context() as patch, pytest.raises(OSError) as err:
+            full_disk_at(patch, nth)
+            command(tmp_path, out)
+        assert err.value.strerror == NO_SPACE
+        assert Path(err.value.filename).parent == out
+        assert [p for p in out.rglob("*") if p.is_file()] == []
