@@ -48,7 +48,7 @@ from phrasenmt.cli import (
     positive_int,
 )
 from phrasenmt.decoding import context as doc_context
-from phrasenmt.decoding.postprocess import remove_bpe
+from phrasenmt.decoding.postprocess import check_whole_words, remove_bpe
 from phrasenmt.decoding.scoring import forced_log_probs
 from phrasenmt.decoding.search import beam_search, greedy_search, max_lengths
 from phrasenmt.io import (
@@ -290,6 +290,8 @@ def score_main(argv: list[str]) -> int:
                          args.checkpoint)
     src, tgt = read_parallel(args.src, args.tgt, allow_empty=False,
                              max_tokens=_max_tokens(model))
+    check_whole_words(src, args.src)
+    check_whole_words(tgt, args.tgt)
     side = load_side_inputs(model, args.side, src)
     context = doc_context.context_source(model, args, args.src, len(src))
     with cast:
@@ -311,6 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     args = translate_parser().parse_args(argv)
     model, src_vocab, tgt_vocab, cast = _load(args)
     lines = read_lines(args.input, allow_empty=False, max_tokens=_max_tokens(model))
+    check_whole_words(lines, args.input)
     side = load_side_inputs(model, args.side, lines)
     context = doc_context.context_source(model, args, args.input, len(lines))
     swan = segment_search(model, args, tgt_vocab)

@@ -47,6 +47,7 @@ class Stage:
     floats: dict[str, float | None] = field(default_factory=dict)  # -> minimum
     aligned: tuple[str, ...] = ()  # inputs that must have equal line counts
     empty_ok: tuple[str, ...] = ()  # inputs for which an empty file is valid
+    whole_words: tuple[str, ...] = ()  # BPE'd inputs whose lines must end a word
     build: bool = True  # run it while building the pipeline
 
     def argv(self, root: Path, out: Path) -> list[str]:
@@ -218,14 +219,15 @@ STAGES = [
           "--batch-size 4 --threads 1 --device cpu",
           ints={"--beam": 1, "--batch-size": 1, "--threads": 1},
           floats={"--lenpen": 0.0, "--max-len-a": 0.0, "--max-len-b": 0.0},
-          empty_ok=("bpe/test.bpe.en",)),
+          empty_ok=("bpe/test.bpe.en",), whole_words=("bpe/test.bpe.en",)),
     Stage("translate score", "phrasenmt.translate",
           "score --checkpoint {r}/models/transformer/averaged.pt "
           "--src {r}/bpe/test.bpe.en --tgt {r}/bpe/test.bpe.de "
           "--output {o}/tr/test.scores --batch-size 4 --threads 1 --device cpu",
           ints={"--batch-size": 1, "--threads": 1},
           aligned=("bpe/test.bpe.en", "bpe/test.bpe.de"),
-          empty_ok=("bpe/test.bpe.en", "bpe/test.bpe.de")),
+          empty_ok=("bpe/test.bpe.en", "bpe/test.bpe.de"),
+          whole_words=("bpe/test.bpe.en", "bpe/test.bpe.de")),
     Stage("detokenize", "phrasenmt.data.detokenize",
           "--lang de --in {r}/tr/test.tok --out {o}/tr/test.txt",
           empty_ok=("tr/test.tok",)),
@@ -269,7 +271,8 @@ STAGES = [
           "score --checkpoint {r}/models/transformer/averaged.pt "
           "--src {r}/lingeval/pairs.bpe.en --tgt {r}/lingeval/pairs.bpe.de "
           "--output {o}/lingeval/transformer.txt --device cpu",
-          aligned=("lingeval/pairs.bpe.en", "lingeval/pairs.bpe.de")),
+          aligned=("lingeval/pairs.bpe.en", "lingeval/pairs.bpe.de"),
+          whole_words=("lingeval/pairs.bpe.en", "lingeval/pairs.bpe.de")),
     Stage("lingeval evaluate", "phrasenmt.evaluate.lingeval",
           "evaluate --json {r}/raw/test.lingeval.json "
           "--scores transformer={r}/lingeval/transformer.txt "

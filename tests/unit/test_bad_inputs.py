@@ -54,6 +54,7 @@ FILES = {
                                    ).encode(),
     "e.en": b"",
     "e.de": b"",
+    "cut.bpe": b"a b\nc d@@\ne f\n",
     "good.scores": b"-1.0\n-2.0\n-3.0\n",
     "positive.scores": b"-1.0\n2.5\n-3.0\n",
     "nolines.json": json.dumps({"lines": 3, "items": [
@@ -165,6 +166,11 @@ CASES = [
         "--train-src", "e.en", "--train-tgt", "e.de", "--dev-src", "s3", "--dev-tgt",
         "s3", "--test", "t=s3,s3", "--outdir", "OUT"],
      "error: e.en: the file is empty: no sentences"),
+    ("BPE'd input cut inside a word", ["phrasenmt.translate", "--checkpoint",
+                                       "model.pt", "--input", "cut.bpe", "--output",
+                                       "OUT"],
+     ("error: cut.bpe:2: the line ends inside a word: its last subword 'd@@' "
+      "carries the continuation mark '@@' (a line cut short after BPE?)")),
     ("NaN weights (translate)", ["phrasenmt.translate", "--checkpoint", "nan.pt",
                                  "--input", "s3", "--output", "OUT"],
      ("error: nan.pt: parameter encoder.layers.0.ff.fc1.weight has NaN values (1 of "

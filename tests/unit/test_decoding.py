@@ -111,6 +111,31 @@ def test_min_len_forbids_early_eos_unless_the_cap_comes_first():
 def test_remove_bpe():
     assert remove_bpe("the new@@ er cat@@ s") == "the newer cats"
     assert remove_bpe("a@@") == "a"
+    # a hypothesis that stops inside a word keeps the subword, without the mark
+    assert remove_bpe("the new@@ er hou@@") == "the newer hou"
+
+
+@pytest.mark.parametrize("command", ["translate", "score src", "score tgt"])
+def test_input_cut_inside_a_word_names_file_and_line(tmp_path, checkpoint, command):
+    (tmp_path / "in.txt").write_text("a b\nc d@@ e\n")
+    (tmp_path / "ref.txt").write_text("x y@@ z\nu\n")
+    (tmp_path / "cut.txt").write_text("a b\nc d@@\n" if command != "score tgt"
+                                      else "x y@@ z\nu v@@\n")
+    if command == "translate":
+        argv = ["--input", str(tmp_path / "cut.txt")]
+    elif command == "score src":
+        argv = ["score", "--src", str(tmp_path / "cut.txt"),
+                "--tgt", str(tmp_path / "ref.txt")]
+    else:
+        argv = ["score", "--src", str(tmp_path / "in.txt"),
+                "--tgt", str(tmp_path / "cut.txt")]
+    last = "v@@" if command == "score tgt" else "d@@"
+    with pytest.raises(InputError, match=(
+            rf"cut\.txt:2: the line ends inside a word: its last subword '{last}' "
+            "carries the continuation mark '@@'")):
+        translate_main([*argv, "--checkpoint", str(checkpoint), "--output",
+                        str(tmp_path / "o"), "--device", "cpu"])
+    assert not (tmp_path / "o").exists()
 
 
 @pytest.fixture

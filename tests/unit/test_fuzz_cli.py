@@ -129,6 +129,9 @@ def break_text(data: bytes, how: str, draw: Callable) -> bytes:
             b"\n") > 1 else line[:at] + b"\r" + line[at:]
     if how == "cut":  # a copy that stopped inside a multi-byte character
         return data + "é".encode()[:1]
+    if how == "cut word":  # a BPE'd line that stops inside a word ("hou@@")
+        return b"".join(lines[:i]) + line.rstrip(b"\n") + b"@@\n" + b"".join(
+            lines[i + 1:])
     raise ValueError(how)
 
 
@@ -192,6 +195,8 @@ def input_cases() -> list[tuple[Stage, str, str]]:
                       if not (how == "empty" and rel in stage.empty_ok)]
             if rel in stage.aligned:
                 cases.append((stage, rel, "lines"))
+            if rel in stage.whole_words:
+                cases.append((stage, rel, "cut word"))
     return cases
 
 

@@ -133,6 +133,7 @@ def score_files(args: argparse.Namespace, out_dir: Path) -> None:
     """Score --test-files / --item-files with the checkpoint under own, none and
     random context into `out_dir` ({test,items}.{own,none,random}.txt)."""
     from phrasenmt.decoding import context as doc_context
+    from phrasenmt.decoding.postprocess import check_whole_words
     from phrasenmt.io import read_parallel, write_lines
     from phrasenmt.training.checkpoint import load_model
     from phrasenmt.training.trainer import resolve_device
@@ -152,6 +153,9 @@ def score_files(args: argparse.Namespace, out_dir: Path) -> None:
         sets["items"] = args.item_files[1:]
     texts = {name: read_parallel(src_path, tgt_path, allow_empty=False)
              for name, (src_path, tgt_path, _) in sets.items()}
+    for name, (src_path, tgt_path, _) in sets.items():
+        for text, path in zip(texts[name], (src_path, tgt_path), strict=True):
+            check_whole_words(text, path)
     if args.item_files:  # the whole items file, before any scoring
         load_header(args.item_files[0], (args.item_files[1], len(texts["items"][0])))
     for name, (src_path, _, ctx_path) in sets.items():
