@@ -5,8 +5,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sys
 import tempfile
+import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, Self
@@ -32,14 +35,43 @@ class InputError(Exception):
 
 BOM = "\ufeff"  # a UTF-8 byte-order mark, as Windows editors write it
 
+# Bidirectional formatting controls (LRM, RLM, ALM, the embeddings and overrides
+# LRE..RLO with PDF, the isolates LRI..PDI): invisible, they only steer how a
+# renderer orders text. A tokenizer makes each one an invisible token of its own.
+BIDI_CONTROLS = "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_BIDI = re.compile(f"[{BIDI_CONTROLS}]")
 
-def check_text(text: str, path: str | os.PathLike, line: int) -> str:
-    """One decoded line without its line end; BOM (line 1 only), NUL and CR checked.
+
+def strip_bidi_controls(text: str, removed: Counter | None = None) -> str:
+    """`text` without bidirectional controls; each removed one counted in `removed`."""
+    if text.isascii():
+        return text
+    if removed is not None:
+        removed.update(_BIDI.findall(text))
+    return _BIDI.sub("", text)
+
+
+def describe_removed(removed: Counter) -> str:
+    """"3 bidirectional control characters (2 U+200F RIGHT-TO-LEFT MARK, ...)"."""
+    total = sum(removed.values())
+    kinds = ", ".join(f"{n} U+{ord(c):04X} {unicodedata.name(c)}"
+                      for c, n in removed.most_common())
+    plural = "s" if total != 1 else ""
+    return f"{total} bidirectional control character{plural} ({kinds})"
+
+
+def check_text(text: str, path: str | os.PathLike, line: int,
+               removed: Counter | None = None) -> str:
+    """One decoded line without its line end; BOM (line 1 only), NUL and CR checked,
+    bidirectional controls removed (counted in `removed`).
 
     A byte-order mark at the very start of a file is dropped (it is an encoding
     signature, not text); anywhere else it, a NUL byte or a lone carriage return
     (old Mac line ends, or Windows line ends inside a line) would silently
-    become part of a token, so they are rejected.
+    become part of a token, so they are rejected. Bidirectional controls are
+    display hints common in Arabic, Hebrew and Persian text; every reader drops
+    them, so no stage ever sees one as a token (`phrasenmt.data.clean` logs how
+    many each file had).
     """
     text = text.removesuffix("\n").removesuffix("\r")
     if line == 1:
@@ -48,7 +80,7 @@ def check_text(text: str, path: str | os.PathLike, line: int) -> str:
                        ("\r", "carriage return (a line ending inside the line)")):
         if char in text:
             raise InputError(f"{what} at column {text.index(char) + 1}", path, line)
-    return text
+    return strip_bidi_controls(text, removed)
 
 
 def decode_line(raw: bytes, path: str | os.PathLike, line: int) -> str:
@@ -70,14 +102,18 @@ def _check_input_file(path: Path) -> None:
 
 
 def read_lines(path: str | os.PathLike, allow_empty: bool = True,
-               max_tokens: int | None = None) -> list[str]:
-    """Read a UTF-8 text file into lines; bad bytes/empty/long lines raise."""
+               max_tokens: int | None = None,
+               removed: Counter | None = None) -> list[str]:
+    """Read a UTF-8 text file into lines; bad bytes/empty/long lines raise.
+
+    The bidirectional controls `check_text` removes are counted in `removed`.
+    """
     path = Path(path)
     _check_input_file(path)
     lines = []
     with open(path, "rb") as fh:
         for n, raw in enumerate(fh, start=1):
-            text = check_text(decode_line(raw, path, n), path, n)
+            text = check_text(decode_line(raw, path, n), path, n, removed)
             if not allow_empty and not text.strip():
                 raise InputError("empty line", path, n)
             if max_tokens is not None and len(text.split()) > max_tokens:

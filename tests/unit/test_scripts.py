@@ -1,0 +1,230 @@
+"""Text of any script: unsegmented scripts are noticed, punctuation of every script
+survives tokenization and detokenization, bidirectional controls never become
+tokens."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from phrasenmt import bpe
+from phrasenmt.align import __main__ as align_cli
+from phrasenmt.data import clean
+from phrasenmt.io import BIDI_CONTROLS, read_lines
+from phrasenmt.text.scripts import detect_unsegmented, unsegmented_warning
+from phrasenmt.workflow import base as wf
+
+# --- unsegmented scripts ------------------------------------------------------
+
+CHINESE = ["今天天气很好，我们去公园散步吧。", "我昨天在图书馆看了一本很有意思的书。",
+           "他说明天会下雨，所以我们应该带伞。", "这个问题比我们想象的要复杂得多。"]
+CHINESE_SEGMENTED = ["今天 天气 很 好 ， 我们 去 公园 散步 吧 。",
+                     "我 昨天 在 图书馆 看 了 一 本 很 有意思 的 书 。",
+                     "他 说 明天 会 下雨 ， 所以 我们 应该 带 伞 。",
+                     "这个 问题 比 我们 想象 的 要 复杂 得 多 。"]
+JAPANESE = ["今日は天気がとても良いので、公園に散歩に行きましょう。",
+            "昨日図書館でとても面白い本を読みました。",
+            "明日は雨が降るそうなので、傘を持って行きます。",
+            "この問題は私たちが考えていたよりずっと難しい。"]
+ENGLISH = ["The weather is nice today, so let us go for a walk.",
+           "Yesterday I read a very interesting book in the library.",
+           "He says it will rain tomorrow, so we should take an umbrella.",
+           "This problem is much harder than we thought."]
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("lines, script", [(CHINESE, "Han"),
+                                           (JAPANESE, "Han and Kana")])
+def test_unsegmented_chinese_and_japanese_are_noticed(lines, script):
+    found = detect_unsegmented(lines)
+    assert found is not None and found.script == script
+    assert found.share > 0.9 and found.mean_length > 10
+
+
+@pytest.mark.parametrize("lines", [ENGLISH, CHINESE_SEGMENTED])
+def test_english_and_segmented_chinese_are_not(lines):
+    assert detect_unsegmented(lines) is None
+    assert unsegmented_warning("x", lines, "BPE") is None
+
+
+def _clean(tmp_path: Path, src: list[str], lang: str, capsys) -> str:
+    _write(tmp_path / f"train.{lang}", src)
+    _write(tmp_path / "train.en", ENGLISH)
+    clean.main(["--src-in", str(tmp_path / f"train.{lang}"),
+                "--tgt-in", str(tmp_path / "train.en"), "--src-lang", lang,
+                "--tgt-lang", "en", "--src-out", str(tmp_path / "out/x.src"),
+                "--tgt-out", str(tmp_path / "out/x.tgt"),
+                "--stats", str(tmp_path / "out/x.tsv")])
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("lines, lang, tool", [(CHINESE, "zh", "jieba"),
+                                               (JAPANESE, "ja", "MeCab")])
+def test_clean_warns_once_per_unsegmented_file(tmp_path, capsys, lines, lang, tool):
+    err = _clean(tmp_path, lines, lang, capsys)
+    warnings = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1, err
+    assert warnings[0].startswith(f"warning: {tmp_path / f'train.{lang}'}: 100% of "
+                                  "its letters are Han")
+    assert "looks unsegmented" in warnings[0] and tool in warnings[0]
+    assert (tmp_path / "out/x.src").is_file()  # a warning, not an error
+
+
+def test_clean_is_silent_on_segmented_chinese(tmp_path, capsys):
+    assert "warning" not in _clean(tmp_path, CHINESE_SEGMENTED, "zh", capsys)
+
+
+def test_bpe_learn_and_align_warn_on_unsegmented_text(tmp_path, capsys):
+    zh = _write(tmp_path / "train.zh", CHINESE * 3)
+    en = _write(tmp_path / "train.en", ENGLISH * 3)
+    bpe.main(["learn", "--src", str(zh), "--tgt", str(en), "--merges", "10",
+              "--codes", str(tmp_path / "codes")])
+    err = capsys.readouterr().err
+    assert err.count("warning:") == 1 and f"warning: {zh}: " in err
+    assert "BPE (learned on whitespace-separated words)" in err
+    align_cli.main(["run", "--src", str(zh), "--tgt", str(en), "--backend",
+                    "fast_align", "--fwd", str(tmp_path / "fwd"),
+                    "--rev", str(tmp_path / "rev"), "--seed", "1"])
+    err = capsys.readouterr().err
+    assert err.count("warning:") == 1 and f"warning: {zh}: " in err
+    assert "word alignment will see clause-sized words" in err
+
+
+def test_start_up_warns_on_a_language_without_spaces_to_moses_tokenize():
+    ds = {"source": "local", "tokenize": True}
+    config = {"datasets": {"zh_en": {**ds, "src": "zh", "tgt": "en"},
+                           "ja_en_tok": {**ds, "src": "ja", "tgt": "en",
+                                         "tokenize": False},
+                           "de_en": {**ds, "src": "de", "tgt": "en"}}}
+    lines = wf.unsegmented_language_warnings(config)
+    assert len(lines) == 1
+    assert lines[0].startswith("warning: config datasets.zh_en.src: 'zh' (Chinese) "
+                               "puts no space between words")
+
+
+# --- punctuation of every script survives tokenize + detokenize ---------------
+#
+# The equivalence checked: detokenize(tokenize(s)) == s for a sentence s written
+# the way its script spaces punctuation (one space between words, none between
+# Han characters; closing marks on the word before, opening marks on the word
+# after, paired quotes around their words) made of letters and punctuation:
+# Moses normalises nothing else in such text. Not covered, because the tokens
+# alone cannot tell: dashes (a – b or a–b) and symbols, which come back spaced;
+# an apostrophe ’ after a plural in English before a clitic-like word.
+
+SCRIPTS = {
+    "en": ("abcdefghijklmnopqrstuvwxyz", " ", ",.;:?!…", ["()", "[]", "“”", "‘’"]),
+    "ar": ("ابتثجحخدذرزسشصضطظعغفقكلمنهوي", " ", "،؛؟.!:", ["()", "«»"]),
+    "he": ("אבגדהוזחטיכלמנסעפצקרשת", " ", "׃,.?!", ["()", "“”"]),
+    "ru": ("абвгдежзиклмнопрстуфхцчшщыэюя", " ", ",.;:?!…", ["()", "«»", "„“"]),
+    "hi": ("कखगघचछजझटठडढणतथदधनपफबभमयरलवशसह", " ", "।॥,?!", ["()"]),
+    "zh": ("的一是不了人我在有他这中大来上们到说国和地也子时道出而要于就下得可你年生",
+           "", "，。？！、；：", ["（）", "「」", "『』", "“”"]),
+}
+MATRAS = "ािीुूेैोौं"  # Devanagari vowel signs: clusters with their consonant
+
+
+@st.composite
+def sentences(draw, lang: str) -> str:
+    letters, space, closes, pairs = SCRIPTS[lang]
+    letter = st.sampled_from(letters)
+    if lang == "hi":
+        letter = st.builds(lambda c, m: c + m, letter,
+                           st.sampled_from(["", *MATRAS]))
+    words = draw(st.lists(st.lists(letter, min_size=1, max_size=6).map("".join),
+                          min_size=1, max_size=8))
+    out, i = [], 0
+    while i < len(words):
+        span = draw(st.integers(1, 3))
+        part = space.join(words[i:i + span])
+        if draw(st.booleans()):
+            pair = draw(st.sampled_from(pairs))
+            part = pair[0] + part + pair[1]
+        if draw(st.booleans()):
+            part += draw(st.sampled_from(closes))
+        out.append(part)
+        i += span
+    if lang == "he" and draw(st.booleans()):  # an acronym with gershayim
+        out.append(draw(letter) + draw(letter) + "״" + draw(letter))
+    return space.join(out)
+
+
+@pytest.mark.parametrize("lang", list(SCRIPTS))
+@settings(max_examples=150, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_detokenize_undoes_tokenize_in_every_script(lang, data):
+    line = data.draw(sentences(lang))
+    tokens = clean.tokenize(line, lang)
+    assert clean.detokenize([tokens], lang) == [line], tokens
+
+
+@pytest.mark.parametrize("line, lang", [
+    ("مرحبا، كيف حالك؟ بخير؛ شكرا", "ar"),
+    ("نعم (مرحبا) «نعم»، لا؟", "ar"),
+    ("नमस्ते। कैसे हो॥", "hi"),
+    ("צה״ל אמר׃ כן", "he"),
+    ("我爱你。你呢？好，走吧！「你好」他说（笑）。", "zh"),
+    ("“a” and “b” end", "en"),
+    ("don’t, the students’ books", "en"),
+    ("l’homme dit « bonjour » !", "fr"),
+    ("»Hallo« und „so“ ende", "de"),
+])
+def test_detokenize_rejoins_punctuation_of_other_scripts(line, lang):
+    assert clean.tokenize(line, lang) != line  # the marks were split off
+    assert clean.detokenize([clean.tokenize(line, lang)], lang) == [line]
+
+
+# --- bidirectional controls ---------------------------------------------------
+
+def test_every_bidi_control_is_removed_by_the_reader(tmp_path):
+    lines = [f"word{c} {c}next{c} end" for c in BIDI_CONTROLS]
+    path = _write(tmp_path / "in.ar", lines)
+    assert read_lines(path) == ["word next end"] * len(BIDI_CONTROLS)
+    assert {unicodedata.name(c) for c in BIDI_CONTROLS} >= {
+        "LEFT-TO-RIGHT MARK", "RIGHT-TO-LEFT MARK", "ARABIC LETTER MARK",
+        "RIGHT-TO-LEFT OVERRIDE", "POP DIRECTIONAL ISOLATE"}
+
+
+@pytest.mark.parametrize("mode", ["--tokenize", "--pretokenized"])
+def test_clean_never_makes_a_bidi_control_a_token_and_logs_the_count(tmp_path, mode):
+    src = _write(tmp_path / "in.ar", ["مرحبا \u200f، كيف حالك\u200f؟",
+                                      "\u2067שלום\u2069 \u202b x \u202c"])
+    tgt = _write(tmp_path / "in.en", ["hello , how are you ?", "hi x"])
+    cmd = [sys.executable, "-m", "phrasenmt.data.clean", "--src-in", str(src),
+           "--tgt-in", str(tgt), "--src-lang", "ar", "--tgt-lang", "en", mode,
+           "--src-out", str(tmp_path / "x.ar"), "--tgt-out", str(tmp_path / "x.en"),
+           "--stats", str(tmp_path / "x.tsv")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert (f"{src}: removed 6 bidirectional control characters (2 U+200F "
+            "RIGHT-TO-LEFT MARK, ") in proc.stderr
+    assert str(tgt) not in proc.stderr
+    out = (tmp_path / "x.ar").read_text(encoding="utf-8")
+    assert not set(out) & set(BIDI_CONTROLS)
+    assert all(token.isprintable() for token in out.split())
+
+
+def test_a_line_of_only_bidi_controls_is_an_empty_line(tmp_path):
+    src = _write(tmp_path / "in.ar", ["نعم", "\u200f\u200e"])
+    tgt = _write(tmp_path / "in.en", ["yes", "no"])
+    cmd = [sys.executable, "-m", "phrasenmt.data.clean", "--src-in", str(src),
+           "--tgt-in", str(tgt), "--src-lang", "ar", "--tgt-lang", "en",
+           "--src-out", str(tmp_path / "x.ar"), "--tgt-out", str(tmp_path / "x.en"),
+           "--stats", str(tmp_path / "x.tsv")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == f"error: {src}:2: empty line"
+    assert not (tmp_path / "x.ar").exists()
