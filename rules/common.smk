@@ -26,6 +26,8 @@ except InputError as err:
 # experiment.start imported torch: its objects need no garbage collection, and
 # leaving them out of it makes building a large DAG ~1.5 s faster.
 gc.freeze()
+for line in wf.unsegmented_language_warnings(config):  # valid, but worth a word
+    print(line, file=sys.stderr)
 if config.get(wf.LM_MISSING):  # the NPMT table says so too
     print(f"NPMT+LM rows left out: {config[wf.LM_MISSING]}", file=sys.stderr)
 

@@ -24,6 +24,7 @@ from phrasenmt.io import (
     write_all,
     write_lines,
 )
+from phrasenmt.text.scripts import warn_if_unsegmented
 
 SEPARATOR = "@@"
 _BPE_MARK = re.compile(r"@@( |$)")
@@ -129,6 +130,8 @@ def learning_text(path: Path) -> list[str]:
 def learn(args: argparse.Namespace) -> None:
     """Learn joint codes on src+tgt and write per-side BPE vocabularies."""
     src, tgt = learning_text(args.src), learning_text(args.tgt)
+    for path, lines in ((args.src, src), (args.tgt, tgt)):
+        warn_if_unsegmented(path, lines, "BPE (learned on whitespace-separated words)")
     counts = word_counts(src) + word_counts(tgt)
     codes = learn_codes(counts, args.merges, args.min_frequency)
     merges = codes.count("\n") - 1  # the first line is '#version: 0.2'

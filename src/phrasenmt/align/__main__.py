@@ -37,6 +37,7 @@ from phrasenmt.cli import (
     positive_int,
 )
 from phrasenmt.io import InputError, read_lines, run_cli, write_all, write_lines
+from phrasenmt.text.scripts import warn_if_unsegmented
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,6 +84,10 @@ def run_alignment(args: argparse.Namespace) -> None:
                          "--heldout")
     parts = [("", *read_corpus(args.src, args.tgt))]
     parts += [(name, *read_corpus(s, t)) for name, s, t in args.heldout]
+    files = [args.src, args.tgt, *(p for _, s, t in args.heldout for p in (s, t))]
+    sides = [side for _, src, tgt in parts for side in (src, tgt)]
+    for path, sentences in zip(files, sides, strict=True):
+        warn_if_unsegmented(path, (" ".join(s) for s in sentences), "word alignment")
     src = [s for _, part, _ in parts for s in part]
     tgt = [t for _, _, part in parts for t in part]
     fwd, rev = align(args.backend, src, tgt, threads=args.threads,

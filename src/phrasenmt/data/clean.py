@@ -15,9 +15,12 @@ import regex
 from sacremoses import MosesDetokenizer, MosesTokenizer
 
 from phrasenmt.cli import ArgumentParser, float_range, output_file, positive_int
-from phrasenmt.io import InputError, read_lines, run_cli, write_all
+from phrasenmt.io import InputError, describe_removed, read_lines, run_cli, write_all
+from phrasenmt.text.punctuation import attach_punctuation, hide_quotes, show_quotes
+from phrasenmt.text.scripts import warn_if_unsegmented
 
 REASONS = ("empty", "too_long", "ratio")
+WORD_LEVEL_STEPS = "Moses tokenization, BPE and word alignment"
 _GRAPHEME = regex.compile(r"\X")  # one user-perceived character (UAX #29)
 # The code points that can join another into one cluster (UAX #29 rules GB6-GB13:
 # marks, format characters such as ZWJ, spacing marks, prepends, Hangul jamo,
@@ -106,11 +109,16 @@ def tokenize_lines(lines: list[str], lang: str, workers: int = 1) -> list[str]:
 
 def detokenize(lines: list[str], lang: str) -> list[str]:
     """Moses-detokenize whitespace-tokenized lines (for sacreBLEU); tokens that
-    are pieces of one grapheme cluster are joined again (`join_clusters`)."""
+    are pieces of one grapheme cluster are joined again (`join_clusters`), and
+    the punctuation of other scripts than Latin, which Moses leaves spaced, is
+    put back (`attach_punctuation`)."""
     detok = _detokenizer(lang)
-    return [join_clusters(detok.detokenize(line.split(), return_str=True,
-                                           unescape=True))
-            for line in lines]
+    out = []
+    for line in lines:
+        tokens = line.split()
+        text = detok.detokenize(hide_quotes(tokens), return_str=True, unescape=True)
+        out.append(attach_punctuation(join_clusters(show_quotes(text, tokens)), lang))
+    return out
 
 
 def join_clusters(text: str) -> str:
@@ -193,10 +201,23 @@ def stats_rows(counts: Counter, kept: int, total: int) -> list[str]:
     return rows + [f"kept\t{kept}", f"total\t{total}"]
 
 
+def read_side(path: Path, allow_empty: bool) -> list[str]:
+    """One side's lines; the bidirectional controls removed are logged."""
+    removed: Counter = Counter()
+    lines = read_lines(path, allow_empty=allow_empty, removed=removed)
+    if removed:
+        print(f"{path}: removed {describe_removed(removed)}", file=sys.stderr)
+    return lines
+
+
 def read_inputs(args: argparse.Namespace, opts: Options):
-    """Read source, target and sidecars; check UTF-8, emptiness and line counts."""
-    src = read_lines(args.src_in, allow_empty=opts.filter)
-    tgt = read_lines(args.tgt_in, allow_empty=opts.filter)
+    """Read source, target and sidecars; check UTF-8, emptiness and line counts.
+
+    The reader removes bidirectional control characters; how many each side
+    had goes to the log (stderr).
+    """
+    src = read_side(args.src_in, opts.filter)
+    tgt = read_side(args.tgt_in, opts.filter)
     if len(src) != len(tgt):
         raise InputError(f"has {len(src)} lines but {args.tgt_in} has {len(tgt)}; "
                          "parallel files must match", args.src_in)
@@ -226,6 +247,8 @@ def check_not_empty(src: Path, total: int, kept: int, counts: Counter,
 def clean(args: argparse.Namespace, opts: Options) -> tuple[int, int]:
     """Run the whole cleaning step; returns (kept, total)."""
     src_raw, tgt_raw, sidecars = read_inputs(args, opts)
+    for path, lines in ((args.src_in, src_raw), (args.tgt_in, tgt_raw)):
+        warn_if_unsegmented(path, lines, WORD_LEVEL_STEPS)
     src = process_side(src_raw, opts.src_lang, opts)
     tgt = process_side(tgt_raw, opts.tgt_lang, opts)
     keep, counts = select(src, tgt, opts)

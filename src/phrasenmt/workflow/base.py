@@ -45,6 +45,23 @@ def datasets(config: dict) -> list[str]:
     return names
 
 
+def unsegmented_language_warnings(config: dict) -> list[str]:
+    """One warning per built dataset side whose language puts no space between
+    words (zh, ja, th, ...) and that the Moses tokenizer is to split."""
+    from phrasenmt.text.scripts import language_warning
+
+    lines = []
+    for name in datasets(config):
+        ds = config["datasets"][name]
+        if not ds.get("tokenize", True):
+            continue
+        for side in ("src", "tgt"):
+            line = language_warning(ds[side], f"config datasets.{name}.{side}")
+            if line:
+                lines.append(line)
+    return lines
+
+
 def source(config: dict, dataset: str) -> str:
     """How a dataset is obtained: synthetic, download or local."""
     return config["datasets"][dataset]["source"]

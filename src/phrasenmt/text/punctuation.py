@@ -1,0 +1,138 @@
+"""Put punctuation back where the writer had it after Moses detokenization.
+
+The Moses tokenizer splits off every punctuation mark, of any script, but the
+Moses detokenizer only rejoins the ASCII ones (and „ “), so Arabic "، ؟ ؛",
+Devanagari "। ॥", Hebrew "׃", full-width "，？！（）", guillemets and curly quotes
+came back with spaces around them. `attach_punctuation` rejoins them by their
+Unicode class, the way writing in their scripts spaces them:
+
+- closing marks (close brackets, final quotes, the Unicode Terminal_Punctuation
+  marks of every script, "…", "‰", primes) attach to the word before;
+- opening marks (open brackets, initial quotes, "¿", "¡") to the word after;
+- paired quotes (“ ” „, ‘ ’ ‚, « », ‹ ›) open and close in turn, so both
+  «так» and German »so« come back whole; French keeps the spaces inside
+  its « ».
+- marks written inside a word join both neighbours: Hebrew geresh and
+  gershayim between letters (צה״ל), and the apostrophe ’ in an elision or
+  contraction (l’homme, don’t; in English only before t, s, re, ve, ll, d, m,
+  so "the students’ books" keeps its space).
+- between Han, kana and full-width characters there is no space at all.
+
+ASCII marks are left to Moses, as are dashes and symbols other than "‰" and
+primes, whose spacing the writer chooses (a – b, a–b): those come back spaced.
+"""
+
+from __future__ import annotations
+
+import regex
+
+_QUOTES = ("“”„‟", "‘’‚‛", "«»", "‹›")
+_QUOTE_KIND = {c: i for i, chars in enumerate(_QUOTES) for c in chars}
+_GUILLEMETS = _QUOTE_KIND["«"]
+_APOSTROPHE = "’"
+_IN_WORD = "׳״"  # Hebrew geresh, gershayim: inside acronyms and numerals
+_CJK_LANGUAGES = {"zh", "zho", "yue", "ja", "jpn"}
+_ENGLISH_CLITICS = {"t", "s", "re", "ve", "ll", "d", "m"}
+_CLOSES = regex.compile(r"[\p{Pe}\p{Pf}\p{Terminal_Punctuation}…‰‱′″‴]+")
+_OPENS = regex.compile(r"[\p{Ps}\p{Pi}¿¡]+")
+_LETTER = regex.compile(r"[\p{L}\p{M}\p{N}]")
+_LETTERS = regex.compile(r"[\p{L}\p{M}\p{N}]+")
+# wide characters, written without spaces between them (not Korean Hangul)
+_WIDE = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\u3000-\u303f\uff00-\uffef]")
+
+
+class _Line:
+    """The chunks of one detokenized line and the quotes opened so far."""
+
+    def __init__(self, lang: str):
+        self.lang = lang
+        # Chinese and Japanese set curly quotes full-width, without spaces
+        self.wide_quotes = lang in _CJK_LANGUAGES
+        self.open_quotes = [0] * len(_QUOTES)  # marks seen per kind
+
+    def count(self, chunk: str) -> None:
+        for char in chunk:
+            if char in _QUOTE_KIND:
+                self.open_quotes[_QUOTE_KIND[char]] += 1
+
+    def wide(self, char: str) -> bool:
+        return _wide(char) or (self.wide_quotes and char in _QUOTE_KIND)
+
+    def glue(self, prev: str, chunk: str, after: str) -> tuple[bool, bool]:
+        """(join `chunk` to `prev`, join the next chunk `after` to `chunk`);
+        `prev` is "" at the start of the line."""
+        last, first = prev[-1:], after[:1]
+        if chunk.isascii() and not self.wide(last):
+            return False, False  # Moses placed it
+        if len(chunk) == 1 and chunk in _IN_WORD and _letter(last):
+            return True, _letter(first)
+        if (chunk == _APOSTROPHE and self.open_quotes[_QUOTE_KIND["‘"]] % 2 == 0
+                and _letter(last) and _letter(first)):
+            return True, (self.lang != "en"
+                          or _LETTERS.match(after)[0].lower() in _ENGLISH_CLITICS)
+        if chunk[0] in _QUOTE_KIND and (len(chunk) == 1  # or Moses put "," after it
+                                        or _CLOSES.fullmatch(chunk[1:])):
+            kind = _QUOTE_KIND[chunk[0]]
+            if kind == _GUILLEMETS and self.lang == "fr":
+                return False, False
+            closing = self.open_quotes[kind] % 2 == 1  # none between wide text
+            return (closing or self.wide(last),
+                    (not closing and len(chunk) == 1) or self.wide(first))
+        if _CLOSES.fullmatch(chunk):
+            return True, False
+        wide = self.wide(last) and self.wide(chunk[0])
+        if _OPENS.fullmatch(chunk):
+            return wide, True
+        return wide, False
+
+
+# Moses pairs „ and “ with the ASCII '"' but leaves ” spaced, so after one
+# “…” it takes the next “ for a closing mark. Tokens of curly quotes and
+# guillemets go through Moses as Unicode noncharacters, which it leaves alone,
+# and `attach_punctuation` places them.
+_QUOTE_CHARS = "".join(_QUOTES)
+_HIDDEN = "".join(chr(0xFDD0 + i) for i in range(len(_QUOTE_CHARS)))
+_HIDE = str.maketrans(_QUOTE_CHARS, _HIDDEN)
+_SHOW = str.maketrans(_HIDDEN, _QUOTE_CHARS)
+
+
+def hide_quotes(tokens: list[str]) -> list[str]:
+    """Tokens with each curly quote or guillemet token hidden from Moses."""
+    if any(c in _HIDDEN for t in tokens for c in t):  # noncharacters in the text
+        return tokens
+    return [t.translate(_HIDE) if t in _QUOTE_KIND else t for t in tokens]
+
+
+def show_quotes(text: str, tokens: list[str]) -> str:
+    """`text` with the quotes `hide_quotes` hid put back."""
+    if any(c in _HIDDEN for t in tokens for c in t):
+        return text
+    return text.translate(_SHOW)
+
+
+def _letter(char: str) -> bool:
+    return bool(char) and bool(_LETTER.match(char))
+
+
+def _wide(char: str) -> bool:
+    return bool(char) and bool(_WIDE.match(char))
+
+
+def attach_punctuation(text: str, lang: str) -> str:
+    """Rejoin the non-ASCII punctuation the Moses detokenizer left spaced."""
+    if text.isascii():
+        return text
+    chunks = [c for c in text.split(" ") if c]
+    out: list[str] = []
+    line = _Line(lang)
+    join_next = False
+    for i, chunk in enumerate(chunks):
+        after = chunks[i + 1] if i + 1 < len(chunks) else ""
+        join, next_too = line.glue(out[-1] if out else "", chunk, after)
+        if out and (join or join_next):
+            out[-1] += chunk
+        else:
+            out.append(chunk)
+        line.count(chunk)
+        join_next = next_too
+    return " ".join(out)

@@ -1,0 +1,132 @@
+"""Scripts written without spaces between words, and text that looks unsegmented.
+
+Moses tokenization, BPE learned on whitespace words and word alignment all take
+a space as the end of a word. Chinese, Japanese, Thai, Lao, Khmer and Burmese
+put no space between words, so unsegmented text of theirs reaches these steps
+as clause-sized "words" (an aligner then links a whole clause to one token).
+Such a corpus is valid input, so the steps warn, once per file, and go on.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import regex
+
+# the scripts whose writing puts no space between words
+UNSEGMENTED_SCRIPTS = ("Han", "Hiragana", "Katakana", "Thai", "Lao", "Khmer",
+                       "Myanmar")
+_SCRIPT = {name: regex.compile(rf"(?=\p{{L}})\p{{Script={name}}}")  # letters, not marks
+           for name in UNSEGMENTED_SCRIPTS}
+_ANY = regex.compile("|".join(p.pattern for p in _SCRIPT.values()))
+_LETTER = regex.compile(r"\p{L}")
+_GRAPHEME = regex.compile(r"\X")
+
+# language codes (ISO 639-1 and -3) of languages written without spaces
+UNSEGMENTED_LANGUAGES = {
+    "zh": "Chinese", "zho": "Chinese", "yue": "Cantonese", "ja": "Japanese",
+    "jpn": "Japanese", "th": "Thai", "tha": "Thai", "lo": "Lao", "lao": "Lao",
+    "km": "Khmer", "khm": "Khmer", "my": "Burmese", "mya": "Burmese",
+}
+# a word segmenter to name for each language (others: "a word segmenter")
+SEGMENTERS = {"Chinese": "jieba", "Cantonese": "jieba", "Japanese": "MeCab",
+              "Thai": "PyThaiNLP"}
+
+SAMPLE_LINES = 2000  # lines looked at, from the start of the file
+MIN_SHARE = 0.5  # of the letters in unsegmented scripts
+# Mean characters (grapheme clusters) per word of those scripts above which the
+# text counts as unsegmented: segmented Chinese and Japanese words average under
+# 2, Thai words about 3; unsegmented text has clauses of 6 to 30 per "word".
+MIN_MEAN_LENGTH = 4.0
+
+
+@dataclass(frozen=True)
+class Unsegmented:
+    """What makes a text look unsegmented: its script, their share, word length."""
+
+    script: str  # "Han", "Han and Kana", "Thai", ...
+    language: str  # the language that script suggests: "Chinese", "Japanese", ...
+    share: float  # of all letters
+    mean_length: float  # characters per word of those scripts
+
+    def advice(self) -> str:
+        """What to do: segment with a named tool, or give pre-tokenized text."""
+        tool = SEGMENTERS.get(self.language)
+        how = f"e.g. {tool} for {self.language}" if tool else \
+            f"with a word segmenter for {self.language}"
+        return f"segment it first ({how}) or give pre-tokenized text"
+
+
+def _language(counts: Counter) -> tuple[str, str]:
+    """(script, language) of the letter counts by unsegmented script."""
+    kana = counts["Hiragana"] + counts["Katakana"]
+    cjk = counts["Han"] + kana
+    if cjk >= max(counts["Thai"], counts["Lao"], counts["Khmer"], counts["Myanmar"]):
+        if kana >= 0.05 * cjk:  # Japanese sentences almost always hold kana
+            return ("Han and Kana" if counts["Han"] else "Kana"), "Japanese"
+        return "Han", "Chinese"
+    script = max(("Thai", "Lao", "Khmer", "Myanmar"), key=counts.__getitem__)
+    return script, {"Myanmar": "Burmese"}.get(script, script)
+
+
+def detect_unsegmented(lines: Iterable[str],
+                       sample: int = SAMPLE_LINES) -> Unsegmented | None:
+    """How the first `sample` lines look unsegmented, or None if they do not."""
+    counts: Counter = Counter()
+    letters = words = length = 0
+    for n, line in enumerate(lines):
+        if n == sample:
+            break
+        if line.isascii():
+            letters += sum(c.isalpha() for c in line)
+            continue
+        letters += len(_LETTER.findall(line))
+        for name, pattern in _SCRIPT.items():
+            counts[name] += len(pattern.findall(line))
+        for word in line.split():
+            if _ANY.search(word):
+                words += 1
+                length += len(_GRAPHEME.findall(word))
+    total = sum(counts.values())
+    if not words or total < MIN_SHARE * letters:
+        return None
+    mean = length / words
+    if mean < MIN_MEAN_LENGTH:
+        return None
+    script, language = _language(counts)
+    return Unsegmented(script, language, total / letters, mean)
+
+
+def unsegmented_warning(path: object, lines: Iterable[str], steps: str) -> str | None:
+    """The one warning line for a file that looks unsegmented, or None."""
+    found = detect_unsegmented(lines)
+    if found is None:
+        return None
+    return (f"warning: {path}: {found.share:.0%} of its letters are {found.script} "
+            f"and its mean word is {found.mean_length:.1f} characters long: the "
+            f"text looks unsegmented ({found.language} puts no space between "
+            f"words), so {steps} will see clause-sized words; {found.advice()}")
+
+
+def warn_if_unsegmented(path: object, lines: Iterable[str], steps: str) -> None:
+    """Print `unsegmented_warning` to stderr when there is one."""
+    line = unsegmented_warning(path, lines, steps)
+    if line:
+        print(line, file=sys.stderr)
+
+
+def language_warning(lang: str, where: str) -> str | None:
+    """A start-up warning for a language written without spaces that is to be
+    Moses-tokenized (split only at spaces and punctuation), or None."""
+    language = UNSEGMENTED_LANGUAGES.get(lang)
+    if language is None:
+        return None
+    tool = SEGMENTERS.get(language)
+    how = f"e.g. with {tool}" if tool else f"with a word segmenter for {language}"
+    return (f"warning: {where}: {lang!r} ({language}) puts no space between words "
+            "and tokenize: true (Moses) splits only at spaces and punctuation, so "
+            "BPE and word alignment would see clause-sized words; segment the text "
+            f"first ({how}) and set tokenize: false")
