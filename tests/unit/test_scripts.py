@@ -172,6 +172,7 @@ def test_detokenize_undoes_tokenize_in_every_script(lang, data):
 @pytest.mark.parametrize("line, lang", [
     ("مرحبا، كيف حالك؟ بخير؛ شكرا", "ar"),
     ("نعم (مرحبا) «نعم»، لا؟", "ar"),
+    ("٣٫٥ و ١٠٬٠٠٠ و ٥٠٪", "ar"),
     ("नमस्ते। कैसे हो॥", "hi"),
     ("צה״ל אמר׃ כן", "he"),
     ("我爱你。你呢？好，走吧！「你好」他说（笑）。", "zh"),

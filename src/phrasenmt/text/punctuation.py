@@ -7,19 +7,22 @@ came back with spaces around them. `attach_punctuation` rejoins them by their
 Unicode class, the way writing in their scripts spaces them:
 
 - closing marks (close brackets, final quotes, the Unicode Terminal_Punctuation
-  marks of every script, "…", "‰", primes) attach to the word before;
+  marks of every script, "…", per cent and per mille signs, primes) attach to
+  the word before;
 - opening marks (open brackets, initial quotes, "¿", "¡") to the word after;
 - paired quotes (“ ” „, ‘ ’ ‚, « », ‹ ›) open and close in turn, so both
   «так» and German »so« come back whole; French keeps the spaces inside
   its « ».
 - marks written inside a word join both neighbours: Hebrew geresh and
-  gershayim between letters (צה״ל), and the apostrophe ’ in an elision or
+  gershayim between letters (צה״ל), the Arabic decimal and thousands
+  separators between digits (٣٫٥), and the apostrophe ’ in an elision or
   contraction (l’homme, don’t; in English only before t, s, re, ve, ll, d, m,
   so "the students’ books" keeps its space).
 - between Han, kana and full-width characters there is no space at all.
 
-ASCII marks are left to Moses, as are dashes and symbols other than "‰" and
-primes, whose spacing the writer chooses (a – b, a–b): those come back spaced.
+ASCII marks are left to Moses, as are dashes and symbols other than per cent
+signs and primes, whose spacing the writer chooses (a – b, a–b, § 5): those
+come back spaced.
 """
 
 from __future__ import annotations
@@ -30,10 +33,12 @@ _QUOTES = ("“”„‟", "‘’‚‛", "«»", "‹›")
 _QUOTE_KIND = {c: i for i, chars in enumerate(_QUOTES) for c in chars}
 _GUILLEMETS = _QUOTE_KIND["«"]
 _APOSTROPHE = "’"
-_IN_WORD = "׳״"  # Hebrew geresh, gershayim: inside acronyms and numerals
+# inside a word or number: Hebrew geresh and gershayim (acronyms, numerals),
+# the Arabic decimal and thousands separators (٣٫٥, ١٠٬٠٠٠)
+_IN_WORD = "׳״٫٬"
 _CJK_LANGUAGES = {"zh", "zho", "yue", "ja", "jpn"}
 _ENGLISH_CLITICS = {"t", "s", "re", "ve", "ll", "d", "m"}
-_CLOSES = regex.compile(r"[\p{Pe}\p{Pf}\p{Terminal_Punctuation}…‰‱′″‴]+")
+_CLOSES = regex.compile(r"[\p{Pe}\p{Pf}\p{Terminal_Punctuation}…‰‱′″‴٪؉؊％]+")
 _OPENS = regex.compile(r"[\p{Ps}\p{Pi}¿¡]+")
 _LETTER = regex.compile(r"[\p{L}\p{M}\p{N}]")
 _LETTERS = regex.compile(r"[\p{L}\p{M}\p{N}]+")
