@@ -255,7 +255,7 @@ def score_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _load(args: argparse.Namespace) -> tuple[nn.Module, Vocabulary, Vocabulary,
+def load(args: argparse.Namespace) -> tuple[nn.Module, Vocabulary, Vocabulary,
                                               contextlib.AbstractContextManager]:
     """The model, its vocabularies and the autocast context of --precision."""
     if args.threads:
@@ -266,7 +266,7 @@ def _load(args: argparse.Namespace) -> tuple[nn.Module, Vocabulary, Vocabulary,
     return model, src_vocab, tgt_vocab, prec.autocast(precision, device)
 
 
-def _max_tokens(model: nn.Module) -> int | None:
+def max_input_tokens(model: nn.Module) -> int | None:
     """Longest input the model's position table allows, if it has one."""
     positions = getattr(getattr(model, "cfg", None), "max_positions", None)
     return None if positions is None else positions - 1
@@ -283,13 +283,13 @@ def load_side_inputs(model: nn.Module, options: list[str], src: list[str]) -> Si
 def score_main(argv: list[str]) -> int:
     """The `score` command."""
     args = score_parser().parse_args(argv)
-    model, src_vocab, tgt_vocab, cast = _load(args)
+    model, src_vocab, tgt_vocab, cast = load(args)
     if not getattr(model, "forced_scoring", True):
         raise InputError("the model predicts embeddings (continuous output), not "
                          "token probabilities: it has no forced-decoding score",
                          args.checkpoint)
     src, tgt = read_parallel(args.src, args.tgt, allow_empty=False,
-                             max_tokens=_max_tokens(model))
+                             max_tokens=max_input_tokens(model))
     check_whole_words(src, args.src)
     check_whole_words(tgt, args.tgt)
     side = load_side_inputs(model, args.side, src)
@@ -311,31 +311,46 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "score":
         return score_main(argv[1:])
     args = translate_parser().parse_args(argv)
-    model, src_vocab, tgt_vocab, cast = _load(args)
-    lines = read_lines(args.input, allow_empty=False, max_tokens=_max_tokens(model))
+    loaded = load(args)
+    lines = read_lines(args.input, allow_empty=False,
+                       max_tokens=max_input_tokens(loaded[0]))
     check_whole_words(lines, args.input)
-    side = load_side_inputs(model, args.side, lines)
-    context = doc_context.context_source(model, args, args.input, len(lines))
-    swan = segment_search(model, args, tgt_vocab)
-    check_length_cap(lines, args.max_len_a, args.max_len_b, counts_eos=swan is None)
-    if args.min_len and (swan is not None or context is not None):
-        raise InputError("the segment search of SWAN models and the document "
-                         "search have no minimum length", "--min-len")
-    if swan is not None:  # SWAN: segments, Eq. 3
-        with cast:
-            hyps, segments = translate_segments(model, src_vocab, tgt_vocab, lines,
-                                                swan, args.batch_size)
-        outputs = [(args.output, hyps)]  # with the segments: both or neither
+    hyps, segments = decode_lines(args, loaded, lines)
+    if segments is not None:  # SWAN: with the segments, both or neither
+        outputs = [(args.output, hyps)]
         if args.segments_out is not None:
             outputs.append((args.segments_out,
                             [json.dumps({"segments": s}, ensure_ascii=False)
                              for s in segments]))
         write_all(outputs)
         return 0
-    with cast:
-        hyps = _translate(model, (src_vocab, tgt_vocab), lines, args, context, side)
     write_lines(args.output, hyps)
     return 0
+
+
+def decode_lines(args: argparse.Namespace,
+                 loaded: tuple[nn.Module, Vocabulary, Vocabulary,
+                               contextlib.AbstractContextManager],
+                 lines: list[str], side: Side | None = None
+                 ) -> tuple[list[str], list[list[list[str]]] | None]:
+    """Translate the lines of `args.input` as the command's options say:
+    (hypotheses, SWAN's segments or None). `loaded` is what `load` returns;
+    `side`, the side inputs when they were not read from --side files."""
+    model, src_vocab, tgt_vocab, cast = loaded
+    if side is None:
+        side = load_side_inputs(model, args.side, lines)
+    context = doc_context.context_source(model, args, args.input, len(lines))
+    swan = segment_search(model, args, tgt_vocab)
+    check_length_cap(lines, args.max_len_a, args.max_len_b, counts_eos=swan is None)
+    if args.min_len and (swan is not None or context is not None):
+        raise InputError("the segment search of SWAN models and the document "
+                         "search have no minimum length", "--min-len")
+    with cast:
+        if swan is not None:  # SWAN: segments, Eq. 3
+            return translate_segments(model, src_vocab, tgt_vocab, lines, swan,
+                                      args.batch_size)
+        return _translate(model, (src_vocab, tgt_vocab), lines, args, context,
+                          side), None
 
 
 def check_length_cap(lines: list[str], a: float, b: float, counts_eos: bool) -> None:

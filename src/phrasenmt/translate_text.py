@@ -1,0 +1,264 @@
+"""Translate new text with a trained run: `python -m phrasenmt.translate_text --run DIR`.
+
+DIR is a run folder the workflow trained, results/DATASET/models/MODEL/seedN.
+The text goes through the steps the workflow applies to a test set, each
+taken from the stage that does it there, with the dataset's settings from the
+config: config.yaml of the working folder with the --configfile files the run
+was made with laid over it, as Snakemake reads them:
+
+  1. tokenize: Moses (`tokenize: true`) or only spaces normalised (`false`),
+     then lowercased if the dataset says `lowercase: true` (phrasenmt.data.clean);
+  2. subwords: the dataset's BPE codes and source vocabulary, with its
+     `bpe.vocab_threshold` (phrasenmt.bpe; results/DATASET/bpe/); word-level
+     models (NPMT, the continuous-output family) read the tokens as they are;
+  3. translate: the run's averaged.pt (fertility.pt for PCoNMT with fertility)
+     with the model's decode settings of the config (phrasenmt.translate);
+  4. detokenize: Moses, in the target language (phrasenmt.data.detokenize).
+
+One input line is one sentence; empty lines are refused. A document-level
+model needs --docs FILE: one document id per input line, the lines of a
+document consecutive (the pipeline's .docs files). A model that reads parsed
+phrases of its source reads them as the segment rule makes them: n-gram
+phrases are made here, parse-based ones need the workflow's constituency
+parse of the text and are refused. --input and --output take '-' for stdin and
+stdout (the default); a written file appears whole or not at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import sys
+from pathlib import Path
+
+from phrasenmt import experiment, translate
+from phrasenmt import precision as prec
+from phrasenmt.bpe import Segmenter, read_codes, read_vocabulary
+from phrasenmt.cli import ArgumentParser, output_file, positive_int
+from phrasenmt.config import read_config_file
+from phrasenmt.data.clean import Options, detokenize, process_side
+from phrasenmt.io import (
+    InputError,
+    check_text,
+    decode_line,
+    read_lines,
+    run_cli,
+    write_lines,
+)
+from phrasenmt.segment import ngram_line
+from phrasenmt.workflow import base as wf
+from phrasenmt.workflow import npmt as wfn
+from phrasenmt.workflow import phrase_repr as wfpr
+
+STDIN = "<stdin>"
+BASE_CONFIG = Path("config.yaml")  # as the Snakefile's `configfile:`
+SUBWORD_FAMILIES = ("default", "documents")  # the others read word-level text
+_SEED = re.compile(r"seed[0-9]+")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Options of the command."""
+    p = ArgumentParser(prog="python -m phrasenmt.translate_text",
+                       description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--run", required=True, type=Path,
+                   help="run folder results/DATASET/models/MODEL/seedN")
+    p.add_argument("--input", default="-", help="raw text, one sentence per line "
+                   "('-': stdin, the default)")
+    p.add_argument("--output", default="-", type=_output,
+                   help="detokenized translations ('-': stdout, the default)")
+    p.add_argument("--docs", type=Path, help="document id per input line "
+                   "(document-level models)")
+    p.add_argument("--configfile", type=Path, nargs="+", default=[],
+                   help="config files the run was made with, laid over config.yaml "
+                   "as snakemake --configfile does (default: config.yaml alone)")
+    p.add_argument("--batch-size", type=positive_int, default=None,
+                   help="sentences per batch (default: the config's decode.batch_size)")
+    p.add_argument("--threads", type=positive_int, default=None,
+                   help="CPU threads for torch")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    prec.add_precision_argument(p)
+    return p
+
+
+def _output(text: str) -> str:
+    """argparse type: '-' or a file path to write."""
+    return text if text == "-" else str(output_file(text))
+
+
+class Run:
+    """A run folder and what the config says about its dataset and model."""
+
+    def __init__(self, folder: Path, configfiles: list[Path]):
+        if not folder.is_dir():
+            raise InputError("run folder not found", folder)
+        given, folder = folder, folder.resolve()
+        if not _SEED.fullmatch(folder.name) or folder.parents[1].name != "models":
+            raise InputError("not a run folder: expected "
+                             "results/DATASET/models/MODEL/seedN", given)
+        self.folder = folder
+        self.model, self.dataset = folder.parent.name, folder.parents[2].name
+        self.data_dir = folder.parents[2]
+        self.config = workflow_config(configfiles)
+        files = " + ".join(map(str, [BASE_CONFIG, *configfiles]))
+        for kind, name, key in (("dataset", self.dataset, "datasets"),
+                                ("model", self.model, "models")):
+            if name not in self.config[key]:
+                raise InputError(f"{kind} {name!r} of {given} is not in the config "
+                                 f"({files}); give the --configfile the run was "
+                                 "made with", "--configfile")
+        self.family = wf.model_family(self.config, self.model)
+        self.src, self.tgt = wf.langs(self.config, self.dataset)
+
+    def checkpoint(self) -> Path:
+        """The model file the workflow decodes for this run."""
+        arch = self.config["models"][self.model]["arch"]
+        name = "fertility.pt" if arch in wf.FERTILITY_CLASSES else "averaged.pt"
+        path = self.folder / name
+        if not path.is_file():
+            raise InputError(f"no {name} in the run folder: train and average it "
+                             f"first (snakemake --cores 1 {_relative(path)})",
+                             self.folder)
+        return path
+
+    def search_args(self) -> list[str]:
+        """--beam/--lenpen (SWAN: --lambda1/--lambda2) the workflow decodes with."""
+        if self.family == "npmt":
+            return shlex.split(wfn.translate_args(self.config, self.model, "beam"))
+        return shlex.split(wf.search_args(self.config, self.model))
+
+    def side_inputs(self, lines: list[str]) -> dict[str, list[list[int]]]:
+        """The segment rule's phrase ids of the subword lines (n-gram phrases);
+        a model that reads parsed phrases is refused."""
+        method = wfpr.segmentation(self.config, self.model)
+        if method is None:
+            return {}
+        if method != "ngram":
+            raise InputError(f"model {self.model} reads parse-based source phrases, "
+                             "which the workflow's constituency parse of a test set "
+                             "provides: add the text as a test set of a local "
+                             "dataset instead (docs/datasets.md)", self.folder)
+        return {"phrases": [ngram_line(line, None) for line in lines]}
+
+    def tokenize(self, lines: list[str]) -> list[str]:
+        """Step 1: the cleaning step's tokenization of a test set's source."""
+        ds = self.config["datasets"][self.dataset]
+        opts = Options(self.src, self.tgt, tokenize=ds["tokenize"],
+                       lowercase=ds["lowercase"])
+        return process_side(lines, self.src, opts)
+
+    def subwords(self, tokens: list[str]) -> list[str]:
+        """Step 2: the apply_bpe rule's segmentation of the source side."""
+        if self.family not in SUBWORD_FAMILIES:
+            return tokens
+        bpe = self.data_dir / "bpe"
+        threshold = self.config["datasets"][self.dataset]["bpe"]["vocab_threshold"]
+        seg = Segmenter(read_codes(bpe / "codes"),
+                        read_vocabulary(bpe / f"vocab.{self.src}", threshold),
+                        bpe / "codes")
+        return [seg.line(line) for line in tokens]
+
+
+def workflow_config(configfiles: list[Path]) -> dict:
+    """config.yaml of the working folder with `configfiles` laid over it, as
+    Snakemake merges them, checked and completed as the workflow's start-up does."""
+    if not BASE_CONFIG.is_file():
+        raise InputError("not found in the working folder: run the command where "
+                         "the workflow runs (the repository folder)", BASE_CONFIG)
+    config = read_config_file(BASE_CONFIG)
+    for path in configfiles:
+        if not path.is_file():
+            raise InputError("config file not found", path)
+        _update(config, read_config_file(path))
+    experiment.start(config, [BASE_CONFIG, *configfiles])
+    return config
+
+
+def _update(config: dict, override: dict) -> None:
+    """Snakemake's merge of a config file: mappings key by key, the rest replaced."""
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(config.get(key), dict):
+            _update(config[key], value)
+        else:
+            config[key] = value
+
+
+def _relative(path: Path) -> str:
+    """`path` relative to the working folder where it lies inside it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def read_input(name: str) -> list[str]:
+    """Lines of a file or of stdin ('-'), checked as every stage reads text."""
+    if name != "-":
+        return read_lines(name, allow_empty=False)
+    lines = []
+    for n, raw in enumerate(sys.stdin.buffer, start=1):
+        text = check_text(decode_line(raw, STDIN, n), STDIN, n)
+        if not text.strip():
+            raise InputError("empty line", STDIN, n)
+        lines.append(text)
+    return lines
+
+
+def check_lengths(lines: list[str], limit: int | None, where: str) -> None:
+    """Refuse a line longer, in subwords, than the model's position table."""
+    for n, line in enumerate(lines, start=1):
+        if limit is not None and len(line.split()) > limit:
+            raise InputError(f"line has {len(line.split())} subwords, more than "
+                             f"{limit} (the model's longest input)", where, n)
+
+
+def decode_options(run: Run, args: argparse.Namespace, label: str) -> argparse.Namespace:
+    """phrasenmt.translate's options for this run, as the workflow gives them."""
+    decode = run.config["decode"]
+    argv = ["--checkpoint", str(run.checkpoint()), "--input", label,
+            "--output", args.output if args.output != "-" else os.devnull,
+            *run.search_args(),
+            "--max-len-a", str(decode["max_len_a"]),
+            "--max-len-b", str(decode["max_len_b"]),
+            "--batch-size", str(args.batch_size or decode["batch_size"]),
+            "--device", args.device, "--precision", args.precision]
+    if args.threads:
+        argv += ["--threads", str(args.threads)]
+    if args.docs is not None:
+        argv += ["--docs", str(args.docs)]
+    return translate.translate_parser().parse_args(argv)
+
+
+def translate_text(args: argparse.Namespace) -> list[str]:
+    """Tokenize, segment, translate and detokenize the input lines."""
+    run = Run(args.run, args.configfile)
+    label = STDIN if args.input == "-" else args.input
+    options = decode_options(run, args, label)
+    lines = run.subwords(run.tokenize(read_input(args.input)))
+    side = run.side_inputs(lines)
+    loaded = translate.load(options)
+    reads = set(getattr(loaded[0], "side_inputs", ()))
+    if reads != set(side):
+        raise InputError(f"the model reads side inputs {sorted(reads)}, but the "
+                         f"config's {run.model} {sorted(side)}: give the "
+                         "--configfile the run was made with", options.checkpoint)
+    check_lengths(lines, translate.max_input_tokens(loaded[0]), label)
+    hyps, _ = translate.decode_lines(options, loaded, lines, side)
+    return detokenize(hyps, run.tgt)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point."""
+    args = build_parser().parse_args(argv)
+    out = translate_text(args)
+    if args.output == "-":
+        sys.stdout.write("".join(line + "\n" for line in out))
+    else:
+        write_lines(args.output, out)
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)

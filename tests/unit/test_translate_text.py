@@ -1,0 +1,215 @@
+"""`python -m phrasenmt.translate_text`: new text through the workflow's steps.
+
+A tiny Transformer is trained for a few updates on BPE'd text laid out as the
+workflow lays out config.yaml's synthetic_en_de (results/DATASET/bpe/,
+results/DATASET/models/MODEL/seedN/); the command's output must be what the
+stage commands give one after the other (bpe apply, translate, detokenize),
+from a file or stdin, and a document-level model translates with --docs.
+Bad input is one line naming the run folder, the file or the option.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from phrasenmt import bpe
+from phrasenmt import segment as segment_cli
+from phrasenmt import translate as translate_cli
+from phrasenmt.data import detokenize as detokenize_cli
+from phrasenmt.io import run_cli
+from phrasenmt.models import build_model
+from phrasenmt.models.registry import get_model_class
+from phrasenmt.training.checkpoint import model_payload, save_file
+from phrasenmt.training.data import DataPaths
+from phrasenmt.training.spec import resolve_spec
+from phrasenmt.training.trainer import Trainer
+from phrasenmt.translate_text import main
+from tests.conftest import REPO
+
+TINY = {"d_model": 16, "d_ff": 32, "n_heads": 2, "dropout": 0.0}
+NEW_TEXT = "w1 w2 w3 .\nw4 w5 , w6 w7 w8 !\nw9 w19\n"  # "!" is not in training
+
+
+@pytest.fixture(autouse=True)
+def in_the_repository(monkeypatch):
+    """The command reads config.yaml of the working folder, as Snakemake does
+    (synthetic_en_de: tokenize false, vocab_threshold 1)."""
+    monkeypatch.chdir(REPO)
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> Path:
+    """results/synthetic_en_de with BPE files, a trained transformer run and an
+    untrained ctx_transformer run (documents)."""
+    torch.set_num_threads(1)
+    root = tmp_path_factory.mktemp("tt") / "results" / "synthetic_en_de"
+    g = torch.Generator().manual_seed(0)
+    words = [f"w{i}" for i in range(20)]
+    text = {}
+    for split, n in (("train", 200), ("dev", 10)):
+        lines = [" ".join(words[int(i)] for i in torch.randint(0, 20, (int(k),),
+                                                               generator=g)) + " ."
+                 for k in torch.randint(2, 8, (n,), generator=g)]
+        text[split] = (lines, [line.upper() for line in lines])
+    (root / "bpe").mkdir(parents=True)
+    codes = bpe.learn_codes(bpe.word_counts(text["train"][0] + text["train"][1]), 30)
+    (root / "bpe" / "codes").write_text(codes)
+    seg = bpe.Segmenter(codes)
+    (root / "bpe" / "vocab.en").write_text(
+        "\n".join(bpe.subword_vocabulary(seg, text["train"][0])) + "\n")
+    for split, (src, tgt) in text.items():
+        for lang, lines in (("en", src), ("de", tgt)):
+            (root / "bpe" / f"{split}.bpe.{lang}").write_text(
+                "".join(seg.line(line) + "\n" for line in lines))
+    bpe_file = root / "bpe"
+    paths = DataPaths(bpe_file / "train.bpe.en", bpe_file / "train.bpe.de",
+                      bpe_file / "dev.bpe.en", bpe_file / "dev.bpe.de")
+    run = root / "models" / "transformer" / "seed1"
+    spec = resolve_spec({"model": TINY, "train": {
+        "max_steps": 6, "max_tokens": 200, "update_tokens": 150, "save_interval": 6,
+        "valid_interval": 6, "keep_last": 1, "average_last": 1}})
+    trainer = Trainer(spec, paths, run, seed=1, device="cpu", progress_bar=False)
+    trainer.run()
+    shutil.copy(run / "checkpoints" / "checkpoint_6.pt", run / "averaged.pt")
+    for arch, extra in (("ctx_transformer", {"context_size": 1}),
+                        ("pr_max_attn_ta", {}), ("pr_max_attn_ta_parse", {})):
+        untrained(trainer, arch, extra, root / "models" / arch / "seed1")
+    return root
+
+
+def untrained(trainer: Trainer, arch: str, extra: dict, run: Path) -> None:
+    """An untrained `arch` model with the trained run's vocabularies in `run`."""
+    run.mkdir(parents=True)
+    cls = get_model_class(arch)
+    src_vocab, tgt_vocab = trainer.src_vocab, trainer.tgt_vocab
+    cfg = cls.config_class(src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab),
+                           **TINY, **extra)
+    torch.manual_seed(0)
+    save_file(model_payload(arch, build_model(arch, cfg), src_vocab, tgt_vocab,
+                            {"arch": arch}), run / "averaged.pt")
+
+
+def test_new_text_is_translated_as_the_stage_commands_do(results: Path, tmp_path: Path):
+    (tmp_path / "new.en").write_text(NEW_TEXT)
+    run = results / "models" / "transformer" / "seed1"
+    assert main(["--run", str(run), "--input", str(tmp_path / "new.en"),
+                 "--output", str(tmp_path / "out.de"),
+                 "--device", "cpu", "--threads", "1"]) == 0
+    # the workflow's steps on a pre-tokenized dataset: apply_bpe, translate, detokenize
+    bpe.main(["apply", "--codes", str(results / "bpe" / "codes"), "--vocab",
+              str(results / "bpe" / "vocab.en"), "--threshold", "1",
+              "--in", str(tmp_path / "new.en"), "--out", str(tmp_path / "new.bpe")])
+    translate_cli.main(["--checkpoint", str(run / "averaged.pt"), "--input",
+                        str(tmp_path / "new.bpe"), "--output", str(tmp_path / "new.tok"),
+                        "--beam", "4", "--lenpen", "0.6", "--max-len-a", "1.5",
+                        "--max-len-b", "10", "--device", "cpu"])
+    detokenize_cli.main(["--lang", "de", "--in", str(tmp_path / "new.tok"),
+                         "--out", str(tmp_path / "want.de")])
+    got = (tmp_path / "out.de").read_text()
+    assert got == (tmp_path / "want.de").read_text()
+    assert len(got.splitlines()) == 3 and "@@" not in got
+
+
+def test_ngram_phrases_are_made_as_the_segment_rule_makes_them(results: Path,
+                                                               tmp_path: Path,
+                                                               monkeypatch):
+    (tmp_path / "new.en").write_text(NEW_TEXT)
+    run = results / "models" / "pr_max_attn_ta" / "seed1"
+    sides = []
+    decode = translate_cli.decode_lines
+    monkeypatch.setattr(translate_cli, "decode_lines",
+                        lambda *a: sides.append(a[3:]) or decode(*a))
+    main(["--run", str(run), "--input", str(tmp_path / "new.en"), "--output",
+          str(tmp_path / "out.de"), "--device", "cpu"])
+    bpe.main(["apply", "--codes", str(results / "bpe" / "codes"), "--vocab",
+              str(results / "bpe" / "vocab.en"), "--threshold", "1",
+              "--in", str(tmp_path / "new.en"), "--out", str(tmp_path / "new.bpe")])
+    segment_cli.main(["--method", "ngram", "--bpe", str(tmp_path / "new.bpe"),
+                      "--out", str(tmp_path / "new.phrases")])
+    translate_cli.main(["--checkpoint", str(run / "averaged.pt"), "--input",
+                        str(tmp_path / "new.bpe"), "--output", str(tmp_path / "new.tok"),
+                        "--side", f"phrases={tmp_path / 'new.phrases'}",
+                        "--beam", "4", "--lenpen", "0.6", "--device", "cpu"])
+    detokenize_cli.main(["--lang", "de", "--in", str(tmp_path / "new.tok"),
+                         "--out", str(tmp_path / "want.de")])
+    assert (tmp_path / "out.de").read_text() == (tmp_path / "want.de").read_text()
+    phrases = (tmp_path / "new.phrases").read_text().splitlines()
+    assert sides[0] == ({"phrases": [[int(v) for v in line.split()] for line in phrases]},)
+
+
+def test_stdin_to_stdout_and_documents(results: Path, tmp_path: Path, monkeypatch,
+                                       capsys):
+    run = results / "models" / "transformer" / "seed1"
+    (tmp_path / "new.en").write_text(NEW_TEXT)
+    main(["--run", str(run), "--input", str(tmp_path / "new.en"), "--output",
+          str(tmp_path / "file.de"), "--device", "cpu"])
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(NEW_TEXT.encode())))
+    capsys.readouterr()
+    assert main(["--run", str(run), "--device", "cpu"]) == 0
+    assert capsys.readouterr().out == (tmp_path / "file.de").read_text()
+    (tmp_path / "new.docs").write_text("d1\nd1\nd2\n")
+    ctx = results / "models" / "ctx_transformer" / "seed1"
+    assert main(["--run", str(ctx), "--input", str(tmp_path / "new.en"), "--docs",
+                 str(tmp_path / "new.docs"), "--output", str(tmp_path / "ctx.de"),
+                 "--device", "cpu"]) == 0
+    assert len((tmp_path / "ctx.de").read_text().splitlines()) == 3
+
+
+@pytest.mark.parametrize("case, message", [
+    ("no run folder", "error: {run_missing}: run folder not found"),
+    ("no checkpoint", ("error: {run_empty}: no averaged.pt in the run folder: train "
+     "and average it first (snakemake --cores 1 ")),
+    ("document model without --docs", ("error: --docs: the model reads document "
+     "context: give --docs (or --context)")),
+    ("docs of another length", ("error: {tmp}/short.docs: has 1 lines but "
+     "{tmp}/new.en has 3; a docs file needs one document id per text line")),
+    ("run of another config", ("error: --configfile: model 'transformer_big' of "
+     "{run_other} is not in the config (config.yaml); give the --configfile the "
+     "run was made with")),
+    ("empty line", "error: {tmp}/gap.en:2: empty line"),
+    ("parse-based phrases", ("error: {run_parse}: model pr_max_attn_ta_parse reads "
+     "parse-based source phrases, which the workflow's constituency parse of a test "
+     "set provides: add the text as a test set of a local dataset instead")),
+])
+def test_bad_input_is_one_line(results: Path, tmp_path: Path, capsys, case: str,
+                               message: str):
+    models = results / "models"
+    (tmp_path / "new.en").write_text(NEW_TEXT)
+    (tmp_path / "gap.en").write_text("w1 w2\n\nw3\n")
+    (tmp_path / "short.docs").write_text("d1\n")
+    (models / "empty" / "seed1").mkdir(parents=True, exist_ok=True)
+    (models / "transformer_big" / "seed1").mkdir(parents=True, exist_ok=True)
+    names = {"run_missing": models / "transformer" / "seed9",
+             "run_empty": models / "transformer" / "seed1",
+             "run_other": models / "transformer_big" / "seed1",
+             "run_parse": (models / "pr_max_attn_ta_parse" / "seed1").resolve(),
+             "tmp": tmp_path}
+    run, extra, text = {
+        "no run folder": (names["run_missing"], [], "new.en"),
+        "no checkpoint": (results / "models" / "transformer" / "seed2", [], "new.en"),
+        "document model without --docs": (models / "ctx_transformer" / "seed1", [],
+                                          "new.en"),
+        "docs of another length": (models / "ctx_transformer" / "seed1",
+                                   ["--docs", str(tmp_path / "short.docs")], "new.en"),
+        "run of another config": (names["run_other"], [], "new.en"),
+        "empty line": (models / "transformer" / "seed1", [], "gap.en"),
+        "parse-based phrases": (names["run_parse"], [], "new.en"),
+    }[case]
+    if case == "no checkpoint":
+        run.mkdir(parents=True, exist_ok=True)
+        names["run_empty"] = run.resolve()
+    out = tmp_path / "out.de"
+    with pytest.raises(SystemExit) as stop:
+        run_cli(main, ["--run", str(run), "--input", str(tmp_path / text),
+                       "--output", str(out),
+                       "--device", "cpu", *extra])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 1
+    assert len(err) == 1 and err[0].startswith(message.format(**names)), err
+    assert not out.exists()
