@@ -29,7 +29,7 @@ KENLM_SKIP := make: no C++ compiler (g++), so KenLM's lmplz is not built and the
 KENLM_NEEDS := make kenlm: needs a C++ compiler: apt-get install g++ \
 	(or conda env create -f envs/kenlm.yaml)
 
-.PHONY: install-package converged converged-long converged-phrase converged-phrase-pooling converged-phrase-ablation converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
+.PHONY: install-package quickstart converged converged-long converged-phrase converged-phrase-pooling converged-phrase-ablation converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
 
 install: $(STAMP)
 
@@ -100,6 +100,14 @@ LOCAL_PATH := PATH="$(CURDIR)/tools/shims:$$PATH"
 # The main job: the default experiment (config.yaml) end to end.
 run: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES)
+
+# The quickstart: the tiny Transformer on a smaller synthetic corpus and its
+# results table (configs/quickstart.yaml, docs/quickstart.md).
+QUICKSTART_TABLE := results/quickstart_en_de/report/results.md
+quickstart: $(STAMP)
+	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) \
+		--configfile configs/quickstart.yaml -- $(QUICKSTART_TABLE)
+	@cat $(QUICKSTART_TABLE)
 
 # Every model of config.yaml trained to a dev-loss plateau on copies of its
 # synthetic data, three seeds each (configs/converged_families.yaml), one family

@@ -15,11 +15,13 @@ CONFIGS = sorted((REPO / "configs").glob("*.yaml"))
 # config builds only synthetic data, so its sign is a window size the sweep derives;
 # converged_baselines.yaml extends config.yaml's synthetic data with its own three models;
 # converged_families.yaml trains config.yaml's models on its own copies of the data;
-# converged_long.yaml generates its own corpus with long sentences.
+# converged_long.yaml generates its own corpus with long sentences; quickstart.yaml
+# a smaller one.
 EXPECTED_JOB = {"npmt_window_sweep": "npmt_window9",
                 "converged_baselines": "transformer_converged",
                 "converged_families": "claims_document",
-                "converged_long": "converged_long_en_de/report/claims_phrase.md"}
+                "converged_long": "converged_long_en_de/report/claims_phrase.md",
+                "quickstart": "quickstart_en_de/report/results.md"}
 
 
 def test_lint_is_clean():
