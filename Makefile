@@ -161,12 +161,16 @@ converged-context-usage: $(STAMP)
 test: $(DEV_STAMP)
 	$(BIN)/pytest -q
 
-# The documentation site (mkdocs.yml, docs/) into site/, strictly: a broken link,
-# a missing page or a config field without a comment fails it. The configuration
-# reference page is generated from the schema and the code during the build.
+# The documentation site (mkdocs.yml, docs/) into site/. First the Markdown lint
+# of README.md, CHANGELOG.md and docs/ (tools/lint_markdown.py, .pymarkdown.yaml:
+# code fences, blank lines around lists and headings, list indentation the site
+# renders). Then the build, strictly: a broken link, a missing page, or a
+# committed configuration reference page (docs/reference/configuration.md) that
+# differs from what the schema and the code generate fails it.
 # No --quiet: it hides the warnings, and --strict then counts none of them.
 # NO_MKDOCS_2_WARNING only silences the theme's end-of-life banner.
 docs: $(DEV_STAMP)
+	$(BIN)/python tools/lint_markdown.py
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The HTML report of the default experiment (after `make run`).

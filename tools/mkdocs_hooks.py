@@ -1,15 +1,16 @@
-"""MkDocs hooks: the configuration reference page is generated at build time
-from the schema and the config dataclasses (phrasenmt.docs_reference), so it
-is never stored and cannot drift from the code."""
+"""MkDocs hooks: the configuration reference page, docs/reference/configuration.md,
+is generated from the schema and the config dataclasses (phrasenmt.docs_reference)
+and committed, so that GitHub shows it and its links work there. The build stops
+when the committed page differs from what the code generates now, naming the
+command that regenerates it."""
 
-from mkdocs.structure.files import File
+from mkdocs.exceptions import PluginError
 
-from phrasenmt.docs_reference import render
-
-REFERENCE = "reference/configuration.md"
+from phrasenmt.docs_reference import stale
 
 
-def on_files(files, config):
-    """Add the generated reference page to the site's files."""
-    files.append(File.generated(config, REFERENCE, content=render()))
-    return files
+def on_pre_build(config):
+    """Refuse to build the site from a stale reference page."""
+    problem = stale()
+    if problem:
+        raise PluginError(problem)

@@ -117,3 +117,16 @@ def test_make_docs_counts_the_builds_warnings():
     commands = [line for line in recipe.group(1).splitlines() if "mkdocs" in line]
     assert commands and all("--strict" in c for c in commands)
     assert not any(re.search(r"\s(--quiet|-q)\b", c) for c in commands)
+
+
+def test_the_committed_page_is_what_the_code_generates():
+    """docs/reference/configuration.md is committed so that GitHub shows it;
+    `make docs` and this test stop when it drifts from the schema or the code."""
+    assert docs_reference.stale() is None, docs_reference.stale()
+
+
+def test_a_stale_page_names_the_command_that_regenerates_it(tmp_path):
+    page = tmp_path / "configuration.md"
+    page.write_text(docs_reference.page_text().replace("`transformer`", "`x`", 1))
+    assert docs_reference.REGENERATE in docs_reference.stale(page)
+    assert "missing" in docs_reference.stale(tmp_path / "absent.md")
