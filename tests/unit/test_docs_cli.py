@@ -1,0 +1,81 @@
+"""The command reference (docs_cli): every command and subcommand with its own --help."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from phrasenmt import docs_cli
+from tests.conftest import REPO
+
+RULE_COMMAND = re.compile(r"python -m (phrasenmt[a-z_.]*)")
+
+
+@pytest.fixture(scope="module")
+def page() -> str:
+    return docs_cli.render()
+
+
+def sections(page: str) -> dict[str, str]:
+    """Command line -> the help text under its heading."""
+    found = re.findall(r"^#{2,3} `(python -m [^`]+)`\n\n```text\n(.*?)\n```$", page,
+                       flags=re.MULTILINE | re.DOTALL)
+    return dict(found)
+
+
+def test_every_command_the_rules_call_is_on_the_page(page):
+    called = {m for path in (REPO / "rules").glob("*.smk")
+              for m in RULE_COMMAND.findall(path.read_text(encoding="utf-8"))}
+    assert len(called) > 30
+    listed = sections(page)
+    assert not [m for m in sorted(called) if f"python -m {m}" not in listed]
+
+
+def test_every_module_that_runs_as_a_command_is_on_the_page(page):
+    """Each module with a __main__ block and each package with a __main__.py,
+    found here by reading the files (a module a package's __main__ runs counts
+    as the package)."""
+    src = REPO / "src"
+    listed = sections(page)
+    for path in sorted((src / "phrasenmt").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        name = ".".join(path.relative_to(src).with_suffix("").parts)
+        if path.name == "__main__.py":
+            assert f"python -m {name.removesuffix('.__main__')}" in listed, name
+        elif 'if __name__ == "__main__"' in text and name != "phrasenmt.synthetic.corpus":
+            assert f"python -m {name}" in listed, name
+    assert "python -m phrasenmt.translate_text" in listed
+
+
+def test_each_section_is_the_commands_own_help(page):
+    for command, text in sections(page).items():
+        assert text.startswith(f"usage: {command} "), command
+
+
+@pytest.mark.parametrize("command", ["python -m phrasenmt.bpe learn",
+                                     "python -m phrasenmt.align symmetrize",
+                                     "python -m phrasenmt.translate score"])
+def test_subcommands_have_their_own_section(page, command):
+    assert command in sections(page)
+    assert f"### `{command}`" in page
+
+
+def test_a_new_command_is_found(tmp_path: Path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "a.py").write_text('def main(argv=None):\n    pass\n\n\n'
+                              'if __name__ == "__main__":\n    main()\n')
+    (pkg / "b.py").write_text("def main(argv=None):\n    pass\n")
+    (pkg / "sub" / "__main__.py").write_text("from phrasenmt.x import main\n\nmain()\n")
+    assert docs_cli.cli_modules(pkg) == {"phrasenmt.a": "phrasenmt.a",
+                                         "phrasenmt.sub": "phrasenmt.x"}
+
+
+def test_the_site_builds_and_lists_the_page():
+    hooks = (REPO / "tools" / "mkdocs_hooks.py").read_text(encoding="utf-8")
+    assert "docs_cli.render()" in hooks
+    nav = yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
+    assert docs_cli.PAGE in str(nav)
