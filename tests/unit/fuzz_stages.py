@@ -409,6 +409,14 @@ STAGES = [
           build=False),
     Stage("docs reference", "phrasenmt.docs_reference",
           "--out {o}/docs/reference.md", build=False),
+    Stage("docs cli", "phrasenmt.docs_cli", "--out {o}/docs/cli.md", build=False),
+    # a run folder laid out as the workflow's, results/DATASET/models/MODEL/seedN,
+    # with its dataset in config.yaml: its own tests (test_translate_text.py)
+    Stage("translate text", "phrasenmt.translate_text",
+          "--run {r}/results/synthetic_en_de/models/transformer/seed1 "
+          "--input {r}/data/test.en --output {o}/tr/new.de --batch-size 4 "
+          "--threads 1 --device cpu", ints={"--batch-size": 1, "--threads": 1},
+          build=False),
     Stage("cxmi", "phrasenmt.evaluate.cxmi",
           "--model han_dec --test {r}/bpe/test.bpe.de {r}/scores/own.txt "
           "{r}/scores/none.txt {r}/scores/random.txt --samples 10 --seed 1 "
