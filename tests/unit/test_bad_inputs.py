@@ -57,6 +57,7 @@ FILES = {
     "cut.bpe": b"a b\nc d@@\ne f\n",
     "good.scores": b"-1.0\n-2.0\n-3.0\n",
     "positive.scores": b"-1.0\n2.5\n-3.0\n",
+    "positive2.scores": b"-1.0\n0.5\n",
     "nolines.json": json.dumps({"lines": 3, "items": [
         {"type": "pronoun_gender", "lines": [0, 1]}, {"type": "pronoun_gender"}]}
         ).encode(),
@@ -132,7 +133,12 @@ CASES = [
      "error: deep.json: invalid JSON: nested too deeply"),
     ("NaN score", ["phrasenmt.evaluate.lingeval", "evaluate", "--json", "two.json",
                    "--scores", "m=nan.scores", "--out", "OUT"],
-     "error: nan.scores:2: score expected a finite number (ASCII digits), got 'nan'"),
+     ("error: nan.scores:2: a log-probability expected a finite number (ASCII "
+      "digits), got 'nan'")),
+    ("positive log-probability (lingeval)",
+     ["phrasenmt.evaluate.lingeval", "evaluate", "--json", "two.json",
+      "--scores", "m=positive2.scores", "--out", "OUT"],
+     "error: positive2.scores:2: a log-probability must be <= 0.0, got 0.5"),
     ("Pharaoh link in superscript digits", ["phrasenmt.align", "symmetrize", "--fwd",
                                             "sup.align", "--rev", "rev", "--src", "s3",
                                             "--tgt", "s3", "--out", "OUT"],

@@ -429,6 +429,21 @@ def test_evaluate_marks_no_context_runs(tmp_path):
                           str(tmp_path / "x.tsv")])
 
 
+@pytest.mark.parametrize("bad, message", [
+    ("0.5", r"pos\.txt:3: a log-probability must be <= 0\.0, got 0\.5"),
+    ("nan", r"pos\.txt:3: a log-probability expected a finite number"),
+    ("-\u0662.5", r"pos\.txt:3: a log-probability expected a finite number"),
+])
+def test_evaluate_reads_log_probabilities_only(tmp_path, bad, message):
+    _prepare(tmp_path, _bawden(tmp_path))
+    _write(tmp_path / "pos.txt", ["-1.5", "-2.5", bad] + ["-1.0"] * 5)
+    with pytest.raises(InputError, match=message):
+        contrastive.main(["evaluate", "--items", str(tmp_path / "items.json"),
+                          "--scores", f"m={tmp_path / 'pos.txt'}", "--out",
+                          str(tmp_path / "x.tsv")])
+    assert not (tmp_path / "x.tsv").exists()
+
+
 def test_cli_error_is_one_line_and_writes_nothing(tmp_path):
     args = _bawden(tmp_path)
     _write(tmp_path / "anaphora.prev.fr", ["x"] * 3)

@@ -32,7 +32,8 @@ from phrasenmt.bpe import Segmenter, read_codes, read_vocabulary
 from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file
 from phrasenmt.data.documents import read_context_file
 from phrasenmt.evaluate import contrastive_formats as formats
-from phrasenmt.evaluate.lingeval import accuracy_table, read_scores
+from phrasenmt.evaluate.lingeval import accuracy_table
+from phrasenmt.evaluate.scores import read_log_probabilities
 from phrasenmt.io import (
     InputError,
     atomic_open,
@@ -259,7 +260,7 @@ def outcomes(header: dict[str, Any], scores: list[float]) -> list[dict]:
 
 def model_table(name: str, context: str, header: dict, path: Path) -> pd.DataFrame:
     """Accuracy rows of one model's scores (per type and bin, and over all)."""
-    rows = outcomes(header, read_scores(path, header["lines"]))
+    rows = outcomes(header, read_log_probabilities(path, header["lines"]))
     every = [{**row, "category": ALL} for row in rows]
     table = pd.concat([accuracy_table(name, rows), accuracy_table(name, every)],
                       ignore_index=True).rename(columns={"pairs": "items"})

@@ -48,31 +48,15 @@ from typing import Any
 import numpy as np
 
 from phrasenmt import precision as prec
-from phrasenmt.cli import ArgumentParser, float_range, output_file, positive_int
+from phrasenmt.cli import ArgumentParser, output_file, positive_int
 from phrasenmt.evaluate.contrastive import load_header
+from phrasenmt.evaluate.scores import read_log_probabilities
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
 
 METHOD = ("mean over target tokens (</s> included) of log p(y|x,C) - log p(y|x) "
           "(cxmi) and of log p(y|x,C) - log p(y|x,C_random) (cxmi_random), nats; "
           "95% CI: bootstrap over sentences")
 CHUNK = 256  # bootstrap samples drawn at once (bounds memory)
-LOG_PROBABILITY = float_range(high=0.0)  # a score of `translate score`
-
-
-def read_scores(path: Path, n: int) -> np.ndarray:
-    """One finite log-probability (<= 0, ASCII digits) per line, `n` lines,
-    the whole file checked before any use."""
-    lines = read_lines(path)
-    if len(lines) != n:
-        raise InputError(f"has {len(lines)} scores but the targets have {n} lines",
-                         path)
-    out = np.empty(n)
-    for i, line in enumerate(lines):
-        try:
-            out[i] = LOG_PROBABILITY(line)
-        except argparse.ArgumentTypeError as err:
-            raise InputError(f"a log-probability {err}", path, i + 1) from None
-    return out
 
 
 def cxmi(diff: np.ndarray, tokens: np.ndarray, samples: int, seed: int
@@ -100,7 +84,9 @@ def token_counts(targets: list[str]) -> np.ndarray:
 def both(targets: list[str], scores: tuple[Path, Path, Path],
          pick: np.ndarray | None, samples: int, seed: int) -> dict[str, Any]:
     """CXMI against no context and against a random context, on lines `pick`."""
-    own, none, rand = (read_scores(p, len(targets)) for p in scores)
+    own, none, rand = (np.array(read_log_probabilities(p, len(targets),
+                                                       ("targets", "lines")))
+                       for p in scores)
     tokens = token_counts(targets)
     if pick is not None:
         own, none, rand, tokens = own[pick], none[pick], rand[pick], tokens[pick]

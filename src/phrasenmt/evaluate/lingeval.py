@@ -21,12 +21,12 @@ from typing import Any
 
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, finite_float, output_file
+from phrasenmt.cli import ArgumentParser, output_file
+from phrasenmt.evaluate.scores import read_log_probabilities
 from phrasenmt.io import (
     InputError,
     output_set,
     read_json,
-    read_lines,
     run_cli,
     write_lines,
 )
@@ -121,21 +121,6 @@ def accuracy_table(model: str, rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(out, columns=COLUMNS)
 
 
-def read_scores(path: Path, expected: int) -> list[float]:
-    """One finite number per line; the count must match the prepared pairs."""
-    lines = read_lines(path, allow_empty=False)
-    if len(lines) != expected:
-        raise InputError(f"has {len(lines)} scores but the items have {expected} "
-                         "pairs", path)
-    scores = []
-    for n, line in enumerate(lines, start=1):
-        try:  # ASCII digits, finite: NaN would make every comparison False
-            scores.append(finite_float(line))
-        except argparse.ArgumentTypeError as err:
-            raise InputError(f"score {err}", path, n) from None
-    return scores
-
-
 def prepare(args: argparse.Namespace) -> None:
     """The prepare command."""
     items = load_items(args.json)
@@ -168,7 +153,7 @@ def evaluate(args: argparse.Namespace) -> None:
         name, _, file = spec.partition("=")
         if not name or not file:
             raise InputError(f"expected NAME=FILE, got {spec!r}", "--scores")
-        scores = read_scores(Path(file), n_pairs)
+        scores = read_log_probabilities(Path(file), n_pairs)
         tables.append(accuracy_table(name, outcomes(items, scores)))
     df = pd.concat(tables, ignore_index=True)
     from phrasenmt.io import atomic_open

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from phrasenmt.evaluate import contrastive, lingeval, multiseed, pronouns
+from phrasenmt.evaluate.scores import read_log_probabilities
 from phrasenmt.io import InputError, read_lines
 from phrasenmt.report.baseline_guard import Guard, measure_files
 from phrasenmt.report.tables import get_key, load_summary
@@ -134,7 +135,7 @@ def bleu_result(claim: dict, ev: Evidence) -> dict[str, Any]:
 def _agreement_items(claim: dict, items: list[dict], path: Path) -> list[float]:
     """1.0 / 0.0 per contrastive pair of the claim's category and distances."""
     n_pairs = sum(1 + len(item["errors"]) for item in items)
-    rows = lingeval.outcomes(items, lingeval.read_scores(path, n_pairs))
+    rows = lingeval.outcomes(items, read_log_probabilities(path, n_pairs))
     above = claim.get("subset", {}).get("above", -1)
     return [float(r["correct"]) for r in rows if r["category"] == claim["category"]
             and r["bin"] is not None and lingeval.bin_order(r["bin"]) > above]
@@ -196,7 +197,7 @@ def pronoun_result(claim: dict, ev: Evidence) -> dict[str, Any]:
 
 def _contrastive_items(claim: dict, header: dict, path: Path) -> list[float]:
     """1.0 / 0.0 per contrastive item of the claim's type (reference won or not)."""
-    rows = contrastive.outcomes(header, lingeval.read_scores(path, header["lines"]))
+    rows = contrastive.outcomes(header, read_log_probabilities(path, header["lines"]))
     return [float(r["correct"]) for r in rows if r["category"] == claim["category"]]
 
 

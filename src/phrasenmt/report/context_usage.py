@@ -33,7 +33,7 @@ import pandas as pd
 
 from phrasenmt.cli import ArgumentParser, control_pair, output_file
 from phrasenmt.evaluate.contrastive import load_header, outcomes
-from phrasenmt.evaluate.lingeval import read_scores
+from phrasenmt.evaluate.scores import read_log_probabilities
 from phrasenmt.io import InputError, atomic_open, output_set, read_text, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report.continuous import to_latex, to_markdown
@@ -59,7 +59,7 @@ def accuracy_cells(header: dict, path: Path, category: str
     """One run's (correct, items) of the category per distance bucket and over
     all of them ('all': the items that have a distance)."""
     cells: dict[str, tuple[int, int]] = {}
-    for row in outcomes(header, read_scores(path, header["lines"])):
+    for row in outcomes(header, read_log_probabilities(path, header["lines"])):
         if row["category"] != category or row["bin"] is None:
             continue
         try:
