@@ -98,7 +98,7 @@ class Run:
         if not _SEED.fullmatch(folder.name) or folder.parents[1].name != "models":
             raise InputError("not a run folder: expected "
                              "results/DATASET/models/MODEL/seedN", given)
-        self.folder = folder
+        self.folder, self.given = folder, given
         self.model, self.dataset = folder.parent.name, folder.parents[2].name
         self.data_dir = folder.parents[2]
         self.config = workflow_config(configfiles)
@@ -120,7 +120,7 @@ class Run:
         if not path.is_file():
             raise InputError(f"no {name} in the run folder: train and average it "
                              f"first (snakemake --cores 1 {_relative(path)})",
-                             self.folder)
+                             self.given)
         return path
 
     def search_args(self) -> list[str]:
@@ -139,7 +139,7 @@ class Run:
             raise InputError(f"model {self.model} reads parse-based source phrases, "
                              "which the workflow's constituency parse of a test set "
                              "provides: add the text as a test set of a local "
-                             "dataset instead (docs/datasets.md)", self.folder)
+                             "dataset instead (docs/datasets.md)", self.given)
         return {"phrases": [ngram_line(line, None) for line in lines]}
 
     def tokenize(self, lines: list[str]) -> list[str]:
