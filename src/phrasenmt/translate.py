@@ -48,7 +48,7 @@ from phrasenmt.cli import (
     positive_int,
 )
 from phrasenmt.decoding import context as doc_context
-from phrasenmt.decoding.postprocess import check_whole_words, remove_bpe
+from phrasenmt.decoding.postprocess import remove_bpe
 from phrasenmt.decoding.scoring import forced_log_probs
 from phrasenmt.decoding.search import beam_search, greedy_search, max_lengths
 from phrasenmt.io import (
@@ -59,6 +59,7 @@ from phrasenmt.io import (
     write_all,
     write_lines,
 )
+from phrasenmt.text.subwords import check_whole_words
 from phrasenmt.text.vocab import BOS, EOS, Vocabulary
 from phrasenmt.train import parse_side
 from phrasenmt.training.batching import pad_sequences, pad_side

@@ -99,6 +99,10 @@ CASES = [
      "error: spec: arch: unknown arch 'lstmx'"),
     ("missing data file", [*TRAIN, "--train-src", "missing.en", "--spec", SPEC],
      "error: missing.en: file not found"),
+    ("training source cut inside a word", [*TRAIN, "--train-src", "cut.bpe",
+                                           "--spec", SPEC],
+     ("error: cut.bpe:2: the line ends inside a word: its last subword 'd@@' "
+      "carries the continuation mark '@@' (a line cut short after BPE?)")),
     ("corrupt checkpoint (translate)", ["phrasenmt.translate", "--checkpoint", "bad.pt",
                                         "--input", "s3", "--output", "OUT"],
      "error: bad.pt: corrupt or truncated checkpoint"),

@@ -314,3 +314,17 @@ def test_vocab_min_freq_is_refused_by_models_that_cannot_learn_unk(tmp_path):
     with pytest.raises(InputError, match=re.escape(
             "train.vocab_min_freq: is 2, but conmt predicts the embedding")):
         Trainer(spec, paths, tmp_path / "run", seed=0, progress_bar=False)
+
+
+@pytest.mark.parametrize("cut", ["train_src", "train_tgt", "dev_src", "dev_tgt"])
+def test_training_data_cut_inside_a_word_names_file_and_line(tmp_path, cut):
+    from phrasenmt.training.data import load_data
+
+    files = {}
+    for name in ("train_src", "train_tgt", "dev_src", "dev_tgt"):
+        text = "a b@@ c\nd e\n" if name != cut else "a b@@ c\nd e@@\n"
+        files[name] = tmp_path / name
+        files[name].write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match=rf"{cut}:2: the line ends inside a word: "
+                       r"its last subword 'e@@'"):
+        load_data(DataPaths(**files), 50)

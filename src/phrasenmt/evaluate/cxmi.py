@@ -119,8 +119,8 @@ def score_files(args: argparse.Namespace, out_dir: Path) -> None:
     """Score --test-files / --item-files with the checkpoint under own, none and
     random context into `out_dir` ({test,items}.{own,none,random}.txt)."""
     from phrasenmt.decoding import context as doc_context
-    from phrasenmt.decoding.postprocess import check_whole_words
     from phrasenmt.io import read_parallel, write_lines
+    from phrasenmt.text.subwords import check_whole_words
     from phrasenmt.training.checkpoint import load_model
     from phrasenmt.training.trainer import resolve_device
 

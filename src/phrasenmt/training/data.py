@@ -14,6 +14,7 @@ from torch import Tensor
 
 from phrasenmt.data.documents import context_indices, read_docs
 from phrasenmt.io import InputError, read_lines, read_parallel
+from phrasenmt.text.subwords import check_whole_words
 from phrasenmt.text.vocab import Vocabulary
 from phrasenmt.training.batching import pad_context
 
@@ -173,6 +174,9 @@ def load_data(paths: DataPaths, max_len: int, vocabs: tuple | None = None,
                                (dev, paths.dev_src, "dev")):
         if not lines[0]:  # else the first validation would divide by zero
             raise InputError(f"no {split} sentence pairs (the file is empty)", path)
+    for lines, path in ((train[0], paths.train_src), (train[1], paths.train_tgt),
+                        (dev[0], paths.dev_src), (dev[1], paths.dev_tgt)):
+        check_whole_words(lines, path)  # a word cut after BPE would train as is
     if vocabs is None:
         vocabs = (Vocabulary.build(train[0], min_freq),
                   Vocabulary.build(train[1], min_freq))
