@@ -119,6 +119,35 @@ def test_family_tables_average_the_seeds(tmp_path: Path):
     assert frow["f1"] == pytest.approx(0.6) and frow["seeds"] == 2
 
 
+def test_empty_multiword_subset_has_no_bleu_end_to_end(tmp_path: Path):
+    from phrasenmt.evaluate import multiword
+    from phrasenmt.phrases import HEADER
+
+    (tmp_path / "phrases.tsv").write_text(f"{HEADER}\nice cream\t3\t1.5\n")
+    (tmp_path / "ref").write_text("a b c d e\nf g h i\n")  # no listed phrase
+    (tmp_path / "hyp").write_text("a b c d e\nf g h i\n")
+    tsv = tmp_path / "m.tsv"
+    assert multiword.main(["--phrases", str(tmp_path / "phrases.tsv"), "--ref",
+                           str(tmp_path / "ref"), "--hyp", f"a={tmp_path / 'hyp'}",
+                           "--testset", "test", "--out", str(tsv)]) == 0
+    assert tsv.read_text().splitlines()[2] == "a\ttest\tmultiword\t0\tNaN"
+    out = {ext: tmp_path / f"t.{ext}" for ext in ("md", "tex", "csv")}
+    tables.main(["multiword", "--tsv", str(tsv), "--order", "a",
+                 *[a for ext, p in out.items() for a in (f"--out-{ext}", str(p))]])
+    row = out["md"].read_text().splitlines()[-1]
+    assert row == "| a | test | 100.00 | – | – | – | 1 | 0 |", row
+
+
+def test_empty_multiword_subset_of_an_older_tsv_shows_no_bleu(tmp_path: Path):
+    tsv = tmp_path / "m.tsv"  # written as 0.00 BLEU of 0 sentences
+    tsv.write_text("model\ttestset\tsubset\tsentences\tbleu\n"
+                   "a\ttest\tall\t10\t30.0\na\ttest\tmultiword\t0\t0.0\n")
+    row = tables.multiword_table([tsv], ["a"]).iloc[0]
+    assert row["multi-word sentences"] == 0
+    assert row["BLEU multi-word"] != row["BLEU multi-word"]  # NaN, shown "–"
+    assert tables.cell(row["BLEU multi-word"]) == "–"
+
+
 def default_config() -> dict:
     return yaml.safe_load((REPO / "config.yaml").read_text())
 

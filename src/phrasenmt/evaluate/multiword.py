@@ -7,12 +7,15 @@ The multi-word subset holds the test sentences whose (tokenized) reference
 contains a phrase of the phrase list as a contiguous token sequence. BLEU is
 the tokenized, case-sensitive corpus BLEU (the papers' multi-bleu number) of
 the tokenized hypotheses. Writes a tidy TSV: model, testset, subset
-(all | multiword), sentences, bleu.
+(all | multiword), sentences, bleu. An empty subset (no reference contains a
+listed phrase) has no BLEU: its row keeps sentences 0 and bleu NaN, as an empty
+group of BLEU by length, never a 0.00 that would read as a failed model.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -45,9 +48,9 @@ def multiword_subset(refs: Sequence[str], phrases: Sequence[Phrase]) -> list[int
 
 
 def corpus_bleu(hyps: Sequence[str], refs: Sequence[str]) -> float:
-    """Tokenized case-sensitive corpus BLEU (0 for an empty subset)."""
+    """Tokenized case-sensitive corpus BLEU (NaN, undefined, for an empty subset)."""
     if not refs:
-        return 0.0
+        return math.nan
     return tok_bleu().corpus_score(list(hyps), [list(refs)]).score
 
 
@@ -86,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         rows += score_rows(name, hyps, refs, subset, args.testset)
     with atomic_open(args.out) as fh:
         pd.DataFrame(rows, columns=COLUMNS).to_csv(fh, sep="\t", index=False,
-                                                   float_format="%.2f")
+                                                   float_format="%.2f", na_rep="NaN")
     print(f"{len(subset)} of {len(refs)} references contain a listed phrase")
     return 0
 

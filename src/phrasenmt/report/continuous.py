@@ -10,7 +10,8 @@
 
 A model with several training seeds has one TSV row set (or --run) per seed:
 the numbers are means over seeds, with a "seeds" column and, for BLEU, the sd
-over seeds ("–" with one seed).
+over seeds ("–" with one seed). An empty multi-word subset has no BLEU: its
+cells show "–" beside the subset size 0 (a 0.00 would read as a failed model).
 
 Samples per second = target tokens trained on / training seconds x sentences
 per epoch / target tokens (</s> included) per epoch of that model's training
@@ -62,20 +63,23 @@ def by_order(df: pd.DataFrame, column: str, order: list[str]) -> pd.DataFrame:
 
 def multiword_table(paths: Sequence[Path], order: list[str]) -> pd.DataFrame:
     """One row per (model, test set): BLEU all and multi-word (mean and sd over
-    the model's seeds; sd "–" with one seed), the seeds, the subset size."""
+    the model's seeds; sd "–" with one seed), the seeds, the subset size.
+    An empty subset's BLEU is NaN (shown "–"), whatever its TSV rows say."""
     cols = ["model", "testset", "subset", "sentences", "bleu"]
     df = pd.concat([read_tsv(p, cols) for p in paths], ignore_index=True)
     rows = []
     for (model, testset), group in df.groupby(["model", "testset"], sort=False):
         row = {"model": model, "testset": testset}
         for subset, name in (("all", "BLEU"), ("multiword", "BLEU multi-word")):
-            values = group.loc[group.subset == subset, "bleu"].tolist()
-            if not values:
+            rows_of = group.loc[group.subset == subset]
+            if rows_of.empty:
                 raise InputError(f"no {subset} row for model {model!r}", "--tsv")
-            row[name], row[f"{name} sd"] = sd.mean_sd(values)
-        row["seeds"] = len(values)
-        row["multi-word sentences"] = int(
-            group.loc[group.subset == "multiword", "sentences"].iloc[0])
+            if (rows_of["sentences"] == 0).all():  # no BLEU of no sentences
+                row[name], row[f"{name} sd"] = math.nan, math.nan
+            else:
+                row[name], row[f"{name} sd"] = sd.mean_sd(rows_of["bleu"].tolist())
+        row["seeds"] = len(rows_of)
+        row["multi-word sentences"] = int(rows_of["sentences"].iloc[0])
         rows.append(row)
     return by_order(pd.DataFrame(rows), "model", order).reset_index(drop=True)
 
