@@ -207,11 +207,13 @@ def read_input(name: str) -> list[str]:
 
 
 def check_lengths(lines: list[str], limit: int | None, where: str) -> None:
-    """Refuse a line longer, in subwords, than the model's position table."""
+    """Refuse a line longer, in the tokens the model reads (subwords or words),
+    than the model's position table."""
     for n, line in enumerate(lines, start=1):
         if limit is not None and len(line.split()) > limit:
-            raise InputError(f"line has {len(line.split())} subwords, more than "
-                             f"{limit} (the model's longest input)", where, n)
+            raise InputError(f"line has {len(line.split())} tokens as the model "
+                             f"reads it, more than {limit} (its longest input)",
+                             where, n)
 
 
 def decode_options(run: Run, args: argparse.Namespace, label: str) -> argparse.Namespace:

@@ -11,6 +11,7 @@ Bad input is one line naming the run folder, the file or the option.
 from __future__ import annotations
 
 import io
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -25,11 +26,13 @@ from phrasenmt.data import detokenize as detokenize_cli
 from phrasenmt.io import run_cli
 from phrasenmt.models import build_model
 from phrasenmt.models.registry import get_model_class
+from phrasenmt.text.vocab import Vocabulary
 from phrasenmt.training.checkpoint import model_payload, save_file
 from phrasenmt.training.data import DataPaths
 from phrasenmt.training.spec import resolve_spec
 from phrasenmt.training.trainer import Trainer
 from phrasenmt.translate_text import main
+from phrasenmt.workflow import npmt as wfn
 from tests.conftest import REPO
 
 TINY = {"d_model": 16, "d_ff": 32, "n_heads": 2, "dropout": 0.0}
@@ -143,6 +146,46 @@ def test_ngram_phrases_are_made_as_the_segment_rule_makes_them(results: Path,
     assert sides[0] == ({"phrases": [[int(v) for v in line.split()] for line in phrases]},)
 
 
+def test_a_word_level_model_reads_the_tokens_without_subwords(tmp_path: Path):
+    """NPMT (config.yaml's npmt, synthetic_de_en) decodes the cleaned words with
+    the search settings the workflow passes (phrasenmt.workflow.npmt)."""
+    torch.set_num_threads(1)
+    data = tmp_path / "results" / "synthetic_de_en"
+    run = data / "models" / "npmt" / "seed1"
+    run.mkdir(parents=True)
+    src_vocab = Vocabulary.build(NEW_TEXT.lower().splitlines())
+    tgt_vocab = Vocabulary.build(NEW_TEXT.upper().splitlines())
+    cls = get_model_class("npmt")
+    cfg = cls.config_class(src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab),
+                           embed_size=8, encoder_hidden=8, decoder_hidden=8,
+                           encoder_layers=1, decoder_layers=1, max_segment_len=2)
+    torch.manual_seed(0)
+    save_file(model_payload("npmt", build_model("npmt", cfg), src_vocab, tgt_vocab,
+                            {"arch": "npmt"}), run / "averaged.pt")
+    (tmp_path / "new.de").write_text(NEW_TEXT)
+    main(["--run", str(run), "--input", str(tmp_path / "new.de"), "--output",
+          str(tmp_path / "out.en"), "--device", "cpu"])
+    search = shlex.split(wfn.translate_args(
+        experiment_config(), "npmt", "beam"))
+    translate_cli.main(["--checkpoint", str(run / "averaged.pt"), "--input",
+                        str(tmp_path / "new.de"), "--output", str(tmp_path / "new.tok"),
+                        *search, "--device", "cpu"])
+    detokenize_cli.main(["--lang", "en", "--in", str(tmp_path / "new.tok"),
+                         "--out", str(tmp_path / "want.en")])
+    assert (tmp_path / "out.en").read_text() == (tmp_path / "want.en").read_text()
+    assert "--lambda1" in search
+
+
+def experiment_config() -> dict:
+    """config.yaml after the workflow's start-up checks."""
+    from phrasenmt import experiment
+    from phrasenmt.config import read_config_file
+
+    config = read_config_file(REPO / "config.yaml")
+    experiment.start(config, [REPO / "config.yaml"])
+    return config
+
+
 def test_stdin_to_stdout_and_documents(results: Path, tmp_path: Path, monkeypatch,
                                        capsys):
     run = results / "models" / "transformer" / "seed1"
@@ -173,6 +216,8 @@ def test_stdin_to_stdout_and_documents(results: Path, tmp_path: Path, monkeypatc
      "{run_other} is not in the config (config.yaml); give the --configfile the "
      "run was made with")),
     ("empty line", "error: {tmp}/gap.en:2: empty line"),
+    ("line too long", ("error: {tmp}/long.en:2: line has 2001 tokens as the model "
+     "reads it, more than 1023 (its longest input)")),
     ("parse-based phrases", ("error: {run_parse}: model pr_max_attn_ta_parse reads "
      "parse-based source phrases, which the workflow's constituency parse of a test "
      "set provides: add the text as a test set of a local dataset instead")),
@@ -182,6 +227,7 @@ def test_bad_input_is_one_line(results: Path, tmp_path: Path, capsys, case: str,
     models = results / "models"
     (tmp_path / "new.en").write_text(NEW_TEXT)
     (tmp_path / "gap.en").write_text("w1 w2\n\nw3\n")
+    (tmp_path / "long.en").write_text("w1\n" + "w2 " * 2000 + ".\n")
     (tmp_path / "short.docs").write_text("d1\n")
     (models / "empty" / "seed1").mkdir(parents=True, exist_ok=True)
     (models / "transformer_big" / "seed1").mkdir(parents=True, exist_ok=True)
@@ -199,6 +245,7 @@ def test_bad_input_is_one_line(results: Path, tmp_path: Path, capsys, case: str,
                                    ["--docs", str(tmp_path / "short.docs")], "new.en"),
         "run of another config": (names["run_other"], [], "new.en"),
         "empty line": (models / "transformer" / "seed1", [], "gap.en"),
+        "line too long": (models / "transformer" / "seed1", [], "long.en"),
         "parse-based phrases": (names["run_parse"], [], "new.en"),
     }[case]
     if case == "no checkpoint":
