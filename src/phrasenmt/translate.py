@@ -15,7 +15,13 @@ SWAN models (npmt, npmt_noreorder; word-level text) decode segments instead:
 lambda2 log p_LM(y), with --lm FILE a KenLM model; --beam, --lambda1 default
 to the model's preset, --lambda2 to the preset's with --lm and 0 without;
 --segments-out writes JSON Lines {"segments": [[tok, ...], ...]}, one list per
-source position (</s> included). `score` gives log p(y|x) by the segment DP
+source position (</s> included). The greedy segment search (--beam 1) is the
+model's own argmax: it takes no --lm and no non-zero --lambda1/--lambda2.
+
+An option the model's search does not read is refused, naming the option and
+the model, never silently ignored: --lenpen with --beam 1 (greedy) or on a SWAN
+model (Eq. 3 has no length penalty); --beam above 1 or --lenpen on a model with
+its own greedy search (the nearest-neighbour output of conmt/pconmt). `score` gives log p(y|x) by the segment DP
 (-inf where no segmentation can produce y).
 
 Both commands take --precision auto|fp32|bf16 (`phrasenmt.precision`): the
@@ -68,6 +74,7 @@ from phrasenmt.training.data import read_side
 from phrasenmt.training.trainer import check_side_inputs, resolve_device
 
 Side = dict[str, list[list[int]]]
+LENPEN = 0.6  # the default GNMT length penalty of beam search
 
 
 def side_batch(side: Side, chunk: list[int], length: int,
@@ -226,8 +233,9 @@ def translate_parser() -> argparse.ArgumentParser:
     p.add_argument("--input", required=True, type=Path, help="BPE'd source text")
     p.add_argument("--beam", type=positive_int, default=None,
                    help="beam size, 1 = greedy (default 4; SWAN: the preset's)")
-    p.add_argument("--lenpen", type=nonnegative_float, default=0.6,
-                   help="GNMT length penalty alpha (0 = off)")
+    p.add_argument("--lenpen", type=nonnegative_float, default=None,
+                   help=f"GNMT length penalty alpha of beam search (0 = off; "
+                   f"default {LENPEN})")
     p.add_argument("--max-len-a", type=nonnegative_float, default=1.5)
     p.add_argument("--max-len-b", type=nonnegative_float, default=10)
     p.add_argument("--min-len", type=nonnegative_int, default=0,
@@ -341,7 +349,9 @@ def decode_lines(args: argparse.Namespace,
     if side is None:
         side = load_side_inputs(model, args.side, lines)
     context = doc_context.context_source(model, args, args.input, len(lines))
+    check_search_options(model, args)
     swan = segment_search(model, args, tgt_vocab)
+    args.lenpen = LENPEN if args.lenpen is None else args.lenpen
     check_length_cap(lines, args.max_len_a, args.max_len_b, counts_eos=swan is None)
     if args.min_len and (swan is not None or context is not None):
         raise InputError("the segment search of SWAN models and the document "
@@ -352,6 +362,39 @@ def decode_lines(args: argparse.Namespace,
                                       args.batch_size)
         return _translate(model, (src_vocab, tgt_vocab), lines, args, context,
                           side), None
+
+
+def check_search_options(model: nn.Module, args: argparse.Namespace) -> None:
+    """Refuse a search option given for a model whose search does not read it
+    (it would be silently ignored), naming the option and the model."""
+    name = type(model).__name__
+    if getattr(model, "generate", None) is not None:  # nearest neighbour
+        own = f"{name} decodes with its own greedy search (nearest neighbour in " \
+              "its output table)"
+        if args.beam not in (None, 1):
+            raise InputError(f"{own}, which has no beam; drop the option or give "
+                             "--beam 1", "--beam")
+        if args.lenpen is not None:
+            raise InputError(f"{own}, which has no length penalty", "--lenpen")
+        return
+    if hasattr(model, "decode_segments"):  # SWAN: Eq. 3
+        if args.lenpen is not None:
+            raise InputError(f"{name} ranks its segment search by Eq. 3 "
+                             "(--lambda1, --lambda2), which has no length penalty",
+                             "--lenpen")
+        beam = model.cfg.beam if args.beam is None else args.beam
+        if beam == 1:
+            given = [k for k in ("lm", "lambda1", "lambda2")
+                     if getattr(args, k) not in (None, 0, 0.0)]
+            if given:
+                raise InputError(f"{name}'s greedy segment search (--beam 1) is "
+                                 "the model's own argmax, which reads no LM and no "
+                                 "Eq. 3 weights; give --beam above 1 for Eq. 3",
+                                 "--" + given[0])
+        return
+    if args.beam == 1 and args.lenpen is not None:
+        raise InputError(f"has no effect with --beam 1 (greedy search) of {name}; "
+                         "give --beam above 1 too", "--lenpen")
 
 
 def check_length_cap(lines: list[str], a: float, b: float, counts_eos: bool) -> None:

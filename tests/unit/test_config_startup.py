@@ -52,6 +52,8 @@ def test_whole_numbers_of_integer_keys_reach_the_rules_as_integers():
         "sweeps": {"npmt_window": {"values": [5.0, 7.0], "enabled": True}}})
     experiment.start(config)
     assert wf.search_args(config, "pr_mean") == "--beam 4 --lenpen 0.6"
+    config["models"]["pr_mean"]["decode"] = {"beam": 1}  # greedy: translate
+    assert wf.search_args(config, "pr_mean") == "--beam 1"  # refuses a lenpen
     assert repr(config["evaluate"]["significance_trials"]) == "1000"
     assert repr(config["datasets"]["synthetic_en_de"]["bpe"]["merges"]) == "4000"
     assert runs.run_dir("d", "pr_max", runs.seeds(config, "pr_max")[0]) == \

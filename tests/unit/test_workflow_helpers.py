@@ -200,6 +200,9 @@ def test_decode_settings_preset_then_config(npmt_config):
     assert wfn.translate_args(npmt_config, "npmt", "greedy") == (
         "--beam 1 --lambda1 0 --lambda2 0")
     assert wfn.translate_args(npmt_config, "attn_rnn", "beam") == "--beam 4 --lenpen 0.6"
+    npmt_config["models"]["attn_rnn"]["decode"] = {"beam": 1}  # greedy: no lenpen
+    assert wfn.translate_args(npmt_config, "attn_rnn", "beam") == "--beam 1"
+    del npmt_config["models"]["attn_rnn"]["decode"]
     npmt_config["models"]["npmt"]["preset"] = "iwslt"
     npmt_config["models"]["npmt"]["decode"] = {"beam": 5}
     assert wfn.decode_settings(npmt_config, "npmt") == {

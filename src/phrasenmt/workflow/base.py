@@ -165,10 +165,13 @@ def check_decode_keys(config: dict) -> None:
 
 
 def search_args(config: dict, model: str) -> str:
-    """--beam (and --lenpen) of a model's search (the translate rules)."""
+    """--beam (and --lenpen) of a model's search (the translate rules); greedy
+    search (beam 1) has no length penalty, and translate refuses one."""
     if not decode_keys(config, model):
         return "--beam 1"
     settings = beam_settings(config, model)
+    if settings["beam"] == 1:
+        return "--beam 1"
     return f"--beam {settings['beam']} --lenpen {settings['lenpen']}"
 
 

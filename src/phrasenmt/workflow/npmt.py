@@ -69,8 +69,9 @@ def translate_args(config: dict, model: str, decoding: str) -> str:
     elif swan:
         args = ["--beam", s["beam"], "--lambda1", s["lambda1"], "--lambda2",
                 s["lambda2"]]
-    else:
-        args = ["--beam", s["beam"], "--lenpen", s["lenpen"]]
+    else:  # greedy search (beam 1) has no length penalty
+        args = ["--beam", s["beam"], *(["--lenpen", s["lenpen"]] if s["beam"] != 1
+                                       else [])]
     return shlex.join(map(str, args))
 
 
