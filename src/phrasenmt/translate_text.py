@@ -12,7 +12,8 @@ was made with laid over it, as Snakemake reads them:
      `bpe.vocab_threshold` (phrasenmt.bpe; results/DATASET/bpe/); word-level
      models (NPMT, the continuous-output family) read the tokens as they are;
   3. translate: the run's averaged.pt (fertility.pt for PCoNMT with fertility)
-     with the model's decode settings of the config (phrasenmt.translate);
+     with the model's decode settings and precision of the config
+     (phrasenmt.translate);
   4. detokenize: Moses, in the target language (phrasenmt.data.detokenize).
 
 One input line is one sentence; empty lines are refused. A document-level
@@ -51,6 +52,7 @@ from phrasenmt.segment import ngram_line
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import npmt as wfn
 from phrasenmt.workflow import phrase_repr as wfpr
+from phrasenmt.workflow import runs as wfruns
 
 STDIN = "<stdin>"
 BASE_CONFIG = Path("config.yaml")  # as the Snakefile's `configfile:`
@@ -80,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="CPU threads for torch")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     prec.add_precision_argument(p)
+    p.set_defaults(precision=None)  # the model's precision in the config
     return p
 
 
@@ -225,7 +228,8 @@ def decode_options(run: Run, args: argparse.Namespace, label: str) -> argparse.N
             "--max-len-a", str(decode["max_len_a"]),
             "--max-len-b", str(decode["max_len_b"]),
             "--batch-size", str(args.batch_size or decode["batch_size"]),
-            "--device", args.device, "--precision", args.precision]
+            "--device", args.device,
+            "--precision", args.precision or wfruns.precision(run.config, run.model)]
     if args.threads:
         argv += ["--threads", str(args.threads)]
     if args.docs is not None:

@@ -31,7 +31,7 @@ from phrasenmt.training.checkpoint import model_payload, save_file
 from phrasenmt.training.data import DataPaths
 from phrasenmt.training.spec import resolve_spec
 from phrasenmt.training.trainer import Trainer
-from phrasenmt.translate_text import main
+from phrasenmt.translate_text import Run, build_parser, decode_options, main
 from phrasenmt.workflow import npmt as wfn
 from tests.conftest import REPO
 
@@ -184,6 +184,22 @@ def experiment_config() -> dict:
     config = read_config_file(REPO / "config.yaml")
     experiment.start(config, [REPO / "config.yaml"])
     return config
+
+
+def test_decoding_options_are_the_workflows(results: Path, tmp_path: Path):
+    """Beam, length penalty, length cap, batch size and precision as the
+    translate rule passes them, from config.yaml and a --configfile over it."""
+    override = tmp_path / "over.yaml"
+    override.write_text("decode: {beam: 3, max_len_b: 7}\n"
+                        "models: {transformer: {precision: bf16}}\n")
+    run = results / "models" / "transformer" / "seed1"
+    for files, want in (([], ("4", "0.6", "10", "auto")),
+                        ([str(override)], ("3", "0.6", "7", "bf16"))):
+        extra = ["--configfile", *files] if files else []
+        args = build_parser().parse_args(["--run", str(run), *extra])
+        opts = decode_options(Run(args.run, args.configfile), args, "x")
+        assert (str(opts.beam), str(opts.lenpen), f"{opts.max_len_b:g}",
+                opts.precision) == want
 
 
 def test_stdin_to_stdout_and_documents(results: Path, tmp_path: Path, monkeypatch,
