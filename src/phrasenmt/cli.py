@@ -7,7 +7,10 @@ a negative batch size, a zero beam, NaN, or a number written in non-ASCII
 digits (Python's int() and float() accept '٣' and '𝟑'; a user who typed one
 almost certainly did not mean 3), and output paths of the wrong kind (a folder
 given for a file, a file given for a folder) are refused before any work,
-as are two output options that name the same file.
+as are two output options that name the same file. NAME=FILE lists are
+checked whole: `named_file` takes each name once (a model given twice would
+be two rows of one model, or two of its seeds), `named_path` (one entry per
+seed) each entry once.
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ class ArgumentParser(argparse.ArgumentParser):
                          ) -> tuple[argparse.Namespace, list[str]]:
         """argparse's parsing, then two outputs naming one file are refused."""
         namespace, extras = super().parse_known_args(args, namespace)
-        clash = same_outputs(self._actions, namespace)
+        clash = (same_outputs(self._actions, namespace)
+                 or repeated_names(self._actions, namespace))
         if clash:
             self.error(clash)
         return namespace, extras
@@ -87,6 +91,48 @@ def same_outputs(actions: list[argparse.Action], namespace: argparse.Namespace
                 return f"{name} names the same path twice ({shown})"
             return (f"{other} and {name} name the same path ({shown}); each "
                     "output needs a path of its own")
+    return None
+
+
+def _name_and_path(text: str) -> tuple[str, Path]:
+    """NAME=FILE -> (name, path)."""
+    name, sep, path = text.partition("=")
+    if not sep or not name or not path:
+        raise argparse.ArgumentTypeError(f"expected NAME=FILE, got {text!r}")
+    return name, Path(path)
+
+
+def named_file(text: str) -> tuple[str, Path]:
+    """argparse type: NAME=FILE, each NAME once among its option's values."""
+    return _name_and_path(text)
+
+
+def named_path(text: str) -> tuple[str, Path]:
+    """argparse type: NAME=FILE where a NAME comes once per seed (one entry per
+    run), so only the same NAME=FILE twice is refused."""
+    return _name_and_path(text)
+
+
+def repeated_names(actions: list[argparse.Action], namespace: argparse.Namespace
+                   ) -> str | None:
+    """A message if a `named_file` option names a model twice, or a `named_path`
+    option gives the same NAME=FILE twice, else None."""
+    for action in actions:
+        values = getattr(namespace, action.dest, None)
+        if action.type not in (named_file, named_path) or not isinstance(values, list):
+            continue
+        seen: dict[str, list[str]] = {}
+        option = _option_name(action)
+        for name, path in values:
+            earlier = seen.setdefault(name, [])
+            if earlier and action.type is named_file:
+                return (f"argument {option}: {name!r} is named twice "
+                        f"({name}={earlier[0]} and {name}={path}); give each name "
+                        "once")
+            if any(_same_file(other, os.fspath(path)) for other in earlier):
+                return (f"argument {option}: {name}={path} is given twice (one "
+                        "run counted twice)")
+            earlier.append(os.fspath(path))
     return None
 
 

@@ -68,10 +68,16 @@ def test_ablation_relative_times_and_delta(tmp_path):
 def test_ablation_missing_input_names_the_option(tmp_path):
     rows = [_files(tmp_path, "transformer", 30.0, None, 100.0, 1000, 2.0, 100),
             _files(tmp_path, "pr_max_attn_ta", 31.0, 0.001, 150.0, 1000, 3.0, 100)]
-    rows[1]["--benchmark"] = rows[0]["--benchmark"]
+    extra = tmp_path / "extra.tsv"
+    extra.write_text("s\th:m:s\n2.0\t0:00:01\n")
+    rows[0]["--benchmark"].append(f"transformer={extra}")
     with pytest.raises(InputError, match="--benchmark: model 'transformer': 2 "
                                          "file"):
         _run(tmp_path, rows)
+    rows[0]["--benchmark"][1] = rows[0]["--benchmark"][0]  # one run counted twice
+    with pytest.raises(SystemExit) as usage:
+        _run(tmp_path, rows)
+    assert usage.value.code == 2
 
 
 def test_ablation_three_seeds_mean_sd_and_each_seed(tmp_path):

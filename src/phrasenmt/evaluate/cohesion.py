@@ -35,7 +35,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file, positive_int
+from phrasenmt.cli import (
+    ArgumentParser,
+    named_file,
+    nonnegative_int,
+    output_file,
+    positive_int,
+)
 from phrasenmt.data.documents import documents, read_docs
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
 
@@ -163,13 +169,12 @@ def score(args: argparse.Namespace) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _named(spec: str) -> tuple[str, Path]:
-    """Parse NAME=FILE."""
-    name, _, file = spec.partition("=")
-    if not name or not file or name == REFERENCE:
-        raise InputError(f"expected NAME=FILE (NAME not {REFERENCE!r}), got {spec!r}",
-                         "--system")
-    return name, Path(file)
+def _named(spec: tuple[str, Path]) -> tuple[str, Path]:
+    """A --system NAME=FILE whose NAME is not the reference's."""
+    if spec[0] == REFERENCE:
+        raise InputError(f"expected NAME=FILE (NAME not {REFERENCE!r}), got "
+                         f"'{spec[0]}={spec[1]}'", "--system")
+    return spec
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -189,7 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--lsa", type=Path, required=True, help="model from `fit`")
     s.add_argument("--lang", required=True, help="target language (stopwords)")
     s.add_argument("--docs", type=Path, required=True, help="test document ids")
-    s.add_argument("--system", nargs="+", metavar="NAME=FILE",
+    s.add_argument("--system", type=named_file, nargs="+", metavar="NAME=FILE",
                    help="tokenized hypotheses of each model")
     s.add_argument("--reference", type=Path, help="tokenized reference (ceiling)")
     s.add_argument("--out", type=output_file, required=True, help="tidy TSV")

@@ -29,7 +29,7 @@ from typing import Any
 import pandas as pd
 
 from phrasenmt.bpe import Segmenter, read_codes, read_vocabulary
-from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file
+from phrasenmt.cli import ArgumentParser, named_file, nonnegative_int, output_file
 from phrasenmt.data.documents import read_context_file
 from phrasenmt.evaluate import contrastive_formats as formats
 from phrasenmt.evaluate.lingeval import accuracy_table
@@ -268,20 +268,11 @@ def model_table(name: str, context: str, header: dict, path: Path) -> pd.DataFra
     return table[COLUMNS]
 
 
-def named(spec: str, option: str) -> tuple[str, Path]:
-    """Parse MODEL=FILE."""
-    name, _, file = spec.partition("=")
-    if not name or not file:
-        raise InputError(f"expected MODEL=FILE, got {spec!r}", option)
-    return name, Path(file)
-
-
 def evaluate(args: argparse.Namespace) -> None:
     """The evaluate command."""
     header = load_header(args.items)
-    runs = [(*named(s, "--scores"), "yes") for s in args.scores or []]
-    runs += [(*named(s, "--no-context-scores"), "no")
-             for s in args.no_context_scores or []]
+    runs = [(name, path, "yes") for name, path in args.scores or []]
+    runs += [(name, path, "no") for name, path in args.no_context_scores or []]
     if not runs:
         raise InputError("give --scores and/or --no-context-scores")
     df = pd.concat([model_table(name, ctx, header, path) for name, path, ctx in runs],
@@ -353,9 +344,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--out", type=output_file, required=True)
     ev = sub.add_parser("evaluate", help="scores -> accuracy TSV")
     ev.add_argument("--items", type=Path, required=True, help="items.json of prepare")
-    ev.add_argument("--scores", nargs="+", metavar="MODEL=FILE",
+    ev.add_argument("--scores", type=named_file, nargs="+", metavar="MODEL=FILE",
                     help="log-probabilities scored with context")
-    ev.add_argument("--no-context-scores", nargs="+", metavar="MODEL=FILE",
+    ev.add_argument("--no-context-scores", type=named_file, nargs="+",
+                    metavar="MODEL=FILE",
                     help="log-probabilities scored without context")
     ev.add_argument("--out", type=output_file, required=True, help="tidy TSV")
     return p

@@ -20,8 +20,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from phrasenmt.cli import ArgumentParser, output_file, positive_int
-from phrasenmt.evaluate.length import named_path
+from phrasenmt.cli import ArgumentParser, named_file, output_file, positive_int
 from phrasenmt.io import InputError, atomic_open, run_cli
 from phrasenmt.train_fertility import load_split
 from phrasenmt.training.batching import collate, make_batches
@@ -65,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint", required=True, type=Path,
                    help="model file with a trained fertility module")
     p.add_argument("--src", required=True, type=Path, help="test source text")
-    p.add_argument("--labels", required=True, type=named_path, nargs="+",
+    p.add_argument("--labels", required=True, type=named_file, nargs="+",
                    metavar="NAME=FILE",
                    help="reference labels, one per source token (aligner=F gold=F)")
     p.add_argument("--system", required=True, help="model name for the table")

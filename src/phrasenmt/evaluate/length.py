@@ -19,7 +19,12 @@ from typing import TypeVar
 
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, output_file, positive_int
+from phrasenmt.cli import (
+    ArgumentParser,
+    named_file,
+    output_file,
+    positive_int,
+)
 from phrasenmt.evaluate.bleu import tok_bleu
 from phrasenmt.io import InputError, atomic_open, read_lines, read_parallel, run_cli
 
@@ -36,14 +41,6 @@ def parse_bounds(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(
             f"bounds must be positive and strictly increasing: {text!r}")
     return bounds
-
-
-def named_path(text: str) -> tuple[str, Path]:
-    """argparse type for NAME=FILE."""
-    name, sep, path = text.partition("=")
-    if not sep or not name or not path:
-        raise argparse.ArgumentTypeError(f"expected NAME=FILE, got {text!r}")
-    return name, Path(path)
 
 
 def length_groups(bounds: Sequence[int]) -> list[tuple[str, int, int | None]]:
@@ -125,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--src", type=Path, required=True,
                    help="tokenized source of the test set")
     p.add_argument("--ref", type=Path, required=True, help="tokenized reference")
-    p.add_argument("--hyp", type=named_path, nargs="+", required=True,
+    p.add_argument("--hyp", type=named_file, nargs="+", required=True,
                    metavar="NAME=FILE", help="tokenized hypotheses of each model")
     p.add_argument("--bins", type=parse_bounds, default=list(DEFAULT_BOUNDS),
                    help="upper bounds of the length groups in source words "

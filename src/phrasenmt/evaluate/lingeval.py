@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, output_file
+from phrasenmt.cli import ArgumentParser, named_file, output_file
 from phrasenmt.evaluate.scores import read_log_probabilities
 from phrasenmt.io import (
     InputError,
@@ -149,11 +149,8 @@ def evaluate(args: argparse.Namespace) -> None:
     items = load_items(args.json)
     n_pairs = sum(1 + len(it["errors"]) for it in items)
     tables = []
-    for spec in args.scores:
-        name, _, file = spec.partition("=")
-        if not name or not file:
-            raise InputError(f"expected NAME=FILE, got {spec!r}", "--scores")
-        scores = read_log_probabilities(Path(file), n_pairs)
+    for name, file in args.scores:
+        scores = read_log_probabilities(file, n_pairs)
         tables.append(accuracy_table(name, outcomes(items, scores)))
     df = pd.concat(tables, ignore_index=True)
     from phrasenmt.io import atomic_open
@@ -179,7 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
     prep.add_argument("--tgt-lang", default="de")
     ev = sub.add_parser("evaluate", help="scores -> accuracy TSV")
     ev.add_argument("--json", type=Path, required=True, help="Lingeval97 items")
-    ev.add_argument("--scores", nargs="+", required=True, metavar="MODEL=FILE",
+    ev.add_argument("--scores", type=named_file, nargs="+", required=True,
+                    metavar="MODEL=FILE",
                     help="log-probabilities, one per prepared pair")
     ev.add_argument("--out", type=output_file, required=True, help="tidy TSV")
     return p

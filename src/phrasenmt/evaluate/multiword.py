@@ -21,9 +21,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, output_file
+from phrasenmt.cli import ArgumentParser, named_path, output_file
 from phrasenmt.evaluate.bleu import tok_bleu
-from phrasenmt.evaluate.length import named_path
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
 from phrasenmt.phrases import Phrase, read_phrase_list
 
@@ -69,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--phrases", required=True, type=Path, help="phrase list TSV")
     p.add_argument("--ref", required=True, type=Path, help="tokenized reference")
     p.add_argument("--hyp", required=True, nargs="+", type=named_path,
-                   metavar="NAME=FILE", help="tokenized hypotheses of each model")
+                   metavar="NAME=FILE",
+                   help="tokenized hypotheses of each model, once per seed")
     p.add_argument("--testset", required=True, help="test set name for the table")
     p.add_argument("--out", required=True, type=output_file, help="TSV to write")
     return p

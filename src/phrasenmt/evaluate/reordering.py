@@ -26,10 +26,9 @@ from pathlib import Path
 import pandas as pd
 
 from phrasenmt.align.pharaoh import Link, read_alignments, read_corpus
-from phrasenmt.cli import ArgumentParser, output_file
+from phrasenmt.cli import ArgumentParser, named_path, output_file
 from phrasenmt.evaluate.length import (
     grouped_bleu,
-    named_path,
     read_hypotheses,
     tidy,
     write_tsv,

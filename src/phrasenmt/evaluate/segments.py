@@ -33,11 +33,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file, positive_int
+from phrasenmt.cli import (
+    ArgumentParser,
+    named_path,
+    nonnegative_int,
+    output_file,
+    positive_int,
+)
 from phrasenmt.evaluate.length import (
     assign_group,
     length_groups,
-    named_path,
     parse_bounds,
     write_tsv,
 )

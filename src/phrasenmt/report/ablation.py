@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, alpha_level, output_file
-from phrasenmt.evaluate.length import named_path
+from phrasenmt.cli import ArgumentParser, alpha_level, named_path, output_file
 from phrasenmt.io import (
     InputError,
     output_set,

@@ -31,7 +31,7 @@ from pathlib import Path
 import matplotlib as mpl
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, control_pair, output_file
+from phrasenmt.cli import ArgumentParser, control_pair, named_path, output_file
 from phrasenmt.evaluate.contrastive import load_header, outcomes
 from phrasenmt.evaluate.scores import read_log_probabilities
 from phrasenmt.io import InputError, atomic_open, output_set, read_text, run_cli
@@ -274,13 +274,6 @@ def figure(args: argparse.Namespace) -> None:
         save_figure(fig, args.out_png, args.out_svg)
 
 
-def _named(text: str) -> tuple[str, Path]:
-    name, sep, path = text.partition("=")
-    if not sep or not name or not path:
-        raise argparse.ArgumentTypeError(f"expected MODEL=FILE, got {text!r}")
-    return name, Path(path)
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     p = ArgumentParser(prog="python -m phrasenmt.report.context_usage",
@@ -289,13 +282,13 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("table", help="the context-usage table")
     t.add_argument("--items", type=Path, required=True,
                    help="items.json of `evaluate.contrastive prepare`")
-    t.add_argument("--scores", type=_named, nargs="+", required=True,
+    t.add_argument("--scores", type=named_path, nargs="+", required=True,
                    metavar="MODEL=FILE", help="a run's log-probabilities of the "
                    "items' lines; one per seed of each row")
     t.add_argument("--category", default="pronoun_gender", help="item type")
     t.add_argument("--eval", type=Path, nargs="+", required=True,
                    help="all-seed evaluation JSONs of the rows (BLEU)")
-    t.add_argument("--cxmi", type=_named, nargs="*", metavar="MODEL=JSON",
+    t.add_argument("--cxmi", type=named_path, nargs="*", metavar="MODEL=JSON",
                    help="CXMI JSONs of the document-level rows, one per seed")
     t.add_argument("--control", type=control_pair, nargs="*", metavar="CONTROL=MODEL",
                    help="random-context controls and the model each controls")

@@ -29,8 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, output_file
-from phrasenmt.evaluate.length import named_path
+from phrasenmt.cli import ArgumentParser, named_file, named_path, output_file
 from phrasenmt.io import (
     InputError,
     atomic_open,
@@ -200,7 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
             t.add_argument("--run", type=named_path, nargs="+", required=True,
                            metavar="NAME=DIR",
                            help="training run folders (a name once per seed)")
-            t.add_argument("--train-tgt", type=named_path, nargs="+", required=True,
+            t.add_argument("--train-tgt", type=named_file, nargs="+", required=True,
                            metavar="NAME=FILE", help="each run's training target")
         else:
             t.add_argument("--tsv", type=Path, nargs="+", required=True,

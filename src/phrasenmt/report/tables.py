@@ -17,8 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, alpha_level, output_file
-from phrasenmt.evaluate.length import named_path
+from phrasenmt.cli import ArgumentParser, alpha_level, named_path, output_file
 from phrasenmt.io import InputError, atomic_open, output_set, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report.json_fields import get_key, load_json, load_summary
