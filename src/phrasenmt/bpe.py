@@ -200,6 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="subwords rarer than this in --vocab are split further")
     ap.add_argument("--in", required=True, type=Path, metavar="IN")
     ap.add_argument("--out", required=True, type=output_file)
+    ap.needs("--threshold", "--vocab")
     return p
 
 

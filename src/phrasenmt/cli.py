@@ -42,10 +42,27 @@ class ArgumentParser(argparse.ArgumentParser):
         """argparse's parsing, then two outputs naming one file are refused."""
         namespace, extras = super().parse_known_args(args, namespace)
         clash = (same_outputs(self._actions, namespace)
-                 or repeated_names(self._actions, namespace))
+                 or repeated_names(self._actions, namespace)
+                 or self._unmet_need(namespace))
         if clash:
             self.error(clash)
         return namespace, extras
+
+    def needs(self, option: str, *any_of: str) -> None:
+        """Declare that `option`, when given, takes effect only with one of
+        `any_of`: given alone it is a usage error, never silently ignored."""
+        self._needs = [*getattr(self, "_needs", []), (option, any_of)]
+
+    def _unmet_need(self, namespace: argparse.Namespace) -> str | None:
+        """A message for an option given without any option it needs, else None."""
+        dest = {o: a.dest for a in self._actions for o in a.option_strings}
+        for option, any_of in getattr(self, "_needs", []):
+            if getattr(namespace, dest[option], None) is None:
+                continue
+            if not any(getattr(namespace, dest[o], None) is not None for o in any_of):
+                return (f"{option} needs {' or '.join(any_of)}; without it the "
+                        "option does nothing")
+        return None
 
 
 def _option_name(action: argparse.Action) -> str:

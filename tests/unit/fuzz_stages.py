@@ -351,7 +351,9 @@ STAGES = [
           "--out-context {o}/contrastive/pairs.ctx.jsonl",
           ints={"--context": 0, "--extracted": 0}, build=False),
     Stage("contrastive bpe", "phrasenmt.evaluate.contrastive",
-          "bpe --codes {r}/bpe/codes --threshold 1 --in {r}/contrastive/pairs.ctx.jsonl "
+          "bpe --codes {r}/bpe/codes --vocab-src {r}/bpe/vocab.en "
+          "--vocab-tgt {r}/bpe/vocab.de --threshold 1 "
+          "--in {r}/contrastive/pairs.ctx.jsonl "
           "--out {o}/contrastive/pairs.ctx.bpe.jsonl", ints={"--threshold": 0},
           build=False),
     Stage("fertility eval", "phrasenmt.evaluate.fertility",

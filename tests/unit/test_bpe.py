@@ -84,6 +84,24 @@ def test_vocabulary_threshold_splits_rare_subwords(learned):
     assert loose[0].split() == plain
 
 
+@pytest.mark.parametrize("module, command", [
+    ("phrasenmt.bpe", "apply"), ("phrasenmt.evaluate.contrastive", "bpe")])
+def test_a_threshold_without_a_vocabulary_is_a_usage_error(learned, module, command):
+    import subprocess
+    import sys
+
+    out = learned / "t.out"
+    result = subprocess.run(
+        [sys.executable, "-m", module, command, "--codes", str(learned / "codes"),
+         "--threshold", "2", "--in", str(learned / "x"), "--out", str(out)],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 2 and not out.exists()
+    needs = "--vocab" if command == "apply" else "--vocab-src or --vocab-tgt"
+    assert result.stderr.strip() == (
+        f"python -m {module} {command}: error: --threshold needs {needs}; without it "
+        "the option does nothing (see --help)")
+
+
 def test_bad_codes_file_names_line(learned):
     (learned / "bad").write_text("#version: 0.2\na b\nc d e\n")
     with pytest.raises(InputError) as err:

@@ -339,9 +339,12 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--codes", type=Path, required=True)
     b.add_argument("--vocab-src", type=Path, help="source vocabulary (optional)")
     b.add_argument("--vocab-tgt", type=Path, help="target vocabulary (optional)")
-    b.add_argument("--threshold", type=nonnegative_int, default=None)
+    b.add_argument("--threshold", type=nonnegative_int, default=None,
+                   help="subwords rarer than this in the vocabularies are split "
+                   "further")
     b.add_argument("--in", type=Path, required=True, metavar="IN")
     b.add_argument("--out", type=output_file, required=True)
+    b.needs("--threshold", "--vocab-src", "--vocab-tgt")
     ev = sub.add_parser("evaluate", help="scores -> accuracy TSV")
     ev.add_argument("--items", type=Path, required=True, help="items.json of prepare")
     ev.add_argument("--scores", type=named_file, nargs="+", metavar="MODEL=FILE",
