@@ -56,10 +56,12 @@ class ArgumentParser(argparse.ArgumentParser):
     def _unmet_need(self, namespace: argparse.Namespace) -> str | None:
         """A message for an option given without any option it needs, else None."""
         dest = {o: a.dest for a in self._actions for o in a.option_strings}
+
+        def given(option: str) -> bool:  # a flag counts when set
+            return getattr(namespace, dest[option], None) not in (None, False)
+
         for option, any_of in getattr(self, "_needs", []):
-            if getattr(namespace, dest[option], None) is None:
-                continue
-            if not any(getattr(namespace, dest[o], None) is not None for o in any_of):
+            if given(option) and not any(given(o) for o in any_of):
                 return (f"{option} needs {' or '.join(any_of)}; without it the "
                         "option does nothing")
         return None

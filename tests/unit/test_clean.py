@@ -96,9 +96,20 @@ def test_filter_drops_and_counts_each_reason(corpus):
 def test_evaluation_split_keeps_every_line(corpus):
     _write(corpus / "in.en", [s or "x" for s in SRC])
     _write(corpus / "in.de", [t or "y" for t in TGT])
-    assert clean.main(_args(corpus, "--max-len", "1", "--max-ratio", "1")) == 0
+    assert clean.main(_args(corpus)) == 0  # no --filter: nothing is dropped
     assert len(read_lines(corpus / "out/x.en")) == len(SRC)
     assert _stats(corpus / "out/x.tsv")["kept"] == len(SRC)
+
+
+@pytest.mark.parametrize("option, value", [("--max-len", "1"), ("--max-ratio", "1")])
+def test_a_filter_bound_without_filter_is_a_usage_error(corpus, capsys, option, value):
+    with pytest.raises(SystemExit) as done:  # it would drop nothing
+        clean.main(_args(corpus, option, value))
+    assert done.value.code == 2
+    assert capsys.readouterr().err.strip() == (
+        f"python -m phrasenmt.data.clean: error: {option} needs --filter; without "
+        "it the option does nothing (see --help)")
+    assert not (corpus / "out").exists() or not list((corpus / "out").iterdir())
 
 
 def test_evaluation_empty_line_is_an_error(corpus):

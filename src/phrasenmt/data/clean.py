@@ -266,6 +266,9 @@ def clean(args: argparse.Namespace, opts: Options) -> tuple[int, int]:
     return len(keep), len(src)
 
 
+MAX_LEN, MAX_RATIO = 100, 2.5  # --filter's defaults
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Command-line interface of the cleaning step."""
     p = ArgumentParser(prog="python -m phrasenmt.data.clean",
@@ -282,9 +285,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lowercase", action="store_true")
     p.add_argument("--filter", action="store_true",
                    help="training data: drop empty, too long, badly ratioed pairs")
-    p.add_argument("--max-len", type=positive_int, default=100, help="tokens per side")
-    p.add_argument("--max-ratio", type=float_range(1.0), default=2.5,
-                   help="longest/shortest side token ratio")
+    p.add_argument("--max-len", type=positive_int, default=None,
+                   help=f"--filter: tokens per side (default {MAX_LEN})")
+    p.add_argument("--max-ratio", type=float_range(1.0), default=None,
+                   help=f"--filter: longest/shortest side token ratio (default "
+                   f"{MAX_RATIO})")
+    p.needs("--max-len", "--filter")  # without --filter nothing is dropped
+    p.needs("--max-ratio", "--filter")
     p.add_argument("--sidecar", nargs=2, action="append", metavar=("IN", "OUT"),
                    help="per-line file filtered in lockstep; repeatable")
     p.add_argument("--ref-out", type=output_file,
@@ -299,7 +306,9 @@ def build_parser() -> argparse.ArgumentParser:
 def options_from(args: argparse.Namespace) -> Options:
     """Build Options from parsed arguments (the parser checked their ranges)."""
     return Options(args.src_lang, args.tgt_lang, args.tokenize, args.lowercase,
-                   args.filter, args.max_len, args.max_ratio, args.workers)
+                   args.filter, MAX_LEN if args.max_len is None else args.max_len,
+                   MAX_RATIO if args.max_ratio is None else args.max_ratio,
+                   args.workers)
 
 
 def main(argv: list[str] | None = None) -> int:
