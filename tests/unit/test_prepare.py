@@ -164,6 +164,31 @@ def test_local_files_are_copied(tmp_path):
                                                        "train-000001"]
 
 
+@pytest.mark.parametrize("extra, message", [
+    (["--download-dir", "d"], "--download-dir: not read with --dataset local; drop it"),
+    (["--split", "dev"], "--split: not read with --dataset local; drop it"),
+])
+def test_local_refuses_the_options_of_a_registered_dataset(tmp_path, extra, message):
+    with pytest.raises(InputError, match=message):
+        prepare.main([*_local_args(tmp_path, tmp_path / "in.test.yy"), *extra])
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--outdir", "o", "--src", "en", "--tgt", "fr", "--train-src", "t"],
+     "--train-src: not read with --dataset multi30k without --split; drop it"),
+    (["--outdir", "o", "--src", "en", "--tgt", "fr", "--out", "x"],
+     "--out: not read with --dataset multi30k without --split; drop it"),
+    (["--split", "dev", "--lang", "fr", "--out", "x", "--outdir", "o"],
+     "--outdir: not read with --dataset multi30k with --split; drop it"),
+])
+def test_a_registered_dataset_refuses_options_it_does_not_read(tmp_path, extra,
+                                                               message):
+    with pytest.raises(InputError, match=message):
+        prepare.main(["--dataset", "multi30k", "--download-dir", str(tmp_path),
+                      *extra])
+
+
 def test_local_mismatch_and_bad_utf8_name_the_file(tmp_path):
     short = tmp_path / "short.yy"
     short.write_text("only one line\n")

@@ -287,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     def log(msg: str) -> None:
         print(msg, file=sys.stderr)
 
+    check_mode_options(args)
     if args.dataset == "local":
         _check_langs(args)
         local.prepare_local(local.local_splits(args), args.outdir, args.src,
@@ -306,6 +307,26 @@ def main(argv: list[str] | None = None) -> int:
     prepare_dataset(args.dataset, args.download_dir, args.outdir, args.src,
                     args.tgt, log)
     return 0
+
+
+def check_mode_options(args: argparse.Namespace) -> None:
+    """Refuse an option the chosen mode does not read (it would do nothing):
+    the (local) files with a registered dataset, --download-dir and --split
+    with local files, --lang/--out without --split, --outdir/--src/--tgt with it."""
+    local_files = [f"--{split}-{side}" for split in ("train", "dev")
+                   for side in ("src", "tgt", DOCS)] + ["--test"]
+    if args.dataset == "local":
+        unused, mode = ["--download-dir", "--split", "--lang", "--out"], "local"
+    elif args.split is not None:
+        unused, mode = [*local_files, "--outdir", "--src", "--tgt"], "--split"
+    else:
+        unused, mode = [*local_files, "--lang", "--out"], "a whole dataset"
+    for option in unused:
+        if getattr(args, option[2:].replace("-", "_")) is not None:
+            where = ("--dataset local" if mode == "local" else
+                     f"--dataset {args.dataset} with --split" if mode == "--split"
+                     else f"--dataset {args.dataset} without --split")
+            raise InputError(f"not read with {where}; drop it", option)
 
 
 def _check_langs(args: argparse.Namespace) -> None:
