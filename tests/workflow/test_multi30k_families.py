@@ -68,3 +68,19 @@ def test_each_papers_claims_table_reads_only_its_familys_runs():
         assert "--family-only" in command
         runs = set(re.findall(r"--run (\S+) 1 ", command))
         assert runs == set(models), (dataset, family)  # every model's run, no other
+
+
+def test_mirror_is_given_on_the_command_line(tmp_path):
+    """The config names no mirror (a folder of one machine): without one the
+    download rule fetches the checksummed files; `--config mirror=DIR` copies
+    them from DIR, as docs/datasets.md says."""
+    target = "results/multi30k_en_de/download/MANIFEST.sha256"
+    for extra, expected in (([], "--outdir results/multi30k_en_de/download  --manifest"),
+                            (["--config", f"mirror={tmp_path}"],
+                             f"--outdir results/multi30k_en_de/download --mirror {tmp_path} ")):
+        result = snakemake("-n", "-p", "--forceall", "--configfile", str(CONFIG), *extra,
+                           "--", target)
+        out = result.stdout + result.stderr
+        assert result.returncode == 0, out[-2000:]
+        assert "phrasenmt.data.download --dataset multi30k" in out
+        assert expected in out, out[-2000:]
