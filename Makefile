@@ -3,9 +3,12 @@
 # changes, so a second `make run` with nothing changed returns in seconds.
 PYTHON ?= python3
 VENV ?= .venv
-# The CPU wheel of PyTorch is installed first so that pip never pulls the CUDA
-# build. On a GPU machine give the CUDA build's index too, e.g.
-#   make install TORCH_INDEX=https://download.pytorch.org/whl/cu128
+# PyTorch is installed first, from where tools/torch_index.py says: TORCH_INDEX
+# where it is given (on a GPU machine the CUDA build's index, e.g.
+#   make install TORCH_INDEX=https://download.pytorch.org/whl/cu128),
+# else pip's own package source where one is configured (a wheelhouse or a
+# mirror: pip.conf or PIP_* variables), else PyTorch's CPU index, so that pip
+# never pulls PyPI's multi-GB CUDA build. `make torch-wheel` shows the wheel.
 TORCH ?= torch==2.13.0
 TORCH_INDEX ?=
 CORES ?= all
@@ -29,7 +32,7 @@ KENLM_SKIP := make: no C++ compiler (g++), so KenLM's lmplz is not built and the
 KENLM_NEEDS := make kenlm: needs a C++ compiler: apt-get install g++ \
 	(or conda env create -f envs/kenlm.yaml)
 
-.PHONY: install-package quickstart converged converged-long converged-phrase converged-phrase-pooling converged-phrase-ablation converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
+.PHONY: install-package torch-wheel test-cluster quickstart converged converged-long converged-phrase converged-phrase-pooling converged-phrase-ablation converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
 
 install: $(STAMP)
 
@@ -48,8 +51,18 @@ $(STAMP): pyproject.toml
 # PyTorch first, so that the package's `torch>=2.2` never pulls the CUDA build.
 PACKAGE_EXTRAS ?=
 install-package:
-	$(BIN)/pip install --quiet $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH)"
+	options=$$($(BIN)/python tools/torch_index.py options --torch-index "$(TORCH_INDEX)") && \
+		$(BIN)/pip install --quiet $$options "$(TORCH)"
 	$(BIN)/pip install --quiet -e ".$(PACKAGE_EXTRAS)"
+
+# The torch wheel `make install` would install (name, version, file or URL, CPU
+# or CUDA build): pip's dry run (--dry-run --no-deps --report), installs nothing.
+torch-wheel: $(BIN)/python
+	$(BIN)/python tools/torch_index.py wheel --torch-index "$(TORCH_INDEX)" "$(TORCH)"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
 
 # The test suite, the linters and the documentation site also need the dev and
 # docs extras (pytest, ruff, hypothesis, mkdocs-material): `make test`, `make
@@ -158,8 +171,16 @@ converged-context-usage: $(STAMP)
 		results/synthetic_en_de/report/context_usage.md --configfile configs/converged_baselines.yaml
 
 # The whole test suite (unit tests, workflow lint/dry runs, a tiny real run).
+# The SLURM tests are skipped: they change the system (below).
 test: $(DEV_STAMP)
 	$(BIN)/pytest -q
+
+# The SLURM tests (tests/cluster): as root on Debian/Ubuntu they install SLURM,
+# munge and MariaDB with apt-get, write /etc/slurm/slurm.conf, start the daemons
+# of a single-node cluster and run the tiny workflow on it (docs/cluster.md).
+# Only this target runs them: it sets PHRASENMT_CLUSTER_TESTS=1.
+test-cluster: $(DEV_STAMP)
+	PHRASENMT_CLUSTER_TESTS=1 $(BIN)/pytest -q -rs -m cluster tests/cluster
 
 # The documentation site (mkdocs.yml, docs/) into site/. First the Markdown lint
 # of README.md, CHANGELOG.md and docs/ (tools/lint_markdown.py, .pymarkdown.yaml:
