@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # setup_slurm.sh -- a single-node SLURM cluster for tests/cluster/test_slurm.py, on Debian 12
-# without systemd (adapted from ../shared/tools/setup_local_slurm.sh).
+# without systemd.
+# It changes the system (apt-get installs, /etc/slurm, /etc/munge, a MariaDB database):
+# it runs only with PHRASENMT_CLUSTER_TESTS=1, which `make test-cluster` sets.
 # Installs munge + slurmctld/slurmd (+ slurmdbd/MariaDB so that `sacct` works), writes the
 # configs (one gres GPU backed by a device file; job comments stored in accounting so that
 # `sacct -o Comment` names each job's Snakemake rule), starts the daemons in the background
@@ -15,6 +17,11 @@
 #   CPUS=N         advertise N CPUs (> real ones allowed, uses SlurmdParameters=config_overrides)
 #   STATE_DIR=...  where PID files/daemon stdout go (default $TMPDIR/phrasenmt-slurm/run)
 set -euo pipefail
+if [[ ${PHRASENMT_CLUSTER_TESTS:-} != 1 ]]; then
+  echo "setup_slurm.sh: installs SLURM and MariaDB and writes /etc/slurm: run it through" \
+    "make test-cluster (or with PHRASENMT_CLUSTER_TESTS=1)" >&2
+  exit 1
+fi
 
 STATE_DIR=${STATE_DIR:-${TMPDIR:-/tmp}/phrasenmt-slurm/run}
 WITH_DBD=${WITH_DBD:-1}

@@ -8,6 +8,11 @@ for a GPU, and that the results equal a local run of the same configuration
 (CPU training is deterministic given the seed). teardown_slurm.sh then stops
 only the daemons that this test's setup started (their PIDs are in a state
 folder of this test; daemons that were already running are left alone).
+
+The setup changes the system (apt-get installs, /etc/slurm/slurm.conf,
+/etc/munge, a MariaDB database), so these tests run only when asked:
+`make test-cluster`, which sets PHRASENMT_CLUSTER_TESTS=1. `make test` and CI
+skip them, saying why.
 """
 
 from __future__ import annotations
@@ -27,7 +32,11 @@ import yaml
 
 from tests.conftest import REPO
 
-pytestmark = pytest.mark.cluster
+ENABLE = "PHRASENMT_CLUSTER_TESTS"
+NOT_ASKED = (f"changes the system (installs SLURM and MariaDB with apt-get, writes "
+             f"/etc/slurm/slurm.conf): run with make test-cluster ({ENABLE}=1)")
+pytestmark = [pytest.mark.cluster,
+              pytest.mark.skipif(os.environ.get(ENABLE) != "1", reason=NOT_ASKED)]
 
 HERE = Path(__file__).resolve().parent
 TINY = {
@@ -61,6 +70,8 @@ SUBMITTED = re.compile(r"submitted with SLURM jobid (\d+) \(log: \S*/rule_(\w+)/
 
 def skip_reason() -> str | None:
     """Why this machine cannot host the test cluster (None when it can)."""
+    if os.environ.get(ENABLE) != "1":
+        return NOT_ASKED
     if os.geteuid() != 0:
         return "needs root to install and start the SLURM daemons"
     if shutil.which("sbatch") is None and shutil.which("apt-get") is None:
