@@ -28,8 +28,30 @@ _INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
+class _StoreOnce(argparse._StoreAction):
+    """argparse's `store`, refusing an option given twice: argparse would keep
+    the last value and silently drop the first (`--out a --out b`)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        given = getattr(parser, "_stored", None)
+        shown = " ".join(map(str, values)) if isinstance(values, list) else str(values)
+        if option_string is not None and given is not None:
+            if self.dest in given:
+                parser.error(f"argument {_option_name(self)}: given twice "
+                             f"({given[self.dest]!r} and {shown!r}); give it once")
+            given[self.dest] = shown
+        super().__call__(parser, namespace, values, option_string)
+
+
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse with usage errors on one line (exit status 2, as argparse)."""
+    """argparse with usage errors on one line (exit status 2, as argparse), and
+    an option that takes one value refused when given twice."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
 
     def error(self, message: str) -> NoReturn:
         """Print `prog: error: message (see --help)` and exit 2."""
@@ -40,6 +62,7 @@ class ArgumentParser(argparse.ArgumentParser):
     def parse_known_args(self, args: Any = None, namespace: Any = None
                          ) -> tuple[argparse.Namespace, list[str]]:
         """argparse's parsing, then two outputs naming one file are refused."""
+        self._stored: dict[str, str] = {}  # dest -> the value given to it
         namespace, extras = super().parse_known_args(args, namespace)
         clash = (same_outputs(self._actions, namespace)
                  or repeated_names(self._actions, namespace)
