@@ -162,8 +162,9 @@ def checkpoint(tmp_path: Path) -> tuple[Path, Path, Path]:
 def test_translate_writes_segments_that_concatenate_to_the_output(checkpoint, beam):
     model, src, _ = checkpoint
     out, segs = src.parent / "out.tok", src.parent / "out.segments"
+    eq3 = [] if beam == "1" else ["--lambda1", "0.5", "--lambda2", "0"]  # greedy: none
     translate_main(["--checkpoint", str(model), "--input", str(src), "--output",
-                    str(out), "--beam", beam, "--lambda1", "0.5", "--lambda2", "0",
+                    str(out), "--beam", beam, *eq3,
                     "--segments-out", str(segs), "--max-len-a", "3", "--max-len-b",
                     "3", "--batch-size", "2", "--threads", "1"])
     lines = out.read_text().splitlines()

@@ -342,12 +342,14 @@ def train_args(arch: str, root: Path, outdir: Path, steps: int,
 
 
 def decode(arch: str, root: Path, model: Path, precision: str) -> tuple[list, list]:
-    """Beam-2 hypotheses and forced-decoding scores of the test set (scores: [])."""
+    """Beam-2 hypotheses (CoNMT: its greedy search) and forced-decoding scores
+    of the test set (scores: [])."""
     extra = extra_args(arch, root, ("test",))
     hyp, scores = root / f"{arch}.{precision}.hyp", root / f"{arch}.{precision}.scores"
     common = ["--checkpoint", str(model), "--precision", precision, "--device", "cpu",
               *extra]
-    assert translate_main([*common, "--input", str(root / "test.src"), "--beam", "2",
+    beam = [] if "conmt" in arch else ["--beam", "2"]  # nearest neighbour: no beam
+    assert translate_main([*common, "--input", str(root / "test.src"), *beam,
                            "--output", str(hyp)]) == 0
     if "conmt" in arch:  # vectors, not token probabilities: no forced scoring
         return hyp.read_text().splitlines(), []
