@@ -127,10 +127,18 @@ class Run:
         return path
 
     def search_args(self) -> list[str]:
-        """--beam/--lenpen (SWAN: --lambda1/--lambda2) the workflow decodes with."""
-        if self.family == "npmt":
-            return shlex.split(wfn.translate_args(self.config, self.model, "beam"))
-        return shlex.split(wf.search_args(self.config, self.model))
+        """--beam/--lenpen (SWAN: --lambda1/--lambda2, and --lm where the model
+        decodes with the LM) the workflow decodes with."""
+        if self.family != "npmt":
+            return shlex.split(wf.search_args(self.config, self.model))
+        args = shlex.split(wfn.translate_args(self.config, self.model, "beam"))
+        for lm in wfn.lm_inputs(self.config, self.dataset, self.model):
+            if not Path(lm).is_file():  # the workflow decodes this model with it
+                raise InputError(f"model {self.model} decodes with the dataset's "
+                                 "n-gram LM (decode.lm), which is not built: "
+                                 f"snakemake --cores 1 {lm}", lm)
+            args += ["--lm", lm]
+        return args
 
     def side_inputs(self, lines: list[str]) -> dict[str, list[list[int]]]:
         """The segment rule's phrase ids of the subword lines (n-gram phrases);

@@ -23,7 +23,7 @@ from phrasenmt import bpe
 from phrasenmt import segment as segment_cli
 from phrasenmt import translate as translate_cli
 from phrasenmt.data import detokenize as detokenize_cli
-from phrasenmt.io import run_cli
+from phrasenmt.io import InputError, run_cli
 from phrasenmt.models import build_model
 from phrasenmt.models.registry import get_model_class
 from phrasenmt.text.vocab import Vocabulary
@@ -276,3 +276,23 @@ def test_bad_input_is_one_line(results: Path, tmp_path: Path, capsys, case: str,
     assert stop.value.code == 1
     assert len(err) == 1 and err[0].startswith(message.format(**names)), err
     assert not out.exists()
+
+
+def test_a_model_that_decodes_with_the_lm_gets_it_or_a_clear_line(tmp_path: Path,
+                                                                  monkeypatch):
+    """A model with decode.lm is decoded with the dataset's n-gram LM, as the
+    workflow decodes it; without the built LM the command stops naming it."""
+    shutil.copy(REPO / "config.yaml", tmp_path / "config.yaml")
+    monkeypatch.chdir(tmp_path)  # a working folder of its own: no LM built yet
+    run = Path("results/synthetic_de_en/models/npmt/seed1")
+    run.mkdir(parents=True)
+    over = tmp_path / "lm.yaml"
+    over.write_text("models: {npmt: {decode: {lm: true}}}\n")
+    lm = Path(wfn.lm_path("synthetic_de_en"))
+    with pytest.raises(InputError, match="decode.lm") as err:
+        Run(run, [over]).search_args()
+    assert str(lm) in str(err.value)
+    lm.parent.mkdir(parents=True)
+    lm.write_bytes(b"")
+    args = Run(run, [over]).search_args()
+    assert args[args.index("--lm") + 1] == str(lm) and "--lambda2" in args
