@@ -247,11 +247,11 @@ node-stage: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake -n -p $(NODE_TARGETS) --configfile $(NODE_CONFIG) \
 		--forcerun $(NODE_RULES) > .stage/dry.log
 	echo $(NODE_RULES) > .stage/rules
-	$(BIN)/python benchmarks/replay_jobs.py --dry-run .stage/dry.log --node \
+	$(BIN)/python tools/replay_jobs.py --dry-run .stage/dry.log --node \
 		--rules $(NODE_RULES) --list-inputs > .stage/inputs.txt
 	tar -czf .stage/inputs.tar -T .stage/inputs.txt
 	$(PYTHON) -m pip download --quiet --no-deps --only-binary=:all: \
 		--python-version $(GPU_PYTHON) --implementation cp $(GPU_PLATFORMS) \
 		--platform manylinux_2_24_x86_64 -d .stage/wheels $(NODE_WHEELS)
 	@echo "node-stage: copy the repository with .stage/ to the node, then there:"
-	@echo "  bash benchmarks/replay_on_node.sh .stage .stage/wheels OUT [JOBS] [SECONDS]"
+	@echo "  bash tools/replay_on_node.sh .stage .stage/wheels OUT [JOBS] [SECONDS]"

@@ -1,4 +1,4 @@
-"""benchmarks/learned.py: the baseline guard's measurements, printed per model."""
+"""experiments/learned.py: the baseline guard's measurements, printed per model."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "learned.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "learned.py"
 
 
 def test_copying_the_reference_learned_and_a_constant_did_not(tmp_path):

@@ -1,4 +1,4 @@
-"""benchmarks/precision_bleu.py: the files it reads and the commands it runs."""
+"""experiments/precision_bleu.py: the files it reads and the commands it runs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "precision_bleu.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "precision_bleu.py"
 spec = importlib.util.spec_from_file_location("precision_bleu", SCRIPT)
 pb = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(pb)

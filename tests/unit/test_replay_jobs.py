@@ -1,4 +1,4 @@
-"""benchmarks/replay_jobs.py: a Snakemake dry run's jobs run without Snakemake."""
+"""tools/replay_jobs.py: a Snakemake dry run's jobs run without Snakemake."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "replay_jobs.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "replay_jobs.py"
 
 
 def block(rule: str, inputs: list[str], outputs: list[str], command: str,

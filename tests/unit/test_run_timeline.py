@@ -1,4 +1,4 @@
-"""benchmarks/run_timeline.py: per-rule job seconds from a Snakemake log."""
+"""tools/run_timeline.py: per-rule job seconds from a Snakemake log."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "run_timeline.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "run_timeline.py"
 
 LOG = """Building DAG of jobs...
 [Mon Nov 23 19:14:08 2026]

@@ -5,12 +5,12 @@
 #
 #   STAGE/dry.log      snakemake -n -p --configfile CONFIG [--forcerun ...]
 #   STAGE/inputs.tar   the files the node's jobs read that none of them makes
-#                      (python benchmarks/replay_jobs.py --node ... --list-inputs)
+#                      (python tools/replay_jobs.py --node ... --list-inputs)
 #   STAGE/rules        rules whose jobs the node runs beside the --node ones
 #                      (e.g. fasttext, whose models are too big to copy); may be empty
 #   WHEELS             wheels of what the node lacks (docs/gpu.md)
 #
-#   bash benchmarks/replay_on_node.sh STAGE WHEELS OUT [JOBS] [SECONDS]
+#   bash tools/replay_on_node.sh STAGE WHEELS OUT [JOBS] [SECONDS]
 #
 # SECONDS (default 1e6) stops the jobs there, so that what is done still comes back.
 #
@@ -35,7 +35,7 @@ touch /tmp/replay_stamp
 sleep 1
 status=0
 RULES=$(cat "$STAGE/rules" 2>/dev/null || true)
-timeout -k 5 "$LIMIT" python3 benchmarks/replay_jobs.py --dry-run "$STAGE/dry.log" --jobs "$JOBS" \
+timeout -k 5 "$LIMIT" python3 tools/replay_jobs.py --dry-run "$STAGE/dry.log" --jobs "$JOBS" \
     --report "$OUT/replay.json" --node ${RULES:+--rules $RULES} \
     > "$OUT/replay.log" 2>&1 || status=$?
 tail -n 30 "$OUT/replay.log"

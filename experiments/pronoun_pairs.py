@@ -1,6 +1,6 @@
 """Contrastive pronoun accuracy per (reference pronoun > contrastive pronoun) pair.
 
-    python benchmarks/pronoun_pairs.py results/synthetic_en_de [MODEL ...]
+    python experiments/pronoun_pairs.py results/synthetic_en_de [MODEL ...]
 
 Reads a finished run's synthetic contrastive set
 (`discourse/contrastive/synthetic/items.json`) and each model's scores

@@ -1,6 +1,6 @@
 """Did each model learn to translate? The claims table's baseline guard, printed.
 
-    python benchmarks/learned.py --ref results/multi30k_de_en/data/test_2016_flickr.ref.en \\
+    python experiments/learned.py --ref results/multi30k_de_en/data/test_2016_flickr.ref.en \\
         attn_rnn=results/multi30k_de_en/translations/attn_rnn/seed1/test_2016_flickr.txt ...
 
 For each NAME=HYP (detokenized outputs, one per reference line): corpus BLEU,

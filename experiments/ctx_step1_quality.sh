@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # How well must step 1 be trained for ctx_transformer to learn its context?
 #
-#   bash benchmarks/ctx_step1_quality.sh [OUT]      (default OUT: /tmp/ctx_step1_quality)
-#   STEP1_UPDATES=3000 STARTS="2000 3000" bash benchmarks/ctx_step1_quality.sh OUT
+#   bash experiments/ctx_step1_quality.sh [OUT]      (default OUT: /tmp/ctx_step1_quality)
+#   STEP1_UPDATES=3000 STARTS="2000 3000" bash experiments/ctx_step1_quality.sh OUT
 #
 # On the default run's data (results/synthetic_en_de, after `make run`): trains
 # the tiny Transformer as config.yaml does but for STEP1_UPDATES updates

@@ -3,14 +3,14 @@
 # model under several settings (HAN with and without the reference code's layer
 # norms, learning rates, random-context controls), keeps a checkpoint every
 # SAVE updates, and prints the contrastive pronoun accuracy of each checkpoint
-# (benchmarks/context_sweep_summary.py). All jobs run at once: meant for a GPU
+# (experiments/context_sweep_summary.py). All jobs run at once: meant for a GPU
 # machine (DEVICE=cuda), where the ten jobs take about two minutes.
 #
-#   bash benchmarks/context_sweep.sh prepare results/synthetic_en_de DATA
+#   bash experiments/context_sweep.sh prepare results/synthetic_en_de DATA
 #       copies what the sweep reads from a finished default run into DATA:
 #       BPE'd train/dev text and document ids, the step-1 model, the synthetic
 #       contrastive set (items.json, pairs.bpe.*, pairs.ctx.bpe.jsonl)
-#   DEVICE=cuda STEPS=1250 SAVE=250 bash benchmarks/context_sweep.sh run DATA OUT
+#   DEVICE=cuda STEPS=1250 SAVE=250 bash experiments/context_sweep.sh run DATA OUT
 #   JOBS=short STEPS=600 SAVE=150 ... run DATA OUT   the second, shorter sweep
 #   JOBS=k DEVICE=cpu STEPS=750 SAVE=250 ... run DATA OUT   han_dec with K = 2
 #       and K = 3 previous sentences and their controls, as the default run
@@ -28,7 +28,7 @@
 #   JOBS=start STEP1=CKPT DEVICE=cpu STEPS=750 SAVE=125 ... run DATA OUT
 #       ctx_transformer (K = 1, no context dropout) and han_dec (K = 1, from
 #       the identity and from Xavier) from another step 1, e.g. a checkpoint of
-#       benchmarks/ctx_step1_quality.sh's longer Transformer
+#       experiments/ctx_step1_quality.sh's longer Transformer
 # SEED (default 1) is the step 2's training seed (its data order); STEP1
 # (default DATA/step1.pt) the step-1 checkpoint; ONLY runs the one job so named.
 # A step 1 of another corpus (e.g. a pronoun rate of 1.0: a config with

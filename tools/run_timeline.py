@@ -1,6 +1,6 @@
 """Per-rule job seconds of one Snakemake run, from its log.
 
-    python benchmarks/run_timeline.py .snakemake/log/<run>.snakemake.log
+    python tools/run_timeline.py .snakemake/log/<run>.snakemake.log
 
 Prints the run's span (first job start to last job end), for how many seconds
 0, 1, 2 or more jobs were running, and per rule: jobs, summed job seconds and

@@ -12,7 +12,7 @@ lines the bf16 model's two decodes share.
 
 Needs the built data of a dataset (`make run`, or at least its `bpe` outputs):
 
-    python benchmarks/precision_bleu.py [--dataset synthetic_en_de] [--arch transformer]
+    python experiments/precision_bleu.py [--dataset synthetic_en_de] [--arch transformer]
         [--threads 1] [--jobs 2] [--out /tmp/precision_bleu] [--seed 1 [2 ...]]
         [--precisions fp32 bf16] [--train '{"max_steps": 2000, "lr_schedule": "linear"}']
 

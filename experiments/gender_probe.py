@@ -1,6 +1,6 @@
 """Can a linear probe read a noun's German gender from a sentence-level model?
 
-    python benchmarks/gender_probe.py [--results results/synthetic_en_de]
+    python experiments/gender_probe.py [--results results/synthetic_en_de]
         [--model transformer] [--folds 5] [--seed 1]
 
 A source-side document model (the context-aware Transformer, the HAN encoder)

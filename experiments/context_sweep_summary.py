@@ -1,7 +1,7 @@
 """Print the contrastive pronoun accuracy of every checkpoint of a context sweep.
 
-    python benchmarks/context_sweep_summary.py DATA OUT
-(see benchmarks/context_sweep.sh): one line per job, `updates:accuracy` per
+    python experiments/context_sweep_summary.py DATA OUT
+(see experiments/context_sweep.sh): one line per job, `updates:accuracy` per
 checkpoint and the dev loss at each validation; first the step-1 model's
 accuracy (scored without context).
 """

@@ -1,7 +1,7 @@
 """Where does step 2 start? The dev loss of each document model before its
 first update, with its context modules initialised as the identity or at random.
 
-    python benchmarks/step2_start.py
+    python experiments/step2_start.py
         [--results results/synthetic_en_de] [--model transformer_converged]
         [--archs ctx_transformer han_enc han_dec] [--dropout 0.1]
 

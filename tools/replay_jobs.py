@@ -8,7 +8,7 @@ the same dry run, from the files that came back (Snakemake itself would redo
 the trainings there, since the checkpoints stay on the node).
 
     snakemake -n -p TARGETS --configfile CONFIG > dry.log
-    python benchmarks/replay_jobs.py --dry-run dry.log --rules train average \\
+    python tools/replay_jobs.py --dry-run dry.log --rules train average \\
         translate --jobs 12 --report replay.json
 
 A job whose outputs all exist is taken as done. A job runs once every input
