@@ -10,7 +10,8 @@ given for a file, a file given for a folder) are refused before any work,
 as are two output options that name the same file. NAME=FILE lists are
 checked whole: `named_file` takes each name once (a model given twice would
 be two rows of one model, or two of its seeds), `named_path` (one entry per
-seed) each entry once.
+seed) each entry once. Every parser has `--quiet` and `--verbose`, which set the
+level of the `phrasenmt` loggers (`phrasenmt.log`) the same way in every stage.
 """
 
 from __future__ import annotations
@@ -24,8 +25,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
+from phrasenmt.log import get_logger, set_verbosity
+
 _INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_PYTHON_M = "python -m phrasenmt."
+_log = get_logger(__name__)
+# set by the `phrasenmt` command: a stage's `python -m phrasenmt.a.b` reads `phrasenmt a b`
+command_progs = False
 
 
 class _StoreOnce(argparse._StoreAction):
@@ -50,8 +57,17 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        if command_progs and self.prog.startswith(_PYTHON_M):
+            self.prog = command_prog(self.prog.removeprefix(_PYTHON_M))
         self.register("action", None, _StoreOnce)
         self.register("action", "store", _StoreOnce)
+        # SUPPRESS: a subcommand's parser leaves the value given before it alone
+        verbosity = self.add_mutually_exclusive_group()
+        verbosity.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS,
+                               help="print errors only: no progress, no warnings")
+        verbosity.add_argument("--verbose", action="store_true",
+                               default=argparse.SUPPRESS,
+                               help="print debug lines as well as progress and warnings")
 
     def error(self, message: str) -> NoReturn:
         """Print `prog: error: message (see --help)` and exit 2."""
@@ -69,7 +85,18 @@ class ArgumentParser(argparse.ArgumentParser):
                  or self._unmet_need(namespace))
         if clash:
             self.error(clash)
+        quiet, verbose = (getattr(namespace, k, False) for k in ("quiet", "verbose"))
+        if quiet and verbose:  # one before a subcommand, one after it
+            self.error("argument --verbose: not allowed with argument --quiet")
+        set_verbosity(quiet, verbose)
         return namespace, extras
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> argparse.Namespace:
+        """argparse's parsing; the options are a debug line."""
+        namespace = super().parse_args(args, namespace)
+        _log.debug("%s: %s", self.prog, " ".join(
+            f"{key}={value}" for key, value in sorted(vars(namespace).items())))
+        return namespace
 
     def needs(self, option: str, *any_of: str) -> None:
         """Declare that `option`, when given, takes effect only with one of
@@ -90,6 +117,11 @@ class ArgumentParser(argparse.ArgumentParser):
         return None
 
 
+def command_prog(module: str) -> str:
+    """`phrasenmt a b`, the command of module `phrasenmt.a.b` (relative `a.b`)."""
+    return " ".join(["phrasenmt", *module.split(".")])
+
+
 def _option_name(action: argparse.Action) -> str:
     """How a user names an option: its long flag, else its metavar or dest."""
     if action.option_strings:
@@ -97,7 +129,7 @@ def _option_name(action: argparse.Action) -> str:
     return str(action.metavar or action.dest)
 
 
-def _same_file(a: str, b: str) -> bool:
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
     """Whether two paths name one file or folder (after '..', symlinks, hard links)."""
     if os.path.realpath(a) == os.path.realpath(b):
         return True
@@ -125,7 +157,7 @@ def same_outputs(actions: list[argparse.Action], namespace: argparse.Namespace
                 given.append((_option_name(action), os.fspath(value)))
     for n, (name, path) in enumerate(given):
         for other, other_path in given[:n]:
-            if not _same_file(path, other_path):
+            if not same_file(path, other_path):
                 continue
             shown = (repr(path) if path == other_path
                      else f"{other_path!r} and {path!r}")
@@ -171,7 +203,7 @@ def repeated_names(actions: list[argparse.Action], namespace: argparse.Namespace
                 return (f"argument {option}: {name!r} is named twice "
                         f"({name}={earlier[0]} and {name}={path}); give each name "
                         "once")
-            if any(_same_file(other, os.fspath(path)) for other in earlier):
+            if any(same_file(other, os.fspath(path)) for other in earlier):
                 return (f"argument {option}: {name}={path} is given twice (one "
                         "run counted twice)")
             earlier.append(os.fspath(path))

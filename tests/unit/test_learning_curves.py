@@ -100,6 +100,8 @@ def test_bad_arguments(tmp_path, capsys):
         lc.run_cli(lc.main, ["--metrics", f"m={a}", "--out", str(tmp_path / "o")])
     assert "expected NAME:SEED=FILE" in capsys.readouterr().err
     for args, expected in ((["--metrics", f"m:1={a}", f"m:1={a}"], "given twice"),
+                           (["--metrics", f"m:1={a}", f"m:2={a}"],
+                            "m:1 and m:2 name one file"),
                            (["--metrics", f"m:1={a}", "--vmf", "x"],
                             "--vmf: model(s) x have no --metrics"),
                            (["--metrics", f"m:1={tmp_path / 'nope.tsv'}"],
@@ -116,9 +118,9 @@ def figure(tmp_path: Path, tsv: Path, order: str = "transformer,conmt") -> list[
 
 @pytest.fixture()
 def curves(tmp_path: Path) -> Path:
-    a, b = run(tmp_path, "a", 12), run(tmp_path, "b", 8)
+    a, b, c = run(tmp_path, "a", 12), run(tmp_path, "b", 8), run(tmp_path, "c", 8)
     out = tmp_path / "curves.tsv"
-    lc.main(["--metrics", f"transformer:1={a}", f"transformer:2={b}", f"conmt:1={b}",
+    lc.main(["--metrics", f"transformer:1={a}", f"transformer:2={b}", f"conmt:1={c}",
              "--vmf", "conmt", "--out", str(out)])
     return out
 

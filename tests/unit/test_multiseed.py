@@ -189,3 +189,25 @@ def test_cli_system_against_itself_runs_no_trials(tmp_path, capsys):
     data = json.loads(out.read_text())
     assert data["p"] == 1.0 and data["delta"] == 0.0 and data["trials"] == 0
     assert data["scores"] == data["baseline_scores"] and data["sd"] is None
+
+
+def test_cli_refuses_one_file_for_two_seeds(tmp_path, capsys):
+    """Two seeds read from one translation file would count one run twice."""
+    refs = ["a b c d e", "f g h i"]
+    ref = write(tmp_path / "ref.txt", refs)
+    hyp = write(tmp_path / "h.txt", ["a b c d x", "f g h"])
+    other = write(tmp_path / "g.txt", ["a b c d", "f g h"])
+    link = tmp_path / "link.txt"
+    link.symlink_to(hyp)
+    out = tmp_path / "o.json"
+    common = ["--system", "t", "--baseline-name", "b", "--testset", "test", "--ref",
+              str(ref), "--seeds", "1", "2", "--out", str(out)]
+    code, err = run_cli([*common, "--hyp", str(hyp), str(link), "--baseline-hyp",
+                         str(hyp), str(other)], capsys)
+    assert code == 2 and "--hyp names one file for two seeds" in err
+    code, err = run_cli([*common, "--hyp", str(hyp), str(other), "--baseline-hyp",
+                         str(other), str(other)], capsys)
+    assert code == 2 and "--baseline-hyp names one file for two seeds" in err
+    assert not out.exists()
+    assert run_cli([*common, "--hyp", str(hyp), str(other), "--baseline-hyp",
+                    str(other), str(hyp), "--trials", "5"], capsys)[0] == 0

@@ -81,3 +81,5 @@ def test_a_missing_key_and_a_run_given_twice_raise(tmp_path):
     ok = summary(tmp_path, "ok")
     with pytest.raises(InputError, match="t:1 is given twice"):
         tr.runs_table([tr.Run("t", 1, ok), tr.Run("t", 1, ok)])
+    with pytest.raises(InputError, match="t:1 and t:2 name one file"):
+        tr.runs_table([tr.Run("t", 1, ok), tr.Run("t", 2, ok)])

@@ -43,7 +43,13 @@ from typing import Any
 import numpy as np
 from sacrebleu.metrics import BLEU
 
-from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file, positive_int
+from phrasenmt.cli import (
+    ArgumentParser,
+    nonnegative_int,
+    output_file,
+    positive_int,
+    same_file,
+)
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
 
 NGRAM = 4  # sacreBLEU's max n-gram order
@@ -301,6 +307,13 @@ def main(argv: list[str] | None = None) -> int:
                      f"{len(args.hyp)} files; give one seed per file")
     if len(set(args.seeds)) != len(args.seeds):
         parser.error(f"--seeds repeats a seed: {args.seeds}")
+    for option, files in (("--hyp", args.hyp), ("--baseline-hyp", args.baseline_hyp)):
+        for n, path in enumerate(files or []):
+            twin = next((m for m in range(n) if same_file(files[m], path)), None)
+            if twin is not None:  # one run's translations counted as two seeds
+                parser.error(f"{option} names one file for two seeds "
+                             f"({files[twin]} and {path}); each seed needs the "
+                             "translations of its own run")
     if args.system != args.baseline_name and not args.baseline_hyp:
         parser.error("--baseline-hyp is needed when --system is not the baseline")
     result = evaluate(args)

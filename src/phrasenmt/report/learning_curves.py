@@ -27,7 +27,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from phrasenmt.cli import ArgumentParser, output_file
+from phrasenmt.cli import ArgumentParser, output_file, same_file
 from phrasenmt.io import InputError, read_lines, run_cli, write_lines
 
 COLUMNS = ("model", "seed", "objective", "split", "step", "train_seconds", "nll")
@@ -137,12 +137,18 @@ def tidy_rows(run: Run, objective: str) -> Iterator[str]:
 
 
 def check_unique(runs: Sequence[Run], option: str) -> None:
-    """Raise, naming `option`, if a (model, seed) is given twice."""
-    seen: set[tuple[str, int]] = set()
+    """Raise, naming `option`, if a (model, seed) is given twice, or one file
+    for two runs (one run's record would count as two)."""
+    seen: dict[tuple[str, int], Run] = {}
     for run in runs:
         if (run.model, run.seed) in seen:
             raise InputError(f"{run.model}:{run.seed} is given twice", option)
-        seen.add((run.model, run.seed))
+        twin = next((r for r in seen.values() if same_file(r.path, run.path)), None)
+        if twin is not None:
+            raise InputError(f"{twin.model}:{twin.seed} and {run.model}:{run.seed} "
+                             f"name one file ({run.path}); each run needs its own",
+                             option)
+        seen[(run.model, run.seed)] = run
 
 
 def learning_curves(runs: Sequence[Run], vmf: Sequence[str]) -> list[str]:
