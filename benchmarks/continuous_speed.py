@@ -21,7 +21,7 @@ import torch.nn.functional as F
 
 from phrasenmt.models.attn_rnn import AttnRNN, RNNConfig
 from phrasenmt.models.continuous import ContinuousConfig, ContinuousOutputNMT
-from phrasenmt.training.batching import Batch, collate
+from phrasenmt.nn.batching import Batch, collate
 from phrasenmt.training.trainer import resolve_device
 
 

@@ -39,7 +39,7 @@ from phrasenmt.models import build_model
 from phrasenmt.models.base import Seq2Seq
 from phrasenmt.models.registry import get_preset
 from phrasenmt.models.transformer import TransformerConfig
-from phrasenmt.training.batching import Batch, collate
+from phrasenmt.nn.batching import Batch, collate
 from phrasenmt.training.config import TrainConfig
 
 ROOT = Path(__file__).resolve().parents[1]

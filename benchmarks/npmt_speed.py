@@ -38,11 +38,11 @@ from phrasenmt.models.npmt import NPMTConfig
 from phrasenmt.models.registry import get_preset
 from phrasenmt.models.swan import safe_logsumexp, segment_log_likelihood
 from phrasenmt.models.transformer import TransformerConfig
+from phrasenmt.nn.batching import Batch, collate, pad_sequences
+from phrasenmt.nn.loss import sequence_loss
 from phrasenmt.text.vocab import EOS, Vocabulary
-from phrasenmt.training.batching import Batch, collate, pad_sequences
 from phrasenmt.training.checkpoint import load_model
 from phrasenmt.training.config import TrainConfig
-from phrasenmt.training.loss import sequence_loss
 from phrasenmt.translate import SegmentSearch, translate_segments
 
 REFERENCE_TOKENS_PER_S = 46.0  # the original NPMT decoder (issue), the 1x mark

@@ -31,10 +31,10 @@ from phrasenmt.decoding.search import beam_search
 from phrasenmt.models import build_model, get_model_class
 from phrasenmt.models.phrase_transformer import VARIANTS
 from phrasenmt.models.registry import get_preset
+from phrasenmt.nn.loss import sequence_loss
 from phrasenmt.text.segmentation import ngram_phrases
 from phrasenmt.text.vocab import BOS, EOS, PAD
 from phrasenmt.training.config import TrainConfig
-from phrasenmt.training.loss import sequence_loss
 
 Batch = tuple[Tensor, Tensor, Tensor, Tensor]  # src, phrases, tgt_in, tgt_out
 

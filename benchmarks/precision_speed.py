@@ -24,7 +24,7 @@ from phrasenmt import precision as prec
 from phrasenmt.models import build_model
 from phrasenmt.models.registry import get_preset
 from phrasenmt.models.transformer import TransformerConfig
-from phrasenmt.training.batching import Batch, collate
+from phrasenmt.nn.batching import Batch, collate
 from phrasenmt.training.config import TrainConfig
 
 CPU = torch.device("cpu")

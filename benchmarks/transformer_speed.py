@@ -20,9 +20,9 @@ from phrasenmt.models import build_model
 from phrasenmt.models.layers import Embeddings
 from phrasenmt.models.registry import get_preset
 from phrasenmt.models.transformer import TransformerConfig
+from phrasenmt.nn.loss import sequence_loss
 from phrasenmt.text.vocab import BOS, EOS, PAD
 from phrasenmt.training.config import TrainConfig
-from phrasenmt.training.loss import sequence_loss
 
 
 class ReferenceTransformer(nn.Module):

@@ -36,7 +36,7 @@ from phrasenmt.cli import (
     positive_int,
 )
 from phrasenmt.io import InputError, read_lines, run_cli
-from phrasenmt.training.batching import SIDE_PAD, collate, make_batches
+from phrasenmt.nn.batching import SIDE_PAD, collate, make_batches
 from phrasenmt.training.checkpoint import load_model, model_payload, save_file
 from phrasenmt.training.data import read_side
 

@@ -65,10 +65,10 @@ from phrasenmt.io import (
     write_all,
     write_lines,
 )
+from phrasenmt.nn.batching import pad_sequences, pad_side
 from phrasenmt.text.subwords import check_whole_words
 from phrasenmt.text.vocab import BOS, EOS, Vocabulary
 from phrasenmt.train import parse_side
-from phrasenmt.training.batching import pad_sequences, pad_side
 from phrasenmt.training.checkpoint import load_model
 from phrasenmt.training.data import read_side
 from phrasenmt.training.trainer import check_side_inputs, resolve_device

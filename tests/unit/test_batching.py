@@ -7,8 +7,8 @@ import random
 import pytest
 import torch
 
+from phrasenmt.nn.batching import BatchIterator, collate, make_batches
 from phrasenmt.text.vocab import BOS, EOS, PAD
-from phrasenmt.training.batching import BatchIterator, collate, make_batches
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -11,6 +11,7 @@ import torch
 
 from phrasenmt.data.documents import (
     context_indices,
+    context_mode,
     documents,
     random_explicit_context,
 )
@@ -23,7 +24,7 @@ from phrasenmt.decoding.context import (
 from phrasenmt.io import InputError
 from phrasenmt.models.ctx_transformer import ContextTransformerConfig
 from phrasenmt.models.han import HanConfig
-from phrasenmt.training.data import DataPaths, context_mode, load_data
+from phrasenmt.training.data import DataPaths, load_data
 from tests.unit.test_documents import write
 from tests.unit.test_han import DOCS, SRC, TGT, TGT_VOCAB, VOCAB, make_model
 

@@ -10,8 +10,8 @@ import torch
 from phrasenmt.models.attn_rnn import AttnRNN, RNNConfig
 from phrasenmt.models.continuous import ContinuousConfig, ContinuousOutputNMT
 from phrasenmt.models.output_table import build_output_table
+from phrasenmt.nn.batching import collate
 from phrasenmt.text.vocab import EOS, Vocabulary
-from phrasenmt.training.batching import collate
 from phrasenmt.training.data import DataPaths
 from phrasenmt.training.spec import resolve_spec
 from phrasenmt.training.trainer import Trainer

@@ -24,8 +24,8 @@ from phrasenmt.models.ctx_transformer import (
     context_gate,
 )
 from phrasenmt.models.transformer import TransformerConfig
+from phrasenmt.nn.batching import collate
 from phrasenmt.text.vocab import Vocabulary
-from phrasenmt.training.batching import collate
 from phrasenmt.training.data import DocContext
 from phrasenmt.training.spec import resolve_spec
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from phrasenmt.data.documents import context_mode
 from phrasenmt.decoding.context import (
     ContextSource,
     score_with_context,
@@ -16,7 +17,6 @@ from phrasenmt.decoding.context import (
 )
 from phrasenmt.evaluate.cxmi import cxmi, gate_statistics, main
 from phrasenmt.io import InputError
-from phrasenmt.training.data import context_mode
 from tests.unit.test_ctx_transformer import make_model as make_ctx_model
 from tests.unit.test_documents import write
 from tests.unit.test_han import DOCS, SRC, TGT, TGT_VOCAB, VOCAB, make_model

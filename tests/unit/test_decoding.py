@@ -11,8 +11,8 @@ from phrasenmt.decoding.search import beam_search, greedy_search, length_penalty
 from phrasenmt.io import InputError
 from phrasenmt.models import build_model
 from phrasenmt.models.transformer import TransformerConfig
+from phrasenmt.nn.batching import pad_sequences
 from phrasenmt.text.vocab import BOS, EOS, PAD, Vocabulary
-from phrasenmt.training.batching import pad_sequences
 from phrasenmt.training.checkpoint import model_payload, save_file
 from phrasenmt.translate import main as translate_main
 

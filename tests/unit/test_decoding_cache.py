@@ -15,8 +15,8 @@ from phrasenmt.decoding.scoring import forced_log_probs
 from phrasenmt.decoding.search import beam_search, greedy_search
 from phrasenmt.models import build_model, get_model_class
 from phrasenmt.models.phrase_transformer import VARIANTS
+from phrasenmt.nn.batching import pad_sequences
 from phrasenmt.text.vocab import BOS, EOS
-from phrasenmt.training.batching import pad_sequences
 
 ARCHS = ["transformer", *VARIANTS]
 V_SRC, V_TGT = 13, 9

@@ -23,8 +23,8 @@ from phrasenmt.decoding.context import (
     translate_with_context,
 )
 from phrasenmt.io import InputError
+from phrasenmt.nn.batching import collate, pad_context
 from phrasenmt.text.vocab import EOS, PAD, Vocabulary
-from phrasenmt.training.batching import collate, pad_context
 from phrasenmt.training.data import DataPaths, DocContext, load_data
 
 DOCS = ["a", "a", "a", "a", "b", "c", "c"]

@@ -27,8 +27,8 @@ from phrasenmt.models.han import (
     shift_right,
 )
 from phrasenmt.models.transformer import TransformerConfig
+from phrasenmt.nn.batching import collate
 from phrasenmt.text.vocab import EOS, PAD, Vocabulary
-from phrasenmt.training.batching import collate
 from phrasenmt.training.checkpoint import load_file, save_file
 from phrasenmt.training.data import DocContext
 from phrasenmt.training.spec import resolve_spec

@@ -14,9 +14,9 @@ from phrasenmt.models import build_model
 from phrasenmt.models.npmt import NPMT, NPMTConfig
 from phrasenmt.models.reordering import main as gates_main
 from phrasenmt.models.swan import segment_log_likelihood
+from phrasenmt.nn.batching import collate, pad_sequences
 from phrasenmt.text.vocab import EOS, Vocabulary
 from phrasenmt.train import main as train_main
-from phrasenmt.training.batching import collate, pad_sequences
 from phrasenmt.training.checkpoint import model_payload, save_file
 from phrasenmt.translate import main as translate_main
 

@@ -31,11 +31,11 @@ from phrasenmt.io import InputError
 from phrasenmt.models.registry import MODELS, get_model_class
 from phrasenmt.models.swan import segment_log_likelihood
 from phrasenmt.models.vmf import vmf_loss
+from phrasenmt.nn.loss import sequence_loss
 from phrasenmt.train import main as train_main
 from phrasenmt.train_fertility import main as fertility_main
 from phrasenmt.training.checkpoint import load_file, load_model
 from phrasenmt.training.data import DataPaths
-from phrasenmt.training.loss import sequence_loss
 from phrasenmt.training.spec import resolve_spec
 from phrasenmt.training.trainer import Trainer
 from phrasenmt.translate import main as translate_main
@@ -169,7 +169,7 @@ def test_emulated_bf16_gradients_match_bf16_kernels_not_fp32():
     bf16: over 10x closer to torch's own bf16 kernels than fp32 is (30x here)."""
     from phrasenmt.models import build_model
     from phrasenmt.models.transformer import TransformerConfig
-    from phrasenmt.training.batching import collate
+    from phrasenmt.nn.batching import collate
     cfg = TransformerConfig(src_vocab_size=50, tgt_vocab_size=50, d_model=32,
                             d_ff=64, n_heads=2, encoder_layers=1, decoder_layers=1,
                             dropout=0.0)

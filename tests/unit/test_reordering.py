@@ -15,8 +15,8 @@ from phrasenmt.models.reordering import (
     SoftLocalReordering,
     main,
 )
+from phrasenmt.nn.batching import pad_sequences
 from phrasenmt.text.vocab import Vocabulary
-from phrasenmt.training.batching import pad_sequences
 from phrasenmt.training.checkpoint import model_payload, save_file
 
 

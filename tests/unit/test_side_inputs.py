@@ -13,7 +13,7 @@ from phrasenmt import train, translate
 from phrasenmt.io import InputError
 from phrasenmt.models.registry import get_preset, register_model, register_preset
 from phrasenmt.models.transformer import Transformer, TransformerConfig
-from phrasenmt.training.batching import SIDE_PAD, collate
+from phrasenmt.nn.batching import SIDE_PAD, collate
 from phrasenmt.training.data import read_side
 
 TINY = {"d_model": 16, "d_ff": 32, "n_heads": 2, "encoder_layers": 1,

@@ -13,14 +13,14 @@ import pytest
 import torch
 
 from phrasenmt.io import InputError
-from phrasenmt.text.vocab import UNK
-from phrasenmt.train import main as train_main
-from phrasenmt.training.data import DataPaths
-from phrasenmt.training.loss import (
+from phrasenmt.nn.loss import (
     label_smoothed_nll_loss,
     linear_sequence_loss,
     sequence_loss,
 )
+from phrasenmt.text.vocab import UNK
+from phrasenmt.train import main as train_main
+from phrasenmt.training.data import DataPaths
 from phrasenmt.training.schedule import LRSchedule, inverse_sqrt_lr, linear_lr
 from phrasenmt.training.spec import resolve_spec
 from phrasenmt.training.trainer import Trainer
@@ -109,7 +109,7 @@ def test_model_loss_fused_equals_unfused(arch, tied):
     from phrasenmt.models.base import Seq2Seq
     from phrasenmt.models.registry import get_model_class
     from phrasenmt.models.transformer import Transformer
-    from phrasenmt.training.batching import collate, pad_context
+    from phrasenmt.nn.batching import collate, pad_context
 
     cls = get_model_class(arch)
     cfg = cls.config_class(src_vocab_size=23, tgt_vocab_size=29,

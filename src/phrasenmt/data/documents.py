@@ -35,6 +35,12 @@ CONTEXT_SIDES = ("src", "tgt")
 CONTEXT_MODES = ("real", "random", "none")  # what a document model reads as context
 
 
+def context_mode(model_cfg: object) -> tuple[str, int]:
+    """What a model config reads as context (`real`/`random`/`none`) and the seed
+    of a random context; sentence-level configs read nothing (`real`, unused)."""
+    return getattr(model_cfg, "context", "real"), getattr(model_cfg, "context_seed", 1)
+
+
 def check_doc_ids(doc_ids: list[str], path: str | os.PathLike) -> None:
     """Ids must be single tokens and each document's lines contiguous."""
     seen: set[str] = set()

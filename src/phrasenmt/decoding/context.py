@@ -22,6 +22,7 @@ from torch import Tensor, nn
 
 from phrasenmt.data.documents import (
     context_indices,
+    context_mode,
     documents,
     random_explicit_context,
     read_context_file,
@@ -31,9 +32,8 @@ from phrasenmt.decoding.postprocess import remove_bpe
 from phrasenmt.decoding.scoring import forced_log_probs
 from phrasenmt.decoding.search import beam_search, greedy_search
 from phrasenmt.io import InputError
+from phrasenmt.nn.batching import pad_context, pad_sequences, pad_side
 from phrasenmt.text.vocab import BOS, EOS, Vocabulary
-from phrasenmt.training.batching import pad_context, pad_sequences, pad_side
-from phrasenmt.training.data import context_mode
 
 Ids = list[int]
 Rows = dict[str, Mapping[int, list[Ids]]]  # side -> line -> context sentences

@@ -22,8 +22,8 @@ import torch
 
 from phrasenmt.cli import ArgumentParser, named_file, output_file, positive_int
 from phrasenmt.io import InputError, atomic_open, run_cli
+from phrasenmt.nn.batching import collate, make_batches
 from phrasenmt.train_fertility import load_split
-from phrasenmt.training.batching import collate, make_batches
 from phrasenmt.training.checkpoint import load_model
 
 COLUMNS = ["system", "labels", "classes", "class", "precision", "recall", "f1",

@@ -10,7 +10,7 @@ vocabularies when it is first built overrides `attach_vocabularies`.
 
 A document-level model reads *context*: it names the sides in `context_sides`
 ("src", "tgt"), takes K from `cfg.context_size`, and gets the keyword
-`context={side: (B, K, Lc) ids}` (see `training.batching.pad_context`) in
+`context={side: (B, K, Lc) ids}` (see `nn.batching.pad_context`) in
 forward and encode. Its parameters split into sentence-level θ_s and
 document-level θ_d: `document_modules` names the submodules holding θ_d, and
 two-step training (`training.two_step`) freezes θ_s by that split.
@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from torch import Tensor, nn
 
-from phrasenmt.training.batching import SIDE_PAD
-from phrasenmt.training.loss import sequence_loss
+from phrasenmt.nn.batching import SIDE_PAD
+from phrasenmt.nn.loss import sequence_loss
 
 __all__ = ["SIDE_PAD", "Seq2Seq"]
 

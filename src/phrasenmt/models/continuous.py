@@ -38,12 +38,12 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from phrasenmt import ranges
-from phrasenmt.decoding.search import Hypothesis, mask_log_probs, max_lengths
 from phrasenmt.io import InputError
 from phrasenmt.models.attn_rnn import RNNConfig, RNNSeq2Seq, State, base_rnn, tiny_rnn
 from phrasenmt.models.output_table import build_output_table, phrase_words
 from phrasenmt.models.registry import register_model, register_preset
 from phrasenmt.models.vmf import vmf_loss
+from phrasenmt.nn.search import Hypothesis, mask_log_probs, max_lengths
 from phrasenmt.text.vocab import BOS, EOS, PAD, UNK, Vocabulary
 
 

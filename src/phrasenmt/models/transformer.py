@@ -18,9 +18,9 @@ from phrasenmt.models.attention import SENTENCE_KEYS
 from phrasenmt.models.base import Seq2Seq
 from phrasenmt.models.layers import DecoderLayer, Embeddings, EncoderLayer
 from phrasenmt.models.registry import PRESETS, register_model, register_preset
+from phrasenmt.nn.loss import linear_sequence_loss
 from phrasenmt.precision import any_autocast
 from phrasenmt.text.vocab import PAD
-from phrasenmt.training.loss import linear_sequence_loss
 
 State = dict[str, Tensor]
 DecoderCache = dict[int, dict[str, Tensor]]
@@ -140,7 +140,7 @@ class Transformer(Seq2Seq):
 
     def loss(self, batch, label_smoothing: float) -> tuple[Tensor, Tensor]:
         """As `Seq2Seq.loss`; in float32 the output layer and the loss run fused,
-        a chunk of target positions at a time (`training.loss.linear_sequence_loss`:
+        a chunk of target positions at a time (`nn.loss.linear_sequence_loss`:
         the same sums and gradients; a `small` update on one CPU thread took
         2360 instead of 2575 ms, `benchmarks/flops_ceiling.py`). Under bf16
         autocast, or for a subclass with its own forward, the unfused path:

@@ -14,9 +14,9 @@ from torch import Tensor
 
 from phrasenmt.data.documents import context_indices, read_docs
 from phrasenmt.io import InputError, read_lines, read_parallel
+from phrasenmt.nn.batching import pad_context
 from phrasenmt.text.subwords import check_whole_words
 from phrasenmt.text.vocab import Vocabulary
-from phrasenmt.training.batching import pad_context
 
 _INTEGER = re.compile(r"-?[0-9]+")  # a side value: ASCII digits (int() takes "١")
 
@@ -129,12 +129,6 @@ def encode_corpus(src: list[str], tgt: list[str], src_vocab: Vocabulary,
             for name, rows in side.items():
                 out.side[name].append(rows[i])
     return out
-
-
-def context_mode(model_cfg: object) -> tuple[str, int]:
-    """What a model config reads as context (`real`/`random`/`none`) and the seed
-    of a random context; sentence-level configs read nothing (`real`, unused)."""
-    return getattr(model_cfg, "context", "real"), getattr(model_cfg, "context_seed", 1)
 
 
 def doc_context(docs: Path, text: tuple[list[str], list[str]], src_path: Path,

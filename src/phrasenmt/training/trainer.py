@@ -34,16 +34,16 @@ import yaml
 from tqdm import tqdm
 
 from phrasenmt import precision as prec
+from phrasenmt.data.documents import context_mode
 from phrasenmt.io import AppendFile, InputError, atomic_open, remove_created
 from phrasenmt.models.registry import build_model, get_model_class
 from phrasenmt.models.swan import eager_under_compile
+from phrasenmt.nn.batching import Batch, BatchIterator, collate, make_batches
 from phrasenmt.text.vocab import UNK, Vocabulary
 from phrasenmt.training import checkpoint as ckpt
-from phrasenmt.training.batching import Batch, BatchIterator, collate, make_batches
 from phrasenmt.training.data import (
     Corpus,
     DataPaths,
-    context_mode,
     fingerprint,
     load_data,
 )
