@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
+from phrasenmt.align.phrases import Phrase, read_phrase_list
 from phrasenmt.cli import (
     ArgumentParser,
     nonnegative_int,
@@ -49,7 +50,6 @@ from phrasenmt.io import (
     read_nonempty_lines,
     run_cli,
 )
-from phrasenmt.phrases import Phrase, read_phrase_list
 
 JOINER = "_"
 

@@ -3,7 +3,7 @@
     python -m phrasenmt.fertility --src F --tgt F --alignment F(Pharaoh i-j)
         --phrases phrases.tsv [--max-length 6] --out-fert4 F --out-fert2 F
 
-The labels the phrase stage writes for the training data (phrasenmt.phrases:
+The labels the phrase stage writes for the training data (phrasenmt.align.phrases:
 a source word's label is the length of its one-to-many target phrase, capped
 at 3, when the phrase is in the filtered list; else its number of aligned
 target words, at most 1 for an unlisted phrase), computed here for any split
@@ -17,9 +17,9 @@ from __future__ import annotations
 import argparse
 
 from phrasenmt.align.pharaoh import read_alignments, read_corpus
+from phrasenmt.align.phrases import Phrase, extract, fertility, read_phrase_list
 from phrasenmt.cli import ArgumentParser, output_file, positive_int
 from phrasenmt.io import output_set, run_cli, write_lines
-from phrasenmt.phrases import Phrase, extract, fertility, read_phrase_list
 
 
 def gold_labels(src: list[list[str]], tgt: list[list[str]], alignments: list[set],

@@ -120,8 +120,8 @@ def test_family_tables_average_the_seeds(tmp_path: Path):
 
 
 def test_empty_multiword_subset_has_no_bleu_end_to_end(tmp_path: Path):
+    from phrasenmt.align.phrases import HEADER
     from phrasenmt.evaluate import multiword
-    from phrasenmt.phrases import HEADER
 
     (tmp_path / "phrases.tsv").write_text(f"{HEADER}\nice cream\t3\t1.5\n")
     (tmp_path / "ref").write_text("a b c d e\nf g h i\n")  # no listed phrase

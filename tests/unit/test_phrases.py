@@ -1,4 +1,4 @@
-"""Tests for phrasenmt.phrases: extraction, PMI, the five filters, fertility."""
+"""Tests for phrasenmt.align.phrases and its stage, phrasenmt.phrases: extraction, PMI, the five filters, fertility."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from phrasenmt.io import InputError
-from phrasenmt.phrases import (
+from phrasenmt.align.phrases import (
     apply_filters,
     extract,
     fertility,
-    main,
     pmi_scores,
     read_phrase_list,
 )
+from phrasenmt.io import InputError
+from phrasenmt.phrases import main
 
 STOP = {"of", "the", "in", "is"}
 

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from phrasenmt.align.phrases import Phrase, read_phrase_list
 from phrasenmt.cli import ArgumentParser, named_path, output_file
 from phrasenmt.evaluate.bleu import tok_bleu
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
-from phrasenmt.phrases import Phrase, read_phrase_list
 
 COLUMNS = ["model", "testset", "subset", "sentences", "bleu"]
 
