@@ -1,0 +1,173 @@
+"""What every benchmark shares: its options, random batches, one timing loop
+with warm-up, and the JSON result file.
+
+A result file holds the suite, the command, its settings, the machine, the
+torch version, the commit and the figures by part; it is rewritten after each
+part, so a run stopped from outside keeps what it measured.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shlex
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from phrasenmt.cli import ArgumentParser, output_file, positive_int
+from phrasenmt.io import atomic_open
+from phrasenmt.nn.batching import Batch, collate
+from phrasenmt.text.segmentation import ngram_phrases
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = Path("results") / "benchmarks" / "speed"
+
+
+def parser(suite: str, description: str) -> ArgumentParser:
+    """A suite's parser with the options every suite has: --out, --threads, --device."""
+    p = ArgumentParser(prog=f"python -m benchmarks.speed --suite {suite}",
+                       description=description)
+    p.add_argument("--out", type=output_file, default=RESULTS / f"{suite}.json",
+                   help="JSON result file (default: %(default)s)")
+    p.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads")
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    return p
+
+
+def parse(p: ArgumentParser, argv: Sequence[str] | None) -> Any:
+    """Parse, refuse CUDA where there is none, set the threads."""
+    args = p.parse_args(argv)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        p.error("--device cuda: torch sees no CUDA device")
+    torch.set_num_threads(args.threads)
+    return args
+
+
+def commit() -> str:
+    """The checkout's commit (with -dirty for uncommitted changes), or why not."""
+    def git(*cmd: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", "-C", str(REPO), *cmd], capture_output=True,
+                              text=True, check=False)
+    try:
+        head, status = git("rev-parse", "--short", "HEAD"), git("status", "--porcelain")
+    except FileNotFoundError:
+        return "unknown: no git on this machine"
+    if head.returncode:
+        return "unknown: not a git checkout"
+    return head.stdout.strip() + ("-dirty" if status.stdout.strip() else "")
+
+
+def machine(device: str) -> dict[str, Any]:
+    """Host, CPU model and cores, the GPU on CUDA, Python and torch versions."""
+    cpu = next((line.split(":", 1)[1].strip() for line in
+                Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor()) \
+        if Path("/proc/cpuinfo").is_file() else platform.processor()
+    info = {"host": platform.node(), "cpu": cpu, "cpu_count": os.cpu_count(),
+            "python": platform.python_version(), "torch": torch.__version__,
+            "cuda": torch.version.cuda}
+    if device == "cuda":
+        info["gpu"] = torch.cuda.get_device_name(0)
+    return info
+
+
+class Results:
+    """One suite's JSON result file, rewritten as parts finish."""
+
+    def __init__(self, suite: str, args: Any, argv: Sequence[str]):
+        self.path = Path(args.out)
+        settings = {k: (str(v) if isinstance(v, Path) else v)
+                    for k, v in vars(args).items() if k != "out"}
+        self.data: dict[str, Any] = {
+            "suite": suite, "command": shlex.join(["python", "-m", "benchmarks.speed",
+                                                   *argv]),
+            "settings": settings, "machine": machine(args.device),
+            "torch": torch.__version__, "commit": commit(),
+            "date_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+            "figures": {}}
+
+    def add(self, part: str, figures: dict[str, Any]) -> None:
+        """Record one part's figures, print them, and rewrite the file."""
+        self.data["figures"][part] = figures
+        print(f"{part}: {json.dumps(figures)}", flush=True)
+        with atomic_open(self.path) as fh:
+            fh.write(json.dumps(self.data, indent=2) + "\n")
+
+    def done(self) -> int:
+        """Say where the figures went -> exit status 0."""
+        print(f"wrote {self.path}")
+        return 0
+
+
+def random_batches(n: int, sentences: int, vocab: int, lengths: tuple[int, int] = (10, 20),
+                   seed: int = 1, phrases: bool = False) -> list[Batch]:
+    """n batches of random pairs, lengths drawn from `lengths` (inclusive) per
+    sentence and side; `phrases`: n-gram phrase ids as the `phrases` side input."""
+    g = torch.Generator().manual_seed(seed)
+
+    def sentence() -> list[int]:
+        length = int(torch.randint(lengths[0], lengths[1] + 1, (1,), generator=g))
+        return torch.randint(4, vocab, (length,), generator=g).tolist()
+
+    out = []
+    for _ in range(n):
+        src = [sentence() for _ in range(sentences)]
+        side = {"phrases": [ngram_phrases(len(s)) for s in src]} if phrases else None
+        out.append(collate(src, [sentence() for _ in range(sentences)], side))
+    return out
+
+
+def trainer_update(model: torch.nn.Module, lr: float = 1e-4,
+                   loss: Callable[[Batch], torch.Tensor] | None = None,
+                   context: Callable[[], AbstractContextManager] = nullcontext
+                   ) -> Callable[[Batch], int]:
+    """One update as the trainer takes it (loss under `context`, backward, Adam)
+    -> a function of a batch returning its target tokens; `loss` in place of
+    `model.loss` with label smoothing 0.1."""
+    opt = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr)
+    model.train()
+
+    def update(batch: Batch) -> int:
+        with context():
+            value = loss(batch) if loss else model.loss(batch, 0.1)[0]
+            (value / batch.ntokens).backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        return batch.ntokens
+
+    return update
+
+
+def sync(device: torch.device | str) -> None:
+    """Wait for the device's queued work (CUDA), so that a clock reading means it."""
+    if torch.device(device).type == "cuda":
+        torch.cuda.synchronize()
+
+
+def interleaved(steps: dict[str, Callable[[Any], float]], items: Sequence[Any],
+                warmup: int = 1, device: torch.device | str = "cpu",
+                clock: Callable[[], float] = time.perf_counter) -> dict[str, dict]:
+    """Each named step on each item in turn, so that machine load affects all
+    alike; the first `warmup` items untimed -> {name: {seconds, units, per_s}},
+    units being what the steps return (tokens, sentences)."""
+    if len(items) <= warmup:
+        raise ValueError(f"{len(items)} items leave none to time after {warmup} warm-up")
+    totals = {name: [0.0, 0.0] for name in steps}
+    for i, item in enumerate(items):
+        for name, step in steps.items():
+            sync(device)
+            start = clock()
+            units = step(item)
+            sync(device)
+            if i >= warmup:
+                totals[name][0] += clock() - start
+                totals[name][1] += units
+    return {name: {"seconds": round(s, 4), "units": u, "per_s": round(u / s, 2)}
+            for name, (s, u) in totals.items()}

@@ -1,0 +1,47 @@
+"""The speed suites: `python -m benchmarks.speed --suite NAME [options]`.
+
+Each suite times its models with one loop (benchmarks.harness: warm-up first,
+models interleaved) and writes its figures to a JSON file (`--out`, default
+results/benchmarks/speed/NAME.json) with the machine, the torch version, the
+commit and the command. `python -m benchmarks.speed --suite NAME --help`
+lists a suite's options.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+from phrasenmt.cli import ArgumentParser
+
+SUITES = {"families": "model families beside their references (Transformer, phrase "
+          "representations, CoNMT/PCoNMT, NPMT)",
+          "precision": "fp32 against bf16 autocast, eager against torch.compile",
+          "ceiling": "matmul FLOPs per update against this machine's fp32 peak",
+          "peers": "our Transformer against fairseq's (training and beam search)",
+          "chain": "alignment, phrase extraction and embeddings, pairs/s and AER"}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Pick the suite, hand it the remaining options -> exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    p = ArgumentParser(prog="python -m benchmarks.speed", add_help=False,
+                       description=__doc__.split("\n")[0], epilog="suites: " + "; ".join(
+                           f"{k}: {v}" for k, v in SUITES.items()))
+    p.add_argument("--suite", choices=list(SUITES))
+    p.add_argument("-h", "--help", action="store_true")
+    known, rest = p.parse_known_args(argv)
+    if known.suite is None:
+        if known.help:
+            p.print_help()
+            return 0
+        p.error("the following arguments are required: --suite")
+    if known.help:
+        rest.append("--help")
+    module = importlib.import_module(f"benchmarks.{known.suite}")
+    return module.main(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
