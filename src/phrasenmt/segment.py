@@ -14,12 +14,7 @@ from pathlib import Path
 from phrasenmt.cli import ArgumentParser, output_file, positive_int
 from phrasenmt.io import InputError, read_nonempty_lines, run_cli, write_lines
 from phrasenmt.text import segmentation as seg
-
-
-def ngram_line(line: str, max_phrase: int | None) -> list[int]:
-    """Phrase ids per BPE token of one line, n-gram method."""
-    tokens = line.split()
-    return seg.to_bpe(seg.ngram_phrases(seg.n_words(tokens), max_phrase), tokens)
+from phrasenmt.text.segmentation import ngram_line
 
 
 def parse_line(line: str, tree, max_phrase: int | None, path: Path,

@@ -36,9 +36,9 @@ from pathlib import Path
 import torch
 
 from phrasenmt.cli import ArgumentParser, nonnegative_int, output_dir, positive_int
-from phrasenmt.io import InputError, run_cli
+from phrasenmt.io import run_cli
 from phrasenmt.precision import add_precision_argument
-from phrasenmt.training.data import DataPaths
+from phrasenmt.training.data import DataPaths, parse_side
 from phrasenmt.training.run_folder import RunLock
 from phrasenmt.training.spec import load_spec, resolve_spec
 from phrasenmt.training.stopping import PREEMPTED_EXIT, Preempted
@@ -82,20 +82,6 @@ def parse_docs(value: str) -> tuple[Path, Path]:
     if len(parts) != 2 or not all(parts):
         raise argparse.ArgumentTypeError(f"expected TRAIN.docs,DEV.docs, got {value!r}")
     return Path(parts[0]), Path(parts[1])
-
-
-def parse_side(values: list[str], parts: int) -> dict[str, tuple[Path, ...]]:
-    """NAME=FILE[,FILE] options -> {name: paths}; malformed ones raise."""
-    side: dict[str, tuple[Path, ...]] = {}
-    for value in values:
-        name, _, files = value.partition("=")
-        paths = tuple(Path(f) for f in files.split(",")) if files else ()
-        if not name or len(paths) != parts or name in side:
-            shape = "NAME=TRAIN,DEV" if parts == 2 else "NAME=FILE"
-            raise InputError(f"expected {shape} (each name once), got {value!r}",
-                             "--side")
-        side[name] = paths
-    return side
 
 
 def main(argv: list[str] | None = None) -> int:

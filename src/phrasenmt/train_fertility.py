@@ -35,20 +35,13 @@ from phrasenmt.cli import (
     positive_float,
     positive_int,
 )
-from phrasenmt.io import InputError, read_lines, run_cli
+from phrasenmt.io import InputError, run_cli
 from phrasenmt.nn.batching import SIDE_PAD, collate, make_batches
 from phrasenmt.training.checkpoint import load_model, model_payload, save_file
-from phrasenmt.training.data import read_side
+from phrasenmt.training.data import FertilityData as Data
+from phrasenmt.training.data import load_labelled
 
-Data = tuple[list[list[int]], list[list[int]]]  # source ids, labels
 Cast = Callable[[], contextlib.AbstractContextManager]  # autocast of a precision
-
-
-def load_split(src_path: Path, labels_path: Path, vocab, classes: int) -> Data:
-    """Encoded source sentences and their labels; labels >= classes raise."""
-    src = read_lines(src_path, allow_empty=False)
-    labels = read_side(labels_path, src, classes)
-    return [vocab.encode(s) for s in src], labels
 
 
 def batch_loss(model, src: list[list[int]], labels: list[list[int]],
@@ -154,8 +147,8 @@ def main(argv: list[str] | None = None) -> int:
         raise InputError("the model has no fertility module (fertility_classes 0)",
                          args.checkpoint)
     classes = model.cfg.fertility_classes
-    train_data = load_split(args.train_src, args.train_labels, src_vocab, classes)
-    dev_data = load_split(args.dev_src, args.dev_labels, src_vocab, classes)
+    train_data = load_labelled(args.train_src, args.train_labels, src_vocab, classes)
+    dev_data = load_labelled(args.dev_src, args.dev_labels, src_vocab, classes)
     with prec.kernels(precision, torch.device("cpu")):  # backward passes too
         log = train(model, train_data, dev_data, args.epochs, args.lr, args.max_tokens,
                     args.seed, lambda: prec.autocast(precision, torch.device("cpu")))

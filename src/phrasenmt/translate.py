@@ -68,9 +68,8 @@ from phrasenmt.io import (
 from phrasenmt.nn.batching import pad_sequences, pad_side
 from phrasenmt.text.subwords import check_whole_words
 from phrasenmt.text.vocab import BOS, EOS, Vocabulary
-from phrasenmt.train import parse_side
 from phrasenmt.training.checkpoint import load_model
-from phrasenmt.training.data import read_side
+from phrasenmt.training.data import parse_side, read_side
 from phrasenmt.training.trainer import check_side_inputs, resolve_device
 
 Side = dict[str, list[list[int]]]
@@ -157,7 +156,7 @@ class SegmentSearch:
     beam: int  # 1 = greedy
     lambda1: float  # word-count weight
     lambda2: float  # LM weight
-    lm: Any  # phrasenmt.lm.LanguageModel or None
+    lm: Any  # phrasenmt.decoding.lm.LanguageModel or None
     max_len_a: float  # output length cap a * source length + b
     max_len_b: float
 
@@ -198,7 +197,7 @@ def segment_search(model: nn.Module, args: argparse.Namespace, tgt_vocab: Vocabu
         raise InputError(f"is {lambda2}, but an LM weight needs --lm FILE", "--lambda2")
     lm = None
     if args.lm is not None:
-        from phrasenmt.lm import LanguageModel  # KenLM only where it is asked for
+        from phrasenmt.decoding.lm import LanguageModel  # KenLM only where asked for
 
         lm = LanguageModel(args.lm)
         lm.check_vocabulary(tgt_vocab.itos, f"the target vocabulary of "

@@ -48,7 +48,7 @@ from phrasenmt.io import (
     run_cli,
     write_lines,
 )
-from phrasenmt.segment import ngram_line
+from phrasenmt.text.segmentation import ngram_line
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import npmt as wfn
 from phrasenmt.workflow import phrase_repr as wfpr

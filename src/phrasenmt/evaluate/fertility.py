@@ -23,8 +23,8 @@ import torch
 from phrasenmt.cli import ArgumentParser, named_file, output_file, positive_int
 from phrasenmt.io import InputError, atomic_open, run_cli
 from phrasenmt.nn.batching import collate, make_batches
-from phrasenmt.train_fertility import load_split
 from phrasenmt.training.checkpoint import load_model
+from phrasenmt.training.data import load_labelled
 
 COLUMNS = ["system", "labels", "classes", "class", "precision", "recall", "f1",
            "support"]
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         raise InputError(f"label names must differ, got {' '.join(names)}", "--labels")
     rows, pred = [], None
     for name, path in args.labels:
-        src, gold = load_split(args.src, path, src_vocab, classes)
+        src, gold = load_labelled(args.src, path, src_vocab, classes)
         pred = predict(model, src) if pred is None else pred
         flat_gold = [x for row in gold for x in row]
         flat_pred = [x for row in pred for x in row]

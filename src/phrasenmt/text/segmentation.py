@@ -161,6 +161,12 @@ def n_words(bpe_tokens: Sequence[str]) -> int:
     return sum(1 for tok in bpe_tokens if not tok.endswith(BPE_JOINER)) or 0
 
 
+def ngram_line(line: str, max_phrase: int | None) -> list[int]:
+    """Phrase ids per BPE token of one line, n-gram method."""
+    tokens = line.split()
+    return to_bpe(ngram_phrases(n_words(tokens), max_phrase), tokens)
+
+
 def read_tree_lines(path: str | os.PathLike) -> list:
     """One stanza tree per line; a malformed line raises InputError at that line."""
     from stanza.models.constituency.tree_reader import read_trees

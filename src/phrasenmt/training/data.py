@@ -20,6 +20,8 @@ from phrasenmt.text.vocab import Vocabulary
 
 _INTEGER = re.compile(r"-?[0-9]+")  # a side value: ASCII digits (int() takes "١")
 
+FertilityData = tuple[list[list[int]], list[list[int]]]  # source ids, labels
+
 
 @dataclass
 class DataPaths:
@@ -112,6 +114,28 @@ def read_side(path: str | os.PathLike, src: list[str],
                                  f"0..{high - 1}", path, n)
         rows.append([int(v) for v in values])
     return rows
+
+
+def parse_side(values: list[str], parts: int) -> dict[str, tuple[Path, ...]]:
+    """NAME=FILE[,FILE] options -> {name: paths}; malformed ones raise."""
+    side: dict[str, tuple[Path, ...]] = {}
+    for value in values:
+        name, _, files = value.partition("=")
+        paths = tuple(Path(f) for f in files.split(",")) if files else ()
+        if not name or len(paths) != parts or name in side:
+            shape = "NAME=TRAIN,DEV" if parts == 2 else "NAME=FILE"
+            raise InputError(f"expected {shape} (each name once), got {value!r}",
+                             "--side")
+        side[name] = paths
+    return side
+
+
+def load_labelled(src_path: Path, labels_path: Path, vocab: Vocabulary,
+                  classes: int) -> FertilityData:
+    """Encoded source sentences and their labels; labels >= classes raise."""
+    src = read_lines(src_path, allow_empty=False)
+    labels = read_side(labels_path, src, classes)
+    return [vocab.encode(s) for s in src], labels
 
 
 def encode_corpus(src: list[str], tgt: list[str], src_vocab: Vocabulary,
