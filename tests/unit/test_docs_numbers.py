@@ -53,7 +53,7 @@ def table_cell(page: Path, row: str, column: str) -> str:
 def derived(name: str) -> str:
     """A count taken from the code or the config."""
     if name == "claims":
-        claims = yaml.safe_load((REPO / "src" / "phrasenmt" / "report" / "claims.yaml")
+        claims = yaml.safe_load((REPO / "src" / "phrasenmt" / "claims.yaml")
                                 .read_text(encoding="utf-8"))["claims"]
         return str(len(claims))
     models = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))["models"]

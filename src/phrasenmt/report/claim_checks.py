@@ -19,33 +19,16 @@ from typing import Any
 
 import numpy as np
 
+from phrasenmt.claims import hyp_kind
 from phrasenmt.evaluate import contrastive, lingeval, multiseed, pronouns
 from phrasenmt.evaluate.scores import read_log_probabilities
 from phrasenmt.io import InputError, read_lines
 from phrasenmt.report.baseline_guard import Guard, measure_files
 from phrasenmt.report.tables import get_key, load_summary
 
-# metric -> the per-run files it reads (kinds of --run KIND=PATH); a quality
-# metric (GUARDED) reads the test translations (hyp) too: did the model learn?
-RUN_KINDS = {"bleu": ("hyp",), "bleu_subset": ("hyp",),
-             "agreement": ("lingeval", "hyp"), "pronouns": ("hyp_tok", "align", "hyp"),
-             "contrastive": ("contrastive", "hyp"), "train_speed": ("summary",)}
-DECODINGS = ("main", "beam")  # a claim's `decoding`: each model's own, or beam search
 SPEED_KEY = "tokens_per_second"  # summary.json: target tokens / training seconds
 # metrics of translation quality: both models must have learned (baseline_guard)
 GUARDED = ("bleu", "bleu_subset", "agreement", "pronouns", "contrastive")
-
-
-def hyp_kind(claim: dict) -> str:
-    """The translations a claim reads: each model's main decoding (hyp), or the
-    beam-search decoding of both sides (hyp_beam) for `decoding: beam`."""
-    return "hyp_beam" if claim.get("decoding") == "beam" else "hyp"
-
-
-def claim_kinds(claim: dict) -> tuple[str, ...]:
-    """The kinds of run file a claim reads (RUN_KINDS, with its decoding's hyp)."""
-    kind = hyp_kind(claim)
-    return tuple(kind if k == "hyp" else k for k in RUN_KINDS[claim["metric"]])
 
 
 class NotTested(Exception):

@@ -1,6 +1,6 @@
 """The claims table: which of the papers' claims hold on one dataset's runs.
 
-Each entry of claims.yaml (next to this module) is one claim: a paper, its
+Each entry of claims.yaml (`phrasenmt.claims`) is one claim: a paper, its
 table or figure, a metric, a system and a baseline model, and the paper's
 numbers. For one dataset, every claim whose models, language direction and
 files are present is tested with all training seeds (phrasenmt.report.
@@ -51,8 +51,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import yaml
 
+from phrasenmt.claims import CLAIMS, RUN_KINDS, in_family, load_claims
 from phrasenmt.cli import (
     ArgumentParser,
     alpha_level,
@@ -63,82 +63,17 @@ from phrasenmt.cli import (
     positive_int,
     rate,
 )
-from phrasenmt.io import InputError, output_set, read_text, run_cli
+from phrasenmt.io import output_set, run_cli
 from phrasenmt.report.baseline_guard import Guard
-from phrasenmt.report.claim_checks import (
-    DECODINGS,
-    RUN_KINDS,
-    Evidence,
-    NotTested,
-    check,
-)
+from phrasenmt.report.claim_checks import Evidence, NotTested, check
 from phrasenmt.report.continuous import to_latex, to_markdown
 from phrasenmt.report.tables import write_text
 from phrasenmt.report.wall_clock import add_timing_option, write_csvs
 
-CLAIMS = Path(__file__).with_name("claims.yaml")
-REQUIRED = ("id", "paper", "where", "statement", "metric", "system", "baseline",
-            "expect")
-EXPECT = ("higher", "not_higher")
 UNITS = {"bleu": "BLEU", "bleu_subset": "BLEU", "agreement": "%", "pronouns": "%",
          "contrastive": "%", "train_speed": "tokens/s"}
 COLUMNS = ["claim", "paper", "statement", "data", "paper Δ", "ours", "system per seed",
            "Δ [95% CI]", "p", "vs random-context control", "seeds", "verdict"]
-
-
-def _check_claim(entry: Any, n: int, path: Path) -> dict:
-    """One claims.yaml entry with its required keys and known values."""
-    where = f"claim {n + 1}"
-    if not isinstance(entry, dict):
-        raise InputError(f"{where}: expected a mapping", path)
-    missing = [k for k in REQUIRED if k not in entry]
-    if missing:
-        raise InputError(f"{where}: missing key(s) {', '.join(missing)}", path)
-    if entry["metric"] not in RUN_KINDS:
-        raise InputError(f"{where} ({entry['id']}): unknown metric "
-                         f"{entry['metric']!r} (known: {', '.join(RUN_KINDS)})", path)
-    if entry["expect"] not in EXPECT:
-        raise InputError(f"{where} ({entry['id']}): expect must be one of "
-                         f"{', '.join(EXPECT)}", path)
-    if entry["metric"] == "bleu_subset" and not (
-            set(entry.get("subset") or {}) & {"above", "at_most"}):
-        raise InputError(f"{where} ({entry['id']}): bleu_subset needs subset "
-                         "above or at_most", path)
-    if entry["metric"] in ("agreement", "contrastive") and "category" not in entry:
-        raise InputError(f"{where} ({entry['id']}): {entry['metric']} needs "
-                         "category", path)
-    if entry.get("decoding", "main") not in DECODINGS:
-        raise InputError(f"{where} ({entry['id']}): decoding must be one of "
-                         f"{', '.join(DECODINGS)}", path)
-    if "control" in entry and (entry["metric"] == "train_speed"
-                               or entry["expect"] != "higher"):
-        raise InputError(f"{where} ({entry['id']}): a control compares a quality "
-                         "gain (expect: higher, not train_speed)", path)
-    return entry
-
-
-def in_family(claim: dict, models: list[str] | set[str]) -> bool:
-    """Whether a family's table (`--family-only`) lists the claim: its system and
-    baseline are both among the family's models."""
-    return claim["system"] in models and claim["baseline"] in models
-
-
-def load_claims(path: Path = CLAIMS) -> list[dict]:
-    """The validated claims of a claims file; ids must be unique."""
-    try:
-        data = yaml.safe_load(read_text(path))
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        raise InputError(f"invalid YAML: {getattr(err, 'problem', err)}", path,
-                         mark.line + 1 if mark else None) from None
-    if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
-        raise InputError("expected a mapping with a list 'claims'", path)
-    claims = [_check_claim(e, n, path) for n, e in enumerate(data["claims"])]
-    ids = [c["id"] for c in claims]
-    dupes = sorted({i for i in ids if ids.count(i) > 1})
-    if dupes:
-        raise InputError(f"claim id(s) given twice: {', '.join(dupes)}", path)
-    return claims
 
 
 def paper_delta(claim: dict) -> str:

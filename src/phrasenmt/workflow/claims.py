@@ -17,8 +17,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from phrasenmt.report.claim_checks import claim_kinds
-from phrasenmt.report.claims import in_family, load_claims
+from phrasenmt.claims import claim_kinds, in_family, load_claims
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import discourse, phrase_repr, runs
 from phrasenmt.workflow import npmt as wfn

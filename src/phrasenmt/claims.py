@@ -1,0 +1,95 @@
+"""The papers' claims (claims.yaml, next to this module): loading and checking
+the table, and which run files a claim reads.
+
+Both the workflow (which files a dataset's claims table needs) and the claims
+table's command (`phrasenmt.report.claims`, which tests every claim) read them
+here; this module needs neither pandas nor torch.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from phrasenmt.io import InputError, read_text
+
+CLAIMS = Path(__file__).with_name("claims.yaml")
+REQUIRED = ("id", "paper", "where", "statement", "metric", "system", "baseline",
+            "expect")
+EXPECT = ("higher", "not_higher")
+# metric -> the per-run files it reads (kinds of --run KIND=PATH); a quality
+# metric (report.claim_checks.GUARDED) reads the test translations (hyp) too:
+# did the model learn?
+RUN_KINDS = {"bleu": ("hyp",), "bleu_subset": ("hyp",),
+             "agreement": ("lingeval", "hyp"), "pronouns": ("hyp_tok", "align", "hyp"),
+             "contrastive": ("contrastive", "hyp"), "train_speed": ("summary",)}
+DECODINGS = ("main", "beam")  # a claim's `decoding`: each model's own, or beam search
+
+
+def hyp_kind(claim: dict) -> str:
+    """The translations a claim reads: each model's main decoding (hyp), or the
+    beam-search decoding of both sides (hyp_beam) for `decoding: beam`."""
+    return "hyp_beam" if claim.get("decoding") == "beam" else "hyp"
+
+
+def claim_kinds(claim: dict) -> tuple[str, ...]:
+    """The kinds of run file a claim reads (RUN_KINDS, with its decoding's hyp)."""
+    kind = hyp_kind(claim)
+    return tuple(kind if k == "hyp" else k for k in RUN_KINDS[claim["metric"]])
+
+
+def _check_claim(entry: Any, n: int, path: Path) -> dict:
+    """One claims.yaml entry with its required keys and known values."""
+    where = f"claim {n + 1}"
+    if not isinstance(entry, dict):
+        raise InputError(f"{where}: expected a mapping", path)
+    missing = [k for k in REQUIRED if k not in entry]
+    if missing:
+        raise InputError(f"{where}: missing key(s) {', '.join(missing)}", path)
+    if entry["metric"] not in RUN_KINDS:
+        raise InputError(f"{where} ({entry['id']}): unknown metric "
+                         f"{entry['metric']!r} (known: {', '.join(RUN_KINDS)})", path)
+    if entry["expect"] not in EXPECT:
+        raise InputError(f"{where} ({entry['id']}): expect must be one of "
+                         f"{', '.join(EXPECT)}", path)
+    if entry["metric"] == "bleu_subset" and not (
+            set(entry.get("subset") or {}) & {"above", "at_most"}):
+        raise InputError(f"{where} ({entry['id']}): bleu_subset needs subset "
+                         "above or at_most", path)
+    if entry["metric"] in ("agreement", "contrastive") and "category" not in entry:
+        raise InputError(f"{where} ({entry['id']}): {entry['metric']} needs "
+                         "category", path)
+    if entry.get("decoding", "main") not in DECODINGS:
+        raise InputError(f"{where} ({entry['id']}): decoding must be one of "
+                         f"{', '.join(DECODINGS)}", path)
+    if "control" in entry and (entry["metric"] == "train_speed"
+                               or entry["expect"] != "higher"):
+        raise InputError(f"{where} ({entry['id']}): a control compares a quality "
+                         "gain (expect: higher, not train_speed)", path)
+    return entry
+
+
+def in_family(claim: dict, models: list[str] | set[str]) -> bool:
+    """Whether a family's table (`--family-only`) lists the claim: its system and
+    baseline are both among the family's models."""
+    return claim["system"] in models and claim["baseline"] in models
+
+
+def load_claims(path: Path = CLAIMS) -> list[dict]:
+    """The validated claims of a claims file; ids must be unique."""
+    try:
+        data = yaml.safe_load(read_text(path))
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        raise InputError(f"invalid YAML: {getattr(err, 'problem', err)}", path,
+                         mark.line + 1 if mark else None) from None
+    if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
+        raise InputError("expected a mapping with a list 'claims'", path)
+    claims = [_check_claim(e, n, path) for n, e in enumerate(data["claims"])]
+    ids = [c["id"] for c in claims]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise InputError(f"claim id(s) given twice: {', '.join(dupes)}", path)
+    return claims
