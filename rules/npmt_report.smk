@@ -84,7 +84,7 @@ rule reordering_gates:
     conda:
         "../envs/torch.yaml"
     shell:
-        "python -m phrasenmt.models.reordering gates --checkpoint {input.model} "
+        "python -m phrasenmt.evaluate.gates --checkpoint {input.model} "
         "--input {input.src} --line {params.line} --out {output} > {log} 2>&1"
 
 

@@ -373,8 +373,8 @@ STAGES = [
     Stage("lm train", "phrasenmt.lm",
           "train --text {r}/data/train.de --order 3 --out {o}/lm/train.arpa",
           ints={"--order": 1}, build=False),
-    Stage("reordering gates", "phrasenmt.models.reordering",
-          "gates --checkpoint {r}/models/attn_rnn_reorder/averaged.pt "
+    Stage("reordering gates", "phrasenmt.evaluate.gates",
+          "--checkpoint {r}/models/attn_rnn_reorder/averaged.pt "
           "--input {r}/bpe/test.bpe.en --line 1 --out {o}/analysis/gates.tsv",
           ints={"--line": 1}, build=False),
     Stage("gates figure", "phrasenmt.report.gates",

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import torch
 
+from phrasenmt.evaluate.gates import main as gates_main
 from phrasenmt.io import InputError
 from phrasenmt.models import build_model
 from phrasenmt.models.npmt import NPMT, NPMTConfig
-from phrasenmt.models.reordering import main as gates_main
 from phrasenmt.models.swan import segment_log_likelihood
 from phrasenmt.nn.batching import collate, pad_sequences
 from phrasenmt.text.vocab import EOS, Vocabulary
@@ -222,7 +222,7 @@ def test_gates_of_a_model_without_reordering_is_an_input_error(tmp_path):
               tmp_path / "m.pt")
     (tmp_path / "src").write_text("a b\n")
     with pytest.raises(InputError, match="no reordering layer"):
-        gates_main(["gates", "--checkpoint", str(tmp_path / "m.pt"), "--input",
+        gates_main(["--checkpoint", str(tmp_path / "m.pt"), "--input",
                     str(tmp_path / "src"), "--line", "1", "--out", str(tmp_path / "o")])
     assert not (tmp_path / "o").exists()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from phrasenmt.evaluate.gates import main
 from phrasenmt.io import InputError
 from phrasenmt.models import build_model
 from phrasenmt.models.attn_rnn import RNNConfig
@@ -13,7 +14,6 @@ from phrasenmt.models.reordering import (
     AttnRNNReorder,
     ReorderRNNConfig,
     SoftLocalReordering,
-    main,
 )
 from phrasenmt.nn.batching import pad_sequences
 from phrasenmt.text.vocab import Vocabulary
@@ -113,7 +113,7 @@ def test_gates_cli_writes_a_tidy_tsv(tmp_path):
               tmp_path / "m.pt")
     (tmp_path / "src.txt").write_text("a b c\nd e q f\n")
     out = tmp_path / "gates.tsv"
-    main(["gates", "--checkpoint", str(tmp_path / "m.pt"), "--input",
+    main(["--checkpoint", str(tmp_path / "m.pt"), "--input",
           str(tmp_path / "src.txt"), "--line", "2", "--out", str(out)])
     rows = [r.split("\t") for r in out.read_text().splitlines()]
     assert rows[0] == ["position", "source_token", "offset", "gate"]
@@ -122,7 +122,7 @@ def test_gates_cli_writes_a_tidy_tsv(tmp_path):
     assert [int(r[2]) for r in rows[1:6]] == [-2, -1, 0, 1, 2]
     assert all(0.0 < float(r[3]) < 1.0 for r in rows[1:])
     with pytest.raises(InputError, match="--line"):
-        main(["gates", "--checkpoint", str(tmp_path / "m.pt"), "--input",
+        main(["--checkpoint", str(tmp_path / "m.pt"), "--input",
               str(tmp_path / "src.txt"), "--line", "3", "--out", str(tmp_path / "x")])
     assert not (tmp_path / "x").exists()
 
@@ -131,7 +131,6 @@ def test_module_runs_as_a_cli():
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "phrasenmt.models.reordering", "gates",
-                           "--help"], capture_output=True, text=True, check=False)
+    done = subprocess.run([sys.executable, "-m", "phrasenmt.evaluate.gates", "--help"], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert "--line" in done.stdout and "Traceback" not in done.stderr

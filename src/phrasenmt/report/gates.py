@@ -100,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(prog="python -m phrasenmt.report.gates",
                        description=__doc__.splitlines()[0])
     p.add_argument("--tsv", type=Path, required=True,
-                   help="gates TSV from phrasenmt.models.reordering gates")
+                   help="gates TSV from phrasenmt.evaluate.gates")
     p.add_argument("--segments", type=Path, required=True,
                    help="greedy segments of the same model and test set")
     p.add_argument("--line", type=positive_int, required=True,

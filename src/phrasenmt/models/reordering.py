@@ -6,9 +6,8 @@ A window of 2τ+1 embeddings centred on t; every gate sees the whole window;
 the gates are not normalised (they can switch everything off). Positions
 beyond the sentence edges, and beyond a sentence's real length in a padded
 batch, read zero vectors. The layer returns its gates (B, S, 2τ+1) too, for
-the Appendix A heatmap: `python -m phrasenmt.models.reordering gates ...`
-(this package's __main__) writes them as a tidy TSV (position, source_token,
-offset, gate).
+the Appendix A heatmap: `python -m phrasenmt.evaluate.gates` writes them as a
+tidy TSV (position, source_token, offset, gate).
 
 `attn_rnn_reorder` is the attention RNN of `attn_rnn` with this layer between
 the source embeddings and the BiLSTM (the paper's Section 3.1 ablation).
@@ -17,19 +16,16 @@ Shapes: B batch, S source length, E embedding width, W = 2τ+1 window.
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
-from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from phrasenmt.cli import ArgumentParser, output_file, positive_int
-from phrasenmt.io import InputError, read_lines, write_lines
+from phrasenmt.io import InputError
 from phrasenmt.models.attn_rnn import AttnRNN, RNNConfig, base_rnn, tiny_rnn
 from phrasenmt.models.registry import register_model, register_preset
-from phrasenmt.text.vocab import EOS, PAD
+from phrasenmt.text.vocab import PAD
 
 GATE_BIAS = 3.0  # initial b_i: σ(3) = 0.95 at the centre, σ(-3) = 0.05 elsewhere
 
@@ -106,72 +102,3 @@ class AttnRNNReorder(AttnRNN):
 
 register_preset("attn_rnn_reorder", "tiny")(tiny_rnn)
 register_preset("attn_rnn_reorder", "base")(base_rnn)
-
-
-# ---------------------------------------------------------------------------
-# Gate dump for the Appendix A heatmap.
-
-
-def reordering_layer(model: nn.Module) -> SoftLocalReordering:
-    """The model's (first) reordering layer; InputError if it has none."""
-    for module in model.modules():
-        if isinstance(module, SoftLocalReordering):
-            return module
-    raise InputError("the model has no reordering layer", "--checkpoint")
-
-
-@torch.no_grad()
-def sentence_gates(model: nn.Module, ids: list[int]) -> Tensor:
-    """Gates (S + 1, W) of one encoded sentence (its </s> position included)."""
-    layer, captured = reordering_layer(model), []
-    hook = layer.register_forward_hook(lambda _m, _i, out: captured.append(out[1]))
-    try:
-        device = next(model.parameters()).device
-        model.encode(torch.tensor([[*ids, EOS]], device=device))
-    finally:
-        hook.remove()
-    return captured[0][0].float().cpu()
-
-
-def gate_rows(tokens: list[str], gates: Tensor) -> list[str]:
-    """Tidy TSV rows: position (1-based), source_token, offset (−τ..τ), gate."""
-    tau = gates.size(1) // 2
-    rows = ["position\tsource_token\toffset\tgate"]
-    for pos, token in enumerate([*tokens, "</s>"], start=1):
-        for i in range(gates.size(1)):
-            rows.append(f"{pos}\t{token}\t{i - tau}\t{float(gates[pos - 1, i]):.6f}")
-    return rows
-
-
-def gates_parser() -> argparse.ArgumentParser:
-    """Options of the `gates` command."""
-    p = ArgumentParser(prog="python -m phrasenmt.models.reordering",
-                       description=__doc__.split("\n")[0])
-    sub = p.add_subparsers(dest="command", required=True)
-    g = sub.add_parser("gates", help="write one sentence's gates as a tidy TSV",
-                       description="Reordering gates of one source sentence: "
-                       "position (1-based; the final </s> is n+1), source_token, "
-                       "offset (-tau..tau), gate.")
-    g.add_argument("--checkpoint", required=True, type=Path, help="model file")
-    g.add_argument("--input", required=True, type=Path, help="source text")
-    g.add_argument("--line", required=True, type=positive_int,
-                   help="1-based line number")
-    g.add_argument("--out", required=True, type=output_file, help="TSV to write")
-    return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Entry point: `gates --checkpoint M --input SRC --line N --out OUT.tsv`."""
-    from phrasenmt.training.checkpoint import load_model  # avoids an import cycle
-
-    args = gates_parser().parse_args(argv)
-    lines = read_lines(args.input, allow_empty=False)
-    if not 1 <= args.line <= len(lines):
-        raise InputError(f"must be between 1 and {len(lines)} (lines in "
-                         f"{args.input}), got {args.line}", "--line")
-    model, src_vocab, _, _ = load_model(args.checkpoint)
-    reordering_layer(model)  # fail before any work if there is none
-    line = lines[args.line - 1]
-    gates = sentence_gates(model, src_vocab.encode(line))
-    write_lines(args.out, gate_rows(line.split(), gates))
-    return 0
