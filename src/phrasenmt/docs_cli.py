@@ -1,13 +1,14 @@
 """The command reference page, generated from the commands' own parsers.
 
-Every command of the package, `python -m phrasenmt.<stage>`, is a module with
-an `if __name__ == "__main__":` block or a package with a `__main__.py`
-(`cli_modules` finds them in the source tree). Each one's `main(["--help"])`
-runs with its output captured, and so does every subcommand of its parser
-(`bpe learn`, `align symmetrize`, ...; `translate score`, which `translate`
-dispatches itself, is in `DISPATCHED`). The documentation build runs it (an
-MkDocs hook) and adds the page to the site; it is not stored, so it shows
-what the code's `--help` says at build time.
+Every stage of the package is a command, `phrasenmt <stage>` (the `phrasenmt`
+command's table, `phrasenmt.command.STAGES`), and a module with an
+`if __name__ == "__main__":` block or a package with a `__main__.py`, run as
+`python -m phrasenmt.<stage>` (`cli_modules` finds them in the source tree).
+Each one's `main(["--help"])` runs with its output captured, and so does every
+subcommand of its parser (`bpe learn`, `align symmetrize`, ...; `translate
+score`, which `translate` dispatches itself, is in `DISPATCHED`). The
+documentation build runs it (an MkDocs hook) and adds the page to the site; it
+is not stored, so it shows what the code's `--help` says at build time.
 
     python -m phrasenmt.docs_cli --out cli.md
 """
@@ -25,13 +26,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from unittest import mock
 
-from phrasenmt.cli import ArgumentParser, output_file
+from phrasenmt import cli
+from phrasenmt.cli import ArgumentParser, command_prog, output_file
+from phrasenmt.command import STAGES, render_help
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 PAGE = "cli.md"
 WIDTH = "88"  # argparse wraps help to $COLUMNS: the same page on every machine
 # subcommands a module's main() dispatches before its argparse parser sees them
-DISPATCHED = {"phrasenmt.translate": ["score"]}
+DISPATCHED = {"translate": ["score"]}
 _MAIN_GUARD = 'if __name__ == "__main__"'
 
 
@@ -63,8 +66,8 @@ def _main_of(path: Path, name: str) -> str:
 
 @contextlib.contextmanager
 def _captured(command: str) -> Iterator[tuple[io.StringIO, list[argparse.ArgumentParser]]]:
-    """stdout, the parsers that parse, a fixed width and `python -m command` as
-    the default program name."""
+    """stdout, the parsers that parse, a fixed width and `phrasenmt <stage>` as
+    the program name."""
     out, parsers = io.StringIO(), []
     parse = argparse.ArgumentParser.parse_known_args
 
@@ -74,7 +77,8 @@ def _captured(command: str) -> Iterator[tuple[io.StringIO, list[argparse.Argumen
 
     with (mock.patch.object(argparse.ArgumentParser, "parse_known_args", record),
           mock.patch.dict(os.environ, {"COLUMNS": WIDTH}),
-          mock.patch.object(sys, "argv", [f"python -m {command}"]),
+          mock.patch.object(cli, "command_progs", True),
+          mock.patch.object(sys, "argv", [command]),
           contextlib.redirect_stdout(out)):
         yield out, parsers
 
@@ -89,7 +93,7 @@ def _help(command: str, main: Callable, argv: list[str]
             pass
     text = out.getvalue().rstrip()
     if not text:
-        raise RuntimeError(f"python -m {command} --help printed nothing")
+        raise RuntimeError(f"{command} --help printed nothing")
     return text, parsers
 
 
@@ -102,35 +106,44 @@ def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.Argument
     return subs
 
 
-def command_helps() -> list[tuple[str, str]]:
-    """(`python -m ...` command line, its --help) for every command and subcommand."""
+def command_helps() -> list[tuple[str, str, str]]:
+    """(command line, `python -m` form, its --help) for every stage and subcommand."""
     helps = []
-    for command, target in sorted(cli_modules().items()):
+    for stage, target in STAGES.items():
+        command, module = command_prog(stage), f"python -m phrasenmt.{stage}"
         main = importlib.import_module(target).main
         text, parsers = _help(command, main, [])
-        helps.append((f"python -m {command}", text))
+        helps.append((command, module, text))
         for name, sub in (_subcommands(parsers[0]) if parsers else {}).items():
             with _captured(command):
-                helps.append((f"python -m {command} {name}", sub.format_help().rstrip()))
-        for name in DISPATCHED.get(command, []):
-            helps.append((f"python -m {command} {name}", _help(command, main, [name])[0]))
+                helps.append((f"{command} {name}", f"{module} {name}",
+                              sub.format_help().rstrip()))
+        for name in DISPATCHED.get(stage, []):
+            helps.append((f"{command} {name}", f"{module} {name}",
+                          _help(command, main, [name])[0]))
     return helps
 
 
 def render() -> str:
     """The whole page."""
     helps = command_helps()
+    stages = {command_prog(stage) for stage in STAGES}
     lines = ["# Command reference (generated)", "",
              ("Every stage of the workflow is a command you can run by hand, "
-             "`python -m phrasenmt.<stage>`; the rules in `rules/*.smk` call "
-             "them. This page is generated when the site is built from each "
-             "command's own `--help` (`phrasenmt.docs_cli`), so it says what the "
-             "code does. Commands with subcommands have a section per "
-             "subcommand. Bad input gives one line and exit status 1, a usage "
-             "error exit status 2 ([bad input](bad-input.md)).")]
-    for cmd, text in helps:
-        level = "###" if cmd.count(" ") > 2 else "##"  # a subcommand
-        lines += ["", f"{level} `{cmd}`", "", "```text", text, "```"]
+              "`phrasenmt <stage>`: the stage's module path with its dots for "
+              "spaces, so `phrasenmt evaluate bleu` runs what `python -m "
+              "phrasenmt.evaluate.bleu` runs (the form the rules in `rules/*.smk` "
+              "call). This page is generated when the site is built from each "
+              "command's own `--help` (`phrasenmt.docs_cli`), so it says what the "
+              "code does. Commands with subcommands have a section per "
+              "subcommand. Every stage takes `--quiet` (errors only) and "
+              "`--verbose` (debug lines too). Bad input gives one line and exit "
+              "status 1, a usage error exit status 2 ([bad input](bad-input.md))."),
+             "", "## `phrasenmt`", "", "```text", render_help(), "```"]
+    for cmd, module, text in helps:
+        level = "##" if cmd in stages else "###"  # else a subcommand
+        lines += ["", f"{level} `{cmd}`", "", f"Also `{module}`.", "",
+                  "```text", text, "```"]
     return "\n".join(lines) + "\n"
 
 

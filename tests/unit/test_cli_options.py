@@ -17,7 +17,7 @@ def parser() -> ArgumentParser:
     p.add_argument("--beam", type=positive_int, default=4)
     p.add_argument("--files", nargs="+")
     p.add_argument("--side", action="append", default=[])
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--force", action="store_true")
     sub = p.add_subparsers(dest="command")
     sub.add_parser("run").add_argument("--out")
     return p
@@ -43,8 +43,8 @@ def test_an_option_given_twice_is_a_usage_error(capsys, argv, message):
 
 def test_repeatable_options_and_flags_may_repeat():
     p = parser()
-    args = p.parse_args(["--side", "a", "--side", "b", "--quiet", "--quiet"])
-    assert args.side == ["a", "b"] and args.quiet and args.beam == 4
+    args = p.parse_args(["--side", "a", "--side", "b", "--force", "--force"])
+    assert args.side == ["a", "b"] and args.force and args.beam == 4
     assert p.parse_args(["--beam", "2"]).beam == 2  # a parser parses again
 
 

@@ -1,4 +1,5 @@
-"""The command reference (docs_cli): every command and subcommand with its own --help."""
+"""The command reference (docs_cli): the `phrasenmt` command, every stage and
+subcommand with its own --help and its `python -m` form."""
 
 from __future__ import annotations
 
@@ -20,10 +21,13 @@ def page() -> str:
 
 
 def sections(page: str) -> dict[str, str]:
-    """Command line -> the help text under its heading."""
-    found = re.findall(r"^#{2,3} `(python -m [^`]+)`\n\n```text\n(.*?)\n```$", page,
+    """`python -m` command line -> the help text under its heading."""
+    found = re.findall(r"^#{2,3} `(phrasenmt [^`]+)`\n\nAlso `(python -m [^`]+)`\."
+                       r"\n\n```text\n(.*?)\n```$", page,
                        flags=re.MULTILINE | re.DOTALL)
-    return dict(found)
+    for command, module, _ in found:  # the two forms name one stage
+        assert module.removeprefix("python -m ").replace(".", " ") == command
+    return {module: text for _, module, text in found}
 
 
 def test_every_command_the_rules_call_is_on_the_page(page):
@@ -43,7 +47,9 @@ def test_every_module_that_runs_as_a_command_is_on_the_page(page):
     for path in sorted((src / "phrasenmt").rglob("*.py")):
         text = path.read_text(encoding="utf-8")
         name = ".".join(path.relative_to(src).with_suffix("").parts)
-        if path.name == "__main__.py":
+        if name == "phrasenmt.__main__":  # `python -m phrasenmt`, the command list
+            assert "\n## `phrasenmt`\n" in page
+        elif path.name == "__main__.py":
             assert f"python -m {name.removesuffix('.__main__')}" in listed, name
         elif 'if __name__ == "__main__"' in text and name != "phrasenmt.synthetic.corpus":
             assert f"python -m {name}" in listed, name
@@ -51,8 +57,15 @@ def test_every_module_that_runs_as_a_command_is_on_the_page(page):
 
 
 def test_each_section_is_the_commands_own_help(page):
-    for command, text in sections(page).items():
-        assert text.startswith(f"usage: {command} "), command
+    for module, text in sections(page).items():
+        command = "phrasenmt " + module.removeprefix("python -m phrasenmt.")
+        assert text.startswith(f"usage: {command.replace('.', ' ')} "), module
+
+
+def test_the_page_opens_with_the_command_list(page):
+    overview = page.split("\n## `phrasenmt`\n\n```text\n", 1)[1].split("```")[0]
+    assert overview.startswith("usage: phrasenmt ")
+    assert "\n  evaluate bleu " in overview and "\n  train " in overview
 
 
 @pytest.mark.parametrize("command", ["python -m phrasenmt.bpe learn",
@@ -60,7 +73,8 @@ def test_each_section_is_the_commands_own_help(page):
                                      "python -m phrasenmt.translate score"])
 def test_subcommands_have_their_own_section(page, command):
     assert command in sections(page)
-    assert f"### `{command}`" in page
+    shown = command.replace("python -m phrasenmt.", "phrasenmt ")
+    assert f"### `{shown}`" in page
 
 
 def test_a_new_command_is_found(tmp_path: Path):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import sys
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
@@ -16,8 +15,11 @@ from sacremoses import MosesDetokenizer, MosesTokenizer
 
 from phrasenmt.cli import ArgumentParser, float_range, output_file, positive_int
 from phrasenmt.io import InputError, describe_removed, read_lines, run_cli, write_all
+from phrasenmt.log import get_logger
 from phrasenmt.text.punctuation import attach_punctuation, hide_quotes, show_quotes
 from phrasenmt.text.scripts import warn_if_unsegmented
+
+_log = get_logger(__name__)
 
 REASONS = ("empty", "too_long", "ratio")
 WORD_LEVEL_STEPS = "Moses tokenization, BPE and word alignment"
@@ -206,7 +208,7 @@ def read_side(path: Path, allow_empty: bool) -> list[str]:
     removed: Counter = Counter()
     lines = read_lines(path, allow_empty=allow_empty, removed=removed)
     if removed:
-        print(f"{path}: removed {describe_removed(removed)}", file=sys.stderr)
+        _log.info(f"{path}: removed {describe_removed(removed)}")
     return lines
 
 
@@ -315,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     """Clean one parallel split."""
     args = build_parser().parse_args(argv)
     kept, total = clean(args, options_from(args))
-    print(f"kept {kept} of {total} pairs", file=sys.stderr)
+    _log.info(f"kept {kept} of {total} pairs")
     return 0
 
 

@@ -9,12 +9,15 @@ Such a corpus is valid input, so the steps warn, once per file, and go on.
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import regex
+
+from phrasenmt.log import get_logger
+
+_log = get_logger(__name__)
 
 # the scripts whose writing puts no space between words
 UNSEGMENTED_SCRIPTS = ("Han", "Hiragana", "Katakana", "Thai", "Lao", "Khmer",
@@ -102,20 +105,26 @@ def detect_unsegmented(lines: Iterable[str],
 
 def unsegmented_warning(path: object, lines: Iterable[str], steps: str) -> str | None:
     """The one warning line for a file that looks unsegmented, or None."""
+    message = _unsegmented_message(path, lines, steps)
+    return None if message is None else f"warning: {message}"
+
+
+def _unsegmented_message(path: object, lines: Iterable[str], steps: str) -> str | None:
+    """What is wrong with a file that looks unsegmented, or None."""
     found = detect_unsegmented(lines)
     if found is None:
         return None
-    return (f"warning: {path}: {found.share:.0%} of its letters are {found.script} "
+    return (f"{path}: {found.share:.0%} of its letters are {found.script} "
             f"and its mean word is {found.mean_length:.1f} characters long: the "
             f"text looks unsegmented ({found.language} puts no space between "
             f"words), so {steps} will see clause-sized words; {found.advice()}")
 
 
 def warn_if_unsegmented(path: object, lines: Iterable[str], steps: str) -> None:
-    """Print `unsegmented_warning` to stderr when there is one."""
-    line = unsegmented_warning(path, lines, steps)
-    if line:
-        print(line, file=sys.stderr)
+    """Log `unsegmented_warning` as a warning when there is one."""
+    message = _unsegmented_message(path, lines, steps)
+    if message:
+        _log.warning(message)
 
 
 def language_warning(lang: str, where: str) -> str | None:
