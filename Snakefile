@@ -1,5 +1,6 @@
 # phrasenmt: one DAG from dataset to report. Rules live in rules/*.smk; every
-# rule calls `python -m phrasenmt.<stage>`; helpers are in phrasenmt.workflow.
+# rule calls `python -m phrasenmt.<stage>`; helpers are in phrasenmt.workflow,
+# reached through W (rules/common.smk).
 # rules/common.smk comes first: the others use what it defines.
 from snakemake.utils import min_version
 
@@ -40,10 +41,7 @@ include: "rules/documents_report.smk"
 include: "rules/claims.smk"
 
 
-from phrasenmt.workflow.targets import final_targets
-
-
 rule all:
     default_target: True
     input:
-        final_targets(config),
+        W.targets.final_targets.now(),

@@ -5,20 +5,17 @@
 # word-alignment model as the training labels (Park & Tsvetkov 2019, Tables 4-5).
 
 
-include: "align_functions.smk"
-
-
 rule align:
     input:
-        unpack(align_inputs),
+        unpack(W.corpus.align_inputs),
     output:
         fwd="results/{dataset}/align/train.fwd",
         rev="results/{dataset}/align/train.rev",
         heldout=directory("results/{dataset}/align/heldout"),
     params:
-        aligner=aligner_args,
+        aligner=W.base.aligner_args,
         seed=config["seed"],
-        heldout=heldout_align_args,
+        heldout=W.corpus.heldout_align_args,
     threads: HALF_CORES
     log:
         "results/logs/align/{dataset}.log",
@@ -35,7 +32,7 @@ rule align:
 
 rule symmetrize:
     input:
-        unpack(train_pair),
+        unpack(W.corpus.train_pair),
         fwd="results/{dataset}/align/train.fwd",
         rev="results/{dataset}/align/train.rev",
     output:
@@ -54,8 +51,8 @@ rule symmetrize:
 
 rule symmetrize_heldout:
     input:
-        src=expand_data("{split}", "src"),
-        tgt=expand_data("{split}", "tgt"),
+        src=W.text("{split}", "src"),
+        tgt=W.text("{split}", "tgt"),
         heldout="results/{dataset}/align/heldout",
     output:
         "results/{dataset}/align/{split}.sym",
@@ -75,13 +72,13 @@ rule symmetrize_heldout:
 
 rule alignment_error_rate:
     input:
-        unpack(train_pair),
+        unpack(W.corpus.train_pair),
         gold="results/{dataset}/data/train.align",
         pred="results/{dataset}/align/train.sym",
     output:
         "results/{dataset}/analysis/aer.json",
     wildcard_constraints:
-        dataset=SYNTHETIC,
+        dataset=W.datasets_regex("synthetic"),
     log:
         "results/logs/alignment_error_rate/{dataset}.log",
     conda:
@@ -93,7 +90,7 @@ rule alignment_error_rate:
 
 rule phrases:
     input:
-        unpack(train_pair),
+        unpack(W.corpus.train_pair),
         alignment="results/{dataset}/align/train.sym",
     output:
         phrases="results/{dataset}/phrases/phrases.tsv",
@@ -101,7 +98,7 @@ rule phrases:
         fertility="results/{dataset}/phrases/train.fert4",
         fertility2="results/{dataset}/phrases/train.fert2",
     params:
-        lang=tgt_lang,
+        lang=W.corpus.tgt_lang,
         min_count=config["phrases"]["min_count"],
         max_length=config["phrases"]["max_length"],
     log:

@@ -2,16 +2,13 @@
 # per language for apply-bpe's threshold, then every split segmented.
 
 
-include: "bpe_functions.smk"
-
-
 rule learn_bpe:
     input:
-        unpack(train_pair),
+        unpack(W.corpus.train_pair),
     output:
         codes="results/{dataset}/bpe/codes",
     params:
-        merges=bpe_merges,
+        merges=W.corpus.bpe_merges,
     log:
         "results/logs/learn_bpe/{dataset}.log",
     conda:
@@ -44,7 +41,7 @@ rule apply_bpe:
     output:
         "results/{dataset}/bpe/{split}.bpe.{lang}",
     params:
-        threshold=bpe_threshold,
+        threshold=W.corpus.bpe_threshold,
     log:
         "results/logs/apply_bpe/{dataset}.{split}.{lang}.log",
     conda:

@@ -6,12 +6,9 @@
 # and judged on its own (configs/converged_families.yaml).
 
 
-include: "claims_functions.smk"
-
-
 rule claims_table:
     input:
-        unpack(claims_inputs),
+        unpack(W.claims.table_inputs),
     output:
         md=report(
             "results/{dataset}/report/{table}.md",
@@ -23,9 +20,9 @@ rule claims_table:
         csv="results/{dataset}/report/{table}.csv",
         timing="results/{dataset}/timing/{table}.csv",
     wildcard_constraints:
-        table=claims_table_regex(),
+        table=W.claims.table_regex.now(),
     params:
-        args=claims_args,
+        args=W.claims.table_args,
         alpha=config["evaluate"]["alpha"],
         trials=config["evaluate"]["significance_trials"],
         seed=config["seed"],

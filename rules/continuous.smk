@@ -7,12 +7,9 @@
 # set of test labels (gold_fertility), scored as an extra row.
 
 
-include: "continuous_functions.smk"
-
-
 rule join_phrases:
     input:
-        text=expand_data("{split}", "tgt"),
+        text=W.text("{split}", "tgt"),
         phrases="results/{dataset}/phrases/phrases.tsv",
     output:
         "results/{dataset}/phrases/{split}.joined",
@@ -27,8 +24,8 @@ rule join_phrases:
 
 rule heldout_fertility:
     input:
-        src=expand_data("{split}", "src"),
-        tgt=expand_data("{split}", "tgt"),
+        src=W.text("{split}", "src"),
+        tgt=W.text("{split}", "tgt"),
         alignment="results/{dataset}/align/{split}.sym",
         phrases="results/{dataset}/phrases/phrases.tsv",
     output:
@@ -51,15 +48,15 @@ rule heldout_fertility:
 
 rule gold_fertility:
     input:
-        src=expand_data("{split}", "src"),
-        tgt=expand_data("{split}", "tgt"),
+        src=W.text("{split}", "src"),
+        tgt=W.text("{split}", "tgt"),
         alignment="results/{dataset}/data/{split}.align",
         phrases="results/{dataset}/phrases/phrases.tsv",
     output:
         fert4="results/{dataset}/phrases/{split}.gold.fert4",
         fert2="results/{dataset}/phrases/{split}.gold.fert2",
     wildcard_constraints:
-        dataset=SYNTHETIC,
+        dataset=W.datasets_regex("synthetic"),
     params:
         max_length=config["phrases"]["max_length"],
     log:
@@ -75,18 +72,18 @@ rule gold_fertility:
 
 rule train_continuous:
     input:
-        unpack(continuous_train_inputs),
+        unpack(W.continuous.train_inputs),
     output:
         summary="results/{dataset}/models/{model}/seed{seed}/summary.json",
     wildcard_constraints:
-        model=CONTINUOUS_MODELS,
+        model=W.models_regex("continuous"),
     params:
-        precision=model_precision,
-        spec=continuous_spec,
+        precision=W.runs.precision,
+        spec=W.continuous.continuous_spec,
         outdir="results/{dataset}/models/{model}/seed{seed}",
     threads: 1
     resources:
-        gpu=model_gpus,
+        gpu=W.runs.gpus,
         mem_mb=8000,
         runtime=24 * 60,
     log:
@@ -109,7 +106,7 @@ rule average_continuous:
     output:
         "results/{dataset}/models/{model}/seed{seed}/averaged.pt",
     wildcard_constraints:
-        model=CONTINUOUS_MODELS,
+        model=W.models_regex("continuous"),
     params:
         checkpoints="results/{dataset}/models/{model}/seed{seed}/checkpoints",
     log:
@@ -124,16 +121,16 @@ rule average_continuous:
 rule train_fertility:
     input:
         model="results/{dataset}/models/{model}/seed{seed}/averaged.pt",
-        src=expand_data("train", "src"),
-        dev_src=expand_data("dev", "src"),
-        labels=fertility_labels("train", ""),
-        dev_labels=fertility_labels("dev", ""),
+        src=W.text("train", "src"),
+        dev_src=W.text("dev", "src"),
+        labels=W.continuous.fertility_labels.given(split="train", kind=""),
+        dev_labels=W.continuous.fertility_labels.given(split="dev", kind=""),
     output:
         "results/{dataset}/models/{model}/seed{seed}/fertility.pt",
     wildcard_constraints:
-        model=FERTILITY_MODELS,
+        model=W.regex(W.continuous.fertility_models),
     params:
-        precision=model_precision,
+        precision=W.runs.precision,
     threads: 1
     log:
         "results/logs/train_fertility/{dataset}.{model}.seed{seed}.log",
@@ -151,21 +148,21 @@ rule train_fertility:
 
 rule translate_continuous:
     input:
-        model=decode_model,
-        src=expand_data("{testset}", "src"),
+        model=W.continuous.decode_model,
+        src=W.text("{testset}", "src"),
     output:
         "results/{dataset}/translations/{model}/seed{seed}/{testset}.tok",
     wildcard_constraints:
-        model=CONTINUOUS_MODELS,
+        model=W.models_regex("continuous"),
     params:
-        precision=model_precision,
-        search=decode_search,
+        precision=W.runs.precision,
+        search=W.base.search_args,
         max_len_a=config["decode"]["max_len_a"],
         max_len_b=config["decode"]["max_len_b"],
         batch_size=config["decode"]["batch_size"],
     threads: 1
     resources:
-        gpu=decode_gpus,
+        gpu=W.runs.decode_gpus,
         mem_mb=8000,
         runtime=4 * 60,
     log:
@@ -183,13 +180,13 @@ rule translate_continuous:
 
 rule multiword_bleu:
     input:
-        hyps=all_model_hyps,
-        ref=expand_data("{testset}", "tgt"),
+        hyps=W.evaluation.all_hyps,
+        ref=W.text("{testset}", "tgt"),
         phrases="results/{dataset}/phrases/phrases.tsv",
     output:
         "results/{dataset}/analysis/multiword_{testset}.tsv",
     params:
-        hyps=all_model_hyp_args,
+        hyps=W.evaluation.all_hyp_args,
     log:
         "results/logs/multiword_bleu/{dataset}.{testset}.log",
     conda:
@@ -202,15 +199,15 @@ rule multiword_bleu:
 
 rule fertility_scores:
     input:
-        unpack(fertility_test_labels),
-        model=decode_model,
-        src=expand_data("{testset}", "src"),
+        unpack(W.continuous.fertility_test_labels),
+        model=W.continuous.decode_model,
+        src=W.text("{testset}", "src"),
     output:
         "results/{dataset}/analysis/fertility/{testset}/{model}.seed{seed}.tsv",
     wildcard_constraints:
-        model=FERTILITY_MODELS,
+        model=W.regex(W.continuous.fertility_models),
     params:
-        labels=fertility_test_label_args,
+        labels=W.continuous.fertility_test_label_args,
     log:
         "results/logs/fertility_scores/{dataset}.{model}.seed{seed}.{testset}.log",
     conda:
@@ -234,7 +231,7 @@ rule multiword_table:
         tex="results/{dataset}/report/multiword_{testset}.tex",
         csv="results/{dataset}/report/multiword_{testset}.csv",
     params:
-        order=model_order,
+        order=W.evaluation.model_order,
     log:
         "results/logs/multiword_table/{dataset}.{testset}.log",
     conda:
@@ -247,7 +244,7 @@ rule multiword_table:
 
 rule fertility_table:
     input:
-        fertility_tsvs,
+        W.continuous.fertility_tsvs,
     output:
         md=report(
             "results/{dataset}/report/fertility_{testset}.md",
@@ -258,7 +255,7 @@ rule fertility_table:
         tex="results/{dataset}/report/fertility_{testset}.tex",
         csv="results/{dataset}/report/fertility_{testset}.csv",
     params:
-        order=model_order,
+        order=W.evaluation.model_order,
     log:
         "results/logs/fertility_table/{dataset}.{testset}.log",
     conda:
@@ -271,8 +268,8 @@ rule fertility_table:
 
 rule efficiency_table:
     input:
-        summaries=continuous_runs,
-        targets=efficiency_targets,
+        summaries=W.continuous.run_summaries,
+        targets=W.continuous.efficiency_targets,
     output:
         md=report(
             "results/{dataset}/report/efficiency.md",
@@ -284,8 +281,8 @@ rule efficiency_table:
         csv="results/{dataset}/report/efficiency.csv",
         timing="results/{dataset}/timing/efficiency.csv",
     params:
-        runs=efficiency_args,
-        order=family_order,
+        runs=W.continuous.efficiency_args,
+        order=W.continuous.family_order,
     log:
         "results/logs/efficiency_table/{dataset}.log",
     conda:

@@ -2,22 +2,19 @@
 # checksums), or the user's own files; then cleaning/tokenization per split.
 
 
-include: "data_functions.smk"
-
-
 rule synthetic:
     output:
         expand(
             "results/{{dataset}}/raw/{split}.{ext}",
-            split=wf.SYNTHETIC_SPLITS,
-            ext=["en", "de", *wf.SIDECARS],
+            split=W.base.SYNTHETIC_SPLITS,
+            ext=["en", "de", *W.base.SIDECARS],
         ),
         lingeval="results/{dataset}/raw/test.lingeval.json",
         stats="results/{dataset}/raw/stats.json",
     wildcard_constraints:
-        dataset=SYNTHETIC,
+        dataset=W.datasets_regex("synthetic"),
     params:
-        args=synthetic_args,
+        args=W.base.synthetic_args,
     log:
         "results/logs/synthetic/{dataset}.log",
     conda:
@@ -31,10 +28,10 @@ rule download:
     output:
         manifest="results/{dataset}/download/MANIFEST.sha256",
     wildcard_constraints:
-        dataset=DOWNLOADED,
+        dataset=W.datasets_regex("download"),
     params:
-        name=download_name,
-        mirror=mirror_arg,
+        name=W.corpus.download_name,
+        mirror=W.corpus.mirror_arg,
     log:
         "results/logs/download/{dataset}.log",
     conda:
@@ -51,9 +48,9 @@ rule prepare:
     output:
         "results/{dataset}/raw/{split}.{lang}",
     wildcard_constraints:
-        dataset=DOWNLOADED,
+        dataset=W.datasets_regex("download"),
     params:
-        name=download_name,
+        name=W.corpus.download_name,
     log:
         "results/logs/prepare/{dataset}.{split}.{lang}.log",
     conda:
@@ -72,9 +69,9 @@ rule prepare_docs:
     output:
         "results/{dataset}/raw/{split}.docs",
     wildcard_constraints:
-        dataset=DOWNLOADED,
+        dataset=W.datasets_regex("download"),
     params:
-        name=download_name,
+        name=W.corpus.download_name,
     log:
         "results/logs/prepare_docs/{dataset}.{split}.log",
     conda:
@@ -87,11 +84,11 @@ rule prepare_docs:
 
 rule prepare_local:
     input:
-        local_file,
+        W.base.local_file,
     output:
         "results/{dataset}/raw/{split}.{lang}",
     wildcard_constraints:
-        dataset=LOCAL,
+        dataset=W.datasets_regex("local"),
     log:
         "results/logs/prepare_local/{dataset}.{split}.{lang}.log",
     conda:
@@ -104,13 +101,13 @@ rule prepare_local:
 # line count; without one, every line is its own document.
 rule prepare_local_docs:
     input:
-        unpack(local_docs_inputs),
+        unpack(W.documents.local_docs_inputs),
     output:
         "results/{dataset}/raw/{split}.docs",
     wildcard_constraints:
-        dataset=LOCAL,
+        dataset=W.datasets_regex("local"),
     params:
-        command=local_docs_command,
+        command=W.corpus.local_docs_command,
     log:
         "results/logs/prepare_local_docs/{dataset}.{split}.log",
     conda:
@@ -122,15 +119,15 @@ rule prepare_local_docs:
 # Cleaning turns a pair of files into a pair of files, so its outputs name both
 # languages; they differ per dataset, hence one rule per dataset.
 for _ds in config["datasets"]:
-    _src, _tgt = wf.langs(config, _ds)
-    _side = {f"side_{k}": f"results/{{dataset}}/data/{{split}}.{k}" for k in wf.sidecars(config, _ds)}
+    _src, _tgt = W.base.langs.now(dataset=_ds)
+    _side = {f"side_{k}": f"results/{{dataset}}/data/{{split}}.{k}" for k in W.base.sidecars.now(dataset=_ds)}
 
     rule:
         name:
             f"clean_train_{_ds}"
         input:
-            unpack(raw_split),
-            raw_sidecars,
+            unpack(W.corpus.raw_split),
+            W.corpus.raw_sidecars,
         output:
             src=f"results/{{dataset}}/data/{{split}}.{_src}",
             tgt=f"results/{{dataset}}/data/{{split}}.{_tgt}",
@@ -140,8 +137,8 @@ for _ds in config["datasets"]:
             dataset=_ds,
             split="train",
         params:
-            args=clean_args,
-            sidecars=sidecar_args,
+            args=W.base.clean_args,
+            sidecars=W.corpus.sidecar_args,
             src=_src,
             tgt=_tgt,
         log:
@@ -158,8 +155,8 @@ for _ds in config["datasets"]:
         name:
             f"clean_eval_{_ds}"
         input:
-            unpack(raw_split),
-            raw_sidecars,
+            unpack(W.corpus.raw_split),
+            W.corpus.raw_sidecars,
         output:
             src=f"results/{{dataset}}/data/{{split}}.{_src}",
             tgt=f"results/{{dataset}}/data/{{split}}.{_tgt}",
@@ -170,8 +167,8 @@ for _ds in config["datasets"]:
             dataset=_ds,
             split=r"(?!train\b)[A-Za-z0-9_]+",
         params:
-            args=clean_args,
-            sidecars=sidecar_args,
+            args=W.base.clean_args,
+            sidecars=W.corpus.sidecar_args,
             src=_src,
             tgt=_tgt,
         log:
@@ -187,12 +184,12 @@ for _ds in config["datasets"]:
 
 rule data_stats:
     input:
-        stats_inputs,
+        W.corpus.stats_inputs,
     output:
         "results/{dataset}/analysis/data_stats.tsv",
     params:
-        args=stats_args,
-        pair=lang_pair,
+        args=W.corpus.stats_args,
+        pair=W.corpus.lang_pair,
     log:
         "results/logs/data_stats/{dataset}.log",
     conda:

@@ -11,34 +11,31 @@
 # Helpers: phrasenmt.workflow.documents and phrasenmt.workflow.discourse.
 
 
-include: "documents_functions.smk"
-
-
 wildcard_constraints:
-    cset=CONTRASTIVE_SETS,
+    cset=W.regex(W.documents_report.contrastive_set_names),
 
 
 rule train_document:
     input:
-        src=expand_bpe("train", "src"),
-        tgt=expand_bpe("train", "tgt"),
-        dev_src=expand_bpe("dev", "src"),
-        dev_tgt=expand_bpe("dev", "tgt"),
-        docs=docs_file("train"),
-        dev_docs=docs_file("dev"),
-        init=step1_checkpoint,
+        src=W.bpe("train", "src"),
+        tgt=W.bpe("train", "tgt"),
+        dev_src=W.bpe("dev", "src"),
+        dev_tgt=W.bpe("dev", "tgt"),
+        docs=W.documents.docs_file.given(split="train"),
+        dev_docs=W.documents.docs_file.given(split="dev"),
+        init=W.documents.step1_checkpoint,
     output:
         summary="results/{dataset}/models/{model}/seed{seed}/summary.json",
     wildcard_constraints:
-        model=DOCUMENT_MODELS,
+        model=W.models_regex("documents"),
     params:
-        precision=model_precision,
-        launcher=train_launcher,
-        spec=model_spec,
+        precision=W.runs.precision,
+        launcher=W.runs.launcher,
+        spec=W.base.model_spec,
         outdir="results/{dataset}/models/{model}/seed{seed}",
     threads: 1
     resources:
-        gpu=model_gpus,
+        gpu=W.runs.gpus,
         mem_mb=8000,
         runtime=24 * 60,
     log:
@@ -61,7 +58,7 @@ rule average_document:
     output:
         "results/{dataset}/models/{model}/seed{seed}/averaged.pt",
     wildcard_constraints:
-        model=DOCUMENT_MODELS,
+        model=W.models_regex("documents"),
     params:
         checkpoints="results/{dataset}/models/{model}/seed{seed}/checkpoints",
     log:
@@ -76,21 +73,21 @@ rule average_document:
 rule translate_document:
     input:
         model="results/{dataset}/models/{model}/seed{seed}/averaged.pt",
-        src=expand_bpe("{testset}", "src"),
-        docs=docs_file("{testset}"),
+        src=W.bpe("{testset}", "src"),
+        docs=W.documents.docs_file.given(split="{testset}"),
     output:
         "results/{dataset}/translations/{model}/seed{seed}/{testset}.tok",
     wildcard_constraints:
-        model=DOCUMENT_MODELS,
+        model=W.models_regex("documents"),
     params:
-        precision=model_precision,
-        search=decode_search,
+        precision=W.runs.precision,
+        search=W.base.search_args,
         max_len_a=config["decode"]["max_len_a"],
         max_len_b=config["decode"]["max_len_b"],
         batch_size=config["decode"]["batch_size"],
     threads: 1
     resources:
-        gpu=decode_gpus,
+        gpu=W.runs.decode_gpus,
         mem_mb=8000,
         runtime=4 * 60,
     log:
@@ -112,14 +109,14 @@ rule translate_document:
 
 rule contrastive_prepare:
     input:
-        contrastive_inputs,
+        W.documents_report.contrastive_inputs,
     output:
         item_file="results/{dataset}/discourse/contrastive/{cset}/items.json",
         src="results/{dataset}/discourse/contrastive/{cset}/pairs.src",
         tgt="results/{dataset}/discourse/contrastive/{cset}/pairs.tgt",
         context="results/{dataset}/discourse/contrastive/{cset}/pairs.ctx.jsonl",
     params:
-        args=contrastive_prepare_args,
+        args=W.documents_report.contrastive_prepare_args,
     log:
         "results/logs/contrastive_prepare/{dataset}.{cset}.log",
     conda:
@@ -133,8 +130,8 @@ rule contrastive_prepare:
 rule contrastive_bpe:
     input:
         codes="results/{dataset}/bpe/codes",
-        vocab_src=expand_bpe_vocab("src"),
-        vocab_tgt=expand_bpe_vocab("tgt"),
+        vocab_src=W.corpus.bpe_vocab.given(side="src"),
+        vocab_tgt=W.corpus.bpe_vocab.given(side="tgt"),
         src="results/{dataset}/discourse/contrastive/{cset}/pairs.src",
         tgt="results/{dataset}/discourse/contrastive/{cset}/pairs.tgt",
         context="results/{dataset}/discourse/contrastive/{cset}/pairs.ctx.jsonl",
@@ -143,7 +140,7 @@ rule contrastive_bpe:
         tgt="results/{dataset}/discourse/contrastive/{cset}/pairs.bpe.tgt",
         context="results/{dataset}/discourse/contrastive/{cset}/pairs.ctx.bpe.jsonl",
     params:
-        threshold=bpe_threshold,
+        threshold=W.corpus.bpe_threshold,
     log:
         "results/logs/contrastive_bpe/{dataset}.{cset}.log",
     conda:
@@ -166,16 +163,16 @@ rule contrastive_score:
         model="results/{dataset}/models/{model}/seed{seed}/averaged.pt",
         src="results/{dataset}/discourse/contrastive/{cset}/pairs.bpe.src",
         tgt="results/{dataset}/discourse/contrastive/{cset}/pairs.bpe.tgt",
-        context=contrastive_context,
+        context=W.documents_report.contrastive_context,
     output:
         "results/{dataset}/discourse/contrastive/{cset}/scores/{model}/seed{seed}.txt",
     params:
-        precision=model_precision,
-        context=contrastive_context_arg,
+        precision=W.runs.precision,
+        context=W.documents_report.contrastive_context_arg,
         batch_size=config["decode"]["batch_size"],
     threads: 1
     resources:
-        gpu=decode_gpus,
+        gpu=W.runs.decode_gpus,
         mem_mb=8000,
         runtime=4 * 60,
     log:
@@ -194,11 +191,11 @@ rule contrastive_score:
 rule contrastive_evaluate:
     input:
         item_file="results/{dataset}/discourse/contrastive/{cset}/items.json",
-        scores=contrastive_scores,
+        scores=W.documents_report.contrastive_scores,
     output:
         "results/{dataset}/analysis/contrastive_{cset}.tsv",
     params:
-        scores=contrastive_score_args,
+        scores=W.documents_report.contrastive_score_args,
     log:
         "results/logs/contrastive_evaluate/{dataset}.{cset}.log",
     conda:

@@ -7,19 +7,16 @@
 # one table per sweep of a document-level model (K, N_c, integration, gating).
 
 
-include: "documents_report_functions.smk"
-
-
 rule pronoun_align_reference:
     input:
-        src=expand_data("{testset}", "src"),
-        ref=expand_data("{testset}", "tgt"),
-        train_src=expand_data("train", "src"),
-        train_tgt=expand_data("train", "tgt"),
+        src=W.text("{testset}", "src"),
+        ref=W.text("{testset}", "tgt"),
+        train_src=W.text("train", "src"),
+        train_tgt=W.text("train", "tgt"),
     output:
         "results/{dataset}/discourse/align/{testset}.ref",
     params:
-        args=align_args,
+        args=W.discourse.align_args,
     threads: HALF_CORES
     log:
         "results/logs/pronoun_align_reference/{dataset}.{testset}.log",
@@ -33,14 +30,14 @@ rule pronoun_align_reference:
 
 rule pronoun_align:
     input:
-        src=expand_data("{testset}", "src"),
+        src=W.text("{testset}", "src"),
         hyp="results/{dataset}/translations/{model}/seed{seed}/{testset}.tok",
-        train_src=expand_data("train", "src"),
-        train_tgt=expand_data("train", "tgt"),
+        train_src=W.text("train", "src"),
+        train_tgt=W.text("train", "tgt"),
     output:
         "results/{dataset}/discourse/align/{testset}/{model}/seed{seed}.align",
     params:
-        args=align_args,
+        args=W.discourse.align_args,
     threads: HALF_CORES
     log:
         "results/logs/pronoun_align/{dataset}.{testset}.{model}.seed{seed}.log",
@@ -54,15 +51,15 @@ rule pronoun_align:
 
 rule pronoun_score:
     input:
-        src=expand_data("{testset}", "src"),
-        ref=expand_data("{testset}", "tgt"),
+        src=W.text("{testset}", "src"),
+        ref=W.text("{testset}", "tgt"),
         ref_align="results/{dataset}/discourse/align/{testset}.ref",
         hyp="results/{dataset}/translations/{model}/seed{seed}/{testset}.tok",
         hyp_align="results/{dataset}/discourse/align/{testset}/{model}/seed{seed}.align",
     output:
         "results/{dataset}/analysis/pronouns/{testset}/{model}/seed{seed}.tsv",
     params:
-        lang=tgt_lang,
+        lang=W.corpus.tgt_lang,
     log:
         "results/logs/pronoun_score/{dataset}.{testset}.{model}.seed{seed}.log",
     conda:
@@ -76,11 +73,11 @@ rule pronoun_score:
 
 rule lsa_fit:
     input:
-        expand_data("train", "tgt"),
+        W.text("train", "tgt"),
     output:
         "results/{dataset}/discourse/lsa.pkl",
     params:
-        args=lsa_args,
+        args=W.discourse.lsa_args,
     log:
         "results/logs/lsa_fit/{dataset}.log",
     conda:
@@ -93,14 +90,14 @@ rule lsa_fit:
 rule cohesion_score:
     input:
         lsa="results/{dataset}/discourse/lsa.pkl",
-        docs=docs_file("{testset}"),
-        ref=expand_data("{testset}", "tgt"),
-        hyps=discourse_hyps,
+        docs=W.documents.docs_file.given(split="{testset}"),
+        ref=W.text("{testset}", "tgt"),
+        hyps=W.documents_report.hyps,
     output:
         "results/{dataset}/analysis/cohesion_{testset}.tsv",
     params:
-        lang=tgt_lang,
-        hyps=discourse_hyp_args,
+        lang=W.corpus.tgt_lang,
+        hyps=W.documents_report.hyp_args,
     log:
         "results/logs/cohesion_score/{dataset}.{testset}.log",
     conda:
@@ -116,7 +113,7 @@ rule cohesion_score:
 
 rule discourse_bleu_table:
     input:
-        discourse_evals,
+        W.documents_report.evals,
     output:
         md=report(
             "results/{dataset}/report/discourse_bleu.md",
@@ -127,10 +124,10 @@ rule discourse_bleu_table:
         tex="results/{dataset}/report/discourse_bleu.tex",
         csv="results/{dataset}/report/discourse_bleu.csv",
     params:
-        baseline=baseline_name,
-        order=discourse_order,
+        baseline=W.base.baseline,
+        order=W.documents_report.order,
         alpha=config["evaluate"]["alpha"],
-        notes=discourse_notes,
+        notes=W.documents_report.notes,
     log:
         "results/logs/discourse_bleu_table/{dataset}.log",
     conda:
@@ -144,7 +141,7 @@ rule discourse_bleu_table:
 
 rule han_table:
     input:
-        han_evals,
+        W.documents_report.han_evals,
     output:
         md=report(
             "results/{dataset}/report/han_bleu.md",
@@ -155,8 +152,8 @@ rule han_table:
         tex="results/{dataset}/report/han_bleu.tex",
         csv="results/{dataset}/report/han_bleu.csv",
     params:
-        baseline=baseline_name,
-        order=han_order,
+        baseline=W.base.baseline,
+        order=W.documents_report.han_order,
         alpha=config["evaluate"]["alpha"],
     log:
         "results/logs/han_table/{dataset}.log",
@@ -171,7 +168,7 @@ rule han_table:
 
 rule discourse_contrastive_table:
     input:
-        contrastive_tsvs,
+        W.documents_report.contrastive_tsvs,
     output:
         md=report(
             "results/{dataset}/report/discourse_contrastive.md",
@@ -182,8 +179,8 @@ rule discourse_contrastive_table:
         tex="results/{dataset}/report/discourse_contrastive.tex",
         csv="results/{dataset}/report/discourse_contrastive.csv",
     params:
-        tsvs=contrastive_tsv_args,
-        order=discourse_order,
+        tsvs=W.documents_report.contrastive_tsv_args,
+        order=W.documents_report.order,
     log:
         "results/logs/discourse_contrastive_table/{dataset}.log",
     conda:
@@ -196,7 +193,7 @@ rule discourse_contrastive_table:
 
 rule discourse_pronouns_table:
     input:
-        pronoun_tsvs,
+        W.documents_report.pronoun_tsvs,
     output:
         md=report(
             "results/{dataset}/report/discourse_pronouns_{testset}.md",
@@ -207,7 +204,7 @@ rule discourse_pronouns_table:
         tex="results/{dataset}/report/discourse_pronouns_{testset}.tex",
         csv="results/{dataset}/report/discourse_pronouns_{testset}.csv",
     params:
-        order=discourse_order,
+        order=W.documents_report.order,
     log:
         "results/logs/discourse_pronouns_table/{dataset}.{testset}.log",
     conda:
@@ -231,7 +228,7 @@ rule discourse_cohesion_table:
         tex="results/{dataset}/report/discourse_cohesion_{testset}.tex",
         csv="results/{dataset}/report/discourse_cohesion_{testset}.csv",
     params:
-        order=discourse_order,
+        order=W.documents_report.order,
     log:
         "results/logs/discourse_cohesion_table/{dataset}.{testset}.log",
     conda:
@@ -244,8 +241,8 @@ rule discourse_cohesion_table:
 
 rule discourse_sweep_table:
     input:
-        evals=doc_sweep_evals,
-        pronouns=doc_sweep_pronouns,
+        evals=W.documents_report.sweep_evals,
+        pronouns=W.documents_report.sweep_pronouns,
     output:
         md=report(
             "results/{dataset}/report/discourse_sweep_{sweep}.md",
@@ -256,7 +253,7 @@ rule discourse_sweep_table:
         tex="results/{dataset}/report/discourse_sweep_{sweep}.tex",
         csv="results/{dataset}/report/discourse_sweep_{sweep}.csv",
     params:
-        args=doc_sweep_args,
+        args=W.documents_report.sweep_args,
     log:
         "results/logs/discourse_sweep_table/{dataset}.{sweep}.log",
     conda:
@@ -272,20 +269,20 @@ rule discourse_sweep_table:
 
 rule cxmi:
     input:
-        unpack(cxmi_inputs),
+        unpack(W.discourse.cxmi_inputs),
         model="results/{dataset}/models/{model}/seed{seed}/averaged.pt",
     output:
         "results/{dataset}/analysis/cxmi/{model}/seed{seed}.json",
     wildcard_constraints:
-        model=DOCUMENT_MODELS,
+        model=W.models_regex("documents"),
     params:
-        args=cxmi_args,
-        precision=model_precision,
+        args=W.documents_report.cxmi_args,
+        precision=W.runs.precision,
         batch_size=config["decode"]["batch_size"],
         seed=config["seed"],
     threads: 1
     resources:
-        gpu=decode_gpus,
+        gpu=W.runs.decode_gpus,
         mem_mb=8000,
         runtime=4 * 60,
     log:
@@ -301,7 +298,7 @@ rule cxmi:
 
 rule context_usage_table:
     input:
-        unpack(context_usage_inputs),
+        unpack(W.documents_report.context_usage_inputs),
     output:
         md=report(
             "results/{dataset}/report/context_usage.md",
@@ -312,8 +309,8 @@ rule context_usage_table:
         tex="results/{dataset}/report/context_usage.tex",
         csv="results/{dataset}/report/context_usage.csv",
     params:
-        args=context_usage_args,
-        order=context_usage_order,
+        args=W.documents_report.context_usage_args,
+        order=W.documents_report.context_usage_order,
     log:
         "results/logs/context_usage_table/{dataset}.log",
     conda:
@@ -336,7 +333,7 @@ rule context_usage_figure:
         ),
         svg="results/{dataset}/report/context_usage.svg",
     params:
-        order=context_usage_order,
+        order=W.documents_report.context_usage_order,
     log:
         "results/logs/context_usage_figure/{dataset}.log",
     conda:

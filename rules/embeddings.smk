@@ -4,17 +4,14 @@
 # only inside a listed phrase has a vector of its own (phrasenmt.workflow.continuous).
 
 
-include: "embeddings_functions.smk"
-
-
 rule concat_phrases:
     input:
-        text=expand_data("train", "tgt"),
+        text=W.text("train", "tgt"),
         phrases="results/{dataset}/phrases/phrases.tsv",
     output:
         temp("results/{dataset}/embeddings/train.concat"),
     params:
-        extra=extra_mono_arg,
+        extra=W.continuous.extra_mono_arg,
     log:
         "results/logs/concat_phrases/{dataset}.log",
     conda:
@@ -33,8 +30,8 @@ rule fasttext:
         phrases="results/{dataset}/embeddings/phrases.vec",
         model="results/{dataset}/embeddings/model.bin",
     params:
-        outdir=output_dir,
-        dim=embedding_dim,
+        outdir=W.corpus.output_dir,
+        dim=W.continuous.embedding_dim,
         epoch=config["embeddings"]["epoch"],
         min_count=config["embeddings"]["min_count"],
         minn=config["embeddings"]["minn"],
@@ -56,11 +53,11 @@ rule fasttext:
 
 rule plain_text:
     input:
-        text=expand_data("train", "tgt"),
+        text=W.text("train", "tgt"),
     output:
         temp("results/{dataset}/embeddings/plain/train.txt"),
     params:
-        extra=extra_mono_arg,
+        extra=W.continuous.extra_mono_arg,
     log:
         "results/logs/plain_text/{dataset}.log",
     conda:
@@ -77,8 +74,8 @@ rule fasttext_plain:
         words="results/{dataset}/embeddings/plain/words.vec",
         model="results/{dataset}/embeddings/plain/model.bin",
     params:
-        outdir=output_dir,
-        dim=embedding_dim,
+        outdir=W.corpus.output_dir,
+        dim=W.continuous.embedding_dim,
         epoch=config["embeddings"]["epoch"],
         min_count=config["embeddings"]["min_count"],
         minn=config["embeddings"]["minn"],

@@ -5,15 +5,12 @@
 # tables read. BLEU by source length per test set (each model's first seed).
 
 
-include: "evaluate_functions.smk"
-
-
 rule bleu:
     input:
         hyp="results/{dataset}/translations/{model}/seed{seed}/{testset}.txt",
         hyp_tok="results/{dataset}/translations/{model}/seed{seed}/{testset}.tok",
-        ref=expand_data("{testset}", "ref"),
-        ref_tok=expand_data("{testset}", "tgt"),
+        ref=W.text("{testset}", "ref"),
+        ref_tok=W.text("{testset}", "tgt"),
     output:
         "results/{dataset}/eval/{model}/seed{seed}/{testset}.json",
     log:
@@ -29,14 +26,14 @@ rule bleu:
 
 rule bleu_seeds:
     input:
-        hyps=seed_hyps("txt"),
-        baseline=baseline_seed_hyps,
-        ref=expand_data("{testset}", "ref"),
+        hyps=W.evaluation.seed_hyps,
+        baseline=W.evaluation.baseline_seed_hyps,
+        ref=W.text("{testset}", "ref"),
     output:
         "results/{dataset}/eval/{model}/{testset}.json",
     params:
-        baseline=baseline_name,
-        seeds=model_seeds,
+        baseline=W.base.baseline,
+        seeds=W.runs.seed_args,
         trials=config["evaluate"]["significance_trials"],
         seed=config["seed"],
     log:
@@ -53,13 +50,13 @@ rule bleu_seeds:
 
 rule length_analysis:
     input:
-        src=expand_data("{testset}", "src"),
-        ref=expand_data("{testset}", "tgt"),
-        hyps=testset_hyps,
+        src=W.text("{testset}", "src"),
+        ref=W.text("{testset}", "tgt"),
+        hyps=W.evaluation.testset_hyps,
     output:
         "results/{dataset}/analysis/length_{testset}.tsv",
     params:
-        hyps=length_hyp_args,
+        hyps=W.evaluation.length_hyp_args,
         bins=",".join(map(str, config["evaluate"]["length_bins"])),
     log:
         "results/logs/length_analysis/{dataset}.{testset}.log",

@@ -5,15 +5,12 @@
 # Synthetic datasets bring their own items; others use the real lingeval97.json.
 
 
-include: "lingeval_functions.smk"
-
-
 rule lingeval97_download:
     output:
         json="results/_lingeval97/lingeval97.json",
         manifest="results/_lingeval97/MANIFEST.sha256",
     params:
-        mirror=mirror_arg,
+        mirror=W.corpus.mirror_arg,
     log:
         "results/logs/lingeval97_download.log",
     conda:
@@ -26,12 +23,12 @@ rule lingeval97_download:
 
 rule lingeval_prepare:
     input:
-        json=lingeval_json_input,
+        json=W.phrase_repr.lingeval_json,
     output:
         src="results/{dataset}/lingeval/pairs.en",
         tgt="results/{dataset}/lingeval/pairs.de",
     params:
-        args=lingeval_prepare_args,
+        args=W.phrase_repr.lingeval_prepare_args,
     log:
         "results/logs/lingeval_prepare/{dataset}.log",
     conda:
@@ -43,11 +40,11 @@ rule lingeval_prepare:
 
 rule lingeval_trees_gold:
     input:
-        json=lingeval_json_input,
+        json=W.phrase_repr.lingeval_json,
     output:
         "results/{dataset}/lingeval/pairs.trees",
     wildcard_constraints:
-        dataset=SYNTHETIC,
+        dataset=W.datasets_regex("synthetic"),
     params:
         scratch="results/{dataset}/lingeval/.gold",
     log:
@@ -66,9 +63,9 @@ rule lingeval_trees_stanza:
     output:
         "results/{dataset}/lingeval/pairs.trees",
     wildcard_constraints:
-        dataset=wf.name_regex(wf.datasets_from(config, "download") + wf.datasets_from(config, "local")),
+        dataset=W.datasets_regex("download", "local"),
     params:
-        stanza_dir=stanza_dir_arg,
+        stanza_dir=W.corpus.stanza_dir_arg,
     threads: 2
     log:
         "results/logs/lingeval_trees_stanza/{dataset}.log",
@@ -87,7 +84,7 @@ rule lingeval_bpe:
     output:
         "results/{dataset}/lingeval/pairs.bpe.{lang}",
     params:
-        threshold=bpe_threshold,
+        threshold=W.corpus.bpe_threshold,
     log:
         "results/logs/lingeval_bpe/{dataset}.{lang}.log",
     conda:
@@ -99,13 +96,13 @@ rule lingeval_bpe:
 
 rule lingeval_segment:
     input:
-        unpack(lingeval_segment_inputs),
+        unpack(W.phrase_repr.lingeval_segment_inputs),
     output:
         "results/{dataset}/lingeval/pairs.{segmentation}.phrases",
     wildcard_constraints:
         segmentation="ngram|parse",
     params:
-        trees=segment_trees_arg,
+        trees=W.corpus.segment_trees_arg,
     log:
         "results/logs/lingeval_segment/{dataset}.{segmentation}.log",
     conda:
@@ -120,18 +117,18 @@ rule lingeval_score:
         model="results/{dataset}/models/{model}/seed{seed}/averaged.pt",
         src="results/{dataset}/lingeval/pairs.bpe.en",
         tgt="results/{dataset}/lingeval/pairs.bpe.de",
-        side=lingeval_side_files,
+        side=W.phrase_repr.lingeval_side_files,
     wildcard_constraints:
-        model=DEFAULT_MODELS,
+        model=W.models_regex("default"),
     output:
         "results/{dataset}/lingeval/scores/{model}/seed{seed}.txt",
     params:
-        precision=model_precision,
-        side=lingeval_side_args,
+        precision=W.runs.precision,
+        side=W.phrase_repr.lingeval_side_args,
         batch_size=config["decode"]["batch_size"],
     threads: 1
     resources:
-        gpu=decode_gpus,
+        gpu=W.runs.decode_gpus,
         mem_mb=8000,
         runtime=4 * 60,
     log:
@@ -150,12 +147,12 @@ rule lingeval_score:
 
 rule lingeval_evaluate:
     input:
-        json=lingeval_json_input,
-        scores=lingeval_scores,
+        json=W.phrase_repr.lingeval_json,
+        scores=W.phrase_repr.lingeval_scores,
     output:
         "results/{dataset}/analysis/agreement.tsv",
     params:
-        scores=lingeval_score_args,
+        scores=W.phrase_repr.lingeval_score_args,
     log:
         "results/logs/lingeval_evaluate/{dataset}.log",
     conda:

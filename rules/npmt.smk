@@ -8,9 +8,6 @@
 # Helpers: phrasenmt.workflow.npmt.
 
 
-include: "npmt_functions.smk"
-
-
 wildcard_constraints:
     decoding="greedy|beam",
     sweep="[A-Za-z0-9][A-Za-z0-9_-]*",
@@ -18,21 +15,21 @@ wildcard_constraints:
 
 rule train_npmt:
     input:
-        src=expand_data("train", "src"),
-        tgt=expand_data("train", "tgt"),
-        dev_src=expand_data("dev", "src"),
-        dev_tgt=expand_data("dev", "tgt"),
+        src=W.text("train", "src"),
+        tgt=W.text("train", "tgt"),
+        dev_src=W.text("dev", "src"),
+        dev_tgt=W.text("dev", "tgt"),
     output:
         summary="results/{dataset}/models/{model}/seed{seed}/summary.json",
     wildcard_constraints:
-        model=NPMT_TRAINED,
+        model=W.regex(W.npmt.trained_models),
     params:
-        precision=model_precision,
-        spec=model_spec,
+        precision=W.runs.precision,
+        spec=W.base.model_spec,
         outdir="results/{dataset}/models/{model}/seed{seed}",
     threads: 1
     resources:
-        gpu=model_gpus,
+        gpu=W.runs.gpus,
         mem_mb=8000,
         runtime=24 * 60,
     log:
@@ -55,7 +52,7 @@ rule average_npmt:
     output:
         "results/{dataset}/models/{model}/seed{seed}/averaged.pt",
     wildcard_constraints:
-        model=NPMT_TRAINED,
+        model=W.regex(W.npmt.trained_models),
     params:
         checkpoints="results/{dataset}/models/{model}/seed{seed}/checkpoints",
     log:
@@ -71,7 +68,7 @@ rule average_npmt:
 # Kneser-Ney estimate fails (small or repetitive text, e.g. the synthetic corpus).
 rule train_lm:
     input:
-        expand_data("train", "tgt"),
+        W.text("train", "tgt"),
     output:
         "results/{dataset}/lm/target.4gram.bin",
     threads: 1
@@ -88,23 +85,23 @@ rule train_lm:
 
 rule translate_npmt:
     input:
-        model=npmt_checkpoint,
-        src=expand_data("{testset}", "src"),
-        lm=npmt_lm,
+        model=W.npmt.checkpoint,
+        src=W.text("{testset}", "src"),
+        lm=W.npmt.lm_inputs,
     output:
         "results/{dataset}/translations/{model}/seed{seed}/{testset}.tok",
     wildcard_constraints:
-        model=NPMT_MODELS,
+        model=W.models_regex("npmt"),
     params:
-        precision=model_precision,
-        search=beam_args,
-        lm=npmt_lm_arg,
+        precision=W.runs.precision,
+        search=W.npmt.translate_args.given(decoding="beam"),
+        lm=W.npmt.lm_arg,
         max_len_a=config["decode"]["max_len_a"],
         max_len_b=config["decode"]["max_len_b"],
         batch_size=config["decode"]["batch_size"],
     threads: 1
     resources:
-        gpu=decode_gpus,
+        gpu=W.runs.decode_gpus,
         mem_mb=8000,
         runtime=4 * 60,
     log:
@@ -123,22 +120,22 @@ rule translate_npmt:
 
 rule translate_npmt_greedy:
     input:
-        model=npmt_checkpoint,
-        src=expand_data("{testset}", "src"),
+        model=W.npmt.checkpoint,
+        src=W.text("{testset}", "src"),
     output:
         tok="results/{dataset}/translations/{model}/seed{seed}/{testset}.greedy.tok",
         segments="results/{dataset}/translations/{model}/seed{seed}/{testset}.greedy.segments",
     wildcard_constraints:
-        model=SWAN_GREEDY,
+        model=W.regex(W.npmt.greedy_models),
     params:
-        precision=model_precision,
-        search=greedy_args,
+        precision=W.runs.precision,
+        search=W.npmt.translate_args.given(decoding="greedy"),
         max_len_a=config["decode"]["max_len_a"],
         max_len_b=config["decode"]["max_len_b"],
         batch_size=config["decode"]["batch_size"],
     threads: 1
     resources:
-        gpu=decode_gpus,
+        gpu=W.runs.decode_gpus,
         mem_mb=8000,
         runtime=4 * 60,
     log:
@@ -157,21 +154,21 @@ rule translate_npmt_greedy:
 
 rule translate_decoding:
     input:
-        model=npmt_checkpoint,
-        src=expand_data("{testset}", "src"),
+        model=W.npmt.checkpoint,
+        src=W.text("{testset}", "src"),
     output:
         "results/{dataset}/translations/{model}/seed{seed}/{testset}.{decoding}.tok",
     wildcard_constraints:
-        model=ATTN_DECODINGS,
+        model=W.regex(W.npmt.attention_models),
     params:
-        precision=model_precision,
-        search=decoding_args,
+        precision=W.runs.precision,
+        search=W.npmt.translate_args,
         max_len_a=config["decode"]["max_len_a"],
         max_len_b=config["decode"]["max_len_b"],
         batch_size=config["decode"]["batch_size"],
     threads: 1
     resources:
-        gpu=decode_gpus,
+        gpu=W.runs.decode_gpus,
         mem_mb=8000,
         runtime=4 * 60,
     log:
@@ -194,7 +191,7 @@ rule detokenize_decoding:
     output:
         "results/{dataset}/translations/{model}/seed{seed}/{testset}.{decoding}.txt",
     params:
-        lang=tgt_lang,
+        lang=W.corpus.tgt_lang,
     log:
         "results/logs/detokenize/{dataset}.{model}.seed{seed}.{testset}.{decoding}.log",
     conda:
@@ -206,9 +203,9 @@ rule detokenize_decoding:
 
 rule bleu_decoding:
     input:
-        unpack(decoding_eval_inputs),
-        ref=expand_data("{testset}", "ref"),
-        ref_tok=expand_data("{testset}", "tgt"),
+        unpack(W.npmt.eval_inputs),
+        ref=W.text("{testset}", "ref"),
+        ref_tok=W.text("{testset}", "tgt"),
     output:
         "results/{dataset}/eval/{model}/seed{seed}/{testset}.{decoding}.json",
     log:
@@ -226,13 +223,13 @@ rule bleu_decoding:
 # decoding (a row without a baseline: against itself, p = 1).
 rule bleu_seeds_decoding:
     input:
-        unpack(decoding_aggregate_inputs),
-        ref=expand_data("{testset}", "ref"),
+        unpack(W.npmt.aggregate_inputs),
+        ref=W.text("{testset}", "ref"),
     output:
         "results/{dataset}/eval/{model}/{testset}.{decoding}.json",
     params:
-        baseline=decoding_baseline,
-        seeds=model_seeds,
+        baseline=W.npmt.aggregate_baseline,
+        seeds=W.runs.seed_args,
         trials=config["evaluate"]["significance_trials"],
         seed=config["seed"],
     log:

@@ -4,20 +4,17 @@
 # Decodings and BLEU JSONs come from rules/npmt.smk.
 
 
-include: "npmt_report_functions.smk"
-
-
 # --- analyses: segments (footnote 4, Table 2, Appendix C) and gates (Appendix A)
 
 
 rule segment_stats:
     input:
-        unpack(segment_files),
-        src=expand_data("{testset}", "src"),
+        unpack(W.npmt_report.segment_files),
+        src=W.text("{testset}", "src"),
     output:
         "results/{dataset}/analysis/npmt_segments_{testset}.tsv",
     params:
-        segments=segment_args,
+        segments=W.npmt_report.segment_args,
         bins=",".join(map(str, config["evaluate"]["length_bins"])),
     log:
         "results/logs/segment_stats/{dataset}.{testset}.log",
@@ -31,13 +28,13 @@ rule segment_stats:
 
 rule segment_examples:
     input:
-        unpack(segment_files),
-        src=expand_data("{testset}", "src"),
-        ref=expand_data("{testset}", "tgt"),
+        unpack(W.npmt_report.segment_files),
+        src=W.text("{testset}", "src"),
+        ref=W.text("{testset}", "tgt"),
     output:
         "results/{dataset}/analysis/npmt_examples_{testset}.tsv",
     params:
-        segments=segment_args,
+        segments=W.npmt_report.segment_args,
         n=config["evaluate"]["segment_examples"],
         max_words=config["evaluate"]["example_max_words"],
         seed=config["seed"],
@@ -54,12 +51,12 @@ rule segment_examples:
 
 rule phrase_mappings:
     input:
-        unpack(segment_files),
-        src=expand_data("{testset}", "src"),
+        unpack(W.npmt_report.segment_files),
+        src=W.text("{testset}", "src"),
     output:
         "results/{dataset}/analysis/npmt_mappings_{testset}.tsv",
     params:
-        segments=segment_args,
+        segments=W.npmt_report.segment_args,
         top=config["evaluate"]["phrase_mappings"],
     log:
         "results/logs/phrase_mappings/{dataset}.{testset}.log",
@@ -73,8 +70,8 @@ rule phrase_mappings:
 
 rule reordering_gates:
     input:
-        model=main_checkpoint,
-        src=expand_data("{testset}", "src"),
+        model=W.npmt_report.main_checkpoint,
+        src=W.text("{testset}", "src"),
     output:
         "results/{dataset}/analysis/npmt_gates_{testset}.tsv",
     params:
@@ -90,14 +87,14 @@ rule reordering_gates:
 
 rule reordering_bleu:
     input:
-        unpack(reordering_hyps),
-        src=expand_data("{testset}", "src"),
-        ref=expand_data("{testset}", "tgt"),
+        unpack(W.npmt.reordering_hyps),
+        src=W.text("{testset}", "src"),
+        ref=W.text("{testset}", "tgt"),
         align="results/{dataset}/data/{testset}.align",
     output:
         "results/{dataset}/analysis/npmt_reordering_{testset}.tsv",
     params:
-        hyps=reordering_args,
+        hyps=W.npmt_report.reordering_args,
         bins=",".join(map(str, config["evaluate"]["reordering_bins"])),
     log:
         "results/logs/reordering_bleu/{dataset}.{testset}.log",
@@ -114,7 +111,7 @@ rule reordering_bleu:
 
 rule npmt_table:
     input:
-        npmt_table_evals,
+        W.npmt_report.table_eval_files,
     output:
         md=report(
             "results/{dataset}/report/npmt_bleu_{testset}.md",
@@ -125,8 +122,8 @@ rule npmt_table:
         tex="results/{dataset}/report/npmt_bleu_{testset}.tex",
         csv="results/{dataset}/report/npmt_bleu_{testset}.csv",
     params:
-        args=npmt_table_args,
-        order=npmt_table_order,
+        args=W.npmt_report.table_args,
+        order=W.npmt_report.table_order,
         alpha=config["evaluate"]["alpha"],
     log:
         "results/logs/npmt_table/{dataset}.{testset}.log",
@@ -151,7 +148,7 @@ rule npmt_segments_table:
         tex="results/{dataset}/report/npmt_segments_{testset}.tex",
         csv="results/{dataset}/report/npmt_segments_{testset}.csv",
     params:
-        order=segment_order,
+        order=W.npmt_report.segment_order,
     log:
         "results/logs/npmt_segments_table/{dataset}.{testset}.log",
     conda:
@@ -175,7 +172,7 @@ rule npmt_examples_table:
         tex="results/{dataset}/report/npmt_examples_{testset}.tex",
         csv="results/{dataset}/report/npmt_examples_{testset}.csv",
     params:
-        order=segment_order,
+        order=W.npmt_report.segment_order,
     log:
         "results/logs/npmt_examples_table/{dataset}.{testset}.log",
     conda:
@@ -199,7 +196,7 @@ rule npmt_mappings_table:
         tex="results/{dataset}/report/npmt_mappings_{testset}.tex",
         csv="results/{dataset}/report/npmt_mappings_{testset}.csv",
     params:
-        order=segment_order,
+        order=W.npmt_report.segment_order,
     log:
         "results/logs/npmt_mappings_table/{dataset}.{testset}.log",
     conda:
@@ -223,7 +220,7 @@ rule npmt_reordering_table:
         tex="results/{dataset}/report/npmt_reordering_{testset}.tex",
         csv="results/{dataset}/report/npmt_reordering_{testset}.csv",
     params:
-        order=npmt_table_order,
+        order=W.npmt_report.table_order,
     log:
         "results/logs/npmt_reordering_table/{dataset}.{testset}.log",
     conda:
@@ -236,8 +233,8 @@ rule npmt_reordering_table:
 
 rule npmt_gates_figure:
     input:
-        gates=main_gates,
-        segments=main_segments,
+        gates=W.npmt_report.main_gates,
+        segments=W.npmt_report.main_segments,
     output:
         png=report(
             "results/{dataset}/report/npmt_gates.png",
@@ -248,7 +245,7 @@ rule npmt_gates_figure:
         svg="results/{dataset}/report/npmt_gates.svg",
     params:
         line=config["evaluate"]["gates_line"],
-        model=main_name,
+        model=W.npmt.npmt_main,
     log:
         "results/logs/npmt_gates_figure/{dataset}.log",
     conda:
@@ -261,7 +258,7 @@ rule npmt_gates_figure:
 
 rule sweep_table:
     input:
-        sweep_evals,
+        W.npmt_report.sweep_eval_files,
     output:
         md=report(
             "results/{dataset}/report/sweep_{sweep}.md",
@@ -272,7 +269,7 @@ rule sweep_table:
         tex="results/{dataset}/report/sweep_{sweep}.tex",
         csv="results/{dataset}/report/sweep_{sweep}.csv",
     params:
-        args=sweep_args,
+        args=W.npmt_report.sweep_args,
     log:
         "results/logs/sweep_table/{dataset}.{sweep}.log",
     conda:

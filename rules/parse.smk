@@ -4,17 +4,14 @@
 # use the generator's gold trees; others are parsed with stanza.
 
 
-include: "parse_functions.smk"
-
-
 rule parse_gold:
     input:
-        text=expand_data("{split}", "src"),
+        text=W.text("{split}", "src"),
         gold="results/{dataset}/data/{split}.trees",
     output:
         "results/{dataset}/parse/{split}.trees",
     wildcard_constraints:
-        dataset=SYNTHETIC,
+        dataset=W.datasets_regex("synthetic"),
     log:
         "results/logs/parse_gold/{dataset}.{split}.log",
     conda:
@@ -26,14 +23,14 @@ rule parse_gold:
 
 rule parse_stanza:
     input:
-        text=expand_data("{split}", "src"),
+        text=W.text("{split}", "src"),
     output:
         "results/{dataset}/parse/{split}.trees",
     wildcard_constraints:
-        dataset=wf.name_regex(wf.datasets_from(config, "download") + wf.datasets_from(config, "local")),
+        dataset=W.datasets_regex("download", "local"),
     params:
-        lang=src_lang,
-        stanza_dir=stanza_dir_arg,
+        lang=W.corpus.src_lang,
+        stanza_dir=W.corpus.stanza_dir_arg,
     threads: 2
     log:
         "results/logs/parse_stanza/{dataset}.{split}.log",
@@ -48,13 +45,13 @@ rule parse_stanza:
 
 rule segment:
     input:
-        unpack(segment_inputs),
+        unpack(W.corpus.segment_inputs),
     output:
         "results/{dataset}/parse/{split}.{segmentation}.phrases",
     wildcard_constraints:
         segmentation="ngram|parse",
     params:
-        trees=segment_trees_arg,
+        trees=W.corpus.segment_trees_arg,
     log:
         "results/logs/segment/{dataset}.{split}.{segmentation}.log",
     conda:

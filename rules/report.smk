@@ -2,14 +2,11 @@
 # `snakemake --report report.html` collects them into one HTML report.
 
 
-include: "report_functions.smk"
-
-
 rule results_table:
     input:
-        evals=eval_jsons,
-        seed_evals=seed_eval_jsons,
-        summaries=summaries,
+        evals=W.evaluation.eval_jsons,
+        seed_evals=W.evaluation.seed_eval_jsons,
+        summaries=W.evaluation.summaries,
     output:
         md=report(
             "results/{dataset}/report/results.md",
@@ -21,9 +18,9 @@ rule results_table:
         csv="results/{dataset}/report/results.csv",
         timing="results/{dataset}/timing/results.csv",
     params:
-        summaries=summary_args,
-        baseline=baseline_name,
-        order=model_order,
+        summaries=W.evaluation.summary_args,
+        baseline=W.base.baseline,
+        order=W.evaluation.model_order,
         alpha=config["evaluate"]["alpha"],
     log:
         "results/logs/results_table/{dataset}.log",
@@ -50,7 +47,7 @@ rule length_figure:
         ),
         svg="results/{dataset}/report/length_{testset}.svg",
     params:
-        order=model_order,
+        order=W.evaluation.model_order,
     log:
         "results/logs/length_figure/{dataset}.{testset}.log",
     conda:
@@ -63,11 +60,11 @@ rule length_figure:
 
 rule learning_curves:
     input:
-        curve_summaries,
+        W.curves.curve_summaries,
     output:
         "results/{dataset}/analysis/learning_curves.tsv",
     params:
-        runs=curve_args,
+        runs=W.curves.curve_args,
     log:
         "results/logs/learning_curves/{dataset}.log",
     conda:
@@ -79,7 +76,7 @@ rule learning_curves:
 
 rule training_runs_table:
     input:
-        curve_summaries,
+        W.curves.curve_summaries,
     output:
         md=report(
             "results/{dataset}/report/training_runs.md",
@@ -90,7 +87,7 @@ rule training_runs_table:
         csv="results/{dataset}/report/training_runs.csv",
         timing="results/{dataset}/timing/training_runs.csv",
     params:
-        runs=summary_run_args,
+        runs=W.curves.summary_run_args,
     log:
         "results/logs/training_runs_table/{dataset}.log",
     conda:
@@ -112,7 +109,7 @@ rule learning_curves_figure:
         ),
         svg="results/{dataset}/report/learning_curves.svg",
     params:
-        order=model_order,
+        order=W.evaluation.model_order,
     log:
         "results/logs/learning_curves_figure/{dataset}.log",
     conda:
@@ -128,7 +125,7 @@ rule learning_curves_figure:
 
 rule ablation_table:
     input:
-        unpack(ablation_inputs),
+        unpack(W.phrase_repr.ablation_inputs),
     output:
         md=report(
             "results/{dataset}/report/ablation.md",
@@ -140,10 +137,10 @@ rule ablation_table:
         csv="results/{dataset}/report/ablation.csv",
         timing="results/{dataset}/timing/ablation.csv",
     params:
-        files=ablation_args,
-        order=ablation_order,
-        baseline=baseline_name,
-        testset=first_testset,
+        files=W.phrase_repr.ablation_args,
+        order=W.phrase_repr.ablation_order,
+        baseline=W.base.baseline,
+        testset=W.evaluation.first_testset,
         alpha=config["evaluate"]["alpha"],
     log:
         "results/logs/ablation_table/{dataset}.log",
@@ -168,7 +165,7 @@ rule agreement_figure:
         ),
         svg="results/{dataset}/report/agreement.svg",
     params:
-        order=ablation_order,
+        order=W.phrase_repr.ablation_order,
     log:
         "results/logs/agreement_figure/{dataset}.log",
     conda:

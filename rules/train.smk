@@ -4,29 +4,26 @@
 # Averaging takes the number of checkpoints the preset asks for from summary.json.
 
 
-include: "train_functions.smk"
-
-
 rule train:
     input:
-        src=expand_bpe("train", "src"),
-        tgt=expand_bpe("train", "tgt"),
-        dev_src=expand_bpe("dev", "src"),
-        dev_tgt=expand_bpe("dev", "tgt"),
-        side=train_side_files,
+        src=W.bpe("train", "src"),
+        tgt=W.bpe("train", "tgt"),
+        dev_src=W.bpe("dev", "src"),
+        dev_tgt=W.bpe("dev", "tgt"),
+        side=W.phrase_repr.train_side_files,
     wildcard_constraints:
-        model=DEFAULT_MODELS,
+        model=W.models_regex("default"),
     output:
         summary="results/{dataset}/models/{model}/seed{seed}/summary.json",
     params:
-        precision=model_precision,
-        launcher=train_launcher,
-        side=train_side_args,
-        spec=model_spec,
+        precision=W.runs.precision,
+        launcher=W.runs.launcher,
+        side=W.phrase_repr.train_side_args,
+        spec=W.base.model_spec,
         outdir="results/{dataset}/models/{model}/seed{seed}",
     threads: 1
     resources:
-        gpu=model_gpus,
+        gpu=W.runs.gpus,
         mem_mb=8000,
         runtime=24 * 60,
     log:
@@ -47,7 +44,7 @@ rule average:
     input:
         summary="results/{dataset}/models/{model}/seed{seed}/summary.json",
     wildcard_constraints:
-        model=DEFAULT_MODELS,
+        model=W.models_regex("default"),
     output:
         "results/{dataset}/models/{model}/seed{seed}/averaged.pt",
     params:

@@ -2,28 +2,25 @@
 # detokenization.
 
 
-include: "translate_functions.smk"
-
-
 rule translate:
     input:
         model="results/{dataset}/models/{model}/seed{seed}/averaged.pt",
-        src=expand_bpe("{testset}", "src"),
-        side=test_side_files,
+        src=W.bpe("{testset}", "src"),
+        side=W.phrase_repr.test_side_files,
     wildcard_constraints:
-        model=DEFAULT_MODELS,
+        model=W.models_regex("default"),
     output:
         "results/{dataset}/translations/{model}/seed{seed}/{testset}.tok",
     params:
-        precision=model_precision,
-        side=test_side_args,
-        search=decode_search,
+        precision=W.runs.precision,
+        side=W.phrase_repr.test_side_args,
+        search=W.base.search_args,
         max_len_a=config["decode"]["max_len_a"],
         max_len_b=config["decode"]["max_len_b"],
         batch_size=config["decode"]["batch_size"],
     threads: 1
     resources:
-        gpu=decode_gpus,
+        gpu=W.runs.decode_gpus,
         mem_mb=8000,
         runtime=4 * 60,
     log:
@@ -47,7 +44,7 @@ rule detokenize:
     output:
         "results/{dataset}/translations/{model}/seed{seed}/{testset}.txt",
     params:
-        lang=tgt_lang,
+        lang=W.corpus.tgt_lang,
     log:
         "results/logs/detokenize/{dataset}.{model}.seed{seed}.{testset}.log",
     conda:

@@ -188,3 +188,13 @@ def claims_targets(config: dict, dataset: str) -> list[str]:
     names = ["claims"] + [f"claims_{family}" for family in config.get("families", {})
                           if family_models(config, dataset, family)]
     return [f"results/{dataset}/report/{name}.{ext}" for name in names for ext in EXTS]
+
+
+def table_inputs(config: dict, dataset: str, table: str) -> dict[str, list[str]]:
+    """The files a claims table (`claims` or `claims_<family>`) reads."""
+    return claims_inputs(config, dataset, table_family(config, dataset, table))
+
+
+def table_args(config: dict, dataset: str, table: str) -> str:
+    """The options of a claims table (`claims` or `claims_<family>`)."""
+    return claims_args(config, dataset, table_family(config, dataset, table))

@@ -30,6 +30,7 @@ import json
 
 from phrasenmt.io import InputError
 from phrasenmt.workflow import base as wf
+from phrasenmt.workflow import corpus, runs
 from phrasenmt.workflow.base import (
     CONTINUOUS_ARCHS,
     FERTILITY_CLASSES,
@@ -128,3 +129,98 @@ def continuous_targets(config: dict, dataset: str) -> list[str]:
             targets += [f"{root}/fertility_{testset}.{ext}" for ext in exts]
     return targets
 
+
+
+# -- inputs and params of the rules (embeddings, continuous) --------------------
+
+def extra_mono_arg(config: dict) -> str:
+    """`--extra-mono FILE` of the embeddings' text when config sets one."""
+    extra = config["embeddings"].get("extra_mono")
+    return f"--extra-mono {extra}" if extra else ""
+
+
+def fertility_models(config: dict) -> list[str]:
+    """Models with a fertility module (PCoNMT with 2 or 4 classes)."""
+    return wf.arch_models(config, FERTILITY_CLASSES)
+
+
+def train_inputs(config: dict, dataset: str, model: str) -> dict[str, str]:
+    """Word-level source, the model's target text, and its embedding tables."""
+    files = {
+        "src": corpus.text_file(config, dataset, "train", "src"),
+        "dev_src": corpus.text_file(config, dataset, "dev", "src"),
+        "tgt": continuous_target(config, dataset, model, "train"),
+        "dev_tgt": continuous_target(config, dataset, model, "dev"),
+    }
+    arch = config["models"][model]["arch"]
+    if arch in TABLE_ARCHS:  # CoNMT: the un-joined text's tables
+        files.update((k, v) for k, v in table_files(dataset, arch).items() if v)
+    return files
+
+
+def fertility_labels(config: dict, dataset: str, model: str, split: str,
+                     kind: str) -> str:
+    """Fertility labels of a split as the model's classes need (kind "" or "gold.")."""
+    n = FERTILITY_CLASSES[config["models"][model]["arch"]]
+    return f"results/{dataset}/phrases/{split}.{kind}fert{n}"
+
+
+def fertility_test_labels(config: dict, dataset: str, model: str,
+                          testset: str) -> dict[str, str]:
+    """The test labels to score against: the aligner's, and gold ones if synthetic."""
+    files = {"aligner": fertility_labels(config, dataset, model, testset, "")}
+    if wf.source(config, dataset) == "synthetic":
+        files["gold"] = fertility_labels(config, dataset, model, testset, "gold.")
+    return files
+
+
+def fertility_test_label_args(config: dict, dataset: str, model: str, testset: str,
+                              input) -> str:
+    """`KIND=FILE` of every set of test labels."""
+    kinds = fertility_test_labels(config, dataset, model, testset)
+    return " ".join(f"{kind}={getattr(input, kind)}" for kind in kinds)
+
+
+def decode_model(config: dict, dataset: str, model: str, seed: str) -> str:
+    """The model file to decode: with the trained fertility module if it has one."""
+    arch = config["models"][model]["arch"]
+    name = "fertility.pt" if arch in FERTILITY_CLASSES else "averaged.pt"
+    return runs.run_file(dataset, model, seed, name)
+
+
+def fertility_tsvs(config: dict, dataset: str, testset: str) -> list[str]:
+    """Fertility scores of every seed of every fertility model."""
+    models = set(fertility_models(config))
+    return [f"results/{dataset}/analysis/fertility/{testset}/{m}.seed{s}.tsv"
+            for m in wf.models(config, dataset) if m in models
+            for s in runs.seeds(config, m)]
+
+
+def run_dirs(config: dict, dataset: str) -> list[tuple[str, str]]:
+    """(model, run folder) of every seed of the family."""
+    return [(m, runs.run_dir(dataset, m, s))
+            for m in wf.family_models(config, "continuous", dataset)
+            for s in runs.seeds(config, m)]
+
+
+def run_summaries(config: dict, dataset: str) -> list[str]:
+    return [f"{d}/summary.json" for _, d in run_dirs(config, dataset)]
+
+
+def efficiency_targets(config: dict, dataset: str) -> list[str]:
+    """The training target text of every family model (the table counts it)."""
+    return [continuous_target(config, dataset, m, "train")
+            for m in wf.family_models(config, "continuous", dataset)]
+
+
+def efficiency_args(config: dict, dataset: str) -> str:
+    """`--run MODEL=DIR ... --train-tgt MODEL=FILE ...` of the efficiency table."""
+    models = wf.family_models(config, "continuous", dataset)
+    dirs = " ".join(f"{m}={d}" for m, d in run_dirs(config, dataset))
+    tgts = " ".join(f"{m}={continuous_target(config, dataset, m, 'train')}"
+                    for m in models)
+    return f"--run {dirs} --train-tgt {tgts}"
+
+
+def family_order(config: dict, dataset: str) -> str:
+    return ",".join(wf.family_models(config, "continuous", dataset))

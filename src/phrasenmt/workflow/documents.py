@@ -70,6 +70,19 @@ def local_docs(config: dict, dataset: str, split: str) -> str | None:
     return pair.get("docs")
 
 
+def local_docs_inputs(config: dict, dataset: str, split: str) -> dict[str, str]:
+    """The split's raw source text, and the user's docs file when there is one."""
+    src = wf.langs(config, dataset)[0]
+    files = {"text": f"results/{dataset}/raw/{split}.{src}"}
+    docs = local_docs(config, dataset, split)
+    return {**files, "docs": docs} if docs else files
+
+
+def docs_file(dataset: str, split: str) -> str:
+    """The cleaned document ids of a split (one per line)."""
+    return f"results/{dataset}/data/{split}.docs"
+
+
 # --- the chain of steps: validation and joint fine-tuning ---------------------
 
 

@@ -85,6 +85,17 @@ def lm_inputs(config: dict, dataset: str, model: str) -> list[str]:
     return [lm_path(dataset)] if wf.uses_lm(config, model) else []
 
 
+def lm_arg(input) -> str:
+    """`--lm FILE` of a beam search that reads the LM."""
+    return f"--lm {input.lm}" if input.lm else ""
+
+
+def checkpoint(config: dict, dataset: str, model: str, seed: int | str) -> str:
+    """The averaged model a row decodes (a checkpoint_of row: its model's run of
+    the same seed)."""
+    return runs.run_file(dataset, wf.checkpoint_owner(config, model), seed, "averaged.pt")
+
+
 def check_npmt_models(config: dict) -> None:
     """Checks the schema cannot express: which archs take which decode keys."""
     for name, entry in config["models"].items():

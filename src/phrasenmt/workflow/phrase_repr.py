@@ -108,3 +108,90 @@ def ablation_files(config: dict, dataset: str) -> dict[str, dict[str, list[str]]
         files[kind] = {m: [path(m, s) for s in runs.seeds(config, m)] for m in rows}
     return files
 
+
+
+# -- inputs and params of the rules (train, translate, lingeval, report) --------
+
+def train_side_files(config: dict, dataset: str, model: str) -> list[str]:
+    """The side-input files of a model's training job (train and dev)."""
+    files = side_inputs(config, dataset, model, ["train", "dev"])
+    return [f for paths in files.values() for f in paths]
+
+
+def train_side_args(config: dict, dataset: str, model: str) -> str:
+    return side_args(config, dataset, model, ["train", "dev"])
+
+
+def test_side_files(config: dict, dataset: str, model: str, testset: str) -> list[str]:
+    """The side-input files of a model's decoding of one test set."""
+    files = side_inputs(config, dataset, model, [testset])
+    return [f for paths in files.values() for f in paths]
+
+
+def test_side_args(config: dict, dataset: str, model: str, testset: str) -> str:
+    return side_args(config, dataset, model, [testset])
+
+
+def lingeval_prepare_args(config: dict, dataset: str) -> str:
+    """--tokenize and --lowercase of the agreement items, as the dataset's text."""
+    ds = config["datasets"][dataset]
+    return " ".join(flag for flag, on in (("--tokenize", ds["tokenize"]),
+                                          ("--lowercase", ds["lowercase"])) if on)
+
+
+def lingeval_segment_inputs(dataset: str, segmentation: str) -> dict[str, str]:
+    """The BPE'd items, plus their trees for parse-based phrases."""
+    root = f"results/{dataset}/lingeval"
+    inputs = {"bpe": f"{root}/pairs.bpe.en"}
+    if segmentation == "parse":
+        inputs["trees"] = f"{root}/pairs.trees"
+    return inputs
+
+
+def lingeval_side_files(config: dict, dataset: str, model: str) -> list[str]:
+    """The items' phrase segmentation a phrase model scores them with."""
+    seg = segmentation(config, model)
+    return [f"results/{dataset}/lingeval/pairs.{seg}.phrases"] if seg else []
+
+
+def lingeval_side_args(input) -> str:
+    return f"--side phrases={input.side[0]}" if input.side else ""
+
+
+def lingeval_score_file(dataset: str, model: str, seed: int | str) -> str:
+    return f"results/{dataset}/lingeval/scores/{model}/seed{seed}.txt"
+
+
+def lingeval_first_scores(config: dict, dataset: str) -> dict[str, str]:
+    """Agreement scores of every model's first seed (the figure shows those)."""
+    return {m: lingeval_score_file(dataset, m, runs.first_seed(config, m))
+            for m in lingeval_models(config, dataset)}
+
+
+def lingeval_scores(config: dict, dataset: str) -> list[str]:
+    return list(lingeval_first_scores(config, dataset).values())
+
+
+def lingeval_score_args(config: dict, dataset: str) -> str:
+    return " ".join(f"{m}={f}" for m, f in lingeval_first_scores(config, dataset).items())
+
+
+def ablation_inputs(config: dict, dataset: str) -> dict[str, list[str]]:
+    """The ablation table's files, per kind the rule names (no benchmarks)."""
+    files = ablation_files(config, dataset)
+    return {kind: [p for paths in files[kind].values() for p in paths]
+            for kind in ("eval", "seed_eval", "summary", "hyp")}
+
+
+def ablation_args(config: dict, dataset: str) -> str:
+    """`--eval`, `--seed-eval`, ... `NAME=FILE` lists of the ablation table."""
+    files = ablation_files(config, dataset)
+    return " ".join(
+        f"--{kind.replace('_', '-')} "
+        + " ".join(f"{m}={p}" for m, paths in files[kind].items() for p in paths)
+        for kind in ABLATION_KINDS
+    )
+
+
+def ablation_order(config: dict, dataset: str) -> str:
+    return ",".join(ablation_models(config, dataset))

@@ -111,3 +111,24 @@ def check_seeds(config: dict) -> None:
                                  f"one of the seeds {theirs} of {other!r} (the run "
                                  f"of seed N loads the run of seed N of {other!r})",
                                  "config")
+
+
+def seed_args(config: dict, model: str) -> str:
+    """`--seeds` of a model's all-seed evaluation: its seeds, space-separated."""
+    return " ".join(map(str, seeds(config, model)))
+
+
+def gpus(config: dict, model: str) -> int:
+    """GPUs of a model's training job (its `gpus`)."""
+    return config["models"][model]["gpus"]
+
+
+def decode_gpus(config: dict, model: str) -> int:
+    """Beam search and scoring use one GPU, however many the model trained on."""
+    return min(gpus(config, model), 1)
+
+
+def launcher(config: dict, model: str) -> str:
+    """`python`, or torchrun with one process per GPU (DDP) for gpus > 1."""
+    n = gpus(config, model)
+    return f"torchrun --standalone --nproc-per-node {n}" if n > 1 else "python"

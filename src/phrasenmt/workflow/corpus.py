@@ -1,0 +1,169 @@
+"""The files and options of the corpus stages: datasets, BPE, alignment, parses.
+
+The inputs and params of rules/data.smk, bpe.smk, align.smk and parse.smk, and
+the text files every later stage reads (`text_file`, `bpe_file`): which raw
+split a cleaning job reads, which splits the aligner sees, which trees a
+segmentation needs. The datasets' own options (synthetic generator, local
+files, cleaning) are in `base`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from phrasenmt.workflow import base as wf
+
+
+def text_file(config: dict, dataset: str, split: str, side: str) -> str:
+    """A cleaned word-level file of a split: side src, tgt or ref (detokenized)."""
+    src, tgt = wf.langs(config, dataset)
+    data = f"results/{dataset}/data/{split}"
+    return {"src": f"{data}.{src}", "tgt": f"{data}.{tgt}", "ref": f"{data}.ref.{tgt}"}[side]
+
+
+def bpe_file(config: dict, dataset: str, split: str, side: str) -> str:
+    """The BPE'd file of a split on one side (src or tgt)."""
+    lang = wf.langs(config, dataset)[side == "tgt"]
+    return f"results/{dataset}/bpe/{split}.bpe.{lang}"
+
+
+def bpe_vocab(config: dict, dataset: str, side: str) -> str:
+    """The BPE vocabulary of the source or target language."""
+    lang = wf.langs(config, dataset)[side == "tgt"]
+    return f"results/{dataset}/bpe/vocab.{lang}"
+
+
+def train_pair(config: dict, dataset: str) -> dict[str, str]:
+    """Cleaned word-level training files of a dataset: {src, tgt}."""
+    return {side: text_file(config, dataset, "train", side) for side in ("src", "tgt")}
+
+
+def src_lang(config: dict, dataset: str) -> str:
+    return wf.langs(config, dataset)[0]
+
+
+def tgt_lang(config: dict, dataset: str) -> str:
+    return wf.langs(config, dataset)[1]
+
+
+def lang_pair(config: dict, dataset: str) -> str:
+    """`src-tgt`, as the data statistics name the pair."""
+    return "-".join(wf.langs(config, dataset))
+
+
+def mirror_arg(config: dict) -> str:
+    """`--mirror DIR` of the downloads when config `mirror` is set."""
+    return f"--mirror {config['mirror']}" if config.get("mirror") else ""
+
+
+def stanza_dir_arg(config: dict) -> str:
+    """`--stanza-dir DIR` of the parser when config `stanza_dir` is set."""
+    return f"--stanza-dir {config['stanza_dir']}" if config.get("stanza_dir") else ""
+
+
+def download_name(config: dict, dataset: str) -> str:
+    """The registered dataset a `download` dataset fetches."""
+    return config["datasets"][dataset]["name"]
+
+
+def bpe_merges(config: dict, dataset: str) -> int:
+    return config["datasets"][dataset]["bpe"]["merges"]
+
+
+def bpe_threshold(config: dict, dataset: str) -> int:
+    return config["datasets"][dataset]["bpe"]["vocab_threshold"]
+
+
+def raw_split(config: dict, dataset: str, split: str) -> dict[str, str]:
+    """Raw source and target files of one split: {src, tgt}."""
+    src, tgt = wf.langs(config, dataset)
+    raw = f"results/{dataset}/raw/{split}"
+    return {"src": f"{raw}.{src}", "tgt": f"{raw}.{tgt}"}
+
+
+def raw_sidecars(config: dict, dataset: str, split: str) -> list[str]:
+    """The raw per-line files (docs, trees, align) that travel with a split."""
+    return [f"results/{dataset}/raw/{split}.{kind}" for kind in wf.sidecars(config, dataset)]
+
+
+def sidecar_args(config: dict, dataset: str, split: str) -> str:
+    """`--sidecar RAW CLEANED` of every per-line file of a split."""
+    ds = f"results/{dataset}"
+    return " ".join(f"--sidecar {ds}/raw/{split}.{k} {ds}/data/{split}.{k}"
+                    for k in wf.sidecars(config, dataset))
+
+
+def stats_splits(config: dict, dataset: str) -> list[str]:
+    return ["train", "dev", *wf.testsets(config, dataset)]
+
+
+def stats_inputs(config: dict, dataset: str) -> list[str]:
+    """Word-level and BPE files of every split, for the data statistics table."""
+    files = []
+    for split in stats_splits(config, dataset):
+        files += [text_file(config, dataset, split, s) for s in ("src", "tgt")]
+        files += [bpe_file(config, dataset, split, s) for s in ("src", "tgt")]
+    return files
+
+
+def stats_args(config: dict, dataset: str) -> str:
+    """`--split NAME SRC TGT` of every split, word-level and BPE'd."""
+    args = []
+    for split in stats_splits(config, dataset):
+        words = [text_file(config, dataset, split, s) for s in ("src", "tgt")]
+        pieces = [bpe_file(config, dataset, split, s) for s in ("src", "tgt")]
+        args += [f"--split {split} {' '.join(words)}",
+                 f"--split {split}.bpe {' '.join(pieces)}"]
+    return " ".join(args)
+
+
+def names(files) -> list[str]:
+    """The names of a job's named files (its input is a list: `in` sees paths)."""
+    return list(files.keys())
+
+
+def local_docs_command(split: str, input, output) -> str:
+    """`local --docs-for` with a docs file, else `docs` (one document per line)."""
+    if "docs" in names(input):
+        return f"local --in {input.docs} --docs-for {input.text} --out {output}"
+    return f"docs --text {input.text} --split {split} --out {output}"
+
+
+def heldout_splits(config: dict, dataset: str) -> dict[str, tuple[str, str]]:
+    """Dev and test splits aligned with the training text: {split: (src, tgt)}."""
+    return {s: (text_file(config, dataset, s, "src"), text_file(config, dataset, s, "tgt"))
+            for s in ["dev", *wf.testsets(config, dataset)]}
+
+
+def align_inputs(config: dict, dataset: str) -> dict[str, str]:
+    """The training pair, then {split}_src and {split}_tgt of every held-out split."""
+    files = train_pair(config, dataset)
+    for split, (src, tgt) in heldout_splits(config, dataset).items():
+        files.update({f"{split}_src": src, f"{split}_tgt": tgt})
+    return files
+
+
+def heldout_align_args(config: dict, dataset: str) -> str:
+    """`--heldout SPLIT SRC TGT` of every held-out split."""
+    return " ".join(f"--heldout {split} {src} {tgt}"
+                    for split, (src, tgt) in heldout_splits(config, dataset).items())
+
+
+def segment_inputs(config: dict, dataset: str, split: str,
+                   segmentation: str) -> dict[str, str]:
+    """The BPE'd source, plus its trees for parse-based phrases."""
+    inputs = {"bpe": bpe_file(config, dataset, split, "src")}
+    if segmentation == "parse":
+        inputs["trees"] = f"results/{dataset}/parse/{split}.trees"
+    return inputs
+
+
+def segment_trees_arg(input) -> str:
+    """`--trees FILE` of a segmentation that reads trees."""
+    return f"--trees {input.trees}" if "trees" in names(input) else ""
+
+
+def output_dir(output) -> str:
+    """The folder of a rule's first output (for CLIs that take an --out-dir)."""
+    return str(Path(output[0]).parent)
+
