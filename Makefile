@@ -198,9 +198,12 @@ docs: $(DEV_STAMP)
 report: $(STAMP)
 	$(BIN)/snakemake --cores 1 --report report.html
 
+# Ruff, the package's layers (.importlinter: each layer imports only from the
+# layers below it; docs/development.md) and Snakemake's own lint.
 lint: $(DEV_STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/snakemake --lint
+	$(BIN)/ruff check src tests benchmarks tools
+	$(BIN)/lint-imports --no-cache --no-logo
+	$(LOCAL_PATH) $(BIN)/snakemake --lint
 
 clean-results:
 	rm -rf results .snakemake
