@@ -217,17 +217,6 @@ def eval_splits(name: str) -> list[str]:
     return list(get_dataset(name).eval_splits)
 
 
-def test_splits(name: str) -> list[str]:
-    """Test set names of a dataset (evaluation splits other than dev)."""
-    return [s for s in eval_splits(name) if s != "dev"]
-
-
-def all_splits(name: str) -> list[str]:
-    """Every split prepare writes for a dataset (train first)."""
-    ds = get_dataset(name)
-    return [*ds.train_splits, *ds.eval_splits]
-
-
 def has_documents(name: str) -> bool:
     """True when the dataset's splits carry real document ids (not one per line)."""
     return get_dataset(name).documents

@@ -119,12 +119,6 @@ def bleu_from_stats(stats: np.ndarray) -> np.ndarray:
     return np.where(dead, 0.0, score)
 
 
-def sacrebleu_score(stats: np.ndarray) -> float:
-    """Corpus BLEU of per-sentence statistics (n, 10) by sacreBLEU's own code."""
-    sums = [int(x) for x in np.asarray(stats).sum(axis=0)]
-    return BLEU(tokenize="13a")._compute_score_from_stats(sums).score
-
-
 def _mean_scorer(stats: np.ndarray) -> np.ndarray:
     """Per-item mean of summed (value, count) statistics."""
     return stats[..., 0] / stats[..., 1]

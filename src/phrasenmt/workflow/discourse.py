@@ -168,12 +168,6 @@ def reference_alignment(dataset: str, testset: str) -> str:
     return f"results/{dataset}/discourse/align/{testset}.ref"
 
 
-def hypothesis_alignment(dataset: str, testset: str, model: str,
-                         seed: int | str) -> str:
-    """Links source-hypothesis of one run on a test set."""
-    return f"results/{dataset}/discourse/align/{testset}/{model}/seed{seed}.align"
-
-
 def pronoun_tsv(dataset: str, testset: str, model: str, seed: int | str) -> str:
     """One run's pronoun and noun accuracy on a test set."""
     return f"results/{dataset}/analysis/pronouns/{testset}/{model}/seed{seed}.tsv"

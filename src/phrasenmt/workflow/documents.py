@@ -254,12 +254,6 @@ def discourse_models(config: dict, dataset: str) -> list[str]:
     return [m for m in wf.models(config, dataset) if m in keep]
 
 
-def sentence_models(config: dict, dataset: str) -> list[str]:
-    """Rows without document context: they score contrastive pairs without it."""
-    return [m for m in discourse_models(config, dataset)
-            if not is_document(config, m)]
-
-
 def han_models(config: dict, dataset: str) -> list[str]:
     """Rows of the HAN table: the baseline, then the HAN models (no sweep points)."""
     derived = wf.derived_models(config)
