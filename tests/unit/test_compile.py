@@ -4,7 +4,8 @@ Inductor's C++ code generation takes minutes per model on a 2-core machine, so
 these tests compile with the `aot_eager` backend: TorchDynamo captures each
 family's loss (graph breaks and all) and AOTAutograd traces its forward and
 backward, the parts that depend on our code; inductor's code generation is
-PyTorch's (benchmarks/compile_speed.py runs the real thing and times it).
+PyTorch's (`python -m benchmarks.speed --suite precision --parts compile`
+runs the real thing and times it).
 """
 
 from __future__ import annotations

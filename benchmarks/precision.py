@@ -1,0 +1,134 @@
+"""Training step time of the Transformer in fp32 against bf16 autocast, and eager
+against torch.compile.
+
+Parts (`--parts`, both by default); copies of one model (same init, same
+random batches) take trainer-like updates in turn (benchmarks.harness):
+
+- bf16: fp32 and bf16 autocast (`phrasenmt.precision`: the trainer's context
+  and kernels); on a CPU without native bf16 also torch's own bf16 kernels
+  (`bf16-torch`, oneDNN's emulation, which the workflow replaces there with
+  float32 products, `Bf16MatmulInFp32`); ms per update and the ratios, and
+  what `--precision auto` resolves to here.
+- compile: the loss forward through `torch.compile(dynamic=True)` as the
+  trainer does it (`training.trainer.compiled`) against eager, on batches of
+  varying lengths; the compiled copy's first `--compile-warmup` updates
+  (compilation, recompilation) are timed apart as its overhead; then ms per
+  update of both, the break-even number of updates, and whether compiling
+  pays within `--run-updates` updates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import nullcontext
+
+import torch
+
+from benchmarks import harness
+from phrasenmt import precision as prec
+from phrasenmt.cli import positive_int
+from phrasenmt.models import build_model
+from phrasenmt.models.registry import get_preset
+from phrasenmt.models.transformer import TransformerConfig
+from phrasenmt.training.config import TrainConfig
+from phrasenmt.training.distributed import LossModule
+from phrasenmt.training.trainer import compiled
+
+CPU = torch.device("cpu")
+
+
+def transformer(preset: str, vocab: int) -> torch.nn.Module:
+    """The Transformer at `preset`, seed 0 (every copy starts the same)."""
+    cfg = TransformerConfig(src_vocab_size=vocab, tgt_vocab_size=vocab)
+    get_preset("transformer", preset)(cfg, TrainConfig())
+    torch.manual_seed(0)
+    return build_model("transformer", cfg)
+
+
+def contexts(precision: str):
+    """The autocast and kernel contexts of `precision` (or torch's own bf16)."""
+    if precision == "bf16-torch":
+        return lambda: torch.autocast("cpu", dtype=torch.bfloat16), nullcontext
+    return lambda: prec.autocast(precision, CPU), lambda: prec.kernels(precision, CPU)
+
+
+def bf16(args) -> dict:
+    """ms per update of fp32, bf16 (and bf16-torch where bf16 is emulated)."""
+    emulated = prec.emulates_bf16("bf16", CPU)
+    names = ["fp32", "bf16"] + (["bf16-torch"] if emulated and not args.skip_torch else [])
+    steps = {}
+    for name in names:
+        cast, kernels = contexts(name)
+        model = transformer(args.preset, args.vocab)
+
+        def loss(batch, model=model, cast=cast):
+            with cast():
+                return model.loss(batch, 0.1)[0]
+
+        steps[name] = harness.trainer_update(model, loss=loss, context=kernels)
+    batches = harness.random_batches(args.steps + 1, args.sentences, args.vocab)
+    ms = {k: round(1e3 * v["seconds"] / args.steps, 1)
+          for k, v in harness.interleaved(steps, batches).items()}
+    flags = prec.cpu_flags()
+    return {"cpu_bf16_flags": [f for f in prec.BF16_CPU_FLAGS if f in flags],
+            "auto_resolves_to": prec.resolve("auto", CPU), "emulated": emulated,
+            "ms_per_update": ms,
+            "over_fp32": {k: round(v / ms["fp32"], 2) for k, v in ms.items()}}
+
+
+def varying_batches(n: int, sentences: int, vocab: int) -> list:
+    """n batches whose longest sentence varies (8-30 tokens): new shapes to compile."""
+    g = torch.Generator().manual_seed(1)
+    tops = torch.randint(8, 31, (n,), generator=g).tolist()
+    return [harness.random_batches(1, sentences, vocab, (5, top), seed=i + 2)[0]
+            for i, top in enumerate(tops)]
+
+
+def compile_(args) -> dict:
+    """Compile overhead, ms per update eager and compiled, where compiling pays."""
+    eager = LossModule(transformer(args.preset, args.vocab))
+    fast = compiled(LossModule(transformer(args.preset, args.vocab)), CPU)
+    steps = {"eager": harness.trainer_update(eager, loss=lambda b: eager(b, 0.1)[0]),
+             "compiled": harness.trainer_update(fast, loss=lambda b: fast(b, 0.1)[0])}
+    batches = varying_batches(args.compile_warmup + args.steps, args.sentences, args.vocab)
+    first = harness.interleaved(steps, batches[: args.compile_warmup], warmup=0)
+    timed = harness.interleaved(steps, batches[args.compile_warmup:], warmup=0)
+    ms = {k: 1e3 * v["seconds"] / args.steps for k, v in timed.items()}
+    overhead = first["compiled"]["seconds"] - first["eager"]["seconds"]
+    saving = ms["eager"] - ms["compiled"]
+    out = {"overhead_s": round(overhead, 1),
+           "ms_per_update": {k: round(v, 1) for k, v in ms.items()},
+           "compiled_over_eager": round(ms["compiled"] / ms["eager"], 2)}
+    if saving <= 0:
+        return {**out, "break_even_updates": None, "pays_within_run": False}
+    net = args.run_updates * saving / 1e3 - overhead
+    return {**out, "break_even_updates": round(overhead * 1e3 / saving),
+            "pays_within_run": net > 0, "net_seconds_over_run": round(net)}
+
+
+PARTS = {"bf16": bf16, "compile": compile_}
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run the chosen parts, writing the result file after each."""
+    p = harness.parser("precision", __doc__.split("\n")[0])
+    p.add_argument("--parts", nargs="+", choices=list(PARTS), default=list(PARTS))
+    p.add_argument("--preset", default="tiny", help="Transformer preset")
+    p.add_argument("--steps", type=positive_int, default=30,
+                   help="timed updates per copy (bf16: after one warm-up update)")
+    p.add_argument("--sentences", type=positive_int, default=64, help="pairs per batch")
+    p.add_argument("--vocab", type=positive_int, default=4000, help="vocabulary size")
+    p.add_argument("--skip-torch", action="store_true",
+                   help="bf16: leave out torch's own (slow) emulated bf16 kernels")
+    p.add_argument("--compile-warmup", type=positive_int, default=5,
+                   help="compile: first updates timed apart (compilation)")
+    p.add_argument("--run-updates", type=positive_int, default=500,
+                   help="compile: updates of the run to judge")
+    args = harness.parse(p, argv)
+    if args.device != "cpu":
+        p.error("--device: this suite measures the CPU's precisions; the GPU's are "
+                "in python -m benchmarks.gpu_check")
+    results = harness.Results("precision", args, ["--suite", "precision", *argv])
+    for part in args.parts:
+        results.add(part, PARTS[part](args))
+    return results.done()
