@@ -37,7 +37,7 @@ from typing import Any
 
 import gpu_check_fairseq as peer
 import torch
-from flops_ceiling import UNCOUNTED
+from benchmarks.ceiling import UNCOUNTED
 from gpu_check_data import SRC, TGT, Corpus, random_tokens
 from gpu_check_families import one_line, side_args
 from torch.utils.flop_counter import FlopCounterMode

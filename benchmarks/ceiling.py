@@ -6,15 +6,15 @@ counts mm, addmm, bmm and attention), times the same updates (Adam included),
 alternating with updates through the unfused loss (`Seq2Seq.loss`: the (N, V)
 logits, then `sequence_loss`) that the Transformer used before its fused one,
 and measures this machine's float32 matmul throughput on the step's own GEMM
-shapes and on a large square one. From these it prints the fraction of the
+shapes and on a large square one. From these it records the fraction of the
 matmul peak the step reaches, and the ceiling: target tokens per second if
 every matmul ran at the peak and everything else (softmax, layer norm,
 dropout, the optimizer, Python) took no time at all. Given a peer's measured
-throughput (`--peer-tokens-per-s`, e.g. fairseq's from peer_speed.py at the
-same threads), it prints the largest ratio over the peer that any
+throughput (`--peer-tokens-per-s`, e.g. fairseq's from the peers suite at the
+same threads), it records the largest ratio over the peer that any
 implementation of the same model and batch could reach in fp32 here.
 
-    python benchmarks/flops_ceiling.py [--preset small] [--threads 1]
+    python -m benchmarks.speed --suite ceiling [--preset small] [--threads 1]
         [--max-tokens 4096] [--peer-tokens-per-s 1129] [--profile]
 
 Batches: sentence lengths drawn from the Multi30k BPE training text when
@@ -25,16 +25,18 @@ the trainer and fairseq batch.
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import torch
 from torch.utils import flop_counter
 from torch.utils.flop_counter import FlopCounterMode
 
+from benchmarks import harness
+from phrasenmt.cli import positive_int
 from phrasenmt.models import build_model
 from phrasenmt.models.base import Seq2Seq
 from phrasenmt.models.registry import get_preset
@@ -132,16 +134,17 @@ def matmul_gflops(m: int, k: int, n: int, seconds: float = 1.0) -> float:
     return 2 * m * k * n / best / 1e9
 
 
-def main() -> None:
-    """Print FLOPs per update, achieved and peak GFLOP/s, and the ceiling."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv: Sequence[str]) -> int:
+    """FLOPs per update, achieved and peak GFLOP/s, and the ceiling -> the result file."""
+    p = harness.parser("ceiling", __doc__.split("\n")[0])
     p.add_argument("--preset", default="small", help="Transformer preset")
-    p.add_argument("--threads", type=int, default=1, help="torch threads")
-    p.add_argument("--max-tokens", type=int, default=4096,
-                   help="padded tokens per batch, longer side (peer_speed.py's default)")
-    p.add_argument("--src-vocab", type=int, default=4387, help="Multi30k en, 8k merges")
-    p.add_argument("--tgt-vocab", type=int, default=5781, help="Multi30k de, 8k merges")
-    p.add_argument("--steps", type=int, default=20, help="timed updates")
+    p.add_argument("--max-tokens", type=positive_int, default=4096,
+                   help="padded tokens per batch, longer side (the peers suite's default)")
+    p.add_argument("--src-vocab", type=positive_int, default=4387,
+                   help="Multi30k en, 8k merges")
+    p.add_argument("--tgt-vocab", type=positive_int, default=5781,
+                   help="Multi30k de, 8k merges")
+    p.add_argument("--steps", type=positive_int, default=20, help="timed updates")
     p.add_argument("--lengths", type=Path, default=LENGTHS,
                    help="folder with train.bpe.en/.de to draw sentence lengths from")
     p.add_argument("--peer-tokens-per-s", type=float, default=0.0,
@@ -149,8 +152,11 @@ def main() -> None:
     p.add_argument("--profile", action="store_true",
                    help="then profile --steps fused updates: each operator's share "
                         "of the self CPU time")
-    args = p.parse_args()
-    torch.set_num_threads(args.threads)
+    args = harness.parse(p, argv)
+    if args.device != "cpu":
+        p.error("--device: the ceiling is this CPU's; on a GPU, python -m "
+                "benchmarks.gpu_check gives MFU")
+    results = harness.Results("ceiling", args, ["--suite", "ceiling", *argv])
     rng = random.Random(1)
     cfg = TransformerConfig(src_vocab_size=args.src_vocab, tgt_vocab_size=args.tgt_vocab)
     train = TrainConfig()
@@ -185,32 +191,32 @@ def main() -> None:
              "2048x2048x2048 (square)": matmul_gflops(2048, 2048, 2048)}
     peak = max(peaks.values())
     achieved = total_flops / total_s / 1e9
-    print(f"{args.preset} Transformer, {args.threads} thread(s), {len(seconds)} updates of "
-          f"<= {args.max_tokens} padded tokens, {tokens / len(seconds):.0f} target tokens each")
-    print(f"  matmul FLOPs per update: {total_flops / len(seconds) / 1e9:.1f} G "
-          f"({total_flops / tokens / 1e6:.1f} M per target token)")
-    for op, n in sorted(by_op.items(), key=lambda kv: -kv[1])[:6]:
-        print(f"    {op:<40} {100 * n / sum(by_op.values()):5.1f} %")
-    print(f"  update: {1000 * statistics.mean(seconds):.0f} ms, "
-          f"{tokens / total_s:.0f} target tokens/s, {achieved:.1f} matmul GFLOP/s")
-    print(f"  the same updates with the unfused output layer and loss (logits, then "
-          f"sequence_loss): {1000 * statistics.mean(unfused):.0f} ms, "
-          f"{tokens / sum(unfused):.0f} target tokens/s ({sum(unfused) / total_s:.2f}x the time)")
-    for name, g in peaks.items():
-        print(f"  fp32 matmul {name}: {g:.1f} GFLOP/s")
     ceiling = tokens / (total_flops / (peak * 1e9))
-    print(f"  the update reaches {100 * achieved / peak:.0f} % of the best matmul rate; "
-          f"ceiling at that rate with every other op free: {ceiling:.0f} target tokens/s "
-          f"({ceiling / (tokens / total_s):.2f}x this implementation)")
+    figures = {
+        "updates": len(seconds), "target_tokens_per_update": round(tokens / len(seconds)),
+        "gflop_per_update": round(total_flops / len(seconds) / 1e9, 2),
+        "mflop_per_target_token": round(total_flops / tokens / 1e6, 2),
+        "flops_by_operator_pct": {op: round(100 * n / sum(by_op.values()), 1) for op, n
+                                  in sorted(by_op.items(), key=lambda kv: -kv[1])[:6]},
+        "update_ms": round(1000 * statistics.mean(seconds)),
+        "target_tokens_per_s": round(tokens / total_s),
+        "matmul_gflops_achieved": round(achieved, 1),
+        "unfused_update_ms": round(1000 * statistics.mean(unfused)),
+        "unfused_over_fused_time": round(sum(unfused) / total_s, 2),
+        "fp32_matmul_gflops": {name: round(g, 1) for name, g in peaks.items()},
+        "share_of_peak": round(achieved / peak, 3),
+        "ceiling_target_tokens_per_s": round(ceiling),
+        "ceiling_over_this": round(ceiling / (tokens / total_s), 2)}
     if args.peer_tokens_per_s:
-        print(f"  peer at {args.peer_tokens_per_s:.0f} tokens/s: the ceiling is "
-              f"{ceiling / args.peer_tokens_per_s:.2f}x the peer")
+        figures["ceiling_over_peer"] = round(ceiling / args.peer_tokens_per_s, 2)
+    results.add("ceiling", figures)
     if args.profile:
-        profile_updates(model, opt, batches[3:], smoothing)
+        results.add("profile", profile_updates(model, opt, batches[3:], smoothing))
+    return results.done()
 
 
 def profile_updates(model: torch.nn.Module, opt: torch.optim.Optimizer,
-                    batches: list[Batch], smoothing: float) -> None:
+                    batches: list[Batch], smoothing: float) -> dict[str, float]:
     """Each operator's share of the self CPU time of these (fused) updates."""
     from torch.profiler import ProfilerActivity, profile
 
@@ -219,10 +225,4 @@ def profile_updates(model: torch.nn.Module, opt: torch.optim.Optimizer,
             step(model, opt, b, smoothing)
     events = sorted(prof.key_averages(), key=lambda e: -e.self_cpu_time_total)
     total = sum(e.self_cpu_time_total for e in events)
-    print(f"  self CPU time by operator ({len(batches)} updates, profiled):")
-    for e in events[:12]:
-        print(f"    {e.key[:56]:<56} {100 * e.self_cpu_time_total / total:5.1f} %")
-
-
-if __name__ == "__main__":
-    main()
+    return {e.key: round(100 * e.self_cpu_time_total / total, 1) for e in events[:12]}

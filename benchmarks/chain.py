@@ -1,10 +1,11 @@
 """Benchmark align -> symmetrize -> phrases -> concat -> embeddings on a corpus.
 
-    python benchmarks/phrase_chain.py --src train.de --tgt train.en [--gold
-        train.align] [--tgt-lang en] [--threads 2] [--samplers 1 3] [--workdir DIR]
+    python -m benchmarks.speed --suite chain --src train.de --tgt train.en
+        [--gold train.align] [--tgt-lang en] [--threads 2] [--samplers 1 3]
+        [--workdir DIR]
 
-Prints sentence pairs per second for each aligner backend, phrase extraction
-and the concatenation rewrite, the AER of each backend against --gold, and the
+Writes (results/benchmarks/speed/chain.json) sentence pairs per second for each
+aligner backend, phrase extraction and the concatenation rewrite, the AER of each backend against --gold, and the
 wall time of the whole chain with each backend (the chain runs every stage
 through its CLI entry point, so file reading, validation and writing count).
 eflomal runs once per `--samplers` value (its independent samplers).
@@ -16,11 +17,15 @@ import argparse
 import json
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
+from benchmarks import harness
 from phrasenmt.align.__main__ import main as align_main
+from phrasenmt.cli import output_dir, positive_int
 from phrasenmt.embeddings import main as embeddings_main
 from phrasenmt.evaluate.aer import main as aer_main
+from phrasenmt.io import read_lines
 from phrasenmt.phrases import main as phrases_main
 
 
@@ -28,7 +33,7 @@ def timed(fn, argv: list[str]) -> float:
     """Seconds taken by one CLI call (which must succeed)."""
     start = time.perf_counter()
     if fn(argv) != 0:
-        raise SystemExit(f"failed: {argv}")
+        raise RuntimeError(f"failed: {' '.join(argv)}")
     return time.perf_counter() - start
 
 
@@ -67,21 +72,26 @@ def chain(args: argparse.Namespace, backend: str, samplers: int | None,
     return t
 
 
-def main() -> None:
-    """Run the benchmark for every backend and print a summary."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--src", required=True)
-    parser.add_argument("--tgt", required=True)
-    parser.add_argument("--gold", help="gold Pharaoh links, for AER")
-    parser.add_argument("--tgt-lang", default="en")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--backends", nargs="+", default=["eflomal", "fast_align"])
-    parser.add_argument("--samplers", type=int, nargs="+", default=[3],
-                        help="eflomal's independent samplers, one run per value")
-    parser.add_argument("--workdir", help="keep outputs here (default: temp dir)")
-    args = parser.parse_args()
-    with open(args.src, encoding="utf-8") as fh:
-        n_pairs = sum(1 for _ in fh)
+def main(argv: Sequence[str]) -> int:
+    """Run the chain with every backend, writing the result file after each."""
+    p = harness.parser("chain", __doc__.splitlines()[0])
+    p.add_argument("--src", required=True, type=Path)
+    p.add_argument("--tgt", required=True, type=Path)
+    p.add_argument("--gold", type=Path, help="gold Pharaoh links, for AER")
+    p.add_argument("--tgt-lang", default="en")
+    p.add_argument("--backends", nargs="+", default=["eflomal", "fast_align"],
+                   help="aligner backends (phrasenmt.align run --backend)")
+    p.add_argument("--samplers", type=positive_int, nargs="+", default=[3],
+                   help="eflomal's independent samplers, one run per value")
+    p.add_argument("--workdir", type=output_dir,
+                   help="keep outputs here (default: a temporary folder)")
+    args = harness.parse(p, argv)
+    if args.device != "cpu":
+        p.error("--device: the chain runs on the CPU")
+    args.src, args.tgt = str(args.src), str(args.tgt)
+    args.gold = args.gold and str(args.gold)
+    n_pairs = len(read_lines(args.src))
+    results = harness.Results("chain", args, ["--suite", "chain", *argv])
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(args.workdir or tmp)
         work.mkdir(parents=True, exist_ok=True)
@@ -89,15 +99,11 @@ def main() -> None:
                 for s in (args.samplers if b == "eflomal" else [None])]
         for backend, samplers in runs:
             t = chain(args, backend, samplers, work)
-            total = sum(v for k, v in t.items() if k != "aer")
-            print(f"== {run_name(backend, samplers)}: {n_pairs} sentence pairs")
-            for stage in ("align", "symmetrize", "phrases", "concat", "embeddings"):
-                print(f"  {stage:<11} {t[stage]:7.2f} s  "
-                      f"{n_pairs / t[stage]:10.0f} pairs/s")
-            print(f"  total chain {total:7.2f} s"
-                  + (f"   AER {t['aer']:.4f}" if "aer" in t else ""))
-            print((work / f"{run_name(backend, samplers)}.flt").read_text())
-
-
-if __name__ == "__main__":
-    main()
+            stages = ("align", "symmetrize", "phrases", "concat", "embeddings")
+            results.add(run_name(backend, samplers), {
+                "pairs": n_pairs, "seconds": {k: round(t[k], 2) for k in stages},
+                "pairs_per_s": {k: round(n_pairs / t[k]) for k in stages},
+                "chain_seconds": round(sum(t[k] for k in stages), 2),
+                "aer": t.get("aer"),
+                "filters": (work / f"{run_name(backend, samplers)}.flt").read_text()})
+    return results.done()
