@@ -1,0 +1,291 @@
+"""The named entries of the experiment configuration (datasets, models,
+sweeps) and the field helpers `phrasenmt.config_model` builds on."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
+from pydantic.json_schema import SkipJsonSchema
+
+
+class RuleError(ValueError):
+    """A broken rule of the model, naming the key under the entry it is about."""
+
+    def __init__(self, key: str, text: str) -> None:
+        super().__init__(f"{key}: {text}")
+        self.key, self.text = key, text
+
+
+NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]*$"  # dataset, model, sweep, set names
+Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
+ARCHS = ("transformer", "pr_mean", "pr_max", "pr_max_attn", "pr_max_attn_ta",
+         "pr_max_attn_ta_parse", "attn_rnn", "conmt", "pconmt_nofert",
+         "pconmt_fert2", "pconmt_fert4", "npmt", "npmt_noreorder",
+         "attn_rnn_reorder", "ctx_transformer", "ctx_transformer_enc",
+         "ctx_transformer_dec", "han_enc", "han_dec", "han_enc_dec")
+PRESETS = ("tiny", "small", "iwslt", "iwslt_en_de", "iwslt_en_vi", "base", "big")
+Precision = Literal["auto", "fp32", "bf16"]
+
+
+def _unique(values: list) -> list:
+    """A list without repeats (JSON Schema's uniqueItems)."""
+    if len(values) != len({repr(v) for v in values}):
+        raise ValueError("has non-unique elements")
+    return values
+
+
+def unique_list(item: Any) -> Any:
+    """`list[item]` of at least one element, each given once."""
+    return Annotated[list[item], Field(min_length=1), AfterValidator(_unique),
+                     Field(json_schema_extra={"uniqueItems": True})]
+
+
+Seeds = unique_list(Annotated[int, Field(ge=1)])
+
+
+def _no_default(schema: dict) -> None:
+    schema.pop("default", None)
+
+
+def optional(**kwargs: Any) -> Any:
+    """A key that may be left out and has no default: the schema fills nothing
+    in, so code can tell a key not given (`"name" in entry`) from a value."""
+    return Field(None, json_schema_extra=_no_default, **kwargs)
+
+
+def section(cls: type, description: str | None = None) -> Any:
+    """A nested mapping whose own keys carry the defaults (schema default {})."""
+    return Field(default_factory=cls, description=description,
+                 json_schema_extra={"default": {}})
+
+
+def mapping(description: str | None = None) -> Any:
+    """A free mapping, empty by default."""
+    return Field(default_factory=dict, description=description,
+                 json_schema_extra={"default": {}})
+
+
+class Strict(BaseModel):
+    """A mapping of known keys only; whole floats are no integers here either."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Synthetic(Strict):
+    train_size: int = Field(40000, ge=1, description="training sentence pairs")
+    dev_size: int = Field(1000, ge=1, description="dev sentence pairs")
+    test_size: int = Field(1000, ge=1, description="test sentence pairs")
+    min_doc_sentences: int = Field(3, ge=1, description="shortest document")
+    max_doc_sentences: int = Field(8, ge=1, description="longest document")
+    max_sentence_tokens: int = Field(
+        50, ge=8, description="resample English sentences longer than this (tokens); "
+        "with rates.long_sentence, raise it to put sentences of over 45 tokens in the "
+        "corpus")
+    max_distance_words: int = Field(
+        30, ge=1, description="resample sentences whose German subject and verb are "
+        "further apart than this (words)")
+    rates: dict[str, Annotated[float, Field(ge=0, le=1)]] = mapping(
+        "phenomenon rates passed to the generator as --rate-<name> (see its --help)")
+
+    @model_validator(mode="after")
+    def _documents(self) -> Synthetic:
+        if self.max_doc_sentences < self.min_doc_sentences:
+            raise RuleError("max_doc_sentences", f"{self.max_doc_sentences} is less "
+                            f"than min_doc_sentences {self.min_doc_sentences}")
+        return self
+
+
+class Pair(Strict):
+    src: str = Field(description="source-language file")
+    tgt: str = Field(description="target-language file")
+    docs: str | SkipJsonSchema[None] = optional(
+        description="document id per line (optional; a document's lines contiguous); "
+        "without it every line is its own document, and document-level models refuse "
+        "the dataset")
+
+
+class Local(Strict):
+    train: Pair
+    dev: Pair
+    test: dict[str, Pair] = Field(min_length=1, description="test sets by name")
+
+
+class Clean(Strict):
+    max_len: int = Field(100, ge=1,
+                         description="drop training pairs longer than this (tokens)")
+    max_ratio: float = Field(2.5, ge=1, description="drop training pairs whose "
+                             "token-length ratio exceeds this")
+
+
+class Bpe(Strict):
+    merges: int = Field(10000, ge=1, description="joint BPE merge operations")
+    vocab_threshold: int = Field(1, ge=0,
+                                 description="apply-bpe vocabulary threshold")
+
+
+def _text(description: str) -> Any:
+    return optional(description=description)
+
+
+OptText = str | SkipJsonSchema[None]
+
+
+class ContrastiveSet(Strict):
+    """one contrastive test set read by phrasenmt.evaluate.contrastive prepare; each
+    format needs its own files"""
+
+    format: Literal["contrapro", "bawden", "voita"] = Field(
+        description="contrapro (Mueller et al. 2018), bawden (Bawden et al. 2018), "
+        "voita (Voita et al. 2019 consistency sets)")
+    json_file: OptText = Field(None, alias="json", json_schema_extra=_no_default,
+                               description="contrapro: contrapro.json; voita: the "
+                               "consistency JSON")
+    text_src: OptText = _text("contrapro: contrapro.text.<src> of "
+                              "json2text_and_context.pl")
+    text_tgt: OptText = _text("contrapro: contrapro.text.<tgt>")
+    context_src: OptText = _text("contrapro: contrapro.context.<src>")
+    context_tgt: OptText = _text("contrapro: contrapro.context.<tgt>")
+    extracted: Annotated[int, Field(ge=0)] | SkipJsonSchema[None] = optional(
+        description="contrapro: the --context N given to "
+        "json2text_and_context.pl")
+    current_src: OptText = _text("bawden: <set>.current.<src> of json2rawtext.py")
+    current_tgt: OptText = _text("bawden: <set>.current.<tgt>")
+    prev_src: OptText = _text("bawden: <set>.prev.<src>")
+    prev_tgt: OptText = _text("bawden: <set>.prev.<tgt>")
+    scoring_src: OptText = _text("voita (optional): scoring_data/<set>.src, checked "
+                                 "line by line")
+    scoring_dst: OptText = _text("voita (optional): scoring_data/<set>.dst")
+    name: OptText = _text("bawden, voita: the type name of the items in the table "
+                          "(default: from the file name)")
+
+
+class Dataset(Strict):
+    source: Literal["synthetic", "download", "local"] = Field(
+        description="built-in generator, a registered download, or the user's own "
+        "files")
+    name: OptText = _text("registered dataset to download (source download), e.g. "
+                          "multi30k, iwslt14, wmt14_en_de, iwslt15_en_vi")
+    src: str = Field(description="source language code")
+    tgt: str = Field(description="target language code")
+    tokenize: bool = Field(True, description="Moses-tokenize raw text (false when the "
+                           "text is already tokenized)")
+    lowercase: bool = Field(False, description="lowercase after tokenization")
+    testsets: list[str] | SkipJsonSchema[None] = optional(
+        description="evaluation splits to translate (default all of the dataset's)")
+    lingeval: bool = Field(
+        True, description="en-de only: score the models on subject-verb agreement "
+        "items (Lingeval97's lingeval97.json for real data, from its download or the "
+        "mirror; the generator's own items for synthetic data); false leaves the "
+        "agreement analysis out (e.g. offline, with no lingeval97.json in the mirror)")
+    synthetic: Synthetic = section(
+        Synthetic, "settings of the built-in generator (source synthetic)")
+    local: Local | SkipJsonSchema[None] = optional(
+        description="the user's own parallel files (source local)")
+    clean: Clean = section(Clean)
+    contrastive: dict[Name, ContrastiveSet] = mapping(
+        "contrastive test sets with context for the document-level models of this "
+        "dataset, by name (a synthetic en-de corpus has its own items, named "
+        "synthetic); paths to files you obtained (nothing downloads)")
+    bpe: Bpe = section(Bpe)
+
+
+class JointFinetune(Strict):
+    enabled: bool = Field(True, description="false leaves the joint fine-tuning out")
+    train: dict[str, Any] = mapping("overrides of this model's train settings for the "
+                                    "fine-tuning step (e.g. max_steps, lr)")
+
+
+class ModelDecode(Strict):
+    beam: Annotated[int, Field(ge=1)] | SkipJsonSchema[None] = optional(
+        description="beam size")
+    lenpen: Annotated[float, Field(ge=0)] | SkipJsonSchema[None] = optional(
+        description="GNMT length penalty alpha (attention models)")
+    lambda1: float | SkipJsonSchema[None] = optional(
+        description="word-count weight of Eq. 3, Q(y) = log p(y|x) + lambda1 |y| + "
+        "lambda2 log p_lm(y) (NPMT)")
+    lambda2: Annotated[float, Field(ge=0)] | SkipJsonSchema[None] = optional(
+        description="LM weight of Eq. 3 (NPMT; above 0 needs lm: true)")
+    lm: bool | SkipJsonSchema[None] = optional(
+        description="decode with a 4-gram KenLM model of the dataset's target training "
+        "text (NPMT; needs lmplz)")
+
+
+def _arch_or_checkpoint(schema: dict) -> None:
+    schema["anyOf"] = [{"required": ["arch", "preset"]},
+                       {"required": ["checkpoint_of"]}]
+
+
+class Model(Strict):
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_arch_or_checkpoint)
+
+    arch: Literal[ARCHS] | SkipJsonSchema[None] = optional(  # type: ignore[valid-type]
+        description="registered architecture")
+    preset: Literal[PRESETS] | SkipJsonSchema[None] = optional(  # type: ignore[valid-type]
+        description="named size preset that sets defaults")
+    init_from: OptText = _text(
+        "document-level models (ctx_transformer*, han_*), required: the model whose "
+        "averaged checkpoint this one starts from, loaded strictly (same datasets, "
+        "preset and sizes): a transformer for ctx_transformer*, han_enc and han_dec "
+        "(step 1, its own run, not trained twice), a han_enc for han_enc_dec; "
+        "train.freeze says what stays frozen (sentence: the sentence-level parameters, "
+        "the default; loaded: every loaded weight; none: nothing)")
+    context: Literal["real", "random", "none"] | SkipJsonSchema[None] = _text(
+        "document-level models: what they read as context (default real: the K "
+        "previous sentences of the document); random: a random-context control (Li et "
+        "al. 2020), as many sentences taken from another document, drawn with the "
+        "run's seed, the same in training, scoring and decoding; none: no context at "
+        "all. A control is an ordinary model: give it its base's init_from, preset, "
+        "model and train, so that only the context differs (start-up refuses a "
+        "control that differs from its model in anything else, or has no model)")
+    joint_finetune: JointFinetune | SkipJsonSchema[None] = _text(
+        "document-level models: derive <name>_joint, a further step from this model's "
+        "averaged checkpoint that trains every parameter (train.freeze: none), a row "
+        "of its own in every table")
+    checkpoint_of: OptText = _text(
+        "decode the trained checkpoint of this other model (same datasets, itself not "
+        "a checkpoint_of entry) with this entry's own decode settings instead of "
+        "training again; arch, preset, model and train come from it (NPMT family)")
+    decode: ModelDecode | SkipJsonSchema[None] = _text(
+        "this model's decoding settings over the global decode (NPMT models: beam, "
+        "lambda1 and lambda2 default to the preset's, i.e. the paper's)")
+    model: dict[str, Any] = mapping("overrides of the architecture's config fields")
+    train: dict[str, Any] = mapping("overrides of the training config fields")
+    gpus: int = Field(1, ge=0, description="GPUs requested on a cluster (0 = CPU job)")
+    precision: Precision | SkipJsonSchema[None] = _text(
+        "this model's precision (training, its fertility step, scoring, decoding) over "
+        "the global `precision`; a checkpoint_of entry's default: its model's")
+    seeds: Seeds | SkipJsonSchema[None] = _text(
+        "this model's training seeds over the global seeds (a checkpoint_of entry's "
+        "default: its model's seeds; an init_from or checkpoint_of entry's seeds must "
+        "be seeds of the model it loads: seed N loads that model's seed N)")
+    datasets: list[str] | SkipJsonSchema[None] = _text(
+        "datasets to train on (default all; a checkpoint_of entry's default is its "
+        "model's)")
+
+    @model_validator(mode="after")
+    def _trains_or_decodes(self) -> Model:
+        if self.checkpoint_of is None and (self.arch is None or self.preset is None):
+            raise RuleError("arch", "give arch and preset, or checkpoint_of")
+        return self
+
+
+SWEEP_KEY = r"^(model|train)\.[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
+
+
+class Sweep(Strict):
+    model: str = Field(description="the base model (one that trains)")
+    key: Annotated[str, StringConstraints(pattern=SWEEP_KEY)] = Field(
+        description="the dotted key varied, under the base's model: or train: "
+        "overrides, e.g. model.window")
+    values: unique_list(int | float | str | bool) = Field(
+        description="the values, in table order")
+    enabled: bool = Field(True, description="false switches the sweep off (its models "
+                          "are not derived)")
