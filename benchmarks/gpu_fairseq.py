@@ -1,4 +1,4 @@
-"""gpu_check.py, part 3: fairseq's Transformer beside ours on the same GPU.
+"""The GPU check (tests/gpu/check.py), part 3: fairseq's Transformer beside ours on the same GPU.
 
 fairseq is no dependency of the project. Where its wheels were carried
 (`make gpu-wheels`: fairseq-fixed 0.12.3.1, the one fairseq with a Python 3.12
@@ -27,17 +27,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gpu_check_data import SRC, TGT, Corpus
-from gpu_check_ddp import subprocess_env
-from gpu_check_families import one_line
-from peer_fairseq import fairseq_train_args, fairseq_train_windows
-
+from benchmarks.peer_fairseq import fairseq_train_args, fairseq_train_windows
 from phrasenmt.training.spec import resolve_spec
+from tests.gpu.data import SRC, TGT, Corpus
+from tests.gpu.ddp import subprocess_env
+from tests.gpu.families import one_line
 
 ROUNDS = 2
 ROUND_SECONDS = 90  # one round: our run, then fairseq's start-up and updates
 PLACEHOLDERS = {"sklearn": ("metrics",), "scipy": ("stats",)}
-PLACEHOLDER_CODE = '''"""Placeholder written by benchmarks/gpu_check_fairseq.py: {name} is not installed."""
+PLACEHOLDER_CODE = '''"""Placeholder written by benchmarks/gpu_fairseq.py: {name} is not installed."""
 
 
 def __getattr__(attr):

@@ -1,8 +1,8 @@
 """Where one training update's time goes: phases, kernels and GPU idle time.
 
-    PYTHONPATH=/tmp/site:src python3 benchmarks/gpu_profile.py --out OUT
+    PYTHONPATH=/tmp/site:src python3 -m benchmarks.gpu_profile --out OUT
 
-Trains the model of gpu_check.py's part 2 (`gpu_check_timing.trainer_for`: the
+Trains the model of the GPU check's part 2 (`benchmarks.gpu_timing.trainer_for`: the
 project's Trainer in bf16, one batch of `--batch` padded tokens per update, on
 its corpus of random tokens) and measures, after `--warmup` updates:
 
@@ -39,15 +39,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 import torch
-from gpu_check_data import random_tokens
-from gpu_check_timing import SIZES, preset_and_batch, sync, trainer_for
 from torch.profiler import ProfilerActivity, profile, record_function
 
+from benchmarks.gpu_timing import SIZES, preset_and_batch, sync, trainer_for
 from phrasenmt.cli import ArgumentParser
 from phrasenmt.training.trainer import Trainer
+from tests.gpu.data import random_tokens
 
 # Kernel kinds by name, the first match wins (cuBLAS/CUTLASS GEMMs are named
 # gemm, sm90_xmma, nvjet, cutlass; fused attention flash/fmha/efficient).
@@ -61,7 +59,7 @@ PHASES = ("batch", "forward_backward", "clip", "optimizer")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = ArgumentParser(prog="python benchmarks/gpu_profile.py",
+    p = ArgumentParser(prog="python -m benchmarks.gpu_profile",
                        description=__doc__.split("\n")[0])
     p.add_argument("--out", type=Path, default=Path("gpu_profile"),
                    help="folder for profile.json, profile.md (created)")
@@ -295,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     if args.device == "cuda":
-        torch.backends.cudnn.allow_tf32 = False  # as gpu_check.py; bf16 unaffected
+        torch.backends.cudnn.allow_tf32 = False  # as the GPU check; bf16 unaffected
     m = measure(args)
     (args.out / "profile.json").write_text(json.dumps(m, indent=2) + "\n", "utf-8")
     text = markdown(m)

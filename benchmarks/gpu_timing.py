@@ -1,4 +1,4 @@
-"""gpu_check.py, part 2: training speed at full size in bf16, and MFU.
+"""The GPU check (tests/gpu/check.py), part 2: training speed at full size in bf16, and MFU.
 
 Each timed model trains through the project's Trainer (its batching, autocast,
 loss, backward and fused Adam: what `phrasenmt.train` runs) on a corpus of
@@ -35,16 +35,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import gpu_check_fairseq as peer
 import torch
-from benchmarks.ceiling import UNCOUNTED
-from gpu_check_data import SRC, TGT, Corpus, random_tokens
-from gpu_check_families import one_line, side_args
 from torch.utils.flop_counter import FlopCounterMode
 
+from benchmarks import gpu_fairseq as peer
+from benchmarks.ceiling import UNCOUNTED
 from phrasenmt.training.data import DataPaths
 from phrasenmt.training.spec import resolve_spec
 from phrasenmt.training.trainer import Trainer
+from tests.gpu.data import SRC, TGT, Corpus, random_tokens
+from tests.gpu.families import one_line, side_args
 
 TIMED = ("transformer", "pr_max_attn_ta", "npmt", "ctx_transformer",
          "ctx_transformer_enc", "ctx_transformer_dec", "han_enc", "han_dec",

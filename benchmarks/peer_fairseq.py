@@ -1,4 +1,4 @@
-"""peer_speed.py's fairseq side: its own virtual environment (install, check), and
+"""The peers suite's fairseq side: its own virtual environment (install, check), and
 the fairseq-preprocess, fairseq-train and fairseq-generate commands and logs."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from peer_ours import (
+from benchmarks.peer_ours import (
     BEAM,
     LENPEN,
     MAX_LEN_B,
@@ -100,8 +100,8 @@ def check_peer(venv: Path) -> str:
         check=False, capture_output=True, text=True)
     if not found or found.returncode != 0:
         raise BenchmarkError(
-            f"fairseq is missing from {venv}: run `python benchmarks/peer_speed.py "
-            f"--install` (a venv with torch==2.13.0, then fairseq-fixed; minutes)")
+            f"fairseq is missing from {venv}: run `python -m benchmarks.speed --suite "
+            f"peers --install` (a venv with torch==2.13.0, then fairseq-fixed; minutes)")
     return found.stdout.strip()
 
 

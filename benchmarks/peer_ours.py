@@ -1,4 +1,4 @@
-"""peer_speed.py's own side and what both sides share: constants, errors, running
+"""The peers suite's own side and what both sides share: constants, errors, running
 commands, data preparation with our CLIs, our training and beam search."""
 
 from __future__ import annotations

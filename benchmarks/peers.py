@@ -8,10 +8,14 @@ checkpoint beam-searches the same test sentences (beam 5, ranking by the raw
 log-probability: lenpen 0 means the same in both). fairseq is not a dependency
 of the project: `--install` puts it into its own virtual environment.
 
-    python benchmarks/peer_speed.py --install       # once: torch, then fairseq-fixed
-    python benchmarks/peer_speed.py --threads 1     # ~10 minutes, quiet 2-core CPU
-    python benchmarks/peer_speed.py --updates 400 --log-interval 50 --rounds 3
-    python benchmarks/peer_speed.py --rounds 1 --full-length --decode-repeats 3
+    python -m benchmarks.speed --suite peers --install   # once: torch, then fairseq
+    python -m benchmarks.speed --suite peers --multi30k MIRROR --threads 1  # ~10 min
+    python -m benchmarks.speed --suite peers --multi30k MIRROR --updates 400 \
+        --log-interval 50 --rounds 3
+
+MIRROR is a Multi30k mirror (data/task1/raw/*.gz), the workflow's `mirror:`.
+The table is printed, and the figures of every run and their means go to
+`--out` (results/benchmarks/speed/peers.json).
 
 Training speed is target tokens (</s> included, padding not) per second of the
 updates, the median over the log windows after the first (the first holds the
@@ -24,8 +28,8 @@ wall time of the command on all test sentences minus its wall time on one
 sentence (start-up, imports and model loading cancel out, for both alike); the
 ratio is left out when the mean hypothesis lengths differ by more than 25%.
 
-The entry point; the fairseq side is in peer_fairseq.py, ours and what both
-share in peer_ours.py.
+The suite's entry point; the fairseq side is in peer_fairseq.py, ours and
+what both share in peer_ours.py.
 """
 
 from __future__ import annotations
@@ -36,22 +40,19 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-# benchmarks/ is no package: the modules beside this one are imported by plain
-# name. Run as `python benchmarks/peer_speed.py`, Python puts this folder on
-# sys.path; loaded by path (the unit test) or with -m it does not, so add it.
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from peer_fairseq import (
+from benchmarks import harness
+from benchmarks.peer_fairseq import (
     binarize,
     check_peer,
     decode_fairseq,
     install_peer,
     train_fairseq,
 )
-from peer_ours import (
+from benchmarks.peer_ours import (
     REPO,
     SRC,
     TGT,
@@ -63,9 +64,9 @@ from peer_ours import (
     tokenize,
     train_ours,
 )
+from phrasenmt.cli import nonnegative_int, output_dir, positive_int
 
 DEFAULT_VENV = REPO / "benchmarks" / ".peer-venv"
-DEFAULT_MULTI30K = REPO.parent / "shared" / "data" / "multi30k"
 
 
 # -- pure helpers (unit-tested) ------------------------------------------------
@@ -185,13 +186,12 @@ def table(trains: dict[str, list[TrainRun]], decodes: dict[str, list[DecodeRun]]
     return "\n".join(out)
 
 
-def benchmark(args: argparse.Namespace, version: str, work: Path) -> None:
-    """Prepare the data, run both systems alternately, print the table."""
-    import torch  # only here: the helpers above stay importable without it
-
-    print(f"threads={args.threads} updates={args.updates} max_tokens={args.max_tokens} "
-          f"rounds={args.rounds} precision(ours)={args.precision} "
-          f"torch={torch.__version__} fairseq={version} work={work}", flush=True)
+def benchmark(args: argparse.Namespace, version: str, work: Path,
+              results: harness.Results) -> None:
+    """Prepare the data, run both systems alternately, print the table, record
+    every run and the table's means."""
+    print(f"updates={args.updates} max_tokens={args.max_tokens} rounds={args.rounds} "
+          f"precision(ours)={args.precision} fairseq={version} work={work}", flush=True)
     start = time.perf_counter()
     data = prepare(args, work)
     sizes = ", ".join(f"{lang} ours {a} fairseq {b}" for lang, (a, b)
@@ -199,47 +199,62 @@ def benchmark(args: argparse.Namespace, version: str, work: Path) -> None:
     print(f"data ready in {time.perf_counter() - start:.0f} s; vocabulary types "
           f"(4 specials included): {sizes}", flush=True)
     trains, decodes = alternate(args, data, work)
-    print(table(trains, decodes, args.updates, args.full_length))
+    markdown = table(trains, decodes, args.updates, args.full_length)
+    print(markdown)
+    results.add("peers", {
+        "fairseq": version, "vocabulary_types": data.vocab,
+        "train": {k: [{**asdict(r), "checkpoint": str(r.checkpoint)} for r in runs]
+                  for k, runs in trains.items()},
+        "decode": {k: [asdict(r) for r in runs] for k, runs in decodes.items()},
+        "table": markdown.splitlines()})
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """Command-line options."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = harness.parser("peers", __doc__.split("\n")[0])
     p.add_argument("--install", action="store_true",
                    help="create --venv and install torch, then fairseq-fixed; exit")
     p.add_argument("--venv", type=Path, default=DEFAULT_VENV,
-                   help="fairseq's own virtual environment")
-    p.add_argument("--multi30k", type=Path, default=DEFAULT_MULTI30K,
-                   help="Multi30k mirror (data/task1/raw/*.gz)")
-    p.add_argument("--threads", type=int, default=1, help="threads for both")
-    p.add_argument("--updates", type=int, default=30, help="updates per training run")
-    p.add_argument("--log-interval", type=int, default=5,
+                   help="fairseq's own virtual environment (default: %(default)s)")
+    p.add_argument("--multi30k", type=Path,
+                   help="Multi30k mirror (data/task1/raw/*.gz; the workflow's mirror:)")
+    p.add_argument("--updates", type=positive_int, default=30,
+                   help="updates per training run")
+    p.add_argument("--log-interval", type=positive_int, default=5,
                    help="updates per log window (tokens/s: windows after the first)")
-    p.add_argument("--max-tokens", type=int, default=4096,
+    p.add_argument("--max-tokens", type=positive_int, default=4096,
                    help="padded tokens per batch (longer side); one batch per update")
-    p.add_argument("--rounds", type=int, default=2, help="runs of each, alternating")
-    p.add_argument("--train-lines", type=int, default=0,
+    p.add_argument("--rounds", type=positive_int, default=2,
+                   help="runs of each, alternating")
+    p.add_argument("--train-lines", type=nonnegative_int, default=0,
                    help="Multi30k training pairs to use (0: all 29,000)")
-    p.add_argument("--dev-lines", type=int, default=100,
+    p.add_argument("--dev-lines", type=positive_int, default=100,
                    help="dev pairs (only our trainer reads them, once, at the end)")
-    p.add_argument("--test-sentences", type=int, default=300,
+    p.add_argument("--test-sentences", type=positive_int, default=300,
                    help="test_2016_flickr sentences to decode")
-    p.add_argument("--merges", type=int, default=8000, help="joint BPE merges")
-    p.add_argument("--decode-batch", type=int, default=64, help="sentences per batch")
-    p.add_argument("--decode-repeats", type=int, default=1,
+    p.add_argument("--merges", type=positive_int, default=8000, help="joint BPE merges")
+    p.add_argument("--decode-batch", type=positive_int, default=64,
+                   help="sentences per batch")
+    p.add_argument("--decode-repeats", type=positive_int, default=1,
                    help="decodes of each round's checkpoints, alternating")
     p.add_argument("--full-length", action="store_true",
                    help="both decoders forbid </s> before the cap (--min-len), so "
                         "every hypothesis has the same length whatever the training")
     p.add_argument("--precision", choices=("fp32", "bf16", "auto"), default="fp32",
                    help="ours only (fairseq on CPU is fp32): fp32 is the equal setup")
-    p.add_argument("--workdir", type=Path,
+    p.add_argument("--workdir", type=output_dir,
                    help="keep data, logs and checkpoints here (default: a temp dir, "
                         "removed at the end)")
-    return p.parse_args(argv)
+    args = harness.parse(p, argv)
+    if args.device != "cpu":
+        p.error("--device: both sides train on the CPU here; on a GPU, python -m "
+                "tests.gpu.check compares with fairseq")
+    if not args.install and args.multi30k is None:
+        p.error("--multi30k is required: a Multi30k mirror (data/task1/raw/*.gz)")
+    return args
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Sequence[str]) -> int:
     """Install fairseq (--install) or run the benchmark; one line on failure."""
     args = parse_args(argv)
     try:
@@ -252,16 +267,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.updates % args.log_interval or args.updates < 2 * args.log_interval:
             raise BenchmarkError("--updates must be a multiple of --log-interval, "
                                  "at least two windows")
-        work = args.workdir or Path(tempfile.mkdtemp(prefix="peer_speed."))
+        results = harness.Results("peers", args, ["--suite", "peers", *argv])
+        work = args.workdir or Path(tempfile.mkdtemp(prefix="peers."))
         work.mkdir(parents=True, exist_ok=True)
-        benchmark(args, version, work)
+        benchmark(args, version, work, results)
         if args.workdir is None:
             shutil.rmtree(work)
     except BenchmarkError as err:
-        print(f"peer_speed: {err}", file=sys.stderr)
+        print(f"peers: {err}", file=sys.stderr)
         return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return results.done()

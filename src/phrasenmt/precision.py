@@ -13,7 +13,7 @@
 is native bf16 (oneDNN's bf16 kernels use it, so bf16 asked for explicitly
 runs them), but `auto` does not pick it: on this project's 2-core AMD EPYC
 (Zen 4, avx512_bf16, no AMX), `benchmarks/precision_speed.py --steps 10
---threads 1` took 200.9 ms per fp32 update against 236.9 ms in bf16 (1.18x
+--threads 1` (now the precision suite, benchmarks/precision.py) took 200.9 ms per fp32 update against 236.9 ms in bf16 (1.18x
 slower; 1108 against 1324 ms with `--tokens 4096 --vocab 8000`), and bf16
 changes the numbers. The rule is read from the flags, not from a timed probe:
 a probe's answer would follow the machine's load at that moment, and the same
@@ -54,7 +54,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -65,6 +64,10 @@ from torch.utils._python_dispatch import (
     TorchDispatchMode,
     _get_current_dispatch_mode_stack,
 )
+
+from phrasenmt.log import get_logger
+
+_log = get_logger(__name__)
 
 PRECISIONS = ("auto", "fp32", "bf16")  # the values of --precision / precision:
 BF16_CPU_FLAGS = ("amx_bf16", "avx512_bf16")  # /proc/cpuinfo flags of native bf16
@@ -127,8 +130,7 @@ def resolve(precision: str, device: torch.device, flags: Iterable[str] | None = 
         how = ("its bf16 matrix products run as float32 products of bf16 inputs, "
                "rounded to bf16: bf16's numbers, no speed-up" if device.type == "cpu"
                else "bf16 will be slow")
-        print(f"warning: --precision bf16: {where}; {how} (auto would pick fp32)",
-              file=sys.stderr)
+        _log.warning(f"--precision bf16: {where}; {how} (auto would pick fp32)")
     return precision
 
 

@@ -3,19 +3,19 @@
 One command on a machine with one CUDA GPU and no network (docs/gpu.md):
 
     python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl
-    PYTHONPATH=/tmp/site:src python3 benchmarks/gpu_check.py --out OUT \
+    PYTHONPATH=/tmp/site:src python3 -m tests.gpu.check --out OUT \
         --work /tmp/gpu_check_work
 
 1. every registered architecture at tiny size on the synthetic corpus made on
    the spot: fp32, resumed and bf16 training, decoding, the checkpoint on the
-   CPU (gpu_check_families.py);
+   CPU (tests/gpu/families.py);
 2. training speed at full size in bf16 with 25k-token batches: the Transformer
    `base` (target tokens/s, MFU), pr_max_attn_ta, NPMT `iwslt` and the
-   document-level models relative to it (gpu_check_timing.py);
+   document-level models relative to it (benchmarks/gpu_timing.py);
 3. fairseq's Transformer on the same data and GPU, alternating with ours, where
-   its wheels were carried (gpu_check_fairseq.py);
+   its wheels were carried (benchmarks/gpu_fairseq.py);
 4. DDP through the training rule's launcher with 1 process (2 with 2 GPUs;
-   gpu_check_ddp.py);
+   tests/gpu/ddp.py);
 5. OUT/summary.json and OUT/summary.md; the table is printed last.
 
 `--device cpu` runs parts 1, 4 and 5 at smaller sizes (a CI check that the
@@ -33,19 +33,12 @@ import json
 import os
 import platform
 import shutil
-import sys
 import time
 from pathlib import Path
 
-# benchmarks/ is no package: its modules are imported by plain name.
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import gpu_check_ddp as gpu_ddp
-import gpu_check_families as fam
-import gpu_check_timing as timing
 import torch
-from gpu_check_data import synthetic
 
+from benchmarks import gpu_timing as timing
 from phrasenmt.cli import (
     ArgumentParser,
     int_range,
@@ -55,6 +48,9 @@ from phrasenmt.cli import (
     positive_int,
 )
 from phrasenmt.io import atomic_open, output_set, run_cli
+from tests.gpu import ddp as gpu_ddp
+from tests.gpu import families as fam
+from tests.gpu.data import synthetic
 
 RESERVE_SECONDS = 180  # of the budget, kept for DDP, timing and fairseq
 CLOCK = {"start": time.perf_counter()}  # main() restarts it; imports count too
@@ -62,7 +58,7 @@ CLOCK = {"start": time.perf_counter()}  # main() restarts it; imports count too
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Command-line options."""
-    p = ArgumentParser(prog="python benchmarks/gpu_check.py",
+    p = ArgumentParser(prog="python -m tests.gpu.check",
                                 description=__doc__.split("\n")[0])
     p.add_argument("--out", type=output_dir, default=Path("gpu_check"),
                    help="folder for the summary and the logs (created)")

@@ -1,4 +1,4 @@
-"""gpu_check.py's data, made on the spot with the project's own CLIs.
+"""The GPU check's data, made on the spot with the project's own CLIs.
 
 `synthetic`: the built-in synthetic corpus (phrasenmt.synthetic, en->de, word
 level: no BPE, so every family reads the same files), the phrase side input

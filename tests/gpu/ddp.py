@@ -1,4 +1,4 @@
-"""gpu_check.py, part 4: DDP through the training rule's launcher.
+"""The GPU check (tests/gpu/check.py), part 4: DDP through the training rule's launcher.
 
 The Transformer (tiny, fp32, no dropout) trains under `torchrun --standalone
 --nproc-per-node N -m phrasenmt.train` (rules/common.smk, train_launcher) and
@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gpu_check_families import (
+from phrasenmt.train import main as train_main
+from tests.gpu.families import (
     CheckFailed,
     Settings,
     call,
@@ -26,8 +27,6 @@ from gpu_check_families import (
     relative,
     train_args,
 )
-
-from phrasenmt.train import main as train_main
 
 DDP_TOL = 1e-3  # relative difference of DDP's per-update losses to one process'
 

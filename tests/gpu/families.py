@@ -1,4 +1,4 @@
-"""gpu_check.py, part 1: every registered architecture trains, resumes and decodes.
+"""The GPU check (tests/gpu/check.py), part 1: every registered architecture trains, resumes and decodes.
 
 Per architecture, through the project's CLIs (phrasenmt.train, .translate,
 .train_fertility) called in this process, on the synthetic corpus:
@@ -35,13 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpu_check_data import SRC, TGT, Corpus
-
 from phrasenmt.models.registry import MODELS, get_model_class
 from phrasenmt.train import main as train_main
 from phrasenmt.train_fertility import main as fertility_main
 from phrasenmt.training.checkpoint import checksum_path
 from phrasenmt.translate import main as translate_main
+from tests.gpu.data import SRC, TGT, Corpus
 
 BF16_TOL = 0.10  # |dev loss bf16 - fp32| / fp32 after `updates` updates
 RESUME_TOL_CPU = 1e-6  # relative loss difference, resumed vs straight, on a CPU

@@ -1,4 +1,4 @@
-"""benchmarks/gpu_check.py on the CPU: its fast path end to end, DDP through the
+"""The GPU check (python -m tests.gpu.check) on the CPU: its fast path end to end, DDP through the
 launcher, and the reporting of what fails or is absent."""
 
 from __future__ import annotations
@@ -11,15 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import gpu_fairseq as peer
 from tests.conftest import REPO
-
-sys.path.insert(0, str(REPO / "benchmarks"))
-
-import gpu_check
-import gpu_check_ddp as gpu_ddp
-import gpu_check_fairseq as peer
-import gpu_check_families as fam
-from gpu_check_data import Corpus
+from tests.gpu import check as gpu_check
+from tests.gpu import ddp as gpu_ddp
+from tests.gpu import families as fam
+from tests.gpu.data import Corpus
 
 
 def test_fast_path_trains_decodes_times_and_summarizes(tmp_path, capsys):
@@ -55,7 +52,7 @@ def settings(tmp_path: Path, updates: int = 10) -> fam.Settings:
 
 
 def test_ddp_through_the_launcher_follows_one_process(tmp_path):
-    from gpu_check_data import synthetic
+    from tests.gpu.data import synthetic
 
     corpus = synthetic(tmp_path / "data", 1, 300, 8, 16)
     s = fam.Settings("cpu", 10, "smaller", corpus, tmp_path / "runs")
@@ -164,10 +161,9 @@ def test_fairseq_comparison_alternates_and_takes_the_ratio(tmp_path, monkeypatch
 
 @pytest.mark.parametrize("replay", [True, False])
 def test_timed_updates_replay_the_warm_up_batches(tmp_path, monkeypatch, replay):
-    import gpu_check_timing as timing
-    from gpu_check_data import random_tokens
-
+    from benchmarks import gpu_timing as timing
     from phrasenmt.training.trainer import Trainer
+    from tests.gpu.data import random_tokens
 
     seen = []
     step = Trainer.train_step
@@ -187,7 +183,7 @@ def test_timed_updates_replay_the_warm_up_batches(tmp_path, monkeypatch, replay)
 
 
 def test_gpu_profile_on_the_cpu_times_phases_and_lists_operators(tmp_path):
-    import gpu_profile
+    from benchmarks import gpu_profile
 
     out = tmp_path / "profile"
     assert gpu_profile.main(["--device", "cpu", "--size", "tiny", "--out", str(out),
@@ -203,7 +199,7 @@ def test_gpu_profile_on_the_cpu_times_phases_and_lists_operators(tmp_path):
 
 
 def test_gpu_profile_kernel_kinds_and_busy_time():
-    import gpu_profile
+    from benchmarks import gpu_profile
 
     assert gpu_profile.kind("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n") == "matmul"
     assert gpu_profile.kind("nvjet_tst_128x64_64x8_1x1_v_bz_coopB_TNN") == "matmul"
@@ -239,7 +235,7 @@ def test_a_bad_number_is_one_usage_line(capsys, option, value, message):
         gpu_check.parse_args(["--device", "cpu", option, value])
     err = capsys.readouterr().err
     assert code.value.code == 2 and len(err.splitlines()) == 1, err
-    assert err.startswith(f"python benchmarks/gpu_check.py: error: {message}"), err
+    assert err.startswith(f"python -m tests.gpu.check: error: {message}"), err
 
 
 @pytest.mark.parametrize("option", ["--out", "--work"])
@@ -256,9 +252,8 @@ def test_a_file_given_as_its_output_folder_is_refused(tmp_path, capsys, option):
 
 
 def test_a_failing_data_command_is_one_line_not_a_silent_exit():
-    from gpu_check_data import quiet
-
     from phrasenmt.io import InputError
+    from tests.gpu.data import quiet
 
     def cli(argv):
         print("prog: error: argument --train-size: must be >= 1, got 0", file=sys.stderr)

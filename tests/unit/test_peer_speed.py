@@ -1,23 +1,15 @@
-"""Pure helpers of benchmarks/peer_speed.py and its modules peer_fairseq.py and
-peer_ours.py (log parsing, units, flags); no fairseq."""
+"""Pure helpers of the peers suite (benchmarks/peers.py) and its modules
+peer_fairseq.py and peer_ours.py (log parsing, units, flags); no fairseq."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "peer_speed.py"
-_spec = importlib.util.spec_from_file_location("peer_speed", SCRIPT)
-peer = importlib.util.module_from_spec(_spec)
-sys.modules["peer_speed"] = peer  # dataclasses look their module up by name
-_spec.loader.exec_module(peer)
-# peer_speed put benchmarks/ on sys.path and imported these two beside it
-peer_fairseq = importlib.import_module("peer_fairseq")
-peer_ours = importlib.import_module("peer_ours")
+from benchmarks import peer_fairseq, peer_ours
+from benchmarks import peers as peer
 
 FAIRSEQ_LOG = """\
 2026-11-23 18:11:09 | INFO | fairseq.trainer | begin training epoch 1
@@ -103,7 +95,8 @@ def test_missing_fairseq_is_one_line(tmp_path: Path) -> None:
 
 def test_main_without_fairseq_exits_non_zero_with_one_line(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert peer.main(["--venv", str(tmp_path / "no-venv")]) == 1
+    assert peer.main(["--venv", str(tmp_path / "no-venv"), "--multi30k",
+                      str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "fairseq is missing" in err
     assert not (tmp_path / "no-venv").exists()  # nothing installed silently
@@ -123,10 +116,18 @@ def test_decoding_speeds_compare_only_at_similar_lengths() -> None:
 
 
 def test_full_length_gives_both_decoders_the_same_minimum_length() -> None:
-    args = peer.parse_args(["--full-length", "--decode-repeats", "3"])
+    mirror = ["--multi30k", "mirror"]
+    args = peer.parse_args(["--full-length", "--decode-repeats", "3", *mirror])
     assert peer_ours.full_length(args) == ["--min-len", str(peer_ours.MAX_LEN_B - 1)]
     assert args.decode_repeats == 3
-    assert peer_ours.full_length(peer.parse_args([])) == []
+    assert peer_ours.full_length(peer.parse_args(mirror)) == []
+
+
+def test_the_mirror_is_named_not_assumed(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        peer.parse_args(["--threads", "1"])
+    assert stop.value.code == 2
+    assert "--multi30k is required" in capsys.readouterr().err
 
 
 def test_table_gives_the_decoding_ratio_at_full_length_only() -> None:
