@@ -8,7 +8,6 @@ Sums are taken in float64, so averaging identical checkpoints is exact.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,10 @@ import torch
 
 from phrasenmt.cli import ArgumentParser, output_file, positive_int
 from phrasenmt.io import InputError, read_json, run_cli
+from phrasenmt.log import get_logger
 from phrasenmt.training.checkpoint import list_checkpoints, load_file, save_file
+
+_log = get_logger(__name__)
 
 MODEL_KEYS = ("format", "arch", "model_args", "src_vocab", "tgt_vocab", "spec")
 
@@ -91,11 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         raise InputError("no checkpoint_{step}.pt files", args.checkpoint_dir)
     chosen = [path for _, path in found[-args.last:]]
     if len(chosen) < args.last:
-        print(f"note: only {len(chosen)} checkpoints in {args.checkpoint_dir}, "
-              f"averaging all of them instead of {args.last}", file=sys.stderr)
+        _log.info(f"note: only {len(chosen)} checkpoints in {args.checkpoint_dir}, "
+                  f"averaging all of them instead of {args.last}")
     save_file(average_checkpoints(chosen), args.out)
-    print(f"averaged {', '.join(p.name for p in chosen)} -> {args.out}",
-          file=sys.stderr)
+    _log.info(f"averaged {', '.join(p.name for p in chosen)} -> {args.out}")
     return 0
 
 

@@ -7,7 +7,6 @@ import contextlib
 import io
 import os
 import re
-import sys
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -24,7 +23,10 @@ from phrasenmt.io import (
     write_all,
     write_lines,
 )
+from phrasenmt.log import get_logger
 from phrasenmt.text.scripts import warn_if_unsegmented
+
+_log = get_logger(__name__)
 
 SEPARATOR = "@@"
 _BPE_MARK = re.compile(r"@@( |$)")
@@ -140,8 +142,8 @@ def learn(args: argparse.Namespace) -> None:
                          f"--min-frequency {args.min_frequency} times (in it and "
                          f"{args.tgt})", args.src)
     if merges < args.merges:
-        print(f"note: learned {merges} merges, fewer than --merges {args.merges}: "
-              "no pair left occurs often enough", file=sys.stderr)
+        _log.info(f"note: learned {merges} merges, fewer than --merges {args.merges}: "
+                  "no pair left occurs often enough")
     seg = Segmenter(codes)
     outputs = [(args.codes, codes.splitlines())]  # written together: all or none
     outputs += [(out, subword_vocabulary(seg, lines))
@@ -208,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     """Learn or apply BPE."""
     args = build_parser().parse_args(argv)
     {"learn": learn, "vocab": vocab, "apply": apply}[args.command](args)
-    print(f"bpe {args.command}: done", file=sys.stderr)
+    _log.info(f"bpe {args.command}: done")
     return 0
 
 

@@ -24,6 +24,9 @@ from pathlib import Path
 from phrasenmt.cli import ArgumentParser, output_file, positive_int
 from phrasenmt.decoding.lm import LanguageModel
 from phrasenmt.io import InputError, atomic_path, read_lines, run_cli, write_lines
+from phrasenmt.log import get_logger
+
+_log = get_logger(__name__)
 
 KENLM_SPECIALS = ("<s>", "</s>", "<unk>")  # lmplz refuses these in its training text
 # --discount_fallback's values, given explicitly: upstream lmplz implies these
@@ -173,11 +176,10 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "train":
         kind = train(args.text, args.out, args.order, args.memory,
                      args.discount_fallback)
-        print(f"lm train: wrote {args.order}-gram {kind} to {args.out}",
-              file=sys.stderr)
+        _log.info(f"lm train: wrote {args.order}-gram {kind} to {args.out}")
     else:
         n = score_file(args.lm, args.text, args.out)
-        print(f"lm score: {n} lines scored to {args.out}", file=sys.stderr)
+        _log.info(f"lm score: {n} lines scored to {args.out}")
     return 0
 
 

@@ -30,19 +30,21 @@ import argparse
 import contextlib
 import json
 import os
-import sys
 from pathlib import Path
 
 import torch
 
 from phrasenmt.cli import ArgumentParser, nonnegative_int, output_dir, positive_int
 from phrasenmt.io import run_cli
+from phrasenmt.log import get_logger
 from phrasenmt.precision import add_precision_argument
 from phrasenmt.training.data import DataPaths, parse_side
 from phrasenmt.training.run_folder import RunLock
 from phrasenmt.training.spec import load_spec, resolve_spec
 from phrasenmt.training.stopping import PREEMPTED_EXIT, Preempted
 from phrasenmt.training.trainer import Trainer
+
+_log = get_logger(__name__)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -100,16 +102,16 @@ def main(argv: list[str] | None = None) -> int:
                           progress_bar=not args.no_progress,
                           init_from=args.init_from, precision=args.precision)
         if trainer.dist.is_main:
-            print(f"precision: {trainer.precision}", file=sys.stderr)
+            _log.info(f"precision: {trainer.precision}")
         try:
             summary = trainer.run()
         except Preempted as stop:
-            print(f"stopped: {stop}", file=sys.stderr)
+            _log.info(f"stopped: {stop}")
             return PREEMPTED_EXIT
         finally:
             trainer.dist.close()
     if trainer.dist.is_main:
-        print(json.dumps(summary), file=sys.stderr)
+        _log.info(json.dumps(summary))
     return 0
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -36,10 +35,13 @@ from phrasenmt.cli import (
     positive_int,
 )
 from phrasenmt.io import InputError, run_cli
+from phrasenmt.log import get_logger
 from phrasenmt.nn.batching import SIDE_PAD, collate, make_batches
 from phrasenmt.training.checkpoint import load_model, model_payload, save_file
 from phrasenmt.training.data import FertilityData as Data
 from phrasenmt.training.data import load_labelled
+
+_log = get_logger(__name__)
 
 Cast = Callable[[], contextlib.AbstractContextManager]  # autocast of a precision
 
@@ -99,8 +101,7 @@ def train(model, train_data: Data, dev_data: Data, epochs: int, lr: float,
                                optimizer, cast)
         dev_loss = run_epoch(model, dev_data, dev_batches, None, cast)
         log.append({"epoch": epoch, "train_loss": train_loss, "dev_loss": dev_loss})
-        print(f"epoch {epoch}: train {train_loss:.4f} dev {dev_loss:.4f}",
-              file=sys.stderr)
+        _log.info(f"epoch {epoch}: train {train_loss:.4f} dev {dev_loss:.4f}")
         if dev_loss < best[0]:
             best = (dev_loss, {k: v.clone() for k, v in
                                model.fertility.state_dict().items()})
@@ -141,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.epochs < 1:
         raise InputError("must be at least 1", "--epochs")
     precision = prec.resolve(args.precision, torch.device("cpu"))
-    print(f"precision: {precision}", file=sys.stderr)
+    _log.info(f"precision: {precision}")
     model, src_vocab, tgt_vocab, payload = load_model(args.checkpoint)
     if getattr(model, "fertility", None) is None:
         raise InputError("the model has no fertility module (fertility_classes 0)",

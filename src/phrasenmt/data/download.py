@@ -6,7 +6,6 @@ import argparse
 import hashlib
 import os
 import shutil
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -21,6 +20,9 @@ from phrasenmt.cli import (
 )
 from phrasenmt.data.datasets import Dataset, dataset_names, get_dataset
 from phrasenmt.io import InputError, atomic_path, run_cli, write_lines
+from phrasenmt.log import get_logger
+
+_log = get_logger(__name__)
 
 CHUNK = 1 << 20
 MIRROR_HINT = ("on an offline machine put the files in a folder laid out like the "
@@ -125,7 +127,7 @@ def fetch_url(url: str, dest: Path, expected: str | None, timeout: float = 60,
 
 
 def fetch_dataset(ds: Dataset, outdir: Path, mirror: Path | None = None,
-                  timeout: float = 60, retries: int = 3, log=print) -> list[Path]:
+                  timeout: float = 60, retries: int = 3, log=_log.info) -> list[Path]:
     """Fetch every file of a dataset into outdir/<relative path>."""
     done = []
     for rel, expected in ds.files.items():
@@ -184,14 +186,11 @@ def main(argv: list[str] | None = None) -> int:
         raise InputError("mirror folder not found", args.mirror)
     check_manifest_path(args.manifest, args.outdir, ds)
 
-    def log(msg: str) -> None:
-        print(msg, file=sys.stderr)
-
     files = fetch_dataset(ds, args.outdir, args.mirror, args.timeout, args.retries,
-                          log)
+                          _log.info)
     if args.manifest is not None:
         write_manifest(args.manifest, args.outdir, files)
-    log(f"{ds.name}: {len(files)} files in {args.outdir}")
+    _log.info(f"{ds.name}: {len(files)} files in {args.outdir}")
     return 0
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,6 +30,9 @@ from phrasenmt.io import (
     read_parallel,
     write_lines,
 )
+from phrasenmt.log import get_logger
+
+_log = get_logger(__name__)
 
 LocalSplit = tuple[Path, Path, Path | None]  # source, target, docs (optional)
 Lines = tuple[list[str], list[str], list[str]]
@@ -131,5 +133,5 @@ def main(argv: list[str]) -> int:
         n = copy_docs(getattr(args, "in"), args.docs_for, args.out)
     else:
         n = copy_checked(getattr(args, "in"), args.out)
-    print(f"{args.out}: {n} lines", file=sys.stderr)
+    _log.info(f"{args.out}: {n} lines")
     return 0

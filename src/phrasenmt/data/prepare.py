@@ -57,6 +57,9 @@ from phrasenmt.io import (
     run_cli,
     write_lines,
 )
+from phrasenmt.log import get_logger
+
+_log = get_logger(__name__)
 
 DOCS = "docs"  # the `--lang` value (and file extension) of the document ids
 
@@ -204,7 +207,7 @@ def write_split(split: Split, outdir: Path, src: str, tgt: str, where: Path) -> 
 
 
 def prepare_dataset(name: str, ddir: Path, outdir: Path, src: str, tgt: str,
-                    log=print) -> dict[str, int]:
+                    log=_log.info) -> dict[str, int]:
     """Write outdir/{split}.{lang} and .docs of a registered dataset; line counts."""
     ds = get_dataset(name)
     check_direction(name, src, tgt)
@@ -284,14 +287,11 @@ def main(argv: list[str] | None = None) -> int:
         return local.main(argv)
     args = build_parser().parse_args(argv)
 
-    def log(msg: str) -> None:
-        print(msg, file=sys.stderr)
-
     check_mode_options(args)
     if args.dataset == "local":
         _check_langs(args)
         local.prepare_local(local.local_splits(args), args.outdir, args.src,
-                            args.tgt, log)
+                            args.tgt, _log.info)
         return 0
     get_dataset(args.dataset)
     if args.download_dir is None:
@@ -301,11 +301,11 @@ def main(argv: list[str] | None = None) -> int:
             raise InputError("--split needs --lang and --out")
         n = prepare_one(args.dataset, args.download_dir, args.split, args.lang,
                         args.out)
-        log(f"{args.split}.{args.lang}: {n} lines")
+        _log.info(f"{args.split}.{args.lang}: {n} lines")
         return 0
     _check_langs(args)
     prepare_dataset(args.dataset, args.download_dir, args.outdir, args.src,
-                    args.tgt, log)
+                    args.tgt, _log.info)
     return 0
 
 

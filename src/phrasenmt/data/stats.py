@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from phrasenmt.cli import ArgumentParser, output_file
 from phrasenmt.io import InputError, read_parallel, run_cli, write_lines
+from phrasenmt.log import get_logger
+
+_log = get_logger(__name__)
 
 COLUMNS = ("split", "side", "lang", "lines", "tokens", "types", "mean_tokens",
            "max_tokens")
@@ -64,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(set(names)) != len(names):
         raise InputError(f"split names must be unique, got {names}")
     write_lines(args.out, stats_table(splits, src, tgt))
-    print(f"stats of {len(splits)} splits -> {args.out}", file=sys.stderr)
+    _log.info(f"stats of {len(splits)} splits -> {args.out}")
     return 0
 
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import pickle
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +43,9 @@ from phrasenmt.cli import (
 )
 from phrasenmt.data.documents import documents, read_docs
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
+from phrasenmt.log import get_logger
+
+_log = get_logger(__name__)
 
 COLUMNS = ["system", "kind", "documents", "sentences", "content_words", "repeated",
            "cohesion", "pairs", "coherence"]
@@ -146,8 +148,8 @@ def fit(args: argparse.Namespace) -> None:
     lsa = fit_lsa(lines, args.dims, args.seed)
     with atomic_open(args.out, "wb") as fh:
         pickle.dump(lsa, fh)
-    print(f"LSA: {len(lines)} lines, {len(lsa['vectorizer'].vocabulary_)} terms, "
-          f"{args.dims} dimensions", file=sys.stderr)
+    _log.info(f"LSA: {len(lines)} lines, {len(lsa['vectorizer'].vocabulary_)} terms, "
+              f"{args.dims} dimensions")
 
 
 def score(args: argparse.Namespace) -> pd.DataFrame:

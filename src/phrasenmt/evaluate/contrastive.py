@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +41,9 @@ from phrasenmt.io import (
     run_cli,
     write_lines,
 )
+from phrasenmt.log import get_logger
+
+_log = get_logger(__name__)
 
 FORMATS = ("lingeval", "contrapro", "bawden", "voita")
 COLUMNS = ["model", "context", "category", "bin", "items", "correct", "accuracy"]
@@ -135,7 +137,8 @@ def read_items(args: argparse.Namespace) -> list[dict]:
     if args.format == "lingeval":
         return formats.read_lingeval(args.json, args.src_text, args.tgt_text,
                                      args.docs, args.context, set(args.need_context),
-                                     log=_log, mirror_pronouns=args.mirror_pronouns)
+                                     log=_log.info,
+                                     mirror_pronouns=args.mirror_pronouns)
     if args.format == "contrapro":
         return formats.read_contrapro(args.json, (args.text_src, args.text_tgt),
                                       (args.context_src, args.context_tgt),
@@ -169,7 +172,7 @@ def prepare(args: argparse.Namespace) -> None:
     with atomic_open(args.out_items) as fh:
         json.dump(header, fh, ensure_ascii=False, indent=1)
         fh.write("\n")
-    _log(f"{args.format}: {len(items)} items, {len(lines)} lines to score")
+    _log.info(f"{args.format}: {len(items)} items, {len(lines)} lines to score")
 
 
 def bpe_context(args: argparse.Namespace) -> None:
@@ -279,10 +282,6 @@ def evaluate(args: argparse.Namespace) -> None:
                    ignore_index=True)
     with atomic_open(args.out) as fh:
         df.to_csv(fh, sep="\t", index=False, float_format="%.4f")
-
-
-def _log(msg: str) -> None:
-    print(msg, file=sys.stderr)
 
 
 def _add_prepare(sub: argparse._SubParsersAction) -> None:

@@ -35,7 +35,6 @@ an alphabetic token of two or more letters that is neither a stopword
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -53,6 +52,9 @@ from phrasenmt.io import (
     run_cli,
     write_lines,
 )
+from phrasenmt.log import get_logger
+
+_log = get_logger(__name__)
 
 _POSSESSIVE_ENDINGS = ("", "e", "er", "es", "em", "en")
 _DE_PERSONAL = ("ich", "mich", "mir", "du", "dich", "dir", "er", "ihn", "ihm", "sie",
@@ -268,8 +270,8 @@ def main(argv: list[str] | None = None) -> int:
             df.to_csv(fh, sep="\t", index=False, float_format="%.4f")
         all_rows = df[df.word == "all"]
         for row in all_rows.itertuples():
-            print(f"{row.category}: {row.correct}/{row.aligned} = {row.accuracy:.4f}",
-                  file=sys.stderr)
+            _log.info(f"{row.category}: {row.correct}/{row.aligned} = "
+                      f"{row.accuracy:.4f}")
     return 0
 
 

@@ -20,7 +20,6 @@ D = 2 × encoder width, L max segment length.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +29,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from phrasenmt import ranges
 from phrasenmt.io import InputError
+from phrasenmt.log import get_logger
 from phrasenmt.models.base import Seq2Seq
 from phrasenmt.models.registry import register_model, register_preset
 from phrasenmt.models.reordering import SoftLocalReordering, check_window
@@ -41,6 +41,8 @@ from phrasenmt.models.swan_search import (
 )
 from phrasenmt.precision import run_rnn
 from phrasenmt.text.vocab import EOS, PAD
+
+_log = get_logger(__name__)
 
 
 @dataclass
@@ -169,9 +171,9 @@ class NPMT(Seq2Seq):
         if not self.training:
             return
         if int(self.skipped_pairs) == 0:
-            print(f"note: skipping training pairs longer than L·T' (L = "
-                  f"{self.cfg.max_segment_len}); counted in the model's "
-                  f"`skipped_pairs` buffer", file=sys.stderr)
+            _log.info(f"note: skipping training pairs longer than L·T' (L = "
+                      f"{self.cfg.max_segment_len}); counted in the model's "
+                      f"`skipped_pairs` buffer")
         self.skipped_pairs += n
 
     @torch.no_grad()

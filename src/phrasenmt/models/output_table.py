@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 
 import numpy as np
 import torch
 from torch import Tensor
 
 from phrasenmt.io import InputError, read_lines
+from phrasenmt.log import get_logger
 from phrasenmt.text.vocab import BOS, PAD, SPECIALS, Vocabulary
+
+_log = get_logger(__name__)
 
 _COUNT = re.compile(r"[0-9]+")  # ASCII digits only
 JOINER = "_"  # joins the words of a phrase token (as phrasenmt.embeddings does)
@@ -111,10 +113,9 @@ def build_output_table(vocab: Vocabulary, dim: int, word_vec: str,
     for i, vec in zip(missing, fallback, strict=True):
         rows[i] = vec
     if missing:
-        print(f"note: {len(missing)} target tokens have no table vector "
-              f"(e.g. {vocab.itos[missing[0]]!r}); "
-              f"{'fastText subwords' if fasttext_model else 'random'} used",
-              file=sys.stderr)
+        _log.info(f"note: {len(missing)} target tokens have no table vector "
+                  f"(e.g. {vocab.itos[missing[0]]!r}); "
+                  f"{'fastText subwords' if fasttext_model else 'random'} used")
     if center:
         real = np.ones(len(vocab), dtype=bool)
         real[[PAD, BOS]] = False

@@ -16,7 +16,6 @@ import hashlib
 import io
 import os
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +23,11 @@ import torch
 from torch import nn
 
 from phrasenmt.io import InputError, atomic_open, naming, output_set
+from phrasenmt.log import get_logger
 from phrasenmt.models.registry import build_model, config_from_dict, get_model_class
 from phrasenmt.text.vocab import Vocabulary
+
+_log = get_logger(__name__)
 
 FORMAT = "phrasenmt-checkpoint-v1"
 _NAME = re.compile(r"^checkpoint_([0-9]+)\.pt$")
@@ -156,8 +158,8 @@ def latest_checkpoint(ckpt_dir: str | os.PathLike) -> Path | None:
         if _NAME.match(name) and (ckpt_dir / name).is_file():
             return ckpt_dir / name
         if not _NAME.match(name):  # a crash can leave it cut or full of NULs
-            print(f"warning: {pointer}: damaged (not a checkpoint name); using the "
-                  "checkpoint with the highest step", file=sys.stderr)
+            _log.warning(f"{pointer}: damaged (not a checkpoint name); using the "
+                         "checkpoint with the highest step")
     found = list_checkpoints(ckpt_dir)
     return found[-1][1] if found else None
 
@@ -171,7 +173,7 @@ def load_latest_good(ckpt_dir: str | os.PathLike
         try:
             return path, load_file(path)
         except InputError as err:
-            print(f"warning: {err}; using the previous checkpoint", file=sys.stderr)
+            _log.warning(f"{err}; using the previous checkpoint")
     return None
 
 

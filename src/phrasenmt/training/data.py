@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,9 +13,12 @@ from torch import Tensor
 
 from phrasenmt.data.documents import context_indices, read_docs
 from phrasenmt.io import InputError, read_lines, read_parallel
+from phrasenmt.log import get_logger
 from phrasenmt.nn.batching import pad_context
 from phrasenmt.text.subwords import check_whole_words
 from phrasenmt.text.vocab import Vocabulary
+
+_log = get_logger(__name__)
 
 _INTEGER = re.compile(r"-?[0-9]+")  # a side value: ASCII digits (int() takes "١")
 
@@ -207,8 +209,8 @@ def load_data(paths: DataPaths, max_len: int, vocabs: tuple | None = None,
     train_corpus = encode_corpus(*train, src_vocab, tgt_vocab, max_len, train_side)
     skipped = len(train[0]) - len(train_corpus)
     if skipped:
-        print(f"note: skipped {skipped} training pairs longer than {max_len} tokens",
-              file=sys.stderr)
+        _log.info(f"note: skipped {skipped} training pairs longer than {max_len} "
+                  "tokens")
     if not len(train_corpus):
         raise InputError(f"no training pairs of at most {max_len} tokens",
                          os.fspath(paths.train_src))

@@ -17,11 +17,13 @@ import fcntl
 import os
 import re
 import socket
-import sys
 from pathlib import Path
 from typing import Self
 
 from phrasenmt.io import InputError, make_dir, naming, remove_created
+from phrasenmt.log import get_logger
+
+_log = get_logger(__name__)
 
 LOCK_NAME = ".training.lock"
 # what `phrasenmt.io.atomic_path` names its temp files: .<name>.<8 random>.tmp
@@ -125,7 +127,8 @@ def metrics_rows(path: Path, up_to: int) -> list[str]:
         elif int(text.split("\t", 1)[0]) <= up_to:
             rows.append(text)
     if damaged:
-        print(f"warning: {path}: dropped {len(damaged)} damaged row(s) (line "
-              f"{damaged[0]}{' ...' if len(damaged) > 1 else ''}; a crash cut the "
-              f"file); resuming from step {up_to}", file=sys.stderr)
+        more = " ..." if len(damaged) > 1 else ""
+        _log.warning(f"{path}: dropped {len(damaged)} damaged row(s) (line "
+                     f"{damaged[0]}{more}; a crash cut the file); resuming from step "
+                     f"{up_to}")
     return rows

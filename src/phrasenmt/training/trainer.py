@@ -36,6 +36,7 @@ from tqdm import tqdm
 from phrasenmt import precision as prec
 from phrasenmt.data.documents import context_mode
 from phrasenmt.io import AppendFile, InputError, atomic_open, remove_created
+from phrasenmt.log import get_logger, shows_progress
 from phrasenmt.models.registry import build_model, get_model_class
 from phrasenmt.models.swan import eager_under_compile
 from phrasenmt.nn.batching import Batch, BatchIterator, collate, make_batches
@@ -59,6 +60,8 @@ from phrasenmt.training.two_step import (
     key_patterns,
     load_step1,
 )
+
+_log = get_logger(__name__)
 
 # train_seconds: updates and validation so far (Progress.train_seconds)
 METRICS_HEADER = "step\tloss\tnll\tlr\ttokens_per_s\tdev_loss\ttrain_seconds\n"
@@ -243,9 +246,9 @@ class Trainer:
         new = load_step1(self.model, self.step1, self.init_from)
         split = freeze_parameters(self.model, self.cfg.freeze, set(self.step1["model"]))
         if self.dist.is_main:
-            print(f"two-step: loaded {self.init_from} ({len(self.step1['model'])} "
-                  f"keys); {split.describe(self.model)}\ntwo-step: new θ_d keys "
-                  f"({len(new)}): {', '.join(key_patterns(new))}", file=sys.stderr)
+            _log.info(f"two-step: loaded {self.init_from} ({len(self.step1['model'])} "
+                      f"keys); {split.describe(self.model)}\ntwo-step: new θ_d keys "
+                      f"({len(new)}): {', '.join(key_patterns(new))}")
 
     def _restore(self, payload: dict[str, Any]) -> None:
         """Continue exactly where the checkpoint stopped."""
@@ -255,8 +258,7 @@ class Trainer:
         self.iterator.load_state_dict(payload["data_state"])
         self.state = Progress(**payload["progress"])
         set_rng_state(payload["rng"])
-        print(f"resuming from {self.resumed_from} (step {self.state.step})",
-              file=sys.stderr)
+        _log.info(f"resuming from {self.resumed_from} (step {self.state.step})")
 
     # -- one update ------------------------------------------------------------
 
@@ -472,7 +474,8 @@ class Trainer:
             remove_stale_temps(self.outdir, self.ckpt_dir)  # left by a kill
         window = {"loss": 0.0, "nll": 0.0, "tokens": 0.0, "seconds": 0.0}
         bar = tqdm(total=self.cfg.max_steps, initial=self.state.step, file=sys.stderr,
-                   disable=not self.progress_bar or not self.dist.is_main,
+                   disable=not (self.progress_bar and self.dist.is_main
+                                and shows_progress()),  # --quiet hides it
                    mininterval=2.0, unit="upd")
         with (self._open_metrics() as metrics, self._open_events() as events, bar,
               SignalFlag() as signals):
