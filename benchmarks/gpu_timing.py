@@ -17,7 +17,7 @@ vocabulary at 25k tokens needs several times an H100's memory).
 FLOP count: the matrix-product FLOPs of one update's forward and backward pass
 (torch.utils.flop_counter.FlopCounterMode: mm, addmm, bmm, convolutions and
 scaled-dot-product attention, 2 FLOPs per multiply-add, plus what it leaves
-out and flops_ceiling.py adds, UNCOUNTED: the in-place addmm_ of the fused
+out and benchmarks/ceiling.py adds, UNCOUNTED: the in-place addmm_ of the fused
 loss' output-weight gradient and the CPU attention kernels; elementwise ops,
 softmax, layer norm and the optimizer are not counted), divided by that
 update's target tokens, times the measured target tokens/s, over the GPU's
