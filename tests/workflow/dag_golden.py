@@ -8,38 +8,26 @@ new rule), regenerate the files and review their diff:
 
     .venv/bin/python -m tests.workflow.dag_golden --update [CONFIG ...]
 
-Without --update it prints which configs differ. The dry runs use --forceall (the
-plan does not depend on what results/ holds) and treat the external LM as built,
-so that the NPMT+LM rows are planned whether or not this machine has `lmplz`.
+Without --update it prints which configs differ. The dry runs are those of
+tests/workflow/plans.py: --forceall (the plan does not depend on what results/
+holds), with the external LM treated as built, so that the NPMT+LM rows are
+planned whether or not this machine has `lmplz`.
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
-import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import LOCAL_ENV, REPO
+from tests.conftest import REPO
+from tests.workflow.plans import JOB_STARTS, plan
 
 GOLDEN = Path(__file__).resolve().parent / "dag"
 # job fields that name files or the job itself; the rest (jobid, reason, threads,
 # resources, shell command) depend on the machine or on what results/ holds
 FIELDS = ("input", "output", "log", "benchmark")
-JOB_STARTS = ("rule ", "localrule ", "checkpoint ", "localcheckpoint ")
-# Snakemake run in-process with the LM's availability pinned: the dry run plans the
-# NPMT+LM rows on every machine (its `lmplz` is only looked up, never run).
-RUNNER = """
-import sys
-sys.path.insert(0, {src!r})
-from phrasenmt.workflow import base
-assert callable(base.lm_unavailable_reason), "rules/common.smk's LM check moved"
-base.lm_unavailable_reason = lambda: None
-from snakemake.cli import main
-sys.argv = ["snakemake", *sys.argv[1:]]
-main()
-"""
 
 
 def configs() -> dict[str, Path | None]:
@@ -53,16 +41,8 @@ def configs() -> dict[str, Path | None]:
 
 
 def dry_run(configfile: Path | None) -> str:
-    """The dry run's text (stdout and stderr) of one config; raises if it fails."""
-    extra = ["--configfile", str(configfile)] if configfile else []
-    cmd = [sys.executable, "-c", RUNNER.format(src=str(REPO / "src")), "-n",
-           "--forceall", "--cores", "2", *extra]
-    result = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True,
-                            timeout=600, check=False, env=LOCAL_ENV)
-    if result.returncode != 0:
-        raise RuntimeError(f"dry run of {configfile or 'config.yaml'} failed:\n"
-                           + (result.stdout + result.stderr)[-3000:])
-    return result.stdout + result.stderr
+    """The dry run's text of one config (made once per process); raises if it fails."""
+    return plan(configfile).text
 
 
 def parse_jobs(text: str) -> list[str]:

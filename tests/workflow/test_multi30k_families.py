@@ -6,6 +6,7 @@ import json
 import re
 
 from tests.conftest import REPO, snakemake
+from tests.workflow.plans import plan
 
 CONFIG = REPO / "configs" / "multi30k_families.yaml"
 WORD_LEVEL = ["attn_rnn", "attn_rnn_30min", "attn_rnn_reorder", "conmt", "pconmt_nofert", "pconmt_fert2",
@@ -27,23 +28,29 @@ def train_specs(text: str) -> dict[tuple[str, str], dict]:
 
 def test_every_family_trains_in_its_papers_direction_within_its_budget():
     # --forceall: every job is listed, also where results/ holds finished runs
-    result = snakemake("-n", "-p", "--forceall", "--configfile", str(CONFIG))
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    result = plan(CONFIG)
     specs = train_specs(result.stdout)
     assert set(specs) == ({("multi30k_de_en", m) for m in WORD_LEVEL + REAL_TEXT}
                           | {("multi30k_en_de", m) for m in BPE})
+    steps = {model: spec["train"]["max_steps"] for (_, model), spec in specs.items()}
     for (_, model), spec in specs.items():
         train = spec["train"]
         assert "max_minutes" not in train, model  # updates, not the clock: reruns agree
+        assert steps[model] > 0, model
         if model in BPE:  # equal updates with the transformer, but the equal-time row
-            assert train["max_steps"] == (900 if model.endswith("30min") else 1300)
-        elif model in REAL_TEXT:
-            assert train["max_steps"] == 2800 and train["vocab_min_freq"] == 2
-            assert spec["model"]["hidden_size"] == 256
-        elif model == "attn_rnn_30min":  # attn_rnn's first 3000 updates: 30 CPU-minutes
-            assert train["max_steps"] == 3000 and "lr_schedule" not in train
-        else:  # equal updates, far past the tiny preset's 400
-            assert train["max_steps"] == 4000, model
+            if model.endswith("30min"):
+                assert steps[model] < steps["transformer"], model
+            else:
+                assert steps[model] == steps["transformer"], model
+        elif model in REAL_TEXT:  # one budget and one network for real text
+            assert steps[model] == steps[REAL_TEXT[0]], model
+            assert train["vocab_min_freq"] > 1, model  # drops words seen once
+            assert (spec["model"]["hidden_size"]
+                    == specs["multi30k_de_en", REAL_TEXT[0]]["model"]["hidden_size"])
+        elif model == "attn_rnn_30min":  # attn_rnn's first updates: 30 CPU-minutes
+            assert steps[model] < steps["attn_rnn"] and "lr_schedule" not in train
+        else:  # the word-level families: equal updates
+            assert steps[model] == steps["attn_rnn"], model
     for dataset in ("multi30k_de_en", "multi30k_en_de"):
         assert f"results/{dataset}/report/claims.md" in result.stdout
     assert "synthetic" not in result.stdout  # only the two Multi30k datasets build
@@ -56,8 +63,7 @@ def test_each_papers_claims_table_reads_only_its_familys_runs():
                                                 "pconmt_fert4", "pconmt_nofert"]},
               "multi30k_en_de": {"phrase": ["pr_max_attn_ta", "transformer"]}}
     targets = [f"results/{d}/report/claims_{f}.md" for d, fs in tables.items() for f in fs]
-    result = snakemake("-n", "-p", "--forceall", "--configfile", str(CONFIG), "--", *targets)
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    result = plan(CONFIG).needed_for(*targets)
     commands = re.findall(r"phrasenmt\.report\.claims (.*)", result.stdout)
     assert len(commands) == len(targets)
     for command in commands:
@@ -75,12 +81,13 @@ def test_mirror_is_given_on_the_command_line(tmp_path):
     download rule fetches the checksummed files; `--config mirror=DIR` copies
     them from DIR, as docs/datasets.md says."""
     target = "results/multi30k_en_de/download/MANIFEST.sha256"
-    for extra, expected in (([], "--outdir results/multi30k_en_de/download  --manifest"),
-                            (["--config", f"mirror={tmp_path}"],
-                             f"--outdir results/multi30k_en_de/download --mirror {tmp_path} ")):
-        result = snakemake("-n", "-p", "--forceall", "--configfile", str(CONFIG), *extra,
-                           "--", target)
-        out = result.stdout + result.stderr
-        assert result.returncode == 0, out[-2000:]
+    result = snakemake("-n", "-p", "--forceall", "--configfile", str(CONFIG),
+                       "--config", f"mirror={tmp_path}", "--", target)
+    with_mirror = result.stdout + result.stderr
+    assert result.returncode == 0, with_mirror[-2000:]
+    for out, expected in (
+            (plan(CONFIG).needed_for(target).text,
+             "--outdir results/multi30k_en_de/download  --manifest"),
+            (with_mirror, f"--outdir results/multi30k_en_de/download --mirror {tmp_path} ")):
         assert "phrasenmt.data.download --dataset multi30k" in out
         assert expected in out, out[-2000:]
