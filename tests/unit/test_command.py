@@ -160,3 +160,26 @@ def test_the_formatter_prefixes_warnings_and_debug_lines(capsys):
     assert capsys.readouterr().err == "" and not log.shows_progress()
     with pytest.raises(ValueError, match="not a phrasenmt module"):
         log.get_logger("numpy")
+
+
+def test_quiet_hides_the_training_progress_bar(tmp_path, capsys):
+    """The bar shows by default, --no-progress hides only it, --quiet everything."""
+    from phrasenmt.train import main as train_main
+    from tests.unit import test_training as training
+
+    paths = training.reverse_task(tmp_path, 60, 5)
+    spec = {"arch": "transformer", "preset": "tiny", "model": training.TINY,
+            "train": {"max_steps": 2, "max_tokens": 200, "update_tokens": 100,
+                      "save_interval": 2, "valid_interval": 2, "log_interval": 1}}
+
+    def train(name: str, *flags: str) -> str:
+        args = training.cli_args(paths, tmp_path / name, spec)
+        args.remove("--no-progress")
+        assert train_main([*args, *flags]) == 0
+        return capsys.readouterr().err
+
+    shown = train("bar")
+    assert "2/2 [" in shown and "precision: fp32" in shown  # tqdm's n/total
+    hidden = train("no_bar", "--no-progress")
+    assert "2/2 [" not in hidden and "precision: fp32" in hidden
+    assert train("quiet", "--quiet") == ""
