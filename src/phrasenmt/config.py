@@ -1,4 +1,6 @@
-"""Experiment configuration: JSON-Schema validation with defaults and one-line errors."""
+"""Experiment configuration: reading config files, and validation against the
+schema generated from `phrasenmt.config_model` (defaults filled in) and the
+model's rules, each problem one line naming the key."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from phrasenmt.config_model import rule_error
 from phrasenmt.io import InputError, read_text
 
 SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
@@ -118,6 +121,9 @@ def validate_config(config: dict, source: str | None = "config",
         raise InputError(_message(errors[0]), source)
     _as_declared(config, schema, schema)
     _check_cross_references(config, source)
+    problem = rule_error(config)  # the model's rules across keys
+    if problem:
+        raise InputError(problem, source)
     return config
 
 

@@ -3,6 +3,7 @@ sweeps) and the field helpers `phrasenmt.config_model` builds on."""
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -13,7 +14,6 @@ from pydantic import (
     StringConstraints,
     model_validator,
 )
-from pydantic.json_schema import SkipJsonSchema
 
 
 class RuleError(ValueError):
@@ -24,6 +24,7 @@ class RuleError(ValueError):
         self.key, self.text = key, text
 
 
+LANG = re.compile(r"[a-z]{2,3}")  # rules/common.smk's `lang` wildcard constraint
 NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]*$"  # dataset, model, sweep, set names
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
 ARCHS = ("transformer", "pr_mean", "pr_max", "pr_max_attn", "pr_max_attn_ta",
@@ -52,7 +53,12 @@ Seeds = unique_list(Annotated[int, Field(ge=1)])
 
 
 def _no_default(schema: dict) -> None:
+    """A key that is left out is absent: no default, and null is no value of it."""
     schema.pop("default", None)
+    given = [s for s in schema.pop("anyOf", ()) if s != {"type": "null"}]
+    if given:
+        (only,) = given
+        schema.update(only)
 
 
 def optional(**kwargs: Any) -> Any:
@@ -76,7 +82,7 @@ def mapping(description: str | None = None) -> Any:
 class Strict(BaseModel):
     """A mapping of known keys only; whole floats are no integers here either."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class Synthetic(Strict):
@@ -106,7 +112,7 @@ class Synthetic(Strict):
 class Pair(Strict):
     src: str = Field(description="source-language file")
     tgt: str = Field(description="target-language file")
-    docs: str | SkipJsonSchema[None] = optional(
+    docs: str | None = optional(
         description="document id per line (optional; a document's lines contiguous); "
         "without it every line is its own document, and document-level models refuse "
         "the dataset")
@@ -135,7 +141,7 @@ def _text(description: str) -> Any:
     return optional(description=description)
 
 
-OptText = str | SkipJsonSchema[None]
+OptText = str | None
 
 
 class ContrastiveSet(Strict):
@@ -153,7 +159,7 @@ class ContrastiveSet(Strict):
     text_tgt: OptText = _text("contrapro: contrapro.text.<tgt>")
     context_src: OptText = _text("contrapro: contrapro.context.<src>")
     context_tgt: OptText = _text("contrapro: contrapro.context.<tgt>")
-    extracted: Annotated[int, Field(ge=0)] | SkipJsonSchema[None] = optional(
+    extracted: Annotated[int, Field(ge=0)] | None = optional(
         description="contrapro: the --context N given to "
         "json2text_and_context.pl")
     current_src: OptText = _text("bawden: <set>.current.<src> of json2rawtext.py")
@@ -178,7 +184,7 @@ class Dataset(Strict):
     tokenize: bool = Field(True, description="Moses-tokenize raw text (false when the "
                            "text is already tokenized)")
     lowercase: bool = Field(False, description="lowercase after tokenization")
-    testsets: list[str] | SkipJsonSchema[None] = optional(
+    testsets: list[str] | None = optional(
         description="evaluation splits to translate (default all of the dataset's)")
     lingeval: bool = Field(
         True, description="en-de only: score the models on subject-verb agreement "
@@ -187,7 +193,7 @@ class Dataset(Strict):
         "agreement analysis out (e.g. offline, with no lingeval97.json in the mirror)")
     synthetic: Synthetic = section(
         Synthetic, "settings of the built-in generator (source synthetic)")
-    local: Local | SkipJsonSchema[None] = optional(
+    local: Local | None = optional(
         description="the user's own parallel files (source local)")
     clean: Clean = section(Clean)
     contrastive: dict[Name, ContrastiveSet] = mapping(
@@ -195,6 +201,22 @@ class Dataset(Strict):
         "dataset, by name (a synthetic en-de corpus has its own items, named "
         "synthetic); paths to files you obtained (nothing downloads)")
     bpe: Bpe = section(Bpe)
+
+    @model_validator(mode="after")
+    def _languages_and_lengths(self) -> Dataset:
+        for side in ("src", "tgt"):
+            code = getattr(self, side)
+            if not LANG.fullmatch(code):
+                raise RuleError(side, f"{code!r} is not a language code of 2-3 "
+                                "lowercase letters (en, de, vi)")
+        if self.src == self.tgt:
+            raise RuleError("tgt", f"{self.tgt!r} is also the source language")
+        longest = self.synthetic.max_sentence_tokens
+        if self.source == "synthetic" and longest > self.clean.max_len:
+            raise RuleError("synthetic.max_sentence_tokens", f"{longest} is more than "
+                            f"clean.max_len {self.clean.max_len}, which would drop "
+                            "the longest training pairs; raise clean.max_len")
+        return self
 
 
 class JointFinetune(Strict):
@@ -204,16 +226,16 @@ class JointFinetune(Strict):
 
 
 class ModelDecode(Strict):
-    beam: Annotated[int, Field(ge=1)] | SkipJsonSchema[None] = optional(
+    beam: Annotated[int, Field(ge=1)] | None = optional(
         description="beam size")
-    lenpen: Annotated[float, Field(ge=0)] | SkipJsonSchema[None] = optional(
+    lenpen: Annotated[float, Field(ge=0)] | None = optional(
         description="GNMT length penalty alpha (attention models)")
-    lambda1: float | SkipJsonSchema[None] = optional(
+    lambda1: float | None = optional(
         description="word-count weight of Eq. 3, Q(y) = log p(y|x) + lambda1 |y| + "
         "lambda2 log p_lm(y) (NPMT)")
-    lambda2: Annotated[float, Field(ge=0)] | SkipJsonSchema[None] = optional(
+    lambda2: Annotated[float, Field(ge=0)] | None = optional(
         description="LM weight of Eq. 3 (NPMT; above 0 needs lm: true)")
-    lm: bool | SkipJsonSchema[None] = optional(
+    lm: bool | None = optional(
         description="decode with a 4-gram KenLM model of the dataset's target training "
         "text (NPMT; needs lmplz)")
 
@@ -226,9 +248,9 @@ def _arch_or_checkpoint(schema: dict) -> None:
 class Model(Strict):
     model_config = ConfigDict(extra="forbid", json_schema_extra=_arch_or_checkpoint)
 
-    arch: Literal[ARCHS] | SkipJsonSchema[None] = optional(  # type: ignore[valid-type]
+    arch: Literal[ARCHS] | None = optional(  # type: ignore[valid-type]
         description="registered architecture")
-    preset: Literal[PRESETS] | SkipJsonSchema[None] = optional(  # type: ignore[valid-type]
+    preset: Literal[PRESETS] | None = optional(  # type: ignore[valid-type]
         description="named size preset that sets defaults")
     init_from: OptText = _text(
         "document-level models (ctx_transformer*, han_*), required: the model whose "
@@ -237,7 +259,7 @@ class Model(Strict):
         "(step 1, its own run, not trained twice), a han_enc for han_enc_dec; "
         "train.freeze says what stays frozen (sentence: the sentence-level parameters, "
         "the default; loaded: every loaded weight; none: nothing)")
-    context: Literal["real", "random", "none"] | SkipJsonSchema[None] = _text(
+    context: Literal["real", "random", "none"] | None = _text(
         "document-level models: what they read as context (default real: the K "
         "previous sentences of the document); random: a random-context control (Li et "
         "al. 2020), as many sentences taken from another document, drawn with the "
@@ -245,7 +267,7 @@ class Model(Strict):
         "all. A control is an ordinary model: give it its base's init_from, preset, "
         "model and train, so that only the context differs (start-up refuses a "
         "control that differs from its model in anything else, or has no model)")
-    joint_finetune: JointFinetune | SkipJsonSchema[None] = _text(
+    joint_finetune: JointFinetune | None = _text(
         "document-level models: derive <name>_joint, a further step from this model's "
         "averaged checkpoint that trains every parameter (train.freeze: none), a row "
         "of its own in every table")
@@ -253,20 +275,20 @@ class Model(Strict):
         "decode the trained checkpoint of this other model (same datasets, itself not "
         "a checkpoint_of entry) with this entry's own decode settings instead of "
         "training again; arch, preset, model and train come from it (NPMT family)")
-    decode: ModelDecode | SkipJsonSchema[None] = _text(
+    decode: ModelDecode | None = _text(
         "this model's decoding settings over the global decode (NPMT models: beam, "
         "lambda1 and lambda2 default to the preset's, i.e. the paper's)")
     model: dict[str, Any] = mapping("overrides of the architecture's config fields")
     train: dict[str, Any] = mapping("overrides of the training config fields")
     gpus: int = Field(1, ge=0, description="GPUs requested on a cluster (0 = CPU job)")
-    precision: Precision | SkipJsonSchema[None] = _text(
+    precision: Precision | None = _text(
         "this model's precision (training, its fertility step, scoring, decoding) over "
         "the global `precision`; a checkpoint_of entry's default: its model's")
-    seeds: Seeds | SkipJsonSchema[None] = _text(
+    seeds: Seeds | None = _text(
         "this model's training seeds over the global seeds (a checkpoint_of entry's "
         "default: its model's seeds; an init_from or checkpoint_of entry's seeds must "
         "be seeds of the model it loads: seed N loads that model's seed N)")
-    datasets: list[str] | SkipJsonSchema[None] = _text(
+    datasets: list[str] | None = _text(
         "datasets to train on (default all; a checkpoint_of entry's default is its "
         "model's)")
 

@@ -14,7 +14,6 @@ from itertools import pairwise
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, ValidationError, model_validator
-from pydantic.json_schema import SkipJsonSchema
 
 from phrasenmt.config_entries import (
     Dataset,
@@ -178,7 +177,7 @@ class Experiment(Strict):
         "instead of the network")
     stanza_dir: str | None = Field(
         None, description="stanza resources folder (real datasets' constituency parses)")
-    run_datasets: list[str] | SkipJsonSchema[None] = optional(
+    run_datasets: list[str] | None = optional(
         description="datasets that `rule all` builds (default every entry of "
         "datasets); override files set it to pick theirs")
     datasets: dict[Name, Dataset] = Field(
@@ -233,6 +232,8 @@ def rule_error(config: dict) -> str | None:
         where = ".".join(map(str, first["loc"]))
         cause = first.get("ctx", {}).get("error")
         text = str(cause) if isinstance(cause, ValueError) else first["msg"]
+        if first["type"] == "finite_number":  # the words of ranges.finite
+            text = f"must be a finite number, got {first['input']}"
         if isinstance(cause, RuleError):
             where, text = ".".join(filter(None, (where, cause.key))), cause.text
         return f"{where}: {text}" if where else text
