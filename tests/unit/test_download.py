@@ -201,3 +201,16 @@ def test_cli_error_is_one_line(tmp_path, capsys):
     assert exit_info.value.code == 1
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "mirror folder not found" in err
+
+
+@pytest.mark.parametrize("option", [["--timeout", "5"], ["--retries", "0"]])
+def test_network_options_with_a_mirror_are_refused(tmp_path, capsys, option):
+    """A mirror copy makes no request: --timeout/--retries would do nothing."""
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    with pytest.raises(SystemExit) as stop:
+        download.main(["--dataset", "multi30k", "--outdir", str(tmp_path / "d"),
+                       "--mirror", str(mirror), *option])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and f"{option[0]} sets network requests" in err
+    assert not (tmp_path / "d").exists() or not any((tmp_path / "d").iterdir())

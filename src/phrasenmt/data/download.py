@@ -144,6 +144,9 @@ def fetch_dataset(ds: Dataset, outdir: Path, mirror: Path | None = None,
     return done
 
 
+TIMEOUT, RETRIES = 60.0, 3  # seconds per request; extra attempts per file
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Command-line interface of the download step."""
     p = ArgumentParser(
@@ -153,10 +156,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="files land in OUTDIR/<path relative to the base URL>")
     p.add_argument("--mirror", type=Path,
                    help="copy from MIRROR/<relative path> instead of the network")
-    p.add_argument("--timeout", type=positive_float, default=60,
-                   help="seconds per request")
-    p.add_argument("--retries", type=nonnegative_int, default=3,
-                   help="extra attempts per file after a network failure")
+    p.add_argument("--timeout", type=positive_float,
+                   help=f"seconds per request (default {TIMEOUT:g}; not with --mirror)")
+    p.add_argument("--retries", type=nonnegative_int,
+                   help=f"extra attempts per file after a network failure (default "
+                   f"{RETRIES}; not with --mirror)")
     p.add_argument("--manifest", type=output_file,
                    help="also write 'SHA256  PATH' lines of every file here")
     return p
@@ -180,7 +184,15 @@ def write_manifest(path: Path, outdir: Path, files: list[Path]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Download (or mirror-copy) one dataset."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    network = [o for o, v in (("--timeout", args.timeout), ("--retries", args.retries))
+               if v is not None]
+    if args.mirror is not None and network:  # a mirror copy makes no request
+        parser.error(f"{network[0]} sets network requests; with --mirror the files "
+                     "are copied and it would do nothing")
+    args.timeout = TIMEOUT if args.timeout is None else args.timeout
+    args.retries = RETRIES if args.retries is None else args.retries
     ds = get_dataset(args.dataset)
     if args.mirror is not None and not args.mirror.is_dir():
         raise InputError("mirror folder not found", args.mirror)
