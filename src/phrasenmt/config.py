@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from phrasenmt.config_model import rule_error
+from phrasenmt.config_model import INHERITED, rule_error
 from phrasenmt.io import InputError, read_text
 
 SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
@@ -120,10 +120,10 @@ def validate_config(config: dict, source: str | None = "config",
     if errors:
         raise InputError(_message(errors[0]), source)
     _as_declared(config, schema, schema)
-    _check_cross_references(config, source)
-    problem = rule_error(config)  # the model's rules across keys
+    problem = rule_error(config)  # the model's rules across keys and entries
     if problem:
         raise InputError(problem, source)
+    _take_checkpoint_owner(config)
     return config
 
 
@@ -161,83 +161,16 @@ def _as_declared(value: Any, schema: dict, root: dict) -> Any:
     return declared_number(value, [declared] if isinstance(declared, str) else declared)
 
 
-def _check_cross_references(config: dict, source: str | None) -> None:
-    """Checks JSON Schema cannot express: names that must refer to other entries."""
-    models, datasets = config["models"], config["datasets"]
-    for name, model in models.items():
-        for ds in model.get("datasets", []):
-            if ds not in datasets:
-                raise InputError(f"models.{name}.datasets: unknown dataset {ds!r} "
-                                 f"(known: {', '.join(datasets)})", source)
-    _resolve_checkpoint_of(config, source)
-    _check_baseline(config, source)
-    for family, names in config.get("families", {}).items():
-        unknown = [m for m in names if m not in models]
-        if unknown:
-            raise InputError(f"families.{family}: {unknown[0]!r} is not one of the "
-                             f"models ({', '.join(models)})", source)
-    for name, ds in datasets.items():
-        if ds["source"] == "download" and "name" not in ds:
-            raise InputError(f"datasets.{name}.name: required when source is download",
-                             source)
-        if ds["source"] == "local" and "local" not in ds:
-            raise InputError(f"datasets.{name}.local: required when source is local",
-                             source)
-
-
-# Keys a checkpoint_of entry takes from the model whose checkpoint it decodes.
-INHERITED = ("arch", "preset", "model", "train")
-
-
-def _resolve_checkpoint_of(config: dict, source: str | None) -> None:
-    """Check `checkpoint_of` entries and give them their model's arch, preset, ..."""
+def _take_checkpoint_owner(config: dict) -> None:
+    """Give each checkpoint_of entry its model's arch, preset, model and train
+    (and datasets), in place; the config model has checked the names."""
     models = config["models"]
-    for name, entry in models.items():
-        owner, key = entry.get("checkpoint_of"), f"models.{name}.checkpoint_of"
-        if owner is None:
-            continue
-        if owner not in models or owner == name:
-            raise InputError(f"{key}: {owner!r} is not another model "
-                             f"(known: {', '.join(models)})", source)
-        if models[owner].get("checkpoint_of"):
-            raise InputError(f"{key}: {owner!r} decodes another model's checkpoint "
-                             "itself; name the model that trains", source)
-        given = [k for k in INHERITED  # model/train default to {}: that is unset
-                 if entry.get(k) not in (None, {}) and entry[k] != models[owner][k]]
-        if given:
-            raise InputError(f"models.{name}.{given[0]}: a checkpoint_of entry takes "
-                             f"it from {owner!r}; leave it out", source)
-        trains_on = models[owner].get("datasets", list(config["datasets"]))
-        if entry.get("datasets", trains_on) != trains_on:
-            raise InputError(f"models.{name}.datasets: must be those {owner!r} "
-                             "trains on (leave it out to take them)", source)
-        entry.update({k: models[owner][k] for k in INHERITED})
-        if "datasets" in models[owner]:
-            entry["datasets"] = list(models[owner]["datasets"])
-
-
-def _check_baseline(config: dict, source: str | None) -> None:
-    """`baseline` names a model; a mapping names one per dataset that trains models."""
-    models, base = config["models"], config["baseline"]
-    built = config.get("run_datasets") or list(config["datasets"])  # others are idle
-    if isinstance(base, str):
-        base = {"": base}
-    for ds, name in base.items():
-        key = f"baseline.{ds}" if ds else "baseline"
-        if ds and ds not in config["datasets"]:
-            raise InputError(f"{key}: unknown dataset {ds!r}", source)
-        if name not in models:
-            raise InputError(f"{key}: {name!r} is not one of the models "
-                             f"({', '.join(models)})", source)
-        if ds in built and ds not in models[name].get("datasets", [ds]):
-            raise InputError(f"{key}: model {name!r} does not train on {ds!r}", source)
-    if "" in base:
-        return
-    for ds in config["datasets"]:
-        trained = [m for m, spec in models.items() if ds in spec.get("datasets", [ds])]
-        if trained and ds not in base:
-            raise InputError(f"baseline: no baseline for dataset {ds!r}, which trains "
-                             f"{', '.join(trained)}", source)
+    for entry in models.values():
+        owner = models.get(entry.get("checkpoint_of"))
+        if owner is not None:
+            entry.update({k: owner[k] for k in INHERITED})
+            if "datasets" in owner:
+                entry["datasets"] = list(owner["datasets"])
 
 
 def _duplicate(node: yaml.Node, path: list[str]) -> tuple[str, int, int] | None:

@@ -204,6 +204,10 @@ class Dataset(Strict):
 
     @model_validator(mode="after")
     def _languages_and_lengths(self) -> Dataset:
+        for source in ("download", "local"):  # the key that names its files
+            key = "name" if source == "download" else "local"
+            if self.source == source and getattr(self, key) is None:
+                raise RuleError(key, f"required when source is {source}")
         for side in ("src", "tgt"):
             code = getattr(self, side)
             if not LANG.fullmatch(code):

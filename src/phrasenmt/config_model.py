@@ -4,7 +4,7 @@ default and description, and the rules that tie keys together.
 `schemas/config.schema.yaml` is generated from it (`phrasenmt.config_schema`),
 start-up validation (`phrasenmt.config.validate_config`) checks a config
 against that schema and then against the model's cross-key rules
-(`check_rules`), and the configuration reference page
+(`rule_error`), and the configuration reference page
 (`phrasenmt.docs_reference`) lists its keys.
 """
 
@@ -217,13 +217,91 @@ class Experiment(Strict):
         "model (named BASE_<key><value>), trained and decoded like the base; the "
         "base's own value is the base itself")
 
+    @model_validator(mode="after")
+    def _references(self) -> Experiment:
+        """Names that must refer to other entries, in the order of the keys."""
+        for name, model in self.models.items():
+            for ds in model.datasets or ():
+                if ds not in self.datasets:
+                    raise RuleError(f"models.{name}.datasets", f"unknown dataset "
+                                    f"{ds!r} (known: {', '.join(self.datasets)})")
+        for name in self.models:
+            _checkpoint_of(self, name)
+        _baseline(self)
+        for family, names in self.families.items():
+            unknown = [m for m in names if m not in self.models]
+            if unknown:
+                raise RuleError(f"families.{family}", f"{unknown[0]!r} is not one of "
+                                f"the models ({', '.join(self.models)})")
+        return self
+
+
+# Keys a checkpoint_of entry takes from the model whose checkpoint it decodes.
+INHERITED = ("arch", "preset", "model", "train")
+
+
+def _checkpoint_of(config: Experiment, name: str) -> None:
+    """A checkpoint_of entry names another model that trains, and gives none of
+    the keys it takes from it (or the same value), nor other datasets."""
+    models, entry = config.models, config.models[name]
+    owner, key = entry.checkpoint_of, f"models.{name}.checkpoint_of"
+    if owner is None:
+        return
+    if owner not in models or owner == name:
+        raise RuleError(key, f"{owner!r} is not another model "
+                        f"(known: {', '.join(models)})")
+    if models[owner].checkpoint_of:
+        raise RuleError(key, f"{owner!r} decodes another model's checkpoint itself; "
+                        "name the model that trains")
+    given = [k for k in INHERITED  # model/train default to {}: that is unset
+             if getattr(entry, k) not in (None, {})
+             and getattr(entry, k) != getattr(models[owner], k)]
+    if given:
+        raise RuleError(f"models.{name}.{given[0]}", "a checkpoint_of entry takes it "
+                        f"from {owner!r}; leave it out")
+    trains_on = models[owner].datasets
+    if trains_on is None:
+        trains_on = list(config.datasets)
+    if entry.datasets is not None and entry.datasets != trains_on:
+        raise RuleError(f"models.{name}.datasets", f"must be those {owner!r} trains "
+                        "on (leave it out to take them)")
+
+
+def _baseline(config: Experiment) -> None:
+    """`baseline` names a model; a mapping names one per dataset that trains models."""
+    models, base = config.models, config.baseline
+    built = config.run_datasets or list(config.datasets)  # others are idle
+    base = {"": base} if isinstance(base, str) else base
+
+    def trains(model: str, ds: str) -> bool:
+        return models[model].datasets is None or ds in models[model].datasets
+
+    for ds, name in base.items():
+        key = f"baseline.{ds}" if ds else "baseline"
+        if ds and ds not in config.datasets:
+            raise RuleError(key, f"unknown dataset {ds!r}")
+        if name not in models:
+            raise RuleError(key, f"{name!r} is not one of the models "
+                            f"({', '.join(models)})")
+        if ds in built and not trains(name, ds):
+            raise RuleError(key, f"model {name!r} does not train on {ds!r}")
+    if "" in base:
+        return
+    for ds in config.datasets:
+        trained = [m for m in models if trains(m, ds)]
+        if trained and ds not in base:
+            raise RuleError("baseline", f"no baseline for dataset {ds!r}, which "
+                            f"trains {', '.join(trained)}")
+
 
 def rule_error(config: dict) -> str | None:
     """The first cross-key rule `config` breaks, as `key: what is wrong`, or None.
 
     `config` has passed the generated schema (types, bounds, defaults); the
     model's validators add what a schema cannot say: bins that increase, a
-    decoding cap with room for a word, n-gram lengths in order, ...
+    decoding cap with room for a word, n-gram lengths in order, names that
+    refer to other entries (a model's datasets, checkpoint_of, baseline,
+    families), ...
     """
     try:
         Experiment.model_validate(config)
