@@ -3,12 +3,14 @@ sweeps) and the field helpers `phrasenmt.config_model` builds on."""
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StringConstraints,
@@ -50,6 +52,26 @@ def unique_list(item: Any) -> Any:
 
 
 Seeds = unique_list(Annotated[int, Field(ge=1)])
+
+
+def _finite(value: Any, path: tuple[str, ...] = ()) -> Any:
+    """`value` without NaN or infinity anywhere inside it (YAML reads .nan and
+    .inf): an untyped value is held to what every typed number key is."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise RuleError(".".join(path), f"must be a finite number, got {value}")
+    items = value.items() if isinstance(value, dict) else (
+        enumerate(value) if isinstance(value, list) else ())
+    for key, item in items:
+        _finite(item, (*path, str(key)))
+    return value
+
+
+# Values passed on as they are (a model's `model:` and `train:` overrides):
+# their own config classes check them, and the model refuses NaN in them.
+Finite = Annotated[Any, AfterValidator(_finite)]
+# A sweep's value; NaN is refused before the union, whose members would each
+# name themselves in the message.
+SweepValue = Annotated[int | float | str | bool, BeforeValidator(_finite)]
 
 
 def _no_default(schema: dict) -> None:
@@ -225,7 +247,7 @@ class Dataset(Strict):
 
 class JointFinetune(Strict):
     enabled: bool = Field(True, description="false leaves the joint fine-tuning out")
-    train: dict[str, Any] = mapping("overrides of this model's train settings for the "
+    train: dict[str, Finite] = mapping("overrides of this model's train settings for the "
                                     "fine-tuning step (e.g. max_steps, lr)")
 
 
@@ -282,8 +304,9 @@ class Model(Strict):
     decode: ModelDecode | None = _text(
         "this model's decoding settings over the global decode (NPMT models: beam, "
         "lambda1 and lambda2 default to the preset's, i.e. the paper's)")
-    model: dict[str, Any] = mapping("overrides of the architecture's config fields")
-    train: dict[str, Any] = mapping("overrides of the training config fields")
+    model: dict[str, Finite] = mapping("overrides of the architecture's config "
+                                       "fields")
+    train: dict[str, Finite] = mapping("overrides of the training config fields")
     gpus: int = Field(1, ge=0, description="GPUs requested on a cluster (0 = CPU job)")
     precision: Precision | None = _text(
         "this model's precision (training, its fertility step, scoring, decoding) over "
@@ -311,7 +334,7 @@ class Sweep(Strict):
     key: Annotated[str, StringConstraints(pattern=SWEEP_KEY)] = Field(
         description="the dotted key varied, under the base's model: or train: "
         "overrides, e.g. model.window")
-    values: unique_list(int | float | str | bool) = Field(
+    values: unique_list(SweepValue) = Field(
         description="the values, in table order")
     enabled: bool = Field(True, description="false switches the sweep off (its models "
                           "are not derived)")
