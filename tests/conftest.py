@@ -11,6 +11,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
+# The settings the unit tests read: a frozen copy of config.yaml. A test about the
+# production config reads config.yaml and states a relation, not a tuned value.
+TEST_CONFIG = REPO / "tests" / "data" / "config.yaml"
 
 # Snakemake imports every installed executor plugin when it starts, and the
 # SLURM plugin then runs `scontrol show config` (with a 10 s timeout), even for

@@ -9,12 +9,12 @@ import yaml
 
 from phrasenmt.config import load_config, validate_config
 from phrasenmt.io import InputError
-from tests.conftest import REPO
+from tests.conftest import REPO, TEST_CONFIG
 
 
 @pytest.fixture
 def config() -> dict:
-    with open(REPO / "config.yaml", encoding="utf-8") as fh:
+    with open(TEST_CONFIG, encoding="utf-8") as fh:
         return yaml.safe_load(fh)
 
 

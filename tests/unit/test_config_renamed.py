@@ -7,11 +7,11 @@ import yaml
 
 from phrasenmt.config import RENAMED, validate_config
 from phrasenmt.io import InputError
-from tests.conftest import REPO
+from tests.conftest import REPO, TEST_CONFIG
 
 
 def _default_config() -> dict:
-    return yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
+    return yaml.safe_load(TEST_CONFIG.read_text(encoding="utf-8"))
 
 
 def test_old_significance_key_names_the_new_one():

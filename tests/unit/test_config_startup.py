@@ -19,9 +19,9 @@ from phrasenmt.io import InputError
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import discourse as wfdis
 from phrasenmt.workflow import runs
-from tests.conftest import REPO
+from tests.conftest import TEST_CONFIG
 
-TEXT = (REPO / "config.yaml").read_text(encoding="utf-8")
+TEXT = TEST_CONFIG.read_text(encoding="utf-8")
 
 
 def merged(override: dict) -> dict:

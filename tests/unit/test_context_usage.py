@@ -16,19 +16,22 @@ from phrasenmt.report.context_usage import bucket, main
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import discourse as wfdis
 from phrasenmt.workflow import documents as wfd
+from tests.conftest import TEST_CONFIG
 from tests.unit.test_workflow_helpers import REPO, validate_config
 
 
 def load_config() -> dict:
-    with open(REPO / "config.yaml", encoding="utf-8") as fh:
+    with open(TEST_CONFIG, encoding="utf-8") as fh:
         return validate_config(yaml.safe_load(fh))
 
 
-def merged_with(override: dict) -> dict:
-    """config.yaml updated with `override` the way Snakemake merges configs."""
+def shipped_with(override: dict) -> dict:
+    """The shipped config.yaml updated with `override` (a shipped override file,
+    written against it) the way Snakemake merges configs."""
     from tests.unit.test_experiment import merged
 
-    return merged(override)
+    shipped = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
+    return merged(override, shipped)
 
 
 def test_distance_buckets():
@@ -129,7 +132,7 @@ def test_controls_cxmi_inputs_and_specs_of_the_default_config():
     assert wfdis.control_of(config, "han_dec") is None
     override = yaml.safe_load((REPO / "configs" / "converged_families.yaml")
                               .read_text(encoding="utf-8"))
-    converged = validate_config(merged_with(override))
+    converged = validate_config(shipped_with(override))
     assert wfdis.control_of(converged, "han_enc_random") == "han_enc"
     # its step 1 is han_enc_random, the real model's han_enc: still its control
     assert wfdis.control_of(converged, "han_enc_dec_random") == "han_enc_dec"

@@ -18,6 +18,7 @@ from phrasenmt.report import continuous as tables
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import continuous as wfcont
 from phrasenmt.workflow.targets import final_targets
+from tests.conftest import TEST_CONFIG
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -149,7 +150,7 @@ def test_empty_multiword_subset_of_an_older_tsv_shows_no_bleu(tmp_path: Path):
 
 
 def default_config() -> dict:
-    return yaml.safe_load((REPO / "config.yaml").read_text())
+    return yaml.safe_load(TEST_CONFIG.read_text())
 
 
 def test_default_config_routes_the_family_to_its_own_rules():

@@ -1,9 +1,9 @@
 """Start-up validation: each class of bad config fails with one line naming the key.
 
-The config is the default experiment (config.yaml) with one override merged in
-as `snakemake --config` / `--configfile` would; `experiment.start` is exactly
-what rules/common.smk runs. tests/workflow/test_workflow.py runs a few of these
-through `snakemake -n` itself.
+The config is the default experiment (its frozen copy, tests/data/config.yaml)
+with one override merged in as `snakemake --config` / `--configfile` would;
+`experiment.start` is exactly what rules/common.smk runs.
+tests/workflow/test_workflow.py runs a few of these through `snakemake -n` itself.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from phrasenmt import experiment
 from phrasenmt.config import load_yaml
 from phrasenmt.io import InputError
 from phrasenmt.training.spec import load_spec, resolve_spec
-from tests.conftest import REPO
+from tests.conftest import REPO, TEST_CONFIG
 
-BASE = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
+BASE = yaml.safe_load(TEST_CONFIG.read_text(encoding="utf-8"))
 
 
-def merged(override: dict) -> dict:
-    """config.yaml updated with `override` the way Snakemake merges configs."""
+def merged(override: dict, base: dict = BASE) -> dict:
+    """The config updated with `override` the way Snakemake merges configs."""
     def update(into: dict, new: dict) -> None:
         for key, value in new.items():
             if isinstance(value, dict) and isinstance(into.get(key), dict):
@@ -33,7 +33,7 @@ def merged(override: dict) -> dict:
             else:
                 into[key] = value
 
-    config = copy.deepcopy(BASE)
+    config = copy.deepcopy(base)
     update(config, override)
     return config
 
@@ -139,10 +139,11 @@ def test_bad_config_is_one_line_naming_the_key(override: dict, message: str):
 
 
 def test_the_default_experiment_and_every_shipped_config_pass():
-    experiment.start(merged({}))
+    shipped = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
+    experiment.start(merged({}, shipped))
     for path in sorted((REPO / "configs").glob("*.yaml")):
         override = yaml.safe_load(path.read_text(encoding="utf-8"))
-        experiment.start(merged(override), [REPO / "config.yaml", path])
+        experiment.start(merged(override, shipped), [REPO / "config.yaml", path])
 
 
 def test_a_key_written_twice_names_it_and_both_lines(tmp_path: Path):

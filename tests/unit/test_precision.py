@@ -40,7 +40,7 @@ from phrasenmt.training.spec import resolve_spec
 from phrasenmt.training.trainer import Trainer
 from phrasenmt.translate import main as translate_main
 from phrasenmt.workflow import runs
-from tests.conftest import REPO
+from tests.conftest import REPO, TEST_CONFIG
 
 CPU = torch.device("cpu")
 NATIVE = prec.cpu_has_native_bf16(prec.cpu_flags())  # avx512_bf16 or amx_bf16
@@ -231,7 +231,7 @@ def test_trainer_runs_forward_and_backward_bf16_products_in_fp32_kernels(
 def base_config() -> dict:
     import yaml
 
-    return yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
+    return yaml.safe_load(TEST_CONFIG.read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("where", ["global", "model"])

@@ -10,12 +10,12 @@ from phrasenmt.config import validate_config
 from phrasenmt.report.claims import build_parser
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import claims as wfc
-from tests.conftest import REPO
+from tests.conftest import TEST_CONFIG
 
 
 def seeded_config() -> dict:
     """The default config, validated, then given three seeds (npmt: its own two)."""
-    config = validate_config(yaml.safe_load((REPO / "config.yaml").read_text()))
+    config = validate_config(yaml.safe_load(TEST_CONFIG.read_text()))
     config["seeds"] = [1, 2, 3]
     config["models"]["npmt"]["seeds"] = [4, 5]
     return config

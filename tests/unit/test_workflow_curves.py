@@ -12,12 +12,12 @@ from phrasenmt.report.learning_curves import build_parser
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import curves
 from phrasenmt.workflow.targets import final_targets
-from tests.conftest import REPO
+from tests.conftest import TEST_CONFIG
 
 
 @pytest.fixture
 def config() -> dict:
-    with open(REPO / "config.yaml", encoding="utf-8") as fh:
+    with open(TEST_CONFIG, encoding="utf-8") as fh:
         return validate_config(yaml.safe_load(fh))
 
 

@@ -18,7 +18,7 @@ from phrasenmt.workflow import npmt as wfn
 from phrasenmt.workflow import phrase_repr as wfpr
 from phrasenmt.workflow import runs
 from phrasenmt.workflow.targets import final_targets
-from tests.conftest import REPO
+from tests.conftest import REPO, TEST_CONFIG
 
 DOCUMENT_ROWS = ["ctx_transformer", "ctx_transformer_random", "han_enc", "han_dec",
                  "han_dec_random", "han_enc_dec"]
@@ -26,7 +26,7 @@ DOCUMENT_ROWS = ["ctx_transformer", "ctx_transformer_random", "han_enc", "han_de
 
 @pytest.fixture
 def config() -> dict:
-    with open(REPO / "config.yaml", encoding="utf-8") as fh:
+    with open(TEST_CONFIG, encoding="utf-8") as fh:
         return validate_config(yaml.safe_load(fh))
 
 
@@ -167,7 +167,7 @@ def test_checkpoint_of_row_takes_its_model(npmt_config):
     ({"preset": "tiny"}, "models.x"),
 ])
 def test_bad_checkpoint_of_rows(entry, message):
-    with open(REPO / "config.yaml", encoding="utf-8") as fh:
+    with open(TEST_CONFIG, encoding="utf-8") as fh:
         raw = yaml.safe_load(fh)
     raw["models"]["x"] = entry
     with pytest.raises(InputError, match=message):
@@ -330,7 +330,7 @@ def test_bad_sweeps(config, sweep, message):
 
 
 def test_sweep_key_outside_model_and_train_is_a_schema_error():
-    with open(REPO / "config.yaml", encoding="utf-8") as fh:
+    with open(TEST_CONFIG, encoding="utf-8") as fh:
         raw = yaml.safe_load(fh)
     raw["sweeps"]["npmt_window"]["key"] = "arch"
     with pytest.raises(InputError, match="sweeps.npmt_window.key"):
@@ -656,7 +656,7 @@ def test_a_run_loads_the_same_seed_of_its_init_model(doc_config):
     ([], "seeds: [] should be non-empty"), ([1, 1], "has non-unique elements"),
     ([0], "0 is less than the minimum of 1"), ("1", "is not of type 'array'")])
 def test_bad_seeds_are_one_line(seeds, message):
-    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    config = yaml.safe_load(TEST_CONFIG.read_text())
     config["seeds"] = seeds
     with pytest.raises(InputError, match=re.escape(message)):
         validate_config(config)
