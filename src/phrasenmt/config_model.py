@@ -274,7 +274,10 @@ def _baseline(config: Experiment) -> None:
     base = {"": base} if isinstance(base, str) else base
 
     def trains(model: str, ds: str) -> bool:
-        return models[model].datasets is None or ds in models[model].datasets
+        entry = models[model]  # a checkpoint_of entry decodes where its model trains
+        given = entry.datasets if entry.checkpoint_of is None else (
+            entry.datasets or models[entry.checkpoint_of].datasets)
+        return given is None or ds in given
 
     for ds, name in base.items():
         key = f"baseline.{ds}" if ds else "baseline"

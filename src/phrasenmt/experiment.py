@@ -13,7 +13,6 @@ checked against what the rules and stages accept.
 from __future__ import annotations
 
 import json
-import math
 import os
 import types
 import typing
@@ -120,21 +119,10 @@ def declare_field_numbers(config: dict) -> None:
 
 def check_experiment(config: dict) -> None:
     """Every check below, in the order a reader of the config meets the keys."""
-    check_finite(config)
     check_datasets(config)
     check_settings(config)
     wfd.check_document_keys(config)  # before the specs: `context` travels in them
     check_models(config)
-
-
-def check_finite(value: Any, key: str = "") -> None:
-    """No NaN or infinity anywhere (JSON Schema's minimum lets NaN through)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(f"{key}: must be a finite number, got {value}")
-    items = value.items() if isinstance(value, dict) else (
-        enumerate(value) if isinstance(value, list) else ())
-    for sub, item in items:
-        check_finite(item, f"{key}.{sub}" if key else str(sub))
 
 
 def check_datasets(config: dict) -> None:
