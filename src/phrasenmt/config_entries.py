@@ -164,6 +164,13 @@ def _text(description: str) -> Any:
 
 
 OptText = str | None
+SYNTHETIC_SET = "synthetic"  # the synthetic corpus's own contrastive items
+# Contrastive formats given in the config: files each needs, and optional ones.
+FORMAT_FILES = {"contrapro": ("json", "text_src", "text_tgt", "context_src",
+                              "context_tgt"),
+                "bawden": ("current_src", "current_tgt", "prev_src", "prev_tgt"),
+                "voita": ("json",)}
+OPTIONAL_FILES = {"voita": ("scoring_src", "scoring_dst")}
 
 
 class ContrastiveSet(Strict):
@@ -193,6 +200,24 @@ class ContrastiveSet(Strict):
     scoring_dst: OptText = _text("voita (optional): scoring_data/<set>.dst")
     name: OptText = _text("bawden, voita: the type name of the items in the table "
                           "(default: from the file name)")
+
+    @model_validator(mode="after")
+    def _files_of_its_format(self) -> ContrastiveSet:
+        fields = type(self).model_fields
+        given = [fields[k].alias or k for k in self.model_fields_set]
+        needed = FORMAT_FILES[self.format]
+        allowed = {*needed, *OPTIONAL_FILES.get(self.format, ()), "format", "name",
+                   "extracted"}
+        missing = [k for k in needed if k not in given]
+        extra = sorted(k for k in given if k not in allowed)
+        if missing or extra:
+            what = "required" if missing else "not read"
+            raise RuleError((missing or extra)[0], f"{what} for format {self.format}")
+        if (self.format == "contrapro") != ("extracted" in given):
+            raise RuleError("extracted", "the --context N given to "
+                            "json2text_and_context.pl, for format contrapro (and only "
+                            "there)")
+        return self
 
 
 class Dataset(Strict):
@@ -237,6 +262,9 @@ class Dataset(Strict):
                                 "lowercase letters (en, de, vi)")
         if self.src == self.tgt:
             raise RuleError("tgt", f"{self.tgt!r} is also the source language")
+        if SYNTHETIC_SET in self.contrastive:
+            raise RuleError(f"contrastive.{SYNTHETIC_SET}", "the name is reserved for "
+                            "the synthetic corpus's own items")
         longest = self.synthetic.max_sentence_tokens
         if self.source == "synthetic" and longest > self.clean.max_len:
             raise RuleError("synthetic.max_sentence_tokens", f"{longest} is more than "

@@ -61,7 +61,6 @@ def start(config: dict, files: Iterable[str | os.PathLike] = (),
     continuous.check_embedding_dims(config)  # the continuous models' table sizes agree
     wfd.check_document_models(config)
     wfdis.check_controls(config)  # after derivation: a control's joint step too
-    wfdis.check_contrastive_sets(config)
     runs.check_seeds(config)  # after derivation: derived entries copy seeds
     check_models(config)  # the derived models too
 

@@ -22,8 +22,10 @@ FULL: dict = {
     "datasets": {
         "syn": {"source": "synthetic", "src": "en", "tgt": "de",
                 "synthetic": {"rates": {"pronoun": 0.5}},
-                "contrastive": {"c": {"format": "contrapro", "json": "c.json",
-                                      "extracted": 1}}},
+                "contrastive": {"c": {
+                    "format": "contrapro", "json": "c.json", "text_src": "t.en",
+                    "text_tgt": "t.de", "context_src": "c.en", "context_tgt": "c.de",
+                    "extracted": 1}}},
         "m30k": {"source": "download", "name": "multi30k", "src": "en", "tgt": "de"},
         "own": {"source": "local", "src": "en", "tgt": "de",
                 "local": {"train": PAIR, "dev": PAIR, "test": {"t": PAIR}}}},

@@ -356,7 +356,6 @@ def doc_config(config) -> dict:
     wfd.derive_joint_finetune(config)
     wf.derive_sweeps(config)
     wfd.check_document_models(config)
-    wfdis.check_contrastive_sets(config)
     return config
 
 
@@ -421,7 +420,7 @@ def test_configured_contrastive_sets_take_their_files(doc_config):
         "format": "contrapro", "json": "c.json", "text_src": "t.en",
         "text_tgt": "t.de", "context_src": "c.en", "context_tgt": "c.de",
         "extracted": 1}}
-    wfdis.check_contrastive_sets(doc_config)
+    validate_config(doc_config)
     assert list(wfdis.contrastive_sets(doc_config, EN_DE)) == ["synthetic", "cp"]
     assert wfdis.contrastive_files(doc_config, EN_DE, "cp") == {
         "json": "c.json", "text-src": "t.en", "text-tgt": "t.de",
@@ -437,11 +436,26 @@ def test_configured_contrastive_sets_take_their_files(doc_config):
      "cs.text_src: not read for format voita"),
     ({"format": "contrapro", "json": "a", "text_src": "b", "text_tgt": "c",
       "context_src": "d", "context_tgt": "e"}, "cs.extracted: the --context N"),
+    ({"format": "voita", "json": "v.json", "extracted": 1},
+     "cs.extracted: the --context N"),
+    ({"format": "voita", "json": "v.json", "name": "lexical_cohesion",
+      "scoring_src": "s"}, None),
 ])
 def test_bad_contrastive_sets(doc_config, spec, message):
     doc_config["datasets"][EN_DE]["contrastive"] = {"cs": spec}
+    if message is None:  # a voita set's optional files and its name
+        validate_config(doc_config)
+        return
     with pytest.raises(InputError, match=f"datasets.{EN_DE}.contrastive.{message}"):
-        wfdis.check_contrastive_sets(doc_config)
+        validate_config(doc_config)
+
+
+def test_the_synthetic_set_name_is_reserved(doc_config):
+    doc_config["datasets"][EN_DE]["contrastive"] = {"synthetic": {
+        "format": "voita", "json": "v.json"}}
+    with pytest.raises(InputError, match=f"datasets.{EN_DE}.contrastive.synthetic: "
+                       "the name is reserved"):
+        validate_config(doc_config)
 
 
 def _ctx(**extra) -> dict:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import shlex
 
+from phrasenmt.config_entries import FORMAT_FILES, OPTIONAL_FILES, SYNTHETIC_SET
 from phrasenmt.io import InputError
 from phrasenmt.sweeps import sweep_points
 from phrasenmt.workflow import base as wf
@@ -28,13 +29,6 @@ from phrasenmt.workflow.documents import (
     is_document,
 )
 
-SYNTHETIC_SET = "synthetic"  # the synthetic corpus's own contrastive items
-# Contrastive formats given in the config: files each needs, and optional ones.
-FORMAT_FILES = {"contrapro": ("json", "text_src", "text_tgt", "context_src",
-                              "context_tgt"),
-                "bawden": ("current_src", "current_tgt", "prev_src", "prev_tgt"),
-                "voita": ("json",)}
-OPTIONAL_FILES = {"voita": ("scoring_src", "scoring_dst")}
 SWEEP_LABELS = {"context_size": "K", "context_layers": "N_c"}
 
 
@@ -53,30 +47,6 @@ def contrastive_sets(config: dict, dataset: str) -> dict[str, dict]:
         sets[SYNTHETIC_SET] = {"format": "lingeval", "mirror_pronouns": True}
     sets.update(config["datasets"][dataset].get("contrastive", {}))
     return sets
-
-
-def check_contrastive_sets(config: dict) -> None:
-    """Every configured set has the files its format needs and no others."""
-    for ds, entry in config["datasets"].items():
-        for name, spec in entry.get("contrastive", {}).items():
-            where = f"datasets.{ds}.contrastive.{name}"
-            if name == SYNTHETIC_SET:
-                raise InputError(f"{where}: the name is reserved for the synthetic "
-                                 "corpus's own items", "config")
-            fmt = spec["format"]
-            needed = FORMAT_FILES[fmt]
-            allowed = {*needed, *OPTIONAL_FILES.get(fmt, ()), "format", "name",
-                       "extracted"}
-            missing = [k for k in needed if k not in spec]
-            extra = sorted(k for k in spec if k not in allowed)
-            if missing or extra:
-                what = "required" if missing else "not read"
-                raise InputError(f"{where}.{(missing or extra)[0]}: {what} for "
-                                 f"format {fmt}", "config")
-            if (fmt == "contrapro") != ("extracted" in spec):
-                raise InputError(f"{where}.extracted: the --context N given to "
-                                 "json2text_and_context.pl, for format contrapro "
-                                 "(and only there)", "config")
 
 
 def contrastive_root(dataset: str, name: str) -> str:
