@@ -32,7 +32,7 @@ KENLM_SKIP := make: no C++ compiler (g++), so KenLM's lmplz is not built and the
 KENLM_NEEDS := make kenlm: needs a C++ compiler: apt-get install g++ \
 	(or conda env create -f envs/kenlm.yaml)
 
-.PHONY: install-package torch-wheel test-cluster quickstart converged converged-long converged-phrase converged-phrase-pooling converged-phrase-ablation converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
+.PHONY: install-package torch-wheel test-cluster test-fast quickstart converged converged-long converged-phrase converged-phrase-pooling converged-phrase-ablation converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
 
 install: $(STAMP)
 
@@ -170,10 +170,18 @@ converged-context-usage: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) \
 		results/synthetic_en_de/report/context_usage.md --configfile configs/converged_baselines.yaml
 
-# The whole test suite (unit tests, workflow lint/dry runs, a tiny real run).
+# The whole test suite: unit tests, the workflow's lint and dry runs (one dry run
+# per config, shared by every test that reads it: tests/workflow/plans.py) and
+# one tiny real run of both synthetic directions and every family
+# (tests/workflow/tiny_run.yaml), which starts in the background when the tests
+# are collected and is shared by every test that reads a run (marker `slow`).
 # The SLURM tests are skipped: they change the system (below).
 test: $(DEV_STAMP)
 	$(BIN)/pytest -q
+
+# The suite without the real runs (`slow`): unit tests, lint and dry runs.
+test-fast: $(DEV_STAMP)
+	$(BIN)/pytest -q -m "not slow"
 
 # The SLURM tests (tests/cluster): as root on Debian/Ubuntu they install SLURM,
 # munge and MariaDB with apt-get, write /etc/slurm/slurm.conf, start the daemons

@@ -1,4 +1,4 @@
-"""Dry runs of the workflow, each made once per test session and read by every test.
+"""Dry runs of the workflow, each made once per pytest run and read by every test.
 
 A Snakemake start that plans a config takes 10-20 s on a 2-core machine, and the
 golden-DAG, every-config, paper and family tests all read the same plans. `plan()`

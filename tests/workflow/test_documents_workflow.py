@@ -1,7 +1,8 @@
-"""The document-level family end to end on a tiny en->de synthetic corpus: step 1
-(the transformer run, reused), step 2 of ctx_transformer and the HAN models,
-han_enc_dec from han_enc, a joint fine-tuning step, a K sweep, and every
-discourse table (Zhang et al. 2018; Miculicich et al. 2018)."""
+"""The document-level family end to end on the tiny run's en->de corpus
+(tests/workflow/tiny_run.yaml): step 1 (the transformer run, reused), step 2 of
+ctx_transformer and the HAN models, han_enc_dec from han_enc, a joint
+fine-tuning step, a K sweep, and every discourse table (Zhang et al. 2018;
+Miculicich et al. 2018)."""
 
 from __future__ import annotations
 
@@ -16,58 +17,9 @@ from tests.conftest import REPO, snakemake
 
 pytestmark = pytest.mark.slow
 
-SIZES = {"d_model": 16, "d_ff": 32, "n_heads": 2, "encoder_layers": 1,
-         "decoder_layers": 1}
-STEP = {"max_steps": 4, "valid_interval": 2, "save_interval": 2, "keep_last": 2,
-        "average_last": 2, "warmup_steps": 2}
-
-
-def _doc(arch: str, init: str, **extra) -> dict:
-    return {"arch": arch, "preset": "tiny", "model": dict(SIZES), "init_from": init,
-            "train": dict(STEP), **extra}
-
-
-TINY = {
-    "seed": 3,
-    "run_datasets": ["tiny"],
-    "datasets": {"tiny": {
-        "source": "synthetic", "src": "en", "tgt": "de", "tokenize": False,
-        "synthetic": {"train_size": 300, "dev_size": 20, "test_size": 40},
-        "bpe": {"merges": 200},
-    }},
-    "models": {
-        "transformer": {"arch": "transformer", "preset": "tiny", "model": SIZES,
-                        "train": {**STEP, "max_steps": 6}},
-        "ctx_transformer": _doc("ctx_transformer", "transformer"),
-        "han_enc": _doc("han_enc", "transformer"),
-        "han_dec": _doc("han_dec", "transformer"),
-        "han_enc_dec": _doc("han_enc_dec", "han_enc",
-                            joint_finetune={"train": {"max_steps": 2}}),
-    },
-    "sweeps": {"ctx_k": {"model": "ctx_transformer", "key": "model.context_size",
-                         "values": [1, 2]},
-               "ctx_gating": {"model": "ctx_transformer", "key": "model.gating",
-                              "values": [False, True], "enabled": False}},
-    "baseline": "transformer",
-    "decode": {"beam": 2},
-    "evaluate": {"significance_trials": 20},
-    "embeddings": {"dim": 8, "epoch": 1},
-    "discourse": {"lsa_dims": 8},
-}
+SENTENCE = ["transformer", "transformer_prenorm"]  # the transformer is step 1
 DOCS = ["ctx_transformer", "han_enc", "han_dec", "han_enc_dec", "han_enc_dec_joint"]
-ROWS = ["transformer", *DOCS]
-
-
-@pytest.fixture(scope="module")
-def run_dir(tmp_path_factory) -> Path:
-    """Run the tiny document-level configuration once for all tests here."""
-    workdir = tmp_path_factory.mktemp("documents")
-    (workdir / "config.yaml").write_text(yaml.safe_dump(TINY, sort_keys=False))
-    result = snakemake("--snakefile", str(REPO / "Snakefile"), "--directory",
-                       str(workdir), "--configfile", str(workdir / "config.yaml"),
-                       "--cores", "2")
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
-    return workdir
+ROWS = ["transformer", *DOCS]  # the discourse tables: step 1 and the document models
 
 
 def rows(path: Path) -> list[dict]:
@@ -79,41 +31,44 @@ def weights(path: Path) -> dict[str, torch.Tensor]:
     return torch.load(path, map_location="cpu", weights_only=False)["model"]
 
 
-def test_step1_is_the_transformer_run_and_step2_keeps_it(run_dir: Path):
-    logs = run_dir / "results/logs"
-    assert [p.name for p in (logs / "train").iterdir()] == ["tiny.transformer.seed1.log"]
+def test_step1_is_the_transformer_run_and_step2_keeps_it(tiny_run: Path):
+    logs = tiny_run / "results/logs"
+    # the dataset's only sentence-level trainings are its own (three seeds each)
+    trained = sorted(p.name for p in (logs / "train").glob("tiny_en_de.*"))
+    assert trained == sorted(
+        f"tiny_en_de.{m}.seed{s}.log" for m in SENTENCE for s in (1, 2, 3))
     assert sorted(p.name for p in (logs / "train_document").iterdir()) == sorted(
-        f"tiny.{m}.seed1.log" for m in [*DOCS, "ctx_transformer_context_size1"])
-    models = run_dir / "results/tiny/models"
+        f"tiny_en_de.{m}.seed1.log" for m in [*DOCS, "ctx_transformer_context_size1"])
+    models = tiny_run / "results/tiny_en_de/models"
     step1 = weights(models / "transformer/seed1/averaged.pt")
     for model in ("ctx_transformer", "han_enc", "han_dec"):
-        log = (logs / f"train_document/tiny.{model}.seed1.log").read_text()
-        assert ("two-step: loaded results/tiny/models/transformer/seed1/averaged.pt"
+        log = (logs / f"train_document/tiny_en_de.{model}.seed1.log").read_text()
+        assert ("two-step: loaded results/tiny_en_de/models/transformer/seed1/averaged.pt"
                 in log)
         step2 = weights(models / f"{model}/seed1/averaged.pt")
         assert set(step1) < set(step2)
         for key, value in step1.items():  # θ_s frozen
             assert torch.allclose(step2[key], value, rtol=1e-6, atol=1e-8), key
-    log = (logs / "train_document/tiny.han_enc_dec.seed1.log").read_text()
-    assert "two-step: loaded results/tiny/models/han_enc/seed1/averaged.pt" in log
-    joint = (logs / "train_document/tiny.han_enc_dec_joint.seed1.log").read_text()
-    assert "loaded results/tiny/models/han_enc_dec/seed1/averaged.pt" in joint
+    log = (logs / "train_document/tiny_en_de.han_enc_dec.seed1.log").read_text()
+    assert "two-step: loaded results/tiny_en_de/models/han_enc/seed1/averaged.pt" in log
+    joint = (logs / "train_document/tiny_en_de.han_enc_dec_joint.seed1.log").read_text()
+    assert "loaded results/tiny_en_de/models/han_enc_dec/seed1/averaged.pt" in joint
     assert "frozen parameters: nothing" in joint
 
 
-def test_document_models_translate_with_the_test_documents(run_dir: Path):
-    src = (run_dir / "results/tiny/data/test.en").read_text().splitlines()
+def test_document_models_translate_with_the_test_documents(tiny_run: Path):
+    src = (tiny_run / "results/tiny_en_de/data/test.en").read_text().splitlines()
     for model in DOCS:
-        log = run_dir / f"results/logs/translate_document/tiny.{model}.seed1.test.log"
+        log = tiny_run / f"results/logs/translate_document/tiny_en_de.{model}.seed1.test.log"
         assert log.is_file()
-        hyps = run_dir / f"results/tiny/translations/{model}/seed1/test.txt"
+        hyps = tiny_run / f"results/tiny_en_de/translations/{model}/seed1/test.txt"
         assert len(hyps.read_text().splitlines()) == len(src)
-    main = [r["model"] for r in rows(run_dir / "results/tiny/report/results.csv")]
-    assert main == [*ROWS, "ctx_transformer_context_size1"]
+    main = [r["model"] for r in rows(tiny_run / "results/tiny_en_de/report/results.csv")]
+    assert main == [*SENTENCE, *DOCS, "ctx_transformer_context_size1"]
 
 
-def test_discourse_tables(run_dir: Path):
-    report = run_dir / "results/tiny/report"
+def test_discourse_tables(tiny_run: Path):
+    report = tiny_run / "results/tiny_en_de/report"
     bleu = rows(report / "discourse_bleu.csv")
     assert [r["model"] for r in bleu] == ROWS
     md = (report / "discourse_bleu.md").read_text(encoding="utf-8")
@@ -135,18 +90,12 @@ def test_discourse_tables(run_dir: Path):
     assert not (report / "sweep_ctx_k.md").exists()  # not the NPMT sweep table
 
 
-def test_html_report_has_the_document_tables(run_dir: Path):
-    html = run_dir / "report.html"
-    result = snakemake("--snakefile", str(REPO / "Snakefile"), "--directory",
-                       str(run_dir), "--configfile", str(run_dir / "config.yaml"),
-                       "--report", str(html))
-    assert result.returncode == 0, result.stderr[-3000:]
-    text = html.read_text(encoding="utf-8")
-    assert "Document-level NMT" in text
+def test_html_report_has_the_document_tables(tiny_report: str):
+    assert "Document-level NMT" in tiny_report
     for name in ("discourse_bleu.md", "han_bleu.md", "discourse_contrastive.md",
                  "discourse_pronouns_test.md", "discourse_cohesion_test.md",
                  "discourse_sweep_ctx_k.md"):
-        assert name in text
+        assert name in tiny_report
 
 
 def _write_config(workdir: Path, config: dict) -> list[str]:

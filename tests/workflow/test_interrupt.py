@@ -1,4 +1,8 @@
-"""Snakemake killed in the middle of training and started again gives the same results."""
+"""Snakemake killed in the middle of training and started again gives the same results.
+
+Both runs start from copies of the shared tiny run (its data, BPE and
+alignments are there already) with one more model that trains long enough to
+be killed between two checkpoints."""
 
 from __future__ import annotations
 
@@ -14,38 +18,28 @@ import torch
 import yaml
 
 from tests.conftest import LOCAL_ENV, REPO, snakemake
+from tests.workflow.conftest import TINY_CONFIG, copy_of, run_args
 
-TINY = {
-    "seed": 4,
-    "run_datasets": ["tiny"],
-    "datasets": {"tiny": {
-        "source": "synthetic", "src": "en", "tgt": "de", "tokenize": False,
-        "synthetic": {"train_size": 300, "dev_size": 20, "test_size": 30},
-        "bpe": {"merges": 200},
-    }},
-    "models": {"transformer": {
-        "arch": "transformer", "preset": "tiny",
-        "model": {"d_model": 16, "d_ff": 32, "n_heads": 2},
-        "train": {"max_steps": 60, "valid_interval": 20, "save_interval": 5,
-                  "average_last": 2},
-    }},
-    "baseline": "transformer",
-    "decode": {"beam": 2},
-}
-TARGET = "results/tiny/translations/transformer/seed1/test.txt"
-MODEL = "results/tiny/models/transformer/seed1"
+pytestmark = pytest.mark.slow
+
+RESUMED = {"arch": "transformer", "preset": "tiny", "datasets": ["tiny_en_de"],
+           "model": {"d_model": 16, "d_ff": 32, "n_heads": 2},
+           "train": {"max_steps": 60, "valid_interval": 20, "save_interval": 5,
+                     "average_last": 2}}
+TARGET = "results/tiny_en_de/translations/resumed/seed1/test.txt"
+MODEL = "results/tiny_en_de/models/resumed/seed1"
 
 
 def _args(workdir: Path) -> list[str]:
-    (workdir / "config.yaml").write_text(yaml.safe_dump(TINY))
-    return ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-            "--configfile", str(workdir / "config.yaml"), "--cores", "1", TARGET]
+    config = yaml.safe_load(TINY_CONFIG.read_text(encoding="utf-8"))
+    config["models"]["resumed"] = RESUMED
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    return run_args(workdir, "--cores", "1", TARGET)
 
 
-@pytest.mark.slow
-def test_killed_snakemake_restarts_to_the_same_results(tmp_path):
-    whole, killed = tmp_path / "whole", tmp_path / "killed"
-    whole.mkdir(), killed.mkdir()
+def test_killed_snakemake_restarts_to_the_same_results(tiny_run: Path, tmp_path: Path):
+    whole = copy_of(tiny_run, tmp_path / "whole")
+    killed = copy_of(tiny_run, tmp_path / "killed")
     cmd = [sys.executable, "-m", "snakemake", *_args(killed)]
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True,
@@ -60,8 +54,8 @@ def test_killed_snakemake_restarts_to_the_same_results(tmp_path):
     assert snakemake(*_args(killed), "--unlock").returncode == 0
     again = snakemake(*_args(killed))
     assert again.returncode == 0, again.stderr[-3000:]
-    assert "resuming from" in (killed / "results/logs/train/tiny.transformer.seed1.log"
-                               ).read_text()
+    log = killed / "results/logs/train/tiny_en_de.resumed.seed1.log"
+    assert "resuming from" in log.read_text()
     first = snakemake(*_args(whole))
     assert first.returncode == 0, first.stderr[-3000:]
     assert (killed / TARGET).read_text() == (whole / TARGET).read_text()
