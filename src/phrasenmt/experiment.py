@@ -90,11 +90,11 @@ def declare_field_numbers(config: dict) -> None:
     field types of the entry's arch (in place): `max_steps: 1125.0` is 1125."""
     import dataclasses
 
-    from phrasenmt.models.registry import get_model_class
+    from phrasenmt.hparams import config_class
     from phrasenmt.training.config import TrainConfig
 
     def hints(arch: str) -> dict[str, dict[str, list[str]]]:
-        classes = {"model": get_model_class(arch).config_class, "train": TrainConfig}
+        classes = {"model": config_class(arch), "train": TrainConfig}
         return {section: {f.name: _field_types(typing.get_type_hints(cls)[f.name])
                           for f in dataclasses.fields(cls)}
                 for section, cls in classes.items()}
@@ -204,7 +204,7 @@ def check_settings(config: dict) -> None:
 
 def check_models(config: dict) -> None:
     """Resolve every model entry as its train rule will; one line per problem."""
-    from phrasenmt.training.spec import resolve_spec  # imports torch (~1-2 s)
+    from phrasenmt.training.spec import resolve_spec
 
     for name, entry in config["models"].items():
         for spec in sorted(set(rule_specs(config, name))):

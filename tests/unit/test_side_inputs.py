@@ -10,6 +10,7 @@ import torch
 from torch import Tensor, nn
 
 from phrasenmt import train, translate
+from phrasenmt.hparams.registry import register_config
 from phrasenmt.io import InputError
 from phrasenmt.models.registry import get_preset, register_model, register_preset
 from phrasenmt.models.transformer import Transformer, TransformerConfig
@@ -21,6 +22,10 @@ TINY = {"d_model": 16, "d_ff": 32, "n_heads": 2, "encoder_layers": 1,
 SRC = ["a b c", "b c", "c a b a", "a"]
 TGT = ["x y z", "y z", "z x y x", "x"]
 TAGS = ["0 1 2", "1 2", "2 0 1 0", "0"]  # one tag per source token
+
+
+# an arch declares its config (torch-free, read at start-up), then its model class
+register_config("test_tagged", TransformerConfig)
 
 
 @register_model("test_tagged")

@@ -14,44 +14,18 @@ H hidden width, V target vocabulary.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from phrasenmt import ranges
-from phrasenmt.io import InputError
+from phrasenmt.hparams.attn_rnn import RNNConfig, base_rnn, tiny_rnn  # noqa: F401
 from phrasenmt.models.base import Seq2Seq
-from phrasenmt.models.registry import register_model, register_preset
+from phrasenmt.models.registry import register_model
 from phrasenmt.precision import run_rnn
 from phrasenmt.text.vocab import PAD
 
 State = dict[str, Tensor]
 Cache = dict[str, Tensor]
-
-
-@dataclass
-class RNNConfig:
-    """Hyperparameters of the attention RNN; stored in every checkpoint."""
-
-    src_vocab_size: int = 0  # source vocabulary size (set from the data)
-    tgt_vocab_size: int = 0  # target vocabulary size (set from the data)
-    embed_size: int = 256  # source and target input embedding width
-    hidden_size: int = 512  # decoder width; the encoder has hidden/2 per direction
-    layers: int = 1  # LSTM layers in the encoder and in the decoder
-    dropout: float = 0.2  # dropout on embeddings and attentional states
-
-    def check(self) -> None:
-        """Reject sizes and rates that cannot work, naming the key."""
-        ranges.finite(self)
-        ranges.at_least(self, 0, ("src_vocab_size", "tgt_vocab_size"))
-        ranges.at_least(self, 1, ("embed_size", "hidden_size", "layers"))
-        if self.hidden_size % 2:
-            raise InputError(f"must be even (two encoder directions), got "
-                             f"{self.hidden_size}", "model.hidden_size")
-        ranges.fraction(self, ("dropout",))
 
 
 class RNNEncoder(nn.Module):
@@ -173,33 +147,3 @@ class AttnRNN(RNNSeq2Seq):
         """Prefix (B, t) -> log-probs (B, V) of the next token; fills `cache`."""
         h_tilde, _ = self.step(state, tgt_prefix, cache)
         return torch.log_softmax(self.output(h_tilde).float(), dim=-1)
-
-
-# ---------------------------------------------------------------------------
-# Presets (shared by every model of the family: same network, same schedule).
-
-
-def tiny_rnn(m: RNNConfig, t: Any) -> None:
-    """CPU-sized: about 1-2 minutes on one thread on the 40k-pair synthetic corpus."""
-    m.embed_size, m.hidden_size, m.layers, m.dropout = 64, 128, 1, 0.1
-    # Peak lr 2e-2 (was 3e-3): 51.6 instead of 3.5 BLEU on the synthetic de-en
-    # test set after the same 400 updates (81.2 at convergence,
-    # docs/results/2026-11-24-default-run.md, "Sizing the default run"); the
-    # continuous-output presets take 1e-2 (continuous.py).
-    t.lr, t.warmup_steps, t.clip_norm = 2e-2, 50, 5.0
-    t.max_tokens, t.update_tokens = 2048, 1500  # one batch (~110 pairs) per update
-    t.max_steps, t.valid_interval, t.save_interval, t.log_interval = 400, 100, 100, 25
-    t.keep_last, t.average_last = 3, 1  # the paper decodes the last model
-
-
-def base_rnn(m: RNNConfig, t: Any) -> None:
-    """Kumar & Tsvetkov's De-En setting: 1-layer LSTMs of 1024, embeddings 512."""
-    m.embed_size, m.hidden_size, m.layers, m.dropout = 512, 1024, 1, 0.2
-    t.lr, t.warmup_steps, t.clip_norm = 5e-4, 1000, 5.0
-    t.max_tokens = t.update_tokens = 4096
-    t.max_steps, t.valid_interval, t.save_interval, t.log_interval = 60000, 1000, 1000, 100
-    t.keep_last, t.average_last = 3, 1
-
-
-register_preset("attn_rnn", "tiny")(tiny_rnn)
-register_preset("attn_rnn", "base")(base_rnn)

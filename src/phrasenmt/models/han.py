@@ -40,68 +40,28 @@ Lc context sentence length, C d_model, H heads, Dh = C / H.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import torch
 from torch import Tensor, nn
 
-from phrasenmt import ranges
-from phrasenmt.data.documents import CONTEXT_MODES
+from phrasenmt.hparams.han import HanConfig
 from phrasenmt.io import InputError
 from phrasenmt.models.attention import CrossAttention
 from phrasenmt.models.ctx_transformer import (
-    CONTEXT_INITS,
     context_gate,
     start_as_identity,
 )
 from phrasenmt.models.layers import FeedForward
+from phrasenmt.models.registry import register_model
 from phrasenmt.models.transformer import (
     DecoderCache,
     State,
     Transformer,
-    TransformerConfig,
     TransformerDecoder,
-    register_variant,
 )
 from phrasenmt.text.vocab import BOS, PAD
 
 Memory = dict[str, Tensor]  # the cached context of one HAN (see `memory`)
 MEMORY_KEYS = ("k", "v", "allowed", "present")
-
-
-@dataclass
-class HanConfig(TransformerConfig):
-    """Transformer config plus the HAN settings (θ_d)."""
-
-    context_size: int = 3  # K previous sentences (the paper's default and best: 3)
-    context_dropout: float = 0.1  # dropout on d_t and inside the HAN's FFN
-    # What is read as context: real (the K previous sentences), random (a control:
-    # as many sentences of another document) or none (data.documents explains).
-    context: str = "real"
-    context_seed: int = 1  # draws a random context (the workflow passes its seed)
-    # The reference code's layer normalizations, which the paper does not give:
-    # on the queries (before f_w, f_s), on the word-level summaries s^j, a
-    # pre-norm residual around the FFN, and after the gate. Without them d_t may
-    # grow against h_t and the gates close, and han_dec learned its context
-    # slowly: 60.1 % contrastive pronoun accuracy after 1,250 step-2 updates
-    # instead of 82.6 % with them (docs/results/2026-11-26-context-usage.md).
-    # False: the paper's equations exactly.
-    reference_norms: bool = True
-    # Stop gradients at the context states (matters only when θ_s train, i.e.
-    # joint fine-tuning); a training choice, so a step may change it.
-    detach_context: bool = field(default=False, metadata={"architecture": False})
-    # identity | random: how the HAN starts (ctx_transformer.CONTEXT_INITS):
-    # identity zeroes the sentence-level attention's output projection, the
-    # FFN's second layer and the gate weights, so d_t = 0 and λ_t = 1/2.
-    context_init: str = field(default="identity", metadata={"architecture": False})
-
-    def check(self) -> None:
-        """The Transformer's checks plus the HAN settings."""
-        super().check()
-        ranges.one_of(self, "context_init", CONTEXT_INITS)
-        ranges.at_least(self, 1, ("context_size",))
-        ranges.fraction(self, ("context_dropout",))
-        ranges.one_of(self, "context", CONTEXT_MODES)
 
 
 class HierarchicalAttention(nn.Module):
@@ -334,4 +294,4 @@ VARIANTS: dict[str, type[HanTransformer]] = {
     "han_enc": HanEncoder, "han_dec": HanDecoder, "han_enc_dec": HanEncoderDecoder}
 
 for _arch, _cls in VARIANTS.items():
-    register_variant(_arch, _cls)
+    register_model(_arch)(_cls)

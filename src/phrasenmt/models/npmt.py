@@ -20,19 +20,18 @@ D = 2 × encoder width, L max segment length.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from phrasenmt import ranges
+from phrasenmt.hparams.npmt import NPMTConfig
 from phrasenmt.io import InputError
 from phrasenmt.log import get_logger
 from phrasenmt.models.base import Seq2Seq
-from phrasenmt.models.registry import register_model, register_preset
-from phrasenmt.models.reordering import SoftLocalReordering, check_window
+from phrasenmt.models.registry import register_model
+from phrasenmt.models.reordering import SoftLocalReordering
 from phrasenmt.models.swan import SegmentDecoder, possible, segment_log_likelihood
 from phrasenmt.models.swan_search import (
     SegmentHypothesis,
@@ -43,47 +42,6 @@ from phrasenmt.precision import run_rnn
 from phrasenmt.text.vocab import EOS, PAD
 
 _log = get_logger(__name__)
-
-
-@dataclass
-class NPMTConfig:
-    """Hyperparameters of NPMT; stored in every checkpoint."""
-
-    src_vocab_size: int = 0  # source vocabulary size (set from the data)
-    tgt_vocab_size: int = 0  # target vocabulary size (set from the data)
-    embed_size: int = 256  # source and segment-decoder input embedding width
-    cell: str = "gru"  # recurrent cell of encoder and segment decoder: gru | lstm
-    encoder_hidden: int = 256  # encoder units per direction (x_t has twice this)
-    encoder_layers: int = 2  # bidirectional encoder layers
-    decoder_hidden: int = 512  # segment decoder units
-    decoder_layers: int = 2  # segment decoder layers
-    dropout: float = 0.5  # on RNN inputs, between RNN layers and on RNN outputs
-    use_reordering: bool = True  # the soft local reordering layer (Eq. 2) on/off
-    window: int = 7  # reordering window 2τ+1 (odd)
-    max_segment_len: int = 6  # L: tokens per segment at most (>= 1)
-    lambda1: float = 1.2  # Eq. 3 word-count weight (translate's default)
-    lambda2: float = 0.2  # Eq. 3 LM weight (used when translate gets --lm)
-    beam: int = 10  # beam size (translate's default; 1 = greedy)
-    max_rollouts: int = 16384  # rollouts per scoring chunk (memory bound; see swan)
-
-    def check(self) -> None:
-        """Reject settings that cannot work, naming the config key."""
-        ranges.finite(self)
-        ranges.at_least(self, 0, ("src_vocab_size", "tgt_vocab_size"))
-        ranges.at_least(self, 1, ("embed_size", "encoder_hidden", "encoder_layers",
-                                  "decoder_hidden", "decoder_layers", "beam",
-                                  "max_rollouts", "max_segment_len"))
-        check_window(self.window)
-        ranges.one_of(self, "cell", ("gru", "lstm"))
-        ranges.fraction(self, ("dropout",))
-        ranges.at_least(self, 0.0, ("lambda2",))
-
-    def check_train(self, train: Any) -> None:
-        """NPMT maximizes a marginal likelihood (Eq. 1): no label smoothing."""
-        if train.label_smoothing != 0.0:
-            raise InputError("NPMT maximizes a marginal likelihood (Eq. 1); label "
-                             f"smoothing must be 0, got {train.label_smoothing}",
-                             "train.label_smoothing")
 
 
 class NPMTEncoder(nn.Module):
@@ -219,75 +177,3 @@ def truncate(hyp: SegmentHypothesis, limit: int) -> SegmentHypothesis:
 
 register_model("npmt")(NPMT)
 register_model("npmt_noreorder")(NPMT)
-
-
-# ---------------------------------------------------------------------------
-# Presets (fairseq style: functions that only set defaults).
-
-
-def tiny(m: NPMTConfig, t: Any) -> None:
-    """CPU-sized for the synthetic de->en corpus: about 90 s on one thread.
-
-    SWAN's cost per target token grows with the sentence length (T'·L softmax
-    states per token), so the tiny run trains on the pairs of at most 12
-    tokens (about half of the corpus) and decodes sentences of any length.
-    """
-    m.embed_size, m.cell, m.dropout = 64, "gru", 0.0
-    m.encoder_hidden, m.encoder_layers = 32, 1  # x_t (64) starts the decoder as is
-    m.decoder_hidden, m.decoder_layers = 64, 1
-    m.window, m.max_segment_len = 7, 3
-    m.lambda1, m.lambda2, m.beam, m.max_rollouts = 1.0, 0.2, 4, 32768
-    t.lr, t.warmup_steps, t.clip_norm, t.label_smoothing = 4e-3, 150, 5.0, 0.0
-    t.max_tokens, t.update_tokens, t.max_len = 450, 300, 12
-    t.max_steps, t.valid_interval, t.save_interval, t.log_interval = 400, 400, 100, 25
-    t.keep_last, t.average_last = 3, 1
-
-
-def iwslt(m: NPMTConfig, t: Any) -> None:
-    """Section 3.1 (IWSLT14 de-en): window 7, 2×BiGRU 256, 2×GRU 512, L 6."""
-    m.embed_size, m.cell, m.dropout = 256, "gru", 0.5
-    m.encoder_hidden, m.encoder_layers = 256, 2
-    m.decoder_hidden, m.decoder_layers = 512, 2
-    m.window, m.max_segment_len = 7, 6
-    m.lambda1, m.lambda2, m.beam, m.max_rollouts = 1.2, 0.2, 10, 8192
-    # Adam 1e-3 as the paper; the trainer's schedule adds warm-up and 1/sqrt decay.
-    t.lr, t.warmup_steps, t.clip_norm, t.label_smoothing = 1e-3, 1000, 5.0, 0.0
-    t.max_tokens = t.update_tokens = 4096  # ~128 sentences: 32 per GPU × 4 GPUs
-    t.max_steps, t.valid_interval, t.save_interval, t.log_interval = 50000, 1000, 1000, 100
-    t.keep_last, t.average_last = 5, 1
-
-
-def iwslt_en_de(m: NPMTConfig, t: Any) -> None:
-    """Section 3.2 (IWSLT14 en-de): the de-en network, λ1 = 1, λ2 = 0.15."""
-    iwslt(m, t)
-    m.lambda1, m.lambda2 = 1.0, 0.15
-
-
-def iwslt_en_vi(m: NPMTConfig, t: Any) -> None:
-    """Section 3.3 (IWSLT15 en-vi): 2×BiLSTM 512, 3×LSTM 512, dropout 0.4, L 7."""
-    iwslt(m, t)
-    m.cell, m.dropout = "lstm", 0.4
-    m.encoder_hidden, m.encoder_layers = 512, 2
-    m.decoder_hidden, m.decoder_layers = 512, 3
-    m.max_segment_len, m.lambda1, m.lambda2 = 7, 0.7, 0.15
-    t.max_tokens = t.update_tokens = 3072  # ~48 sentences per GPU
-
-
-PRESETS = {"tiny": tiny, "iwslt": iwslt, "iwslt_en_de": iwslt_en_de,
-           "iwslt_en_vi": iwslt_en_vi}
-
-
-def _without_reordering(preset: Any) -> Any:
-    """The same preset with use_reordering off (the npmt_noreorder ablation)."""
-
-    def fn(m: NPMTConfig, t: Any) -> None:
-        preset(m, t)
-        m.use_reordering = False
-
-    fn.__doc__ = f"{preset.__doc__} No reordering layer."
-    return fn
-
-
-for _name, _preset in PRESETS.items():
-    register_preset("npmt", _name)(_preset)
-    register_preset("npmt_noreorder", _name)(_without_reordering(_preset))

@@ -13,11 +13,13 @@ phrases, T target length, C d_model, J decoder layers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from torch import Tensor, nn
 
-from phrasenmt import ranges
+from phrasenmt.hparams.phrase_transformer import (  # noqa: F401
+    SEGMENTATIONS,
+    VARIANTS,
+    PhraseTransformerConfig,
+)
 from phrasenmt.io import InputError
 from phrasenmt.models.attention import Cache
 from phrasenmt.models.layers import DecoderLayer, EncoderLayer, _Residual
@@ -27,36 +29,14 @@ from phrasenmt.models.phrase_repr import (
     Segments,
     TransparentAttention,
 )
+from phrasenmt.models.registry import register_model
 from phrasenmt.models.transformer import (
     State,
     Transformer,
-    TransformerConfig,
     TransformerDecoder,
     TransformerEncoder,
-    register_variant,
 )
 from phrasenmt.text.vocab import PAD
-
-SEGMENTATIONS = ("ngram", "parse")
-
-
-@dataclass
-class PhraseTransformerConfig(TransformerConfig):
-    """Transformer config plus the phrase-representation switches."""
-
-    glance: str = "max"  # F_glance of Eq. 2: "mean" or "max" (max-over-time)
-    attentive: bool = True  # Eq. 3-5: attentive pooling on top of the glance
-    transparent: bool = True  # Eq. 6: Transparent Attention over encoder levels
-    segmentation: str = "ngram"  # side-input file the workflow passes: ngram | parse
-    phrase_hidden: int = 0  # width of W1 in Eq. 3 (0 = d_model; not in the paper)
-    combine_hidden: int = 0  # width of W3 in Eq. 8 (0 = d_model; not in the paper)
-
-    def check(self) -> None:
-        """The Transformer's checks plus the phrase-representation switches."""
-        super().check()
-        ranges.one_of(self, "glance", ("mean", "max"))
-        ranges.one_of(self, "segmentation", SEGMENTATIONS)
-        ranges.at_least(self, 0, ("phrase_hidden", "combine_hidden"))
 
 
 def _combination(cfg: PhraseTransformerConfig) -> AttentiveCombination:
@@ -189,54 +169,6 @@ class PhraseTransformer(Transformer):
         return Transformer.reorder_state(state, cache, order, sentences)
 
 
-# ---------------------------------------------------------------------------
-# Table 2's rows: configs that only change defaults, one registered arch each.
-
-@dataclass
-class PRMeanConfig(PhraseTransformerConfig):
-    """+Mean: element-wise mean phrases, last encoder level only."""
-
-    glance: str = "mean"
-    attentive: bool = False
-    transparent: bool = False
-
-
-@dataclass
-class PRMaxConfig(PhraseTransformerConfig):
-    """+Max: max-over-time phrases, last encoder level only."""
-
-    attentive: bool = False
-    transparent: bool = False
-
-
-@dataclass
-class PRMaxAttnConfig(PhraseTransformerConfig):
-    """+Max+Attn: attentive pooling over the max glance, no TA."""
-
-    transparent: bool = False
-
-
-@dataclass
-class PRMaxAttnTAConfig(PhraseTransformerConfig):
-    """+Max+Attn+TA: the full model on n-gram phrases."""
-
-
-@dataclass
-class PRMaxAttnTAParseConfig(PhraseTransformerConfig):
-    """+Max+Attn+TA+Parsing Phrase: phrases from Algorithm 1."""
-
-    segmentation: str = "parse"
-
-
-VARIANTS: dict[str, type[PhraseTransformerConfig]] = {
-    "pr_mean": PRMeanConfig,
-    "pr_max": PRMaxConfig,
-    "pr_max_attn": PRMaxAttnConfig,
-    "pr_max_attn_ta": PRMaxAttnTAConfig,
-    "pr_max_attn_ta_parse": PRMaxAttnTAParseConfig,
-}
-
-
 for _arch, _config in VARIANTS.items():
-    register_variant(_arch, type(f"PhraseTransformer_{_arch}", (PhraseTransformer,),
+    register_model(_arch)(type(f"PhraseTransformer_{_arch}", (PhraseTransformer,),
                                  {"config_class": _config, "__doc__": _config.__doc__}))

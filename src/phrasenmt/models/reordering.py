@@ -16,25 +16,16 @@ Shapes: B batch, S source length, E embedding width, W = 2τ+1 window.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from phrasenmt.io import InputError
-from phrasenmt.models.attn_rnn import AttnRNN, RNNConfig, base_rnn, tiny_rnn
-from phrasenmt.models.registry import register_model, register_preset
+from phrasenmt.hparams.reordering import ReorderRNNConfig, check_window
+from phrasenmt.models.attn_rnn import AttnRNN
+from phrasenmt.models.registry import register_model
 from phrasenmt.text.vocab import PAD
 
 GATE_BIAS = 3.0  # initial b_i: σ(3) = 0.95 at the centre, σ(-3) = 0.05 elsewhere
-
-
-def check_window(window: int, key: str = "model.window") -> None:
-    """A reordering window must be odd (centred) and positive; else InputError."""
-    if window < 1 or window % 2 == 0:
-        raise InputError(f"reordering window must be an odd number >= 1 (2τ+1), "
-                         f"got {window}", key)
 
 
 class SoftLocalReordering(nn.Module):
@@ -77,18 +68,6 @@ class ReorderedEmbedding(nn.Module):
 # The attention RNN with the reordering layer in front (an ablation).
 
 
-@dataclass
-class ReorderRNNConfig(RNNConfig):
-    """The attention RNN's settings plus the reordering window."""
-
-    window: int = 7  # reordering window 2τ+1 (odd); the paper's 7
-
-    def check(self) -> None:
-        """The RNN's checks plus the window."""
-        super().check()
-        check_window(self.window)
-
-
 @register_model("attn_rnn_reorder")
 class AttnRNNReorder(AttnRNN):
     """AttnRNN whose encoder reads reordered embeddings (Section 3.1 ablation)."""
@@ -98,7 +77,3 @@ class AttnRNNReorder(AttnRNN):
     def __init__(self, cfg: ReorderRNNConfig):
         super().__init__(cfg)  # runs cfg.check()
         self.encoder.embed = ReorderedEmbedding(self.encoder.embed, cfg.window)
-
-
-register_preset("attn_rnn_reorder", "tiny")(tiny_rnn)
-register_preset("attn_rnn_reorder", "base")(base_rnn)

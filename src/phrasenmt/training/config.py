@@ -7,7 +7,6 @@ from typing import ClassVar
 
 from phrasenmt import ranges
 from phrasenmt.io import InputError
-from phrasenmt.training.schedule import SCHEDULES
 
 
 @dataclass
@@ -67,6 +66,7 @@ class TrainConfig:
         return RESUMABLE_FIELDS
 
 
+SCHEDULES = ("inverse_sqrt", "linear")  # the values of TrainConfig.lr_schedule
 FREEZE_MODES = ("sentence", "loaded", "none")  # the values of TrainConfig.freeze
 
 

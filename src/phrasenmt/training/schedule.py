@@ -13,7 +13,7 @@ from typing import Any
 
 from torch.optim import Optimizer
 
-SCHEDULES = ("inverse_sqrt", "linear")  # the values of TrainConfig.lr_schedule
+from phrasenmt.training.config import SCHEDULES
 
 
 def inverse_sqrt_lr(step: int, peak_lr: float, warmup_steps: int) -> float:

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from phrasenmt.hparams import config_class, get_preset
+from phrasenmt.hparams.registry import apply_overrides
 from phrasenmt.io import InputError, read_text
-from phrasenmt.models.registry import apply_overrides, get_model_class, get_preset
 from phrasenmt.training.config import TrainConfig
 
 SPEC_KEYS = ("arch", "preset", "model", "train")
@@ -76,8 +77,7 @@ def resolve_spec(raw: dict[str, Any], where: str | None = "spec",
                 raise InputError(f"unknown key (known: {', '.join(SPEC_KEYS)})", key)
         arch = raw.get("arch", "transformer")
         preset = raw.get("preset", "tiny")
-        model_cls = get_model_class(arch)
-        model_cfg, train_cfg = model_cls.config_class(), TrainConfig()
+        model_cfg, train_cfg = config_class(arch)(), TrainConfig()
         get_preset(arch, preset)(model_cfg, train_cfg)
         apply_overrides(model_cfg, raw.get("model") or {}, "model")
         apply_overrides(train_cfg, raw.get("train") or {}, "train")
