@@ -1,5 +1,6 @@
 """The house's layers (.importlinter): the contract holds, names every module,
-catches an upward import, and keeps the Snakefile's imports light."""
+catches an upward import, and keeps the Snakefile's imports and start-up checks
+light."""
 
 from __future__ import annotations
 
@@ -81,10 +82,45 @@ def test_the_snakefile_imports_load_neither_torch_nor_pandas():
     assert loaded_after(code) == dict.fromkeys(HEAVY, False)
 
 
-def test_start_up_validation_loads_no_report_library():
-    code = ("import yaml\nfrom phrasenmt import experiment\n"
-            "config = yaml.safe_load(open('config.yaml', encoding='utf-8'))\n"
-            "experiment.start(config, ['config.yaml'], {})")
-    loaded = loaded_after(code)
-    assert not any(loaded[m] for m in ("pandas", "sacrebleu", "subword_nmt",
-                                       "matplotlib")), loaded
+# What the Snakefile and rules/common.smk run before the rules are read: the
+# start-up checks on config.yaml (every model entry resolved against its arch's
+# config class), the LM and dataset settings, W and what rules call with .now().
+START_UP = """\
+import yaml
+from phrasenmt.config import check_config_file
+from phrasenmt.workflow.scheduler import coalesce_reevaluation_timers
+from phrasenmt import experiment
+from phrasenmt.workflow import base as wf
+from phrasenmt.workflow.adapter import Adapter
+check_config_file("config.yaml")
+config = yaml.safe_load(open("config.yaml", encoding="utf-8"))
+experiment.start(config, ["config.yaml"], {})
+wf.apply_lm_availability(config, wf.lm_unavailable_reason())
+assert wf.datasets(config)
+list(wf.unsegmented_language_warnings(config))
+W = Adapter(config)
+assert W.targets.final_targets.now()
+W.claims.table_regex.now()
+"""
+
+
+def test_the_start_up_checks_load_neither_torch_nor_pandas():
+    assert loaded_after(START_UP) == dict.fromkeys(HEAVY, False)
+
+
+def test_the_start_up_checks_read_every_arch_config_without_torch():
+    code = ("from phrasenmt.hparams import CONFIGS\n"
+            "from phrasenmt.training.spec import resolve_spec\n"
+            "for arch in CONFIGS:\n"
+            "    resolve_spec({'arch': arch, 'preset': 'tiny'})")
+    assert loaded_after(code) == dict.fromkeys(HEAVY, False)
+
+
+def test_every_model_class_is_a_declared_arch_with_its_config():
+    from phrasenmt.hparams import CONFIGS, PRESETS
+    from phrasenmt.models import MODELS
+
+    assert set(MODELS) == set(CONFIGS)
+    for arch, cls in MODELS.items():
+        assert cls.config_class is CONFIGS[arch], arch
+        assert "tiny" in PRESETS[arch], arch
