@@ -24,8 +24,9 @@ try:
     DATASETS = wf.datasets(config)
 except InputError as err:
     raise WorkflowError(f"invalid configuration: {err}") from None
-# experiment.start imported torch: its objects need no garbage collection, and
-# leaving them out of it makes building a large DAG ~1.5 s faster.
+# What start-up made (modules, the checked config) lives until the end: leaving
+# it out of garbage collection saves ~1 s of CPU in building the DAG
+# (docs/results/2026-11-28-house.md).
 gc.freeze()
 for line in wf.unsegmented_language_warnings(config):  # valid, but worth a word
     print(line, file=sys.stderr)
