@@ -25,7 +25,7 @@ try:
 except InputError as err:
     raise WorkflowError(f"invalid configuration: {err}") from None
 # What start-up made (modules, the checked config) lives until the end: leaving
-# it out of garbage collection saves ~1 s of CPU in building the DAG
+# it out of garbage collection saves about 1 s of CPU in building the DAG
 # (docs/results/2026-11-28-house.md).
 gc.freeze()
 for line in wf.unsegmented_language_warnings(config):  # valid, but worth a word

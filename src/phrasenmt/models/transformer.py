@@ -1,8 +1,8 @@
 """The Transformer of Vaswani et al. (2017), as Xu et al. (2020) use it.
 
-Read top to bottom: config, encoder, decoder, the model (the API every model in
-the registry follows), then the named presets. Shapes: B batch, S source length,
-T target length, C d_model, V vocabulary size.
+Read top to bottom: encoder, decoder, the model (the API every model in the
+registry follows); its config and named presets are phrasenmt.hparams.transformer.
+Shapes: B batch, S source length, T target length, C d_model, V vocabulary size.
 """
 
 from __future__ import annotations
