@@ -34,5 +34,7 @@ def test_archs_and_presets_are_the_registered_ones():
     from phrasenmt.models import MODELS
     from phrasenmt.models import PRESETS as REGISTERED
 
-    assert sorted(ARCHS) == sorted(MODELS)
-    assert set(PRESETS) == {p for presets in REGISTERED.values() for p in presets}
+    # the package's own archs: a test module may register one of its own
+    own = sorted(a for a, cls in MODELS.items() if cls.__module__.startswith("phrasenmt."))
+    assert sorted(ARCHS) == own
+    assert set(PRESETS) == {p for a in own for p in REGISTERED[a]}
