@@ -412,6 +412,8 @@ STAGES = [
     Stage("docs reference", "phrasenmt.docs_reference",
           "--out {o}/docs/reference.md", build=False),
     Stage("docs cli", "phrasenmt.docs_cli", "--out {o}/docs/cli.md", build=False),
+    Stage("config schema", "phrasenmt.config_schema", "--out {o}/schemas/config.yaml",
+          build=False),
     # a run folder laid out as the workflow's, results/DATASET/models/MODEL/seedN,
     # with its dataset in config.yaml: its own tests (test_translate_text.py)
     Stage("translate text", "phrasenmt.translate_text",

@@ -10,9 +10,15 @@ import torch
 from torch import Tensor, nn
 
 from phrasenmt import train, translate
+from phrasenmt.hparams import registry as hparams_registry
 from phrasenmt.hparams.registry import register_config
 from phrasenmt.io import InputError
-from phrasenmt.models.registry import get_preset, register_model, register_preset
+from phrasenmt.models.registry import (
+    MODELS,
+    get_preset,
+    register_model,
+    register_preset,
+)
 from phrasenmt.models.transformer import Transformer, TransformerConfig
 from phrasenmt.nn.batching import SIDE_PAD, collate
 from phrasenmt.training.data import read_side
@@ -24,11 +30,6 @@ TGT = ["x y z", "y z", "z x y x", "x"]
 TAGS = ["0 1 2", "1 2", "2 0 1 0", "0"]  # one tag per source token
 
 
-# an arch declares its config (torch-free, read at start-up), then its model class
-register_config("test_tagged", TransformerConfig)
-
-
-@register_model("test_tagged")
 class TaggedTransformer(Transformer):
     """A Transformer that adds an embedding of a per-token tag to its memory."""
 
@@ -46,7 +47,18 @@ class TaggedTransformer(Transformer):
         return state
 
 
-register_preset("test_tagged", "tiny")(get_preset("transformer", "tiny"))
+@pytest.fixture(scope="module", autouse=True)
+def tagged_arch():
+    """The arch `test_tagged`, registered as a family registers its own (an arch
+    declares its config, torch-free, then its model class) while this module's
+    tests run, and removed after them: the package's own archs are what the
+    schema and the configuration reference list."""
+    register_config("test_tagged", TransformerConfig)
+    register_model("test_tagged")(TaggedTransformer)
+    register_preset("test_tagged", "tiny")(get_preset("transformer", "tiny"))
+    yield
+    for table in (hparams_registry.CONFIGS, hparams_registry.PRESETS, MODELS):
+        table.pop("test_tagged", None)
 
 
 def _write(tmp: Path, name: str, lines: list[str]) -> Path:
