@@ -154,9 +154,29 @@ class Clean(Strict):
 
 
 class Bpe(Strict):
-    merges: int = Field(10000, ge=1, description="joint BPE merge operations")
-    vocab_threshold: int = Field(1, ge=0,
-                                 description="apply-bpe vocabulary threshold")
+    backend: Literal["subword-nmt", "sentencepiece"] = Field(
+        "subword-nmt", description="subword-nmt: joint BPE on Moses-tokenized words; "
+        "sentencepiece: BPE or unigram pieces learned on raw text in any script "
+        "(Chinese cut into words by jieba first; docs/datasets.md)")
+    merges: int = Field(10000, ge=1, description="subword-nmt: joint BPE merge "
+                        "operations")
+    vocab_threshold: int = Field(1, ge=0, description="subword-nmt: apply-bpe "
+                                 "vocabulary threshold")
+    model_type: Literal["bpe", "unigram"] = Field(
+        "bpe", description="sentencepiece: the model type")
+    vocab_size: int = Field(8000, ge=8, description="sentencepiece: pieces per model "
+                            "(at most what the training text can give)")
+    joint: bool = Field(True, description="sentencepiece: one model learned on both "
+                        "languages (false: one model per language)")
+
+    @model_validator(mode="after")
+    def _keys_of_its_backend(self) -> Bpe:
+        unread = {"subword-nmt": ("model_type", "vocab_size", "joint"),
+                  "sentencepiece": ("merges", "vocab_threshold")}[self.backend]
+        for key in unread:  # the defaults are filled in before: a changed value
+            if getattr(self, key) != type(self).model_fields[key].default:
+                raise RuleError(key, f"not read with backend {self.backend}")
+        return self
 
 
 def _text(description: str) -> Any:
@@ -262,6 +282,9 @@ class Dataset(Strict):
                                 "lowercase letters (en, de, vi)")
         if self.src == self.tgt:
             raise RuleError("tgt", f"{self.tgt!r} is also the source language")
+        if self.contrastive and self.bpe.backend == "sentencepiece":
+            raise RuleError("contrastive", "the contrastive sets are segmented with "
+                            "subword-nmt codes: they need bpe.backend subword-nmt")
         if SYNTHETIC_SET in self.contrastive:
             raise RuleError(f"contrastive.{SYNTHETIC_SET}", "the name is reserved for "
                             "the synthetic corpus's own items")
