@@ -102,11 +102,10 @@ def timed_phases(t: Trainer, device: str, times: dict[str, float]) -> Callable[[
             times[name] = times.get(name, 0.0) + now - clock
             clock = now
 
-        batches = t._next_update()
-        total = sum(b.ntokens for b in batches)
+        work, total = t._next_update()
         t.scheduler.step()
         lap("batch")
-        t._backward(batches, total)
+        t._backward(work, total)
         lap("forward_backward")
         if t.cfg.clip_norm > 0:
             torch.nn.utils.clip_grad_norm_(t.model.parameters(), t.cfg.clip_norm)

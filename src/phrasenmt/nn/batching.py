@@ -28,12 +28,20 @@ class Batch:
     # empty for models that read none.
     context: dict[str, Tensor] = field(default_factory=dict)
 
-    def to(self, device: torch.device | str) -> Batch:
-        """The same batch on `device`."""
-        return Batch(self.src.to(device), self.tgt_in.to(device),
-                     self.tgt_out.to(device), self.ntokens,
-                     {k: v.to(device) for k, v in self.side.items()},
-                     {k: v.to(device) for k, v in self.context.items()})
+    def to(self, device: torch.device | str, non_blocking: bool = False) -> Batch:
+        """The same batch on `device` (`non_blocking`: from pinned memory, the
+        copy overlaps the GPU's work)."""
+        return self.apply(lambda t: t.to(device, non_blocking=non_blocking))
+
+    def pin_memory(self) -> Batch:
+        """The same batch in page-locked host memory (for non_blocking copies)."""
+        return self.apply(lambda t: t.pin_memory())
+
+    def apply(self, fn: Any) -> Batch:
+        """The batch with `fn` applied to each of its tensors."""
+        return Batch(fn(self.src), fn(self.tgt_in), fn(self.tgt_out), self.ntokens,
+                     {k: fn(v) for k, v in self.side.items()},
+                     {k: fn(v) for k, v in self.context.items()})
 
 
 def pad_sequences(seqs: Sequence[Sequence[int]], value: int = PAD,
@@ -139,3 +147,70 @@ class BatchIterator:
         """Continue from a `state_dict`."""
         self.epoch, self.position = int(state["epoch"]), int(state["position"])
         self._order = self._epoch_order(self.epoch)
+
+
+class PackedSequences:
+    """Id sequences as one flat array and offsets: sequence i is
+    `ids[offsets[i]:offsets[i + 1]]` (a corpus without one object per sentence)."""
+
+    def __init__(self, seqs: Sequence[Sequence[int]]):
+        self.lengths = np.fromiter((len(s) for s in seqs), np.int64, len(seqs))
+        self.offsets = np.zeros(len(seqs) + 1, np.int64)
+        np.cumsum(self.lengths, out=self.offsets[1:])
+        self.ids = np.fromiter((i for s in seqs for i in s), np.int64,
+                               int(self.offsets[-1]))
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def pad(self, rows: np.ndarray, value: int, width: int, shift: int = 0,
+            first: int | None = None, last: int | None = None) -> Tensor:
+        """Sequences `rows` right-padded with `value` into (B, width), each one
+        `shift` columns in (after `first` when given) and followed by `last`."""
+        lengths = self.lengths[rows]
+        out = np.full((len(rows), width), value, np.int64)
+        starts = self.offsets[rows]
+        total = int(lengths.sum())
+        # One gather: the flat position of every token of the batch, and its cell.
+        row_of = np.repeat(np.arange(len(rows)), lengths)
+        within = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        out[row_of, within + shift] = self.ids[np.repeat(starts, lengths) + within]
+        if first is not None:
+            out[:, 0] = first
+        if last is not None:
+            out[np.arange(len(rows)), lengths + shift] = last
+        return torch.from_numpy(out)
+
+
+@dataclass
+class PackedCorpus:
+    """A corpus packed for collating: source, target and side inputs."""
+
+    src: PackedSequences
+    tgt: PackedSequences
+    side: dict[str, PackedSequences] = field(default_factory=dict)
+
+    @classmethod
+    def pack(cls, src: Sequence[Sequence[int]], tgt: Sequence[Sequence[int]],
+             side: dict[str, Sequence[Sequence[int]]] | None = None) -> PackedCorpus:
+        """Pack parallel id lists (no specials) and their side inputs."""
+        return cls(PackedSequences(src), PackedSequences(tgt),
+                   {name: PackedSequences(rows) for name, rows in (side or {}).items()})
+
+    def target_tokens(self, indices: Sequence[int]) -> int:
+        """Real target tokens of the pairs `indices`, </s> included."""
+        return int(self.tgt.lengths[np.asarray(indices, np.int64)].sum()) + len(indices)
+
+    def collate(self, indices: Sequence[int],
+                context: dict[str, Tensor] | None = None) -> Batch:
+        """The Batch of pairs `indices`: equal to `collate` of their id lists."""
+        rows = np.asarray(indices, np.int64)
+        s_width = int(self.src.lengths[rows].max()) + 1
+        t_width = int(self.tgt.lengths[rows].max()) + 1
+        src = self.src.pad(rows, PAD, s_width, last=EOS)
+        tgt_in = self.tgt.pad(rows, PAD, t_width, shift=1, first=BOS)
+        tgt_out = self.tgt.pad(rows, PAD, t_width, last=EOS)
+        side = {name: packed.pad(rows, SIDE_PAD, s_width)
+                for name, packed in self.side.items()}
+        ntokens = int(self.tgt.lengths[rows].sum()) + len(rows)
+        return Batch(src, tgt_in, tgt_out, ntokens, side, dict(context or {}))

@@ -2,10 +2,11 @@
 
 `torchrun --standalone --nproc-per-node N -m phrasenmt.train ...` starts N
 ranks with RANK/WORLD_SIZE/LOCAL_RANK set; each joins one process group (NCCL
-on GPUs, gloo on CPU). Every rank builds the same list of batches for an update
-and takes a disjoint share of it (batch k goes to rank k mod N), so N ranks see
-exactly the batches one process would; DistributedDataParallel sums their
-gradients. Only rank 0 writes files.
+on GPUs, gloo on CPU). Every rank picks the same list of batches for an update
+and collates only its disjoint share of it (batch k goes to rank k mod N), so
+N ranks see exactly the batches one process would; DistributedDataParallel sums
+their gradients. The trainer's own sums (losses, the stop flag) are reduced on
+the group's device: NCCL refuses host tensors. Only rank 0 writes files.
 """
 
 from __future__ import annotations
@@ -39,6 +40,11 @@ class Distributed:
         if self.world > 1 and not dist.is_initialized():
             backend = "nccl" if torch.cuda.is_available() else "gloo"
             dist.init_process_group(backend)
+        # Where the group's collectives take their tensors: NCCL reduces GPU
+        # memory only, gloo host memory.
+        self.collective_device = torch.device("cpu")
+        if self.world > 1 and dist.get_backend() == "nccl":
+            self.collective_device = torch.device("cuda", self.local_rank)
 
     @property
     def is_main(self) -> bool:
@@ -64,13 +70,27 @@ class Distributed:
         """Indices of this rank's batches among an update's `n` batches."""
         return list(range(self.rank, n, self.world))
 
-    def sum(self, values: Sequence[float]) -> list[float]:
-        """Element-wise sum over ranks."""
-        if self.world == 1:
-            return list(values)
-        tensor = torch.tensor(values, dtype=torch.float64)
-        dist.all_reduce(tensor)
-        return tensor.tolist()
+    def sum(self, values: Sequence[float] | torch.Tensor) -> list[float]:
+        """Element-wise sum over ranks, read back to the host (one synchronisation).
+
+        A tensor must be on the group's device (`collective_device`); numbers
+        are put there."""
+        if not isinstance(values, torch.Tensor):
+            values = torch.tensor(values, dtype=torch.float64,
+                                  device=self.collective_device)
+        if self.world > 1:
+            self.check_device(values)
+            dist.all_reduce(values)
+        return values.tolist()
+
+    def check_device(self, tensor: torch.Tensor) -> None:
+        """Refuse a tensor that the process group's backend cannot reduce."""
+        if tensor.device != self.collective_device:
+            raise ValueError(
+                f"a collective got a tensor on {tensor.device}, but this process "
+                f"group reduces tensors on {self.collective_device} "
+                f"({dist.get_backend() if dist.is_initialized() else 'no group'}); "
+                "move it there first")
 
     def any(self, flag: bool) -> bool:
         """Whether any rank's flag is set (every rank gets the same answer)."""

@@ -39,7 +39,7 @@ from phrasenmt.io import AppendFile, InputError, atomic_open, remove_created
 from phrasenmt.log import get_logger, shows_progress
 from phrasenmt.models.registry import build_model, get_model_class
 from phrasenmt.models.swan import eager_under_compile
-from phrasenmt.nn.batching import Batch, BatchIterator, collate, make_batches
+from phrasenmt.nn.batching import Batch, collate, make_batches
 from phrasenmt.text.vocab import UNK, Vocabulary
 from phrasenmt.training import checkpoint as ckpt
 from phrasenmt.training.data import (
@@ -50,6 +50,7 @@ from phrasenmt.training.data import (
 )
 from phrasenmt.training.distributed import Distributed
 from phrasenmt.training.events import EventFile, NoEvents, new_event_path
+from phrasenmt.training.loader import UpdateLoader
 from phrasenmt.training.run_folder import RunLock, metrics_rows, remove_stale_temps
 from phrasenmt.training.schedule import LRSchedule
 from phrasenmt.training.spec import RunSpec, field_defaults, spec_differences
@@ -239,7 +240,9 @@ class Trainer:
         batches = make_batches([len(s) for s in self.train_data.src],
                                [len(t) for t in self.train_data.tgt],
                                cfg.max_tokens, self.seed)
-        self.iterator = BatchIterator(batches, self.seed)
+        # Collates the next update's batches while this one computes (loader).
+        self.iterator = UpdateLoader(self.train_data, batches, self.seed,
+                                     cfg.update_tokens, self.dist.share, self.device)
 
     def _init_from_step1(self) -> None:
         """Step 2: load step 1's weights (θ_d new), freeze per train.freeze, say so."""
@@ -273,21 +276,16 @@ class Trainer:
         return collate([corpus.src[i] for i in indices],
                        [corpus.tgt[i] for i in indices], side, context).to(self.device)
 
-    def _next_update(self) -> list[Batch]:
-        """Batches until they hold at least `update_tokens` target tokens."""
-        batches, ntokens = [], 0
-        while ntokens < self.cfg.update_tokens:
-            batches.append(self._batch(self.train_data, next(self.iterator)))
-            ntokens += batches[-1].ntokens
-        return batches
+    def _next_update(self) -> tuple[list[tuple[Batch, float]], int]:
+        """This rank's share of the next update's batches, each with its weight,
+        and the update's target tokens (at least `update_tokens`)."""
+        return self.iterator.next_update()
 
-    def _backward(self, batches: list[Batch], total: int) -> tuple[float, float]:
-        """This rank's share of an update's batches -> its (loss sum, NLL sum)."""
-        mine = self.dist.share(len(batches))
-        # A rank without a batch still joins DDP's gradient sum, with weight 0.
-        work = [(batches[i], 1.0) for i in mine] or [(batches[0], 0.0)]
+    def _backward(self, work: list[tuple[Batch, float]], total: int) -> torch.Tensor:
+        """This rank's weighted batches -> (loss sum, NLL sum), float64 on the
+        device: read back once per update (train_step), not per batch."""
         world = self.dist.world  # DDP averages gradients over ranks: undo that
-        loss_sum = nll_sum = 0.0
+        sums = torch.zeros(2, dtype=torch.float64, device=self.device)
         for k, (batch, weight) in enumerate(work):
             sync = (contextlib.nullcontext() if k == len(work) - 1
                     or self.dist.world == 1 else self.loss_module.no_sync())
@@ -297,17 +295,15 @@ class Trainer:
                 with self._autocast():
                     loss, nll = self.loss_module(batch, self.cfg.label_smoothing)
                 (loss * weight * world / total).backward()
-            loss_sum += weight * loss.item()
-            nll_sum += weight * nll.item()
-        return loss_sum, nll_sum
+            sums += weight * torch.stack([loss.detach(), nll.detach()]).double()
+        return sums
 
     def train_step(self) -> tuple[float, float, int, float]:
         """One update -> (loss sum, NLL sum, target tokens, lr)."""
         self.model.train()
-        batches = self._next_update()
-        total = sum(b.ntokens for b in batches)
+        work, total = self._next_update()
         lr = self.scheduler.step()
-        loss_sum, nll_sum = self.dist.sum(self._backward(batches, total))
+        loss_sum, nll_sum = self.dist.sum(self._backward(work, total))
         if not math.isfinite(loss_sum):
             self.optimizer.zero_grad(set_to_none=True)
             last = ckpt.latest_checkpoint(self.ckpt_dir)
@@ -328,13 +324,13 @@ class Trainer:
         batches = make_batches([len(s) for s in self.dev_data.src],
                                [len(t) for t in self.dev_data.tgt],
                                self.cfg.max_tokens, seed=0)
-        nll_sum, ntokens = 0.0, 0
+        nll_sum, ntokens = torch.zeros((), dtype=torch.float64, device=self.device), 0
         for indices in batches:
             batch = self._batch(self.dev_data, indices)
             with self._autocast():
-                nll_sum += self.model.loss(batch, 0.0)[1].item()
+                nll_sum += self.model.loss(batch, 0.0)[1].double()
             ntokens += batch.ntokens
-        return nll_sum / ntokens
+        return nll_sum.item() / ntokens  # one read-back for the whole dev set
 
     # -- checkpoints and logs ----------------------------------------------------
 

@@ -1,0 +1,103 @@
+"""The batches of each update, collated one update ahead in a thread.
+
+The trainer's data path off the critical path: while the model computes
+update k, a worker thread collates (and, for CUDA, pins) the batches of
+update k+1. Which batches make an update is decided on the calling thread
+from the batch lengths alone, so every rank picks the same list and collates
+only its own share (`Distributed.share`). Collation draws no random numbers:
+the global RNG is untouched, and so is the order of batches.
+
+`state_dict` is the batch iterator's state after the updates handed out so
+far, not after the one prepared ahead: a checkpoint resumes exactly at the
+next update whatever the prefetch had done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from typing import Any
+
+import torch
+
+from phrasenmt.nn.batching import Batch, BatchIterator, PackedCorpus
+from phrasenmt.training.data import Corpus
+
+
+def pack(corpus: Corpus) -> PackedCorpus:
+    """A training Corpus packed for one-gather collation."""
+    return PackedCorpus.pack(corpus.src, corpus.tgt, corpus.side)
+
+
+def collate_pairs(packed: PackedCorpus, corpus: Corpus, indices: Sequence[int]) -> Batch:
+    """The batch of pairs `indices` (host memory), with their document context."""
+    # Context by the pairs' own indices, never from the batch's other rows.
+    context = corpus.context.batch(indices) if corpus.context else None
+    return packed.collate(indices, context)
+
+
+class UpdateLoader:
+    """Endless updates: (this rank's batches on the device with their weights,
+    the update's target tokens); an update holds batches until `update_tokens`
+    target tokens. A rank without a batch gets the first with weight 0: it
+    still joins DDP's gradient sum."""
+
+    def __init__(self, corpus: Corpus, batches: list[list[int]], seed: int,
+                 update_tokens: int, share: Callable[[int], list[int]],
+                 device: torch.device, prefetch: bool = True):
+        self.corpus, self.packed = corpus, pack(corpus)
+        self.iterator = BatchIterator(batches, seed)
+        self.update_tokens, self.share, self.device = update_tokens, share, device
+        self._pool = ThreadPoolExecutor(1, "collate") if prefetch else None
+        self._ahead: tuple[Any, int, float, dict[str, Any]] | None = None
+        self._state = self.iterator.state_dict()
+
+    def _plan(self) -> tuple[list[list[int]], int]:
+        """The next update's batches (index lists) and its target tokens."""
+        picked, total = [], 0
+        while total < self.update_tokens:
+            picked.append(next(self.iterator))
+            total += self.packed.target_tokens(picked[-1])
+        return picked, total
+
+    def _collate(self, mine: list[list[int]]) -> list[Batch]:
+        out = [collate_pairs(self.packed, self.corpus, b) for b in mine]
+        return [b.pin_memory() for b in out] if self.device.type == "cuda" else out
+
+    def _prepare(self) -> None:
+        """Plan the next update and start collating this rank's share of it."""
+        picked, total = self._plan()
+        mine = [picked[i] for i in self.share(len(picked))]
+        weight = 1.0 if mine else 0.0
+        mine = mine or picked[:1]
+        work = (self._pool.submit(self._collate, mine) if self._pool
+                else self._collate(mine))
+        self._ahead = (work, total, weight, self.iterator.state_dict())
+
+    def next_update(self) -> tuple[list[tuple[Batch, float]], int]:
+        """This rank's batches of the next update (on the device, weighted) and
+        the update's target tokens."""
+        if self._ahead is None:
+            self._prepare()
+        work, total, weight, self._state = self._ahead  # type: ignore[misc]
+        self._prepare()  # the following update, while this one computes
+        batches = work.result() if isinstance(work, Future) else work
+        non_blocking = self.device.type == "cuda"
+        return [(b.to(self.device, non_blocking), weight) for b in batches], total
+
+    def state_dict(self) -> dict[str, Any]:
+        """The iterator's state after the updates handed out (not the one ahead)."""
+        return dict(self._state)
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Continue from a `state_dict`; what was prepared ahead is dropped."""
+        if self._ahead is not None and isinstance(self._ahead[0], Future):
+            wait([self._ahead[0]])  # the worker finishes before the rewind
+        self._ahead = None
+        self.iterator.load_state_dict(state)
+        self._state = self.iterator.state_dict()
+
+    def close(self) -> None:
+        """Stop the worker thread."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
