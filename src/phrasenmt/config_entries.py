@@ -122,12 +122,37 @@ class Synthetic(Strict):
         "further apart than this (words)")
     rates: dict[str, Annotated[float, Field(ge=0, le=1)]] = mapping(
         "phenomenon rates passed to the generator as --rate-<name> (see its --help)")
+    antecedent_distance: dict[int, Annotated[float, Field(ge=0, le=1)]] = Field(
+        default_factory=lambda: {1: 1.0}, min_length=1,
+        json_schema_extra={"default": {"1": 1.0}},
+        description="share of the pronouns whose antecedent is D sentences back, "
+        "by D (the shares sum to 1; the sentences between mention nothing the "
+        "pronoun could stand for, and a noun of another gender), e.g. {1: 0.5, 2: "
+        "0.3, 3: 0.2}; document-level models need K >= the largest D")
+    contrastive_dev_fraction: float = Field(
+        0.5, gt=0, lt=1, description="share of the documents whose contrastive items "
+        "are dev items (budgets are chosen on them; the tables report the others, "
+        "the test items); seeded, no document on both sides")
 
     @model_validator(mode="after")
     def _documents(self) -> Synthetic:
         if self.max_doc_sentences < self.min_doc_sentences:
             raise RuleError("max_doc_sentences", f"{self.max_doc_sentences} is less "
                             f"than min_doc_sentences {self.min_doc_sentences}")
+        near = min(self.antecedent_distance)
+        if near < 1:
+            raise RuleError("antecedent_distance", f"distance {near}: an antecedent is "
+                            "at least 1 sentence back")
+        total = sum(self.antecedent_distance.values())
+        if abs(total - 1) > 1e-6:
+            raise RuleError("antecedent_distance", f"the shares sum to {total:g}, "
+                            "not 1")
+        far = max(self.antecedent_distance)
+        if far > self.max_doc_sentences - 1:
+            raise RuleError("antecedent_distance", f"distance {far} does not fit in a "
+                            f"document of at most max_doc_sentences "
+                            f"{self.max_doc_sentences} sentences (at most "
+                            f"{self.max_doc_sentences - 1} back)")
         return self
 
 
@@ -220,6 +245,11 @@ class ContrastiveSet(Strict):
     scoring_dst: OptText = _text("voita (optional): scoring_data/<set>.dst")
     name: OptText = _text("bawden, voita: the type name of the items in the table "
                           "(default: from the file name)")
+    dev_fraction: Annotated[float, Field(gt=0, lt=1)] | None = optional(
+        description="share of the set's documents (contrapro: its document ids; "
+        "bawden, voita: each example) whose items are dev items, on which budgets "
+        "are chosen; the tables report the others (seeded, no document on both "
+        "sides). Left out: every item is a test item")
 
     @model_validator(mode="after")
     def _files_of_its_format(self) -> ContrastiveSet:
@@ -227,7 +257,7 @@ class ContrastiveSet(Strict):
         given = [fields[k].alias or k for k in self.model_fields_set]
         needed = FORMAT_FILES[self.format]
         allowed = {*needed, *OPTIONAL_FILES.get(self.format, ()), "format", "name",
-                   "extracted"}
+                   "extracted", "dev_fraction"}
         missing = [k for k in needed if k not in given]
         extra = sorted(k for k in given if k not in allowed)
         if missing or extra:
