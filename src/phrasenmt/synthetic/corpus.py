@@ -14,7 +14,9 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import random
+from collections import Counter
 from dataclasses import fields
 from pathlib import Path
 
@@ -29,7 +31,7 @@ from phrasenmt.cli import (
 from phrasenmt.io import InputError, atomic_open, output_set, run_cli, write_lines
 from phrasenmt.synthetic import lexicon
 from phrasenmt.synthetic.builder import RATE_HELP, GrammarConfig, Pools
-from phrasenmt.synthetic.documents import Limits, document
+from phrasenmt.synthetic.documents import DistanceMix, Limits, document
 from phrasenmt.synthetic.lingeval import bin_counts, split_items, targeted_items
 from phrasenmt.synthetic.tree import Sentence
 
@@ -55,15 +57,19 @@ def doc_length(rng: random.Random, remaining: int, lo: int, hi: int) -> int:
 
 def generate_split(name: str, size: int, seed: int, cfg: GrammarConfig,
                    pools: Pools, limits: Limits, doc_range: tuple[int, int],
-                   avoid: set[str] | None = None) -> Entries:
-    """(document id, sentence) pairs of one split."""
+                   avoid: set[str] | None = None,
+                   distances: dict[int, float] | None = None) -> Entries:
+    """(document id, sentence) pairs of one split; `distances`: the mix of
+    antecedent distances of its pronouns (default: all one sentence back)."""
     rng = random.Random(derive_seed(seed, name))
+    mix = DistanceMix(dict(distances or {1: 1.0}))
     entries: Entries = []
     k = 0
     while len(entries) < size:
         n = doc_length(rng, size - len(entries), *doc_range)
         doc_id = f"{name}-{k:06d}"
-        entries += [(doc_id, s) for s in document(rng, cfg, pools, n, limits, avoid)]
+        entries += [(doc_id, s) for s in document(rng, cfg, pools, n, limits, avoid,
+                                                  mix)]
         k += 1
     return entries
 
@@ -114,11 +120,14 @@ def stats(splits: dict[str, Entries], items: list[dict], n_targeted: int) -> dic
     """Corpus statistics written to stats.json."""
     mwus = sorted({m for entries in splits.values() for _, s in entries for m in s.mwus})
     lex = lexicon.load()
-    pronouns = sum(e["type"] == "pronoun_gender" for it in items for e in it["errors"])
+    pronouns = [e for it in items for e in it["errors"] if e["type"] == "pronoun_gender"]
+    by_distance = {str(d): n for d, n in sorted(Counter(e["distance"]
+                                                        for e in pronouns).items())}
     return {"splits": {name: split_stats(e) for name, e in splits.items()},
             "distinct_multiword_units": len(mwus),
             "agreement_items_per_distance": bin_counts(items),
-            "pronoun_gender_errors": pronouns, "lingeval_items": len(items),
+            "pronoun_gender_errors": len(pronouns),
+            "pronoun_errors_per_distance": by_distance, "lingeval_items": len(items),
             "lingeval_targeted_items": n_targeted,
             "lexicon": {"nouns": len(lex.all_nouns), "compounds": len(lex.compounds),
                         "verbs": len(lex.verbs),
@@ -129,7 +138,8 @@ def stats(splits: dict[str, Entries], items: list[dict], n_targeted: int) -> dic
 
 def build_corpus(outdir: Path, seed: int, sizes: dict[str, int], direction: str,
                  cfg: GrammarConfig, limits: Limits, doc_range: tuple[int, int],
-                 per_bin: int = 20) -> dict:
+                 per_bin: int = 20, distances: dict[int, float] | None = None
+                 ) -> dict:
     """Generate and write all splits, the Lingeval items and stats; return stats."""
     pools = Pools(lexicon.load())
     splits: dict[str, Entries] = {}
@@ -139,7 +149,7 @@ def build_corpus(outdir: Path, seed: int, sizes: dict[str, int], direction: str,
             continue
         avoid = seen if name != "train" else None
         splits[name] = generate_split(name, sizes[name], seed, cfg, pools, limits,
-                                      doc_range, avoid)
+                                      doc_range, avoid, distances)
         if name == "train":
             seen = {" ".join(s.en) for _, s in splits[name]}
         write_split(outdir, name, splits[name], direction)
@@ -182,6 +192,12 @@ def parser() -> argparse.ArgumentParser:
                    help="resample English sentences longer than this (tokens)")
     p.add_argument("--max-distance-words", type=positive_int, default=30,
                    help="resample when German subject and verb are further apart")
+    p.add_argument("--antecedent-distance", type=distance_mix, default={1: 1.0},
+                   metavar="D=P,...",
+                   help="share of pronouns whose antecedent is D sentences back "
+                   "(shares sum to 1; the sentences between mention no noun the "
+                   "pronoun could stand for and one of another gender), e.g. "
+                   "1=0.5,2=0.3,3=0.2 (default: 1=1)")
     p.add_argument("--agreement-items-per-bin", type=nonnegative_int, default=20,
                    help="top up agreement distance bins 1..15 and >15 to this many")
     for f in fields(GrammarConfig):
@@ -190,11 +206,37 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def distance_mix(text: str) -> dict[int, float]:
+    """argparse type: `D=P,...`, distances >= 1 with shares that sum to 1."""
+    mix: dict[int, float] = {}
+    for part in text.split(","):
+        d, sep, p = part.partition("=")
+        try:
+            d_int, share = int(d.strip()), float(p)
+        except ValueError:
+            d_int, share = 0, math.nan
+        if not sep or d_int < 1 or not 0 <= share <= 1 or d_int in mix:
+            raise argparse.ArgumentTypeError(
+                f"expected D=P,... with distinct distances D >= 1 and shares P in "
+                f"[0, 1], got {part!r}")
+        mix[d_int] = share
+    if abs(sum(mix.values()) - 1) > 1e-6:
+        raise argparse.ArgumentTypeError(f"the shares sum to {sum(mix.values()):g}, "
+                                         "not 1")
+    return {d: p for d, p in sorted(mix.items()) if p > 0}
+
+
 def validate(args: argparse.Namespace) -> None:
     """Reject limits that contradict each other (the parser checks each range)."""
     if args.max_doc_sentences < args.min_doc_sentences:
         raise InputError(f"is {args.max_doc_sentences}, less than --min-doc-sentences "
                          f"{args.min_doc_sentences}", "--max-doc-sentences")
+    far = max(args.antecedent_distance)
+    if far > args.max_doc_sentences - 1:
+        raise InputError(f"distance {far} does not fit in a document of at most "
+                         f"{args.max_doc_sentences} sentences (--max-doc-sentences: "
+                         f"at most {args.max_doc_sentences - 1} sentences back)",
+                         "--antecedent-distance")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -208,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         result = build_corpus(Path(args.outdir), args.seed, sizes, args.direction,
                               cfg, limits,
                               (args.min_doc_sentences, args.max_doc_sentences),
-                              args.agreement_items_per_bin)
+                              args.agreement_items_per_bin, args.antecedent_distance)
     print(json.dumps({k: v for k, v in result.items() if k != "lexicon"},
                      ensure_ascii=False))
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from phrasenmt.synthetic.arguments import adverbial, make_clause
 from phrasenmt.synthetic.builder import Builder, GrammarConfig, Mention, Pools
@@ -100,19 +100,96 @@ def pick_antecedent(rng: random.Random, mentions: list[Mention]) -> Mention | No
     return rng.choice(unique) if unique else None
 
 
-def document(rng: random.Random, cfg: GrammarConfig, pools: Pools, n: int,
-             limits: Limits, avoid: set[str] | None = None) -> list[Sentence]:
-    """n sentences; later ones may refer back to the previous one with a pronoun."""
-    doc: list[Sentence] = []
+@dataclass
+class DistanceMix:
+    """How many sentences back a pronoun's antecedent is: `weights` by distance
+    (they sum to 1). A distance drawn where it does not fit (too near the end of
+    the document) or whose sentences cannot be built is owed and placed at the
+    next pronoun that can take it, so that the pronouns of a split follow the mix
+    whatever the document lengths. A mix of distance 1 alone draws nothing."""
+
+    weights: dict[int, float]
+    owed: list[int] = field(default_factory=list)
+
+    def draw(self, rng: random.Random, room: int) -> int | None:
+        """The distance of the next pronoun, at most `room`; None (and owed) if
+        the one drawn does not fit."""
+        fits = next((d for d in self.owed if d <= room), None)
+        if fits is not None:
+            self.owed.remove(fits)
+            return fits
+        if len(self.weights) == 1:
+            (d,) = self.weights
+        else:
+            d = rng.choices(list(self.weights), list(self.weights.values()))[0]
+        if d > room:
+            self.owed.append(d)
+            return None
+        return d
+
+    def owe(self, d: int) -> None:
+        """A distance drawn but not placed."""
+        self.owed.append(d)
+
+
+def distractors(rng: random.Random, cfg: GrammarConfig, pools: Pools,
+                mention: Mention, n: int, limits: Limits, avoid: set[str] | None,
+                tries: int = 40) -> list[Sentence] | None:
+    """n sentences between an antecedent and its pronoun: none mentions anything
+    the English pronoun could stand for (so it stays unambiguous), each mentions
+    a noun of another German gender (so that the previous sentence alone points
+    to the wrong pronoun). None if `tries` samples per sentence do not get one."""
+    out = []
     for _ in range(n):
-        mention = None
-        if doc and rng.random() < cfg.rate_pronoun:
-            mention = pick_antecedent(rng, doc[-1].mentions)
+        for _ in range(tries):
+            sent = make_sentence(rng, cfg, pools, None, limits)
+            keys = {m.pronoun_key for m in sent.mentions}
+            if (mention.pronoun_key not in keys
+                    and any(m.g != mention.g for m in sent.mentions)
+                    and (avoid is None or " ".join(sent.en) not in avoid)):
+                out.append(sent)
+                break
+        else:
+            return None
+    return out
+
+
+def _antecedent(rng: random.Random, cfg: GrammarConfig, pools: Pools, doc: list,
+                n: int, limits: Limits, avoid: set[str] | None,
+                mix: DistanceMix) -> tuple[Mention | None, int]:
+    """Whether the next sentence refers back, to what, and how far: a mention of
+    the last sentence so far, with the distractor sentences of a distance d > 1
+    appended to `doc` (the pronoun's sentence comes d sentences after it)."""
+    if not doc or rng.random() >= cfg.rate_pronoun:
+        return None, 1
+    d = mix.draw(rng, n - len(doc))
+    if d is None:
+        return None, 1
+    mention = pick_antecedent(rng, doc[-1].mentions)
+    fillers = [] if mention is None or d == 1 else distractors(
+        rng, cfg, pools, mention, d - 1, limits, avoid)
+    if mention is None or fillers is None:
+        mix.owe(d)
+        return None, 1
+    doc += fillers
+    return mention, d
+
+
+def document(rng: random.Random, cfg: GrammarConfig, pools: Pools, n: int,
+             limits: Limits, avoid: set[str] | None = None,
+             mix: DistanceMix | None = None) -> list[Sentence]:
+    """n sentences; later ones may refer back with a pronoun to a noun 1, 2, ...
+    sentences back (`mix`; default: the previous sentence)."""
+    mix = mix if mix is not None else DistanceMix({1: 1.0})
+    doc: list[Sentence] = []
+    while len(doc) < n:
+        mention, d = _antecedent(rng, cfg, pools, doc, n, limits, avoid, mix)
         long = rng.random() < cfg.rate_long_sentence
         for _ in range(10):
             sent = make_sentence(rng, cfg.boosted() if long else cfg, pools, mention,
                                  limits)
             if avoid is None or " ".join(sent.en) not in avoid:
                 break
+        sent.antecedent_distance = d
         doc.append(sent)
     return doc

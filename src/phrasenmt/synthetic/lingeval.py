@@ -37,7 +37,7 @@ def pronoun_errors(sent: Sentence) -> list[dict]:
         for alt, alt_gender in zip(alternatives, alt_genders, strict=True):
             tokens = sent.de[:j] + [alt] + sent.de[j + 1:]
             errors.append({"type": "pronoun_gender", "contrastive": " ".join(tokens),
-                           "distance": 1, "antecedent": antecedent,
+                           "distance": sent.antecedent_distance, "antecedent": antecedent,
                            "antecedent_gender": gender,
                            "contrastive_gender": alt_gender})
     return errors

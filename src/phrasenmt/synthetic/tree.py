@@ -97,6 +97,7 @@ class Sentence:
         default_factory=list)
     mwus: list[str] = field(default_factory=list)
     mentions: list = field(default_factory=list)
+    antecedent_distance: int = 1  # sentences back to its pronouns' antecedent
 
 
 def finish(tree: Node, de: list[De], agreements: list[Agreement],

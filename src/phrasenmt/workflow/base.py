@@ -175,6 +175,18 @@ def search_args(config: dict, model: str) -> str:
     return f"--beam {settings['beam']} --lenpen {settings['lenpen']}"
 
 
+def antecedent_distances(synthetic: dict) -> dict[int, float]:
+    """A synthetic dataset's mix of antecedent distances, {sentences back: share}
+    (YAML and the schema's default may key it by strings)."""
+    mix = synthetic.get("antecedent_distance") or {1: 1.0}
+    return {int(d): float(p) for d, p in sorted(mix.items(), key=lambda x: int(x[0]))}
+
+
+def distance_mix_arg(synthetic: dict) -> str:
+    """`--antecedent-distance` of the generator: D=P,..."""
+    return ",".join(f"{d}={p:g}" for d, p in antecedent_distances(synthetic).items())
+
+
 def synthetic_args(config: dict, dataset: str) -> str:
     """Command-line options of `phrasenmt.synthetic` for a dataset."""
     ds = config["datasets"][dataset]
@@ -185,7 +197,8 @@ def synthetic_args(config: dict, dataset: str) -> str:
             "--min-doc-sentences", syn["min_doc_sentences"],
             "--max-doc-sentences", syn["max_doc_sentences"],
             "--max-sentence-tokens", syn["max_sentence_tokens"],
-            "--max-distance-words", syn["max_distance_words"]]
+            "--max-distance-words", syn["max_distance_words"],
+            "--antecedent-distance", distance_mix_arg(syn)]
     for name, rate in sorted(syn.get("rates", {}).items()):
         args += [f"--rate-{name.replace('_', '-')}", rate]
     return shlex.join(map(str, args))
