@@ -14,8 +14,10 @@ from phrasenmt.decoding.context import (
     ContextSource,
     score_with_context,
     scored_context,
+    token_scores_with_context,
 )
 from phrasenmt.evaluate.cxmi import cxmi, gate_statistics, main
+from phrasenmt.evaluate.pcxmi import top_words, word_pcxmi, word_spans
 from phrasenmt.io import InputError
 from tests.unit.test_ctx_transformer import make_model as make_ctx_model
 from tests.unit.test_documents import write
@@ -171,3 +173,74 @@ def test_gate_statistics_of_a_model_without_gates_are_empty():
     assert set(gated["gates"]) == {f"{side}.layers.{i}.res_ctx"
                                    for side in ("encoder", "decoder") for i in (0, 1)}
     assert 0 < gated["lambda"] < 1
+
+
+def test_per_sentence_cxmi_is_the_published_mean_over_sentences(tmp_path):
+    # hand-computed: sentence differences own - none = 1, 0, 2 (mean 1.0 nats per
+    # sentence), own - random = 0, 0.5, 0 (mean 0.5 / 3); per token (2+1, 1+1,
+    # 3+1 = 9 tokens) the same sums give 3 / 9 and 0.5 / 9
+    tgt = write(tmp_path / "t.bpe", ["a b", "c", "d e f"])
+    own = write(tmp_path / "w.txt", ["-1.0", "-2.0", "-3.0"])
+    none = write(tmp_path / "n.txt", ["-2.0", "-2.0", "-5.0"])
+    rand = write(tmp_path / "r.txt", ["-1.0", "-2.5", "-3.0"])
+    out = tmp_path / "cxmi.json"
+    main(["--model", "m", "--test", str(tgt), str(own), str(none), str(rand),
+          "--out", str(out)])
+    got = json.loads(out.read_text())["test"]
+    assert got["cxmi_sentence"] == pytest.approx(1.0)
+    assert got["cxmi_random_sentence"] == pytest.approx(0.5 / 3)
+    assert got["cxmi"] == pytest.approx(3.0 / 9.0)  # the per-token figure beside it
+    assert got["sentence_cxmi"] == [1.0, 0.0, 2.0]
+    assert got["sentence_cxmi_random"] == [0.0, 0.5, 0.0]
+    lo, hi = got["ci95_sentence"]
+    assert 0.0 <= lo <= 1.0 <= hi <= 2.0
+
+
+def test_word_spans_join_bpe_pieces_and_end_with_eos():
+    assert word_spans("Fisch@@ er hält sie .") == [
+        ("Fischer", 0, 2), ("hält", 2, 3), ("sie", 3, 4), (".", 4, 5),
+        ("</s>", 5, 6)]
+    assert word_spans("") == [("</s>", 0, 1)]
+
+
+@pytest.mark.parametrize("arch", ["han_enc", "han_dec"])
+def test_pcxmi_sums_back_to_each_sentences_cxmi(arch):
+    model = make_model(arch)
+    own, other = context_mode(model.cfg), ("none", 1)
+    tokens = {mode: token_scores_with_context(
+        model, VOCAB, TGT_VOCAB, SRC, TGT, ContextSource(doc_ids=DOCS, mode=mode))
+        for mode in (own, other)}
+    sentence = score(model, own) - score(model, other)
+    assert np.abs(sentence).max() > 1e-4  # the context changes the scores
+    by_word = word_pcxmi(TGT, tokens[own], tokens[other])
+    for i, words in enumerate(by_word):
+        assert len(tokens[own][i]) == len(TGT[i].split()) + 1
+        assert sum(v for _, v in words) == pytest.approx(sentence[i], abs=1e-5)
+    rows = top_words(TGT, tokens[own], tokens[other], tokens[other], 50, 1)
+    total = sum(r["pcxmi"] * r["count"] for r in rows)
+    assert total == pytest.approx(sentence.sum(), abs=1e-4)
+    assert [r["pcxmi"] for r in rows] == sorted((r["pcxmi"] for r in rows),
+                                                reverse=True)
+    with pytest.raises(InputError, match="line 1: 2 and"):
+        word_pcxmi(TGT[:1], [[0.0, 0.0]], tokens[other][:1])
+
+
+def test_from_a_checkpoint_the_json_has_both_means_and_the_top_words(tmp_path):
+    from phrasenmt.training.checkpoint import model_payload, save_file
+
+    model = make_model("han_dec")
+    ckpt = tmp_path / "m.pt"
+    save_file(model_payload("han_dec", model, VOCAB, TGT_VOCAB, {}), ckpt)
+    src, tgt = write(tmp_path / "s.bpe", SRC), write(tmp_path / "t.bpe", TGT)
+    docs = write(tmp_path / "d.docs", DOCS)
+    out = tmp_path / "cxmi.json"
+    assert main(["--model", "han_dec", "--checkpoint", str(ckpt), "--test-files",
+                 str(src), str(tgt), str(docs), "--device", "cpu", "--min-count",
+                 "2", "--top-words", "3", "--samples", "50", "--out", str(out)]) == 0
+    got = json.loads(out.read_text())["test"]
+    diffs = np.array(got["sentence_cxmi"])
+    assert got["cxmi_sentence"] == pytest.approx(diffs.mean(), abs=1e-6)
+    assert got["cxmi"] == pytest.approx(diffs.sum() / got["tokens"], abs=1e-6)
+    words = got["words"]
+    assert 0 < len(words) <= 3 and all(w["count"] >= 2 for w in words)
+    assert words[0]["pcxmi"] >= words[-1]["pcxmi"]

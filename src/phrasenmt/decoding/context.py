@@ -13,7 +13,7 @@ sentence is decoded its predecessors' translations exist.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,11 +29,11 @@ from phrasenmt.data.documents import (
     read_docs,
 )
 from phrasenmt.decoding.postprocess import remove_bpe
-from phrasenmt.decoding.scoring import forced_log_probs
+from phrasenmt.decoding.scoring import forced_log_probs, forced_token_log_probs
 from phrasenmt.decoding.search import beam_search, greedy_search
 from phrasenmt.io import InputError
 from phrasenmt.nn.batching import pad_context, pad_sequences, pad_side
-from phrasenmt.text.vocab import BOS, EOS, Vocabulary
+from phrasenmt.text.vocab import BOS, EOS, PAD, Vocabulary
 
 Ids = list[int]
 Rows = dict[str, Mapping[int, list[Ids]]]  # side -> line -> context sentences
@@ -212,11 +212,12 @@ def translate_with_context(model: nn.Module, src_vocab: Vocabulary,
                                 else tgt_vocab.decode(h))) for h in hyps]
 
 
-def score_with_context(model: nn.Module, src_vocab: Vocabulary,
-                       tgt_vocab: Vocabulary, src: list[str], tgt: list[str],
-                       source: ContextSource, batch_size: int = 64,
-                       side: dict[str, list[Ids]] | None = None) -> list[float]:
-    """log P(tgt | src, context) per pair; target context = earlier references."""
+def _forced_batches(model: nn.Module, src_vocab: Vocabulary, tgt_vocab: Vocabulary,
+                    src: list[str], tgt: list[str], source: ContextSource,
+                    batch_size: int, side: dict[str, list[Ids]] | None
+                    ) -> Iterator[tuple[list[int], tuple]]:
+    """(lines, forced-scoring inputs) per batch: src, tgt_in, tgt_out, extra;
+    target context = earlier references."""
     device = next(model.parameters()).device
     src_ids = [src_vocab.encode(s) for s in src]
     tgt_ids = [tgt_vocab.encode(t) for t in tgt]
@@ -224,14 +225,39 @@ def score_with_context(model: nn.Module, src_vocab: Vocabulary,
     size = model.cfg.context_size
     rows = context_rows(source, size, {s: own[s] for s in model.context_sides},
                         {"src": src_vocab, "tgt": tgt_vocab})
-    out = [0.0] * len(src)
     for chunk in chunks([len(t) for t in tgt_ids], list(range(len(src))), batch_size):
         src_batch = pad_sequences([[*src_ids[i], EOS] for i in chunk]).to(device)
         extra = batch_inputs(rows, size, side or {}, chunk, src_batch.size(1), device)
-        scores = forced_log_probs(
-            model, src_batch,
-            pad_sequences([[BOS, *tgt_ids[i]] for i in chunk]).to(device),
-            pad_sequences([[*tgt_ids[i], EOS] for i in chunk]).to(device), extra)
-        for i, s in zip(chunk, scores.tolist(), strict=True):
+        yield chunk, (src_batch,
+                      pad_sequences([[BOS, *tgt_ids[i]] for i in chunk]).to(device),
+                      pad_sequences([[*tgt_ids[i], EOS] for i in chunk]).to(device),
+                      extra)
+
+
+def score_with_context(model: nn.Module, src_vocab: Vocabulary,
+                       tgt_vocab: Vocabulary, src: list[str], tgt: list[str],
+                       source: ContextSource, batch_size: int = 64,
+                       side: dict[str, list[Ids]] | None = None) -> list[float]:
+    """log P(tgt | src, context) per pair; target context = earlier references."""
+    out = [0.0] * len(src)
+    for chunk, inputs in _forced_batches(model, src_vocab, tgt_vocab, src, tgt,
+                                         source, batch_size, side):
+        for i, s in zip(chunk, forced_log_probs(model, *inputs).tolist(), strict=True):
             out[i] = s
+    return out
+
+
+def token_scores_with_context(model: nn.Module, src_vocab: Vocabulary,
+                              tgt_vocab: Vocabulary, src: list[str], tgt: list[str],
+                              source: ContextSource, batch_size: int = 64
+                              ) -> list[list[float]]:
+    """log p(y_t | y_<t, src, context) of every target token of every pair, </s>
+    last (as many values as the BPE'd line has tokens, plus one)."""
+    out: list[list[float]] = [[] for _ in src]
+    for chunk, inputs in _forced_batches(model, src_vocab, tgt_vocab, src, tgt,
+                                         source, batch_size, None):
+        rows = forced_token_log_probs(model, *inputs).tolist()  # (B, T)
+        lengths = inputs[2].ne(PAD).sum(dim=1).tolist()
+        for i, row, n in zip(chunk, rows, lengths, strict=True):
+            out[i] = row[:n]
     return out

@@ -2,17 +2,25 @@
 
 CXMI (Fernandes et al. 2021, "Measuring and Increasing Context Usage in
 Context-Aware Machine Translation", Eq. 3) compares one model's forced-decoding
-probabilities of the references with and without its context:
+probabilities of the references with and without its context. As published,
+a mean over sentences of the sentence log-probabilities' difference:
 
-    CXMI = (1 / N) * sum over target tokens of
-           [log p(y_t | y_<t, x, C) - log p(y_t | y_<t, x)]
+    CXMI = (1 / S) * sum over sentences of [log p(y | x, C) - log p(y | x)]
 
-in nats per target token (N counts every target token and </s>). "Without
-context" is the same model given an empty context (`translate score
---context-as none`): a document model here treats such a sentence as a
-document's first, so its no-context probabilities are those of its
-sentence-level part, and CXMI also counts what the document parameters learned
-about sentences in general (extra capacity and updates). Hence a second
+in nats per sentence (`cxmi_sentence`; log p(y | ...) sums the tokens' and
+</s>'s). Beside it, the same sum over N target tokens (</s> included) divided
+by N, nats per target token (`cxmi`), which does not grow with sentence length
+and so compares corpora. Per token, the pointwise P-CXMI
+log p(y_t | y_<t, x, C) - log p(y_t | y_<t, x) (`phrasenmt.evaluate.pcxmi`)
+gives, from a checkpoint, the words whose prediction the context helps most
+(`words` of the test set). "Without context" is the same model given an empty
+context (`translate score --context-as none`): a document model here treats
+such a sentence as a document's first, so its no-context probabilities are
+those of its sentence-level part, which it has seen in training only at
+documents' first sentences unless it was trained with `train.
+empty_context_rate` (context dropout); CXMI also counts what the document
+parameters learned about sentences in general (extra capacity and updates).
+Hence a second
 figure, CXMI against a random context: the same sum with log p(y | x, C') for
 C' other documents' sentences (`--context-as random`, a seed the model was not
 trained with). A model that uses what its context says scores its own context
@@ -50,12 +58,16 @@ import numpy as np
 from phrasenmt import precision as prec
 from phrasenmt.cli import ArgumentParser, output_file, positive_int
 from phrasenmt.evaluate.contrastive import load_header
+from phrasenmt.evaluate.pcxmi import top_words
 from phrasenmt.evaluate.scores import read_log_probabilities
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
 
-METHOD = ("mean over target tokens (</s> included) of log p(y|x,C) - log p(y|x) "
-          "(cxmi) and of log p(y|x,C) - log p(y|x,C_random) (cxmi_random), nats; "
-          "95% CI: bootstrap over sentences")
+METHOD = ("log p(y|x,C) - log p(y|x) (cxmi) and log p(y|x,C) - log p(y|x,C_random) "
+          "(cxmi_random): mean over target tokens (</s> included), nats per token; "
+          "*_sentence: mean over sentences of the sentence log-probabilities' "
+          "difference (Fernandes et al. 2021), nats per sentence; 95% CI: "
+          "bootstrap over sentences; words: mean P-CXMI per target word "
+          "(BPE pieces summed)")
 CHUNK = 256  # bootstrap samples drawn at once (bounds memory)
 
 
@@ -90,10 +102,18 @@ def both(targets: list[str], scores: tuple[Path, Path, Path],
     tokens = token_counts(targets)
     if pick is not None:
         own, none, rand, tokens = own[pick], none[pick], rand[pick], tokens[pick]
-    against_none = cxmi(own - none, tokens, samples, seed)
-    against_random = cxmi(own - rand, tokens, samples, seed)
-    return {**against_none, "cxmi_random": against_random["cxmi"],
-            "ci95_random": against_random["ci95"]}
+    out = cxmi(own - none, tokens, samples, seed)
+    ones = np.ones(len(tokens))
+    for key, diff in (("cxmi", own - none), ("cxmi_random", own - rand)):
+        if key != "cxmi":
+            token_mean = cxmi(diff, tokens, samples, seed)
+            out[key], out["ci95_random"] = token_mean["cxmi"], token_mean["ci95"]
+        per_sentence = cxmi(diff, ones, samples, seed)  # the published mean
+        suffix = "_random" if key != "cxmi" else ""
+        out[f"{key}_sentence"] = per_sentence["cxmi"]
+        out[f"ci95{suffix}_sentence"] = per_sentence["ci95"]
+        out[f"sentence_{key}"] = [round(float(v), 6) for v in diff]
+    return out
 
 
 def test_set(tgt: Path, own: Path, none: Path, rand: Path, samples: int, seed: int
@@ -135,6 +155,7 @@ def score_files(args: argparse.Namespace, out_dir: Path) -> None:
                          "document-level models", args.checkpoint)
     cast = prec.autocast(prec.resolve(args.precision, device), device)
     sets = {"test": args.test_files} if args.test_files else {}
+    args.token_scores = {}
     if args.item_files:
         sets["items"] = args.item_files[1:]
     texts = {name: read_parallel(src_path, tgt_path, allow_empty=False)
@@ -152,10 +173,12 @@ def score_files(args: argparse.Namespace, out_dir: Path) -> None:
             ns = argparse.Namespace(**option, context_as=context_as)
             source = doc_context.context_source(model, ns, src_path, len(src))
             with cast:
-                scores = doc_context.score_with_context(
+                tokens = doc_context.token_scores_with_context(
                     model, src_vocab, tgt_vocab, src, tgt, source, args.batch_size)
             write_lines(out_dir / f"{name}.{context_as}.txt",
-                        [f"{v:.6f}" for v in scores])
+                        [f"{sum(v):.6f}" for v in tokens])
+            if name == "test":  # P-CXMI per word
+                args.token_scores[context_as] = tokens
             if name == "test" and context_as == "own":
                 with cast:
                     args.gates = gate_statistics(model, src_vocab, tgt_vocab, src,
@@ -250,6 +273,12 @@ def build_parser() -> argparse.ArgumentParser:
     prec.add_precision_argument(p)
     p.add_argument("--type", default="pronoun_gender",
                    help="item type of --items (default: %(default)s)")
+    p.add_argument("--top-words", type=positive_int, default=20,
+                   help="(--checkpoint) words listed by mean P-CXMI on the test "
+                   "set (default: %(default)s)")
+    p.add_argument("--min-count", type=positive_int, default=5,
+                   help="(--checkpoint) occurrences a listed word needs "
+                   "(default: %(default)s)")
     p.add_argument("--samples", type=positive_int, default=1000,
                    help="bootstrap samples (default: %(default)s)")
     p.add_argument("--seed", type=positive_int, default=1, help="bootstrap seed")
@@ -288,6 +317,11 @@ def write_result(args: argparse.Namespace) -> int:
                               "samples": args.samples, "seed": args.seed}
     if args.test is not None:
         result["test"] = test_set(*args.test, args.samples, args.seed)
+        tokens = getattr(args, "token_scores", None)
+        if tokens:
+            result["test"]["words"] = top_words(
+                read_lines(args.test[0]), tokens["own"], tokens["none"],
+                tokens["random"], args.top_words, args.min_count)
     if args.items is not None:
         result["items"] = item_set(*args.items, args.type, args.samples, args.seed)
     if getattr(args, "gates", None) is not None:

@@ -50,6 +50,7 @@ from phrasenmt.cli import (
     positive_int,
     same_file,
 )
+from phrasenmt.evaluate.bleu import bleu_tokenizer
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
 
 NGRAM = 4  # sacreBLEU's max n-gram order
@@ -203,12 +204,13 @@ def _stack(runs: Sequence[np.ndarray], subset: Sequence[int] | None) -> np.ndarr
 
 
 def compare_bleu(refs: Sequence[str], baseline: Sequence[Sequence[str]],
-                 system: Sequence[Sequence[str]], *, trials: int = 1000,
+                 system: Sequence[Sequence[str]], *, tokenize: str = "13a",
+                 trials: int = 1000,
                  seed: int = 1, subset: Sequence[int] | None = None
                  ) -> dict[str, Any]:
     """Corpus BLEU of several seeds of a system against several of a baseline."""
-    sys_stats = _stack([bleu_stats(h, refs) for h in system], subset)
-    base_stats = _stack([bleu_stats(h, refs) for h in baseline], subset)
+    sys_stats = _stack([bleu_stats(h, refs, tokenize) for h in system], subset)
+    base_stats = _stack([bleu_stats(h, refs, tokenize) for h in baseline], subset)
     return _compare(sys_stats, base_stats, bleu_from_stats, trials, seed)
 
 
@@ -242,10 +244,11 @@ def _read_hyps(paths: Sequence[Path], ref: Path, n_refs: int) -> list[list[str]]
     return runs
 
 
-def _same_system(refs: list[str], hyps: list[list[str]]) -> dict[str, Any]:
+def _same_system(refs: list[str], hyps: list[list[str]],
+                 tokenize: str = "13a") -> dict[str, Any]:
     """A system against itself: its scores, delta 0, p 1, no trials run."""
-    result = _compare(np.stack([bleu_stats(h, refs) for h in hyps]),
-                      np.stack([bleu_stats(h, refs) for h in hyps]),
+    result = _compare(np.stack([bleu_stats(h, refs, tokenize) for h in hyps]),
+                      np.stack([bleu_stats(h, refs, tokenize) for h in hyps]),
                       bleu_from_stats, 0, 1)
     result.update(delta=0.0, ci_low=0.0, ci_high=0.0, p=1.0)
     return result
@@ -257,13 +260,16 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     if not refs:
         raise InputError("no lines to score", args.ref)
     hyps = _read_hyps(args.hyp, args.ref, len(refs))
+    tokenize = bleu_tokenizer(args.lang)[0]  # as phrasenmt.evaluate.bleu scores
     if args.system == args.baseline_name:
-        result = _same_system(refs, hyps)
+        result = _same_system(refs, hyps, tokenize)
     else:
         base = _read_hyps(args.baseline_hyp, args.ref, len(refs))
-        result = compare_bleu(refs, base, hyps, trials=args.trials, seed=args.seed)
+        result = compare_bleu(refs, base, hyps, tokenize=tokenize,
+                              trials=args.trials, seed=args.seed)
     return {"system": args.system, "baseline": args.baseline_name,
-            "testset": args.testset, "metric": "bleu", "seeds": args.seeds,
+            "testset": args.testset, "metric": "bleu", "tokenize": tokenize,
+            "seeds": args.seeds,
             **result}
 
 
@@ -276,6 +282,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--testset", required=True, help="name of the test set")
     p.add_argument("--ref", type=Path, required=True,
                    help="detokenized reference, one sentence per line")
+    p.add_argument("--lang", help="target language code: picks sacreBLEU's "
+                   "tokenizer as phrasenmt.evaluate.bleu does (default 13a)")
     p.add_argument("--hyp", type=Path, nargs="+", required=True,
                    help="detokenized hypotheses of the system, one file per seed")
     p.add_argument("--baseline-hyp", type=Path, nargs="+",
