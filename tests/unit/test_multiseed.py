@@ -125,7 +125,7 @@ def test_compare_items_finds_a_known_effect():
     rng = np.random.default_rng(1)
     baseline = null_items(rng)
     system = [list((rng.random(150) < 0.8).astype(float)) for _ in range(3)]
-    out = compare_items(baseline, system, trials=200)
+    out = compare_items(baseline, system, trials=200, alpha=0.05)  # a 95% interval
     assert out["p"] < 0.05 and 0.1 < out["delta"] < 0.3
     assert out["ci_low"] > 0 and out["mean"] == pytest.approx(np.mean(system))
 

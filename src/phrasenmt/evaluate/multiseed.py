@@ -1,7 +1,8 @@
 """Significance of a system against its baseline over several training seeds.
 
-The method is MultEval's (Clark et al. 2011), which accounts for the
-instability of training by testing all runs at once:
+Training seeds are the unit of inference: another seed gives another model,
+and a test that only resamples test sentences (as MultEval's stratified
+randomization does, Clark et al. 2011) takes that noise for an effect.
 
 * Score. Each seed's corpus BLEU (sacreBLEU, 13a tokenizer, its default
   ``exp`` smoothing, exactly as ``phrasenmt.evaluate.bleu``) is computed from
@@ -10,24 +11,20 @@ instability of training by testing all runs at once:
   The reported numbers are the mean and the sample sd over seeds; the
   difference ``delta`` is the mean over the system's seeds minus the mean over
   the baseline's seeds.
-* p-value: approximate randomization with the runs stratified. Seed i of the
-  system is paired with seed i of the baseline. With unequal seed counts n
-  and m the seeds are paired cyclically over lcm(n, m) pairs (pair k joins
-  system seed k mod n with baseline seed k mod m), so that every seed weighs
-  the same and the mean over pairs equals the mean over seeds. In every trial
-  and for every pair and every sentence, the two outputs are swapped with
-  probability 0.5, independently (each pair of runs is a stratum); the
-  statistic is the mean over pairs of the corpus score of the "system" side
-  minus the mean of the "baseline" side. Two-sided,
-  p = (#{|delta_trial| >= |delta_obs|} + 1) / (trials + 1).
-* 95% confidence interval of delta: paired bootstrap over sentences, the same
-  resampled sentence indices for every seed of both systems (percentiles
-  2.5 and 97.5).
+* p-value and interval (``phrasenmt.evaluate.seed_inference``): the standard
+  error of delta comes from a hierarchical bootstrap (seeds, then sentences);
+  p is two-sided from Student's t with Welch-Satterthwaite degrees of freedom,
+  and the interval delta +- t * se is at level 1 - alpha (99 % for the
+  default alpha 0.01), the level of the verdicts that read it.
 * Per-item scores (0/1 accuracy of a contrastive pair or a pronoun, or any
-  real per-item score): the same randomization and bootstrap with the metric
-  the mean over items (as a fraction, not a percentage).
+  real per-item score): the same with the metric the mean over items (as a
+  fraction, not a percentage); items that belong together (a contrastive item
+  and its mirror) are resampled together (``clusters``).
 * A subset (sentence indices, e.g. sources longer than 45 tokens) restricts
   every computation to those sentences.
+* With one seed on either side there is no seed-level variance to estimate:
+  the p-value covers the test items only and ``one_seed`` is true; tables
+  print such a comparison as "one seed: indicative, no verdict".
 """
 
 from __future__ import annotations
@@ -35,7 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -45,21 +42,23 @@ from sacrebleu.metrics import BLEU
 
 from phrasenmt.cli import (
     ArgumentParser,
+    alpha_level,
     nonnegative_int,
     output_file,
     positive_int,
     same_file,
 )
+from phrasenmt.evaluate.seed_inference import (
+    METHOD,
+    Scorer,
+    cluster_stats,
+    seed_inference,
+)
 from phrasenmt.evaluate.bleu import bleu_tokenizer
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
 
 NGRAM = 4  # sacreBLEU's max n-gram order
-CHUNK = 256  # trials or bootstrap samples computed at once (bounds memory)
-TIE = 1e-9  # |delta_trial| >= |delta_obs| - TIE counts float ties as ties
-METHOD = ("approximate randomization over sentences, stratified by seed pair "
-          "(Clark et al. 2011); 95% CI by paired bootstrap over sentences")
-
-Scorer = Callable[[np.ndarray], np.ndarray]  # summed stats (..., k) -> scores
+ALPHA = 0.01  # default level: the interval is at 1 - alpha (config evaluate.alpha)
 
 
 def bleu_stats(hyps: Sequence[str], refs: Sequence[str],
@@ -125,71 +124,31 @@ def _mean_scorer(stats: np.ndarray) -> np.ndarray:
     return stats[..., 0] / stats[..., 1]
 
 
-def _pairs(n_sys: int, n_base: int) -> list[tuple[int, int]]:
-    """Seed pairs (system index, baseline index), cyclic over lcm(n, m)."""
-    return [(k % n_sys, k % n_base) for k in range(math.lcm(n_sys, n_base))]
-
-
-def _randomization(sys_stats: np.ndarray, base_stats: np.ndarray, scorer: Scorer,
-                   observed: float, trials: int, rng: np.random.Generator) -> float:
-    """Stratified approximate randomization p-value (two-sided, +1 smoothed)."""
-    pairs = _pairs(len(sys_stats), len(base_stats))
-    hits, done = 0, 0
-    while done < trials:
-        size = min(CHUNK, trials - done)
-        delta = np.zeros(size)
-        for i, j in pairs:
-            swap = rng.random((size, sys_stats.shape[1])) < 0.5  # (T, n)
-            moved = swap @ (base_stats[j] - sys_stats[i]).astype(np.float64)
-            sys_side = sys_stats[i].sum(axis=0) + moved  # (T, k)
-            base_side = base_stats[j].sum(axis=0) - moved
-            delta += (scorer(sys_side) - scorer(base_side)) / len(pairs)
-        hits += int(np.sum(np.abs(delta) >= abs(observed) - TIE))
-        done += size
-    return (hits + 1) / (trials + 1)
-
-
-def _bootstrap(sys_stats: np.ndarray, base_stats: np.ndarray, scorer: Scorer,
-               samples: int, rng: np.random.Generator) -> tuple[float, float]:
-    """95% percentile interval of delta, same sentence resample for all seeds."""
-    n = sys_stats.shape[1]
-    deltas = []
-    for start in range(0, samples, CHUNK):
-        size = min(CHUNK, samples - start)
-        idx = rng.integers(0, n, size=(size, n))
-        counts = np.zeros((size, n))
-        np.add.at(counts, (np.arange(size)[:, None], idx), 1.0)  # (B, n)
-        sys_mean = np.mean([scorer(counts @ s) for s in sys_stats], axis=0)
-        base_mean = np.mean([scorer(counts @ s) for s in base_stats], axis=0)
-        deltas.append(sys_mean - base_mean)
-    low, high = np.percentile(np.concatenate(deltas), [2.5, 97.5])
-    return float(low), float(high)
-
-
 def seed_sd(scores: Sequence[float]) -> float | None:
     """Sample standard deviation over seeds; None with one seed."""
     return float(np.std(scores, ddof=1)) if len(scores) > 1 else None
 
 
 def _compare(sys_stats: np.ndarray, base_stats: np.ndarray, scorer: Scorer,
-             trials: int, seed: int) -> dict[str, Any]:
-    """Scores, delta, CI and p of stacked per-seed statistics (seeds, n, k)."""
+             trials: int, seed: int, alpha: float = ALPHA) -> dict[str, Any]:
+    """Scores, delta, interval and p of stacked per-seed statistics (seeds, n, k)."""
     if sys_stats.shape[1] == 0:
         raise ValueError("no sentences to compare (empty test set or subset)")
     scores = [float(x) for x in scorer(sys_stats.sum(axis=1))]
     base = [float(x) for x in scorer(base_stats.sum(axis=1))]
     delta = float(np.mean(scores) - np.mean(base))
-    rng = np.random.default_rng(seed)
-    p = (_randomization(sys_stats, base_stats, scorer, delta, trials, rng)
-         if trials else None)
-    low, high = (_bootstrap(sys_stats, base_stats, scorer, trials, rng)
-                 if trials else (None, None))
+    test = (seed_inference(sys_stats, base_stats, scorer, trials, alpha,
+                           np.random.default_rng(seed)) if trials else None)
     return {"scores": scores, "baseline_scores": base,
             "mean": float(np.mean(scores)), "sd": seed_sd(scores),
             "baseline_mean": float(np.mean(base)), "baseline_sd": seed_sd(base),
-            "delta": delta, "ci_low": low, "ci_high": high, "p": p,
+            "delta": delta, "ci_low": test and test.ci_low,
+            "ci_high": test and test.ci_high, "ci_level": 1 - alpha,
+            "p": test and test.p, "se": test and test.se,
+            "df": None if test is None or math.isinf(test.df) else test.df,
             "trials": trials, "method": METHOD, "n_seeds": len(scores),
-            "n_baseline_seeds": len(base)}
+            "n_baseline_seeds": len(base),
+            "one_seed": min(len(scores), len(base)) == 1}
 
 
 def _stack(runs: Sequence[np.ndarray], subset: Sequence[int] | None) -> np.ndarray:
@@ -206,12 +165,12 @@ def _stack(runs: Sequence[np.ndarray], subset: Sequence[int] | None) -> np.ndarr
 def compare_bleu(refs: Sequence[str], baseline: Sequence[Sequence[str]],
                  system: Sequence[Sequence[str]], *, tokenize: str = "13a",
                  trials: int = 1000,
-                 seed: int = 1, subset: Sequence[int] | None = None
-                 ) -> dict[str, Any]:
+                 seed: int = 1, subset: Sequence[int] | None = None,
+                 alpha: float = ALPHA) -> dict[str, Any]:
     """Corpus BLEU of several seeds of a system against several of a baseline."""
     sys_stats = _stack([bleu_stats(h, refs, tokenize) for h in system], subset)
     base_stats = _stack([bleu_stats(h, refs, tokenize) for h in baseline], subset)
-    return _compare(sys_stats, base_stats, bleu_from_stats, trials, seed)
+    return _compare(sys_stats, base_stats, bleu_from_stats, trials, seed, alpha)
 
 
 def _item_stats(scores: Sequence[float]) -> np.ndarray:
@@ -224,12 +183,20 @@ def _item_stats(scores: Sequence[float]) -> np.ndarray:
 
 def compare_items(baseline: Sequence[Sequence[float]],
                   system: Sequence[Sequence[float]], *, trials: int = 1000,
-                  seed: int = 1, subset: Sequence[int] | None = None
+                  seed: int = 1, subset: Sequence[int] | None = None,
+                  alpha: float = ALPHA, clusters: Sequence[int] | None = None
                   ) -> dict[str, Any]:
-    """Mean per-item score (e.g. 0/1 accuracy) of several seeds against a baseline."""
+    """Mean per-item score (e.g. 0/1 accuracy) of several seeds against a
+    baseline; `clusters` (a label per item, after `subset`) resamples items
+    that belong together as one."""
     sys_stats = _stack([_item_stats(s) for s in system], subset)
     base_stats = _stack([_item_stats(s) for s in baseline], subset)
-    return _compare(sys_stats, base_stats, _mean_scorer, trials, seed)
+    result = _compare(cluster_stats(sys_stats, clusters),
+                      cluster_stats(base_stats, clusters), _mean_scorer, trials,
+                      seed, alpha)
+    return {**result, "items": sys_stats.shape[1],
+            "clusters": sys_stats.shape[1] if clusters is None
+            else len(set(clusters))}
 
 
 def _read_hyps(paths: Sequence[Path], ref: Path, n_refs: int) -> list[list[str]]:
@@ -250,7 +217,7 @@ def _same_system(refs: list[str], hyps: list[list[str]],
     result = _compare(np.stack([bleu_stats(h, refs, tokenize) for h in hyps]),
                       np.stack([bleu_stats(h, refs, tokenize) for h in hyps]),
                       bleu_from_stats, 0, 1)
-    result.update(delta=0.0, ci_low=0.0, ci_high=0.0, p=1.0)
+    result.update(delta=0.0, ci_low=0.0, ci_high=0.0, p=1.0, se=0.0)
     return result
 
 
@@ -266,7 +233,8 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     else:
         base = _read_hyps(args.baseline_hyp, args.ref, len(refs))
         result = compare_bleu(refs, base, hyps, tokenize=tokenize,
-                              trials=args.trials, seed=args.seed)
+                              trials=args.trials, seed=args.seed,
+                              alpha=args.alpha)
     return {"system": args.system, "baseline": args.baseline_name,
             "testset": args.testset, "metric": "bleu", "tokenize": tokenize,
             "seeds": args.seeds,
@@ -292,10 +260,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=nonnegative_int, nargs="+", required=True,
                    help="the system's seeds, in the order of --hyp")
     p.add_argument("--trials", type=positive_int, default=1000,
-                   help="randomization trials = bootstrap samples "
+                   help="hierarchical bootstrap samples (seeds, then sentences) "
                         "(default: %(default)s)")
+    p.add_argument("--alpha", type=alpha_level, default=ALPHA,
+                   help="significance level: the interval of delta is at "
+                        "1 - alpha (default: %(default)s)")
     p.add_argument("--seed", type=nonnegative_int, default=1,
-                   help="seed of the randomization (default: %(default)s)")
+                   help="seed of the bootstrap (default: %(default)s)")
     p.add_argument("--out", type=output_file, required=True, help="output JSON file")
     return p
 
