@@ -5,9 +5,10 @@
         one row per model (the sentence-level baseline, each document-level
         model, each random-context control), every figure a mean over the
         model's seeds (one --scores and one --cxmi per seed): BLEU, contrastive
-        pronoun accuracy over all items and by antecedent distance in sentences
-        (0 = same sentence, 1, 2, >=3; "–" where the set has no such items, as
-        the synthetic corpus, whose antecedents are one sentence back), and CXMI
+        pronoun accuracy over the set's test items (prepare's --dev-fraction
+        keeps its dev items for choosing budgets) and by antecedent distance in
+        sentences (0 = same sentence, 1, 2, >=3, each with its item count; "–"
+        where the set has no such items), and CXMI
         of the test set and of the pronoun items, against no context and against
         a random context (phrasenmt.evaluate.cxmi): with one seed its 95%
         bootstrap interval, with several the lowest and highest seed's value;
@@ -177,8 +178,9 @@ def display(df: pd.DataFrame) -> pd.DataFrame:
                           "pronouns (%)": [f"{_num(a)} (n={n})" for a, n in
                                            zip(df["accuracy"], df["items"],
                                                strict=True)]})
-    for b in BUCKETS:
-        shown[f"d={b}"] = [_num(v) for v in df[f"accuracy_d{b}"]]
+    for b in BUCKETS:  # every row scores the same items
+        n = int(df[f"items_d{b}"].iloc[0]) if len(df) else 0
+        shown[f"d={b} (n={n})"] = [_num(v) for v in df[f"accuracy_d{b}"]]
     for part, name in (("test", "test set"), ("items", "pronoun items")):
         shown[f"CXMI {name}"] = [_ci(r, f"{part}_cxmi") for _, r in df.iterrows()]
         shown[f"CXMI vs random, {name}"] = [_ci(r, f"{part}_cxmi_random")
@@ -191,9 +193,9 @@ def display(df: pd.DataFrame) -> pd.DataFrame:
 NOTE = ("Every figure is the mean over the model's seeds (the seeds column); a "
         "CXMI interval is the 95% bootstrap interval of one seed, with several "
         "seeds the range of the seeds' values. "
-        "pronouns: contrastive accuracy on the items whose pronoun depends on an "
-        "antecedent (the reference must score above every variant with another "
-        "pronoun); d = antecedent distance in sentences. CXMI (Fernandes et al. "
+        "pronouns: contrastive accuracy on the test items whose pronoun depends on "
+        "an antecedent (the reference must score above every variant with another "
+        "pronoun); d = antecedent distance in sentences, n = its items. CXMI (Fernandes et al. "
         "2021): mean over reference tokens of log p(y|x,C) - log p(y|x), nats, "
         "against no context (includes what the document parameters learned about "
         "sentences in general) and against a random context from other documents "
