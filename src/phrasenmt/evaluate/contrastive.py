@@ -13,9 +13,14 @@
             per line, from `python -m phrasenmt.translate score ... --context`;
             a sentence-level model scores the same pairs without context and is
             given with --no-context-scores) -> tidy TSV of accuracy per type and
-            distance bin, and over all items (type `all`).
+            distance bin, and over all items (type `all`), of the test items
+            (--split dev: of the dev items).
 An item is correct when its reference scores strictly better than every
 contrastive variant (the rule of `phrasenmt.evaluate.lingeval`, Sennrich 2017).
+With --dev-fraction F, prepare puts a seeded share F of the set's documents on
+the dev side (`split: dev` on their items) and the rest on the test side: budgets
+and settings are chosen on dev items, tables and claims read test items
+(`outcomes`); without it every item is a test item.
 """
 
 from __future__ import annotations
@@ -28,7 +33,13 @@ from typing import Any
 import pandas as pd
 
 from phrasenmt.bpe import Segmenter, read_codes, read_vocabulary
-from phrasenmt.cli import ArgumentParser, named_file, nonnegative_int, output_file
+from phrasenmt.cli import (
+    ArgumentParser,
+    alpha_level,
+    named_file,
+    nonnegative_int,
+    output_file,
+)
 from phrasenmt.data.documents import read_context_file
 from phrasenmt.evaluate import contrastive_formats as formats
 from phrasenmt.evaluate.lingeval import accuracy_table
@@ -138,7 +149,8 @@ def read_items(args: argparse.Namespace) -> list[dict]:
         return formats.read_lingeval(args.json, args.src_text, args.tgt_text,
                                      args.docs, args.context, set(args.need_context),
                                      log=_log.info,
-                                     mirror_pronouns=args.mirror_pronouns)
+                                     mirror_pronouns=args.mirror_pronouns,
+                                     sides=(args.dev_fraction, args.split_seed))
     if args.format == "contrapro":
         return formats.read_contrapro(args.json, (args.text_src, args.text_tgt),
                                       (args.context_src, args.context_tgt),
@@ -163,16 +175,21 @@ def prepare(args: argparse.Namespace) -> None:
     items = read_items(args)
     if not items:
         raise InputError(f"no {args.format} items to score")
+    formats.assign_sides(items, args.dev_fraction, args.split_seed)
     truncate(items, args.context)
     process(items, args.tokenize, args.lowercase, (args.src_lang, args.tgt_lang))
     lines = index_lines(items)
     header = {"format": args.format, "max_bin": formats.max_bin(args.format),
-              "context": args.context, "lines": len(lines), "items": items}
+              "context": args.context, "lines": len(lines),
+              "dev_fraction": args.dev_fraction, "split_seed": args.split_seed,
+              "items": items}
     write_pairs(lines, args.out_src, args.out_tgt, args.out_context)
     with atomic_open(args.out_items) as fh:
         json.dump(header, fh, ensure_ascii=False, indent=1)
         fh.write("\n")
-    _log.info(f"{args.format}: {len(items)} items, {len(lines)} lines to score")
+    dev = sum(item["split"] == "dev" for item in items)
+    _log.info(f"{args.format}: {len(items)} items ({dev} dev, {len(items) - dev} "
+              f"test), {len(lines)} lines to score")
 
 
 def bpe_context(args: argparse.Namespace) -> None:
@@ -251,19 +268,36 @@ def bin_label(distance: int | None, last: int | None) -> str | None:
     return str(distance) if distance <= last else f">{last}"
 
 
-def outcomes(header: dict[str, Any], scores: list[float]) -> list[dict]:
-    """One row per item: type, distance bin and whether the reference won."""
+SPLITS = ("test", "dev")
+
+
+def item_split(item: dict) -> str:
+    """An item's side: 'dev' or 'test' (an item without `split` is a test item)."""
+    return item.get("split") or "test"
+
+
+def outcomes(header: dict[str, Any], scores: list[float], split: str = "test"
+             ) -> list[dict]:
+    """One row per item of the `split` side (tables and claims: test; budgets
+    are chosen on dev): type, distance bin and whether the reference won."""
     rows = []
     for item in header["items"]:
+        if item_split(item) != split:
+            continue
         ref, *others = (scores[k] for k in item["lines"])
         rows.append({"category": item["type"], "correct": all(ref > s for s in others),
                      "bin": bin_label(item.get("distance"), header.get("max_bin"))})
     return rows
 
 
-def model_table(name: str, context: str, header: dict, path: Path) -> pd.DataFrame:
-    """Accuracy rows of one model's scores (per type and bin, and over all)."""
-    rows = outcomes(header, read_log_probabilities(path, header["lines"]))
+def model_table(name: str, context: str, header: dict, path: Path,
+                split: str = "test") -> pd.DataFrame:
+    """Accuracy rows of one model's scores on the `split` items (per type and
+    bin, and over all)."""
+    rows = outcomes(header, read_log_probabilities(path, header["lines"]), split)
+    if not rows:
+        raise InputError(f"no {split} items (prepare's --dev-fraction gives dev "
+                         "items)", path)
     every = [{**row, "category": ALL} for row in rows]
     table = pd.concat([accuracy_table(name, rows), accuracy_table(name, every)],
                       ignore_index=True).rename(columns={"pairs": "items"})
@@ -278,8 +312,8 @@ def evaluate(args: argparse.Namespace) -> None:
     runs += [(name, path, "no") for name, path in args.no_context_scores or []]
     if not runs:
         raise InputError("give --scores and/or --no-context-scores")
-    df = pd.concat([model_table(name, ctx, header, path) for name, path, ctx in runs],
-                   ignore_index=True)
+    df = pd.concat([model_table(name, ctx, header, path, args.split)
+                    for name, path, ctx in runs], ignore_index=True)
     with atomic_open(args.out) as fh:
         df.to_csv(fh, sep="\t", index=False, float_format="%.4f")
 
@@ -319,6 +353,13 @@ def _add_prepare(sub: argparse._SubParsersAction) -> None:
                         "contrastive_gender, as the synthetic corpus's do)")
     p.add_argument("--name", help="(bawden, voita) type name of the items "
                    "(default: from the file name)")
+    p.add_argument("--dev-fraction", type=alpha_level, default=None,
+                   help="put this share of the set's documents (each item of a "
+                   "format without document ids) on the dev side, the rest on the "
+                   "test side (default: every item is a test item)")
+    p.add_argument("--split-seed", type=nonnegative_int, default=0,
+                   help="seed of the dev/test sides (the run's seed)")
+    p.needs("--split-seed", "--dev-fraction")
     p.add_argument("--tokenize", action="store_true", help="Moses-tokenize all text")
     p.add_argument("--lowercase", action="store_true")
     p.add_argument("--src-lang", default="en")
@@ -351,6 +392,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-context-scores", type=named_file, nargs="+",
                     metavar="MODEL=FILE",
                     help="log-probabilities scored without context")
+    ev.add_argument("--split", choices=SPLITS, default="test",
+                    help="the items scored: test (tables) or dev (choosing budgets)")
     ev.add_argument("--out", type=output_file, required=True, help="tidy TSV")
     return p
 

@@ -34,11 +34,20 @@ format's own evaluation script makes:
 
 Empty context sentences (a document's start) are dropped; a context item that
 has none where its format promises them is an error.
+
+Dev and test items: `document_sides` puts a seeded share of a set's documents
+on the dev side (lingeval: the test split's document ids; contrapro: its
+`document id`s; bawden, voita and a contrapro entry without one: each item is
+its own document). An item records its `doc` and, where another document's
+sentences are its context (a mirrored pronoun item), that `context_doc`: a
+mirror's donor is taken from the same side, so that no document has items on
+both sides.
 """
 
 from __future__ import annotations
 
 import os
+import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,12 +71,16 @@ def norm(text: str) -> str:
 def make_item(source: str, reference: str, contrastive: list[str],
               context: tuple[list[str], list[str]], kind: str,
               distance: int | None = None,
-              contrastive_context_tgt: list[list[str]] | None = None) -> Item:
-    """One common item; empty context sentences are dropped."""
+              contrastive_context_tgt: list[list[str]] | None = None,
+              doc: str | None = None) -> Item:
+    """One common item; empty context sentences are dropped; `doc`: the document
+    it comes from, where the format names one."""
     ctx_src, ctx_tgt = ([norm(s) for s in side if s.strip()] for side in context)
     item = {"source": norm(source), "reference": norm(reference),
             "contrastive": [norm(c) for c in contrastive], "context_src": ctx_src,
             "context_tgt": ctx_tgt, "type": kind, "distance": distance}
+    if doc is not None:
+        item["doc"] = doc
     if contrastive_context_tgt is not None:
         own = [[norm(s) for s in ctx if s.strip()] for ctx in contrastive_context_tgt]
         if any(ctx != ctx_tgt for ctx in own):
@@ -88,12 +101,41 @@ def _field(obj: Any, key: str, kind: type | tuple, path: Path, where: str) -> An
 
 # --- lingeval (our JSON with doc/line) ----------------------------------------
 
+def document_sides(docs: list[str], dev_fraction: float | None, seed: int
+                   ) -> dict[str, str]:
+    """Each document's side, 'dev' or 'test': a seeded share `dev_fraction` of
+    the documents (at least one, and one short of all) is dev; None: all test."""
+    names = sorted(set(docs))
+    if dev_fraction is None:
+        return dict.fromkeys(names, "test")
+    order = list(names)
+    random.Random(f"contrastive-sides:{seed}").shuffle(order)
+    n_dev = min(max(round(dev_fraction * len(order)), 1), len(order) - 1)
+    dev = set(order[:n_dev])
+    return {d: "dev" if d in dev else "test" for d in names}
+
+
+def item_document(item: Item, i: int) -> str:
+    """The document an item is split by: its `doc`, else the item itself."""
+    return item.get("doc") or f"#item{i}"
+
+
+def assign_sides(items: list[Item], dev_fraction: float | None, seed: int) -> None:
+    """`split` of every item without one, by its document (`document_sides`)."""
+    keys = [item_document(item, i) for i, item in enumerate(items)]
+    sides = document_sides(keys, dev_fraction, seed)
+    for item, key in zip(items, keys, strict=True):
+        item.setdefault("split", sides[key])
+
+
 def read_lingeval(json_path: Path, src_text: Path, tgt_text: Path, docs: Path,
                   size: int, need_context: set[str], log=print,
-                  mirror_pronouns: bool = False) -> list[Item]:
+                  mirror_pronouns: bool = False,
+                  sides: tuple[float | None, int] = (None, 0)) -> list[Item]:
     """Items with doc/line, one per error; context = K previous document lines.
     `mirror_pronouns`: pair every pronoun_gender item with its mirror (see
-    `mirror_pronoun_items`)."""
+    `mirror_pronoun_items`); `sides`: (dev fraction, seed) of `document_sides`,
+    set before the mirrors are made (a mirror's donor is on its side)."""
     entries = load_items(json_path)
     src, tgt = read_parallel(src_text, tgt_text)
     doc_ids = read_docs(docs, len(src), src_text)
@@ -112,11 +154,12 @@ def read_lingeval(json_path: Path, src_text: Path, tgt_text: Path, docs: Path,
                                  json_path)
             items.append(make_item(entry["source"], entry["reference"],
                                    [err["contrastive"]], context, err["type"],
-                                   err.get("distance")))
+                                   err.get("distance"), doc=entry["doc"]))
             if mirror_pronouns and err["type"] == PRONOUN_TYPE:
                 pronouns.append(PronounItem(len(items) - 1, entry["doc"], line,
                                             *_genders(err, i, json_path)))
     log(f"lingeval: {len(items)} items; skipped {skipped} entries without doc/line")
+    assign_sides(items, *sides)
     if mirror_pronouns:
         items = mirror_pronoun_items(items, pronouns, log)
     return items
@@ -161,21 +204,29 @@ def mirror_pronoun_items(items: list[Item], pronouns: list[PronounItem],
     is fixed by the test set). A model that reads no context scores the two
     target sentences the same way under both contexts and so gets exactly one of
     the pair right: its pronoun accuracy is 50 %, whatever its pronoun prior. An
-    item without a donor is dropped with its mirror, and the log says how many."""
+    item without a donor is dropped with its mirror, and the log says how many.
+    Items with a `split` take their donor from their own side, and their mirror
+    is on it too."""
     by_gender: dict[str, list[PronounItem]] = {}
     for p in sorted(pronouns, key=lambda p: p.line):
         by_gender.setdefault(p.gender, []).append(p)
     mirrors: dict[int, Item] = {}
     for p in pronouns:
-        donors = [d for d in by_gender.get(p.contrastive_gender, []) if d.doc != p.doc]
+        side = items[p.index].get("split")
+        donors = [d for d in by_gender.get(p.contrastive_gender, []) if d.doc != p.doc
+                  and items[d.index].get("split") == side]
         if not donors:
             continue
         donor = items[next((d for d in donors if d.line > p.line), donors[0]).index]
         own = items[p.index]
-        mirrors[p.index] = make_item(own["source"], own["contrastive"][0],
-                                     [own["reference"]],
-                                     (donor["context_src"], donor["context_tgt"]),
-                                     PRONOUN_TYPE, donor["distance"])
+        mirror = make_item(own["source"], own["contrastive"][0], [own["reference"]],
+                           (donor["context_src"], donor["context_tgt"]),
+                           PRONOUN_TYPE, donor["distance"], doc=own.get("doc"))
+        if "doc" in donor:
+            mirror["context_doc"] = donor["doc"]
+        if side is not None:
+            mirror["split"] = side
+        mirrors[p.index] = mirror
     dropped = len(pronouns) - len(mirrors)
     wanted = {p.index for p in pronouns}
     out: list[Item] = []
@@ -256,8 +307,10 @@ def _contrapro_item(entry: dict, i: int, k: int, text: tuple[list[str], list[str
         if contexts[j - k] != contexts[0]:
             raise InputError(f"{where}: its lines have different context lines",
                              tgt_path, j + 1)
+    doc = entry.get("document id")
     item = make_item(text[0][k], text[1][k], [text[1][j] for j in lines[1:]],
-                     contexts[0], kind, distance)
+                     contexts[0], kind, distance,
+                     doc=None if doc is None else str(doc))
     if distance >= 1 and n >= 1 and not item["context_src"]:
         raise InputError(f"{where}: antecedent {distance} sentence(s) back but its "
                          f"{n} context line(s) are empty", path)

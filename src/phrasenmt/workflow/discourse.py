@@ -44,7 +44,10 @@ def contrastive_sets(config: dict, dataset: str) -> dict[str, dict]:
     if wf.source(config, dataset) == "synthetic" and \
             wf.langs(config, dataset) == ("en", "de"):
         # mirrored pronoun items: a model that ignores the context scores 50 %
-        sets[SYNTHETIC_SET] = {"format": "lingeval", "mirror_pronouns": True}
+        syn = config["datasets"][dataset].get("synthetic", {})
+        sets[SYNTHETIC_SET] = {"format": "lingeval", "mirror_pronouns": True,
+                               "dev_fraction": syn.get("contrastive_dev_fraction",
+                                                       0.5)}
     sets.update(config["datasets"][dataset].get("contrastive", {}))
     return sets
 
@@ -81,6 +84,8 @@ def contrastive_args(config: dict, dataset: str, name: str) -> str:
     for key in ("extracted", "name"):
         if key in spec:
             args += [f"--{key}", spec[key]]
+    if spec.get("dev_fraction") is not None:  # dev items: by document, the run's seed
+        args += ["--dev-fraction", spec["dev_fraction"], "--split-seed", config["seed"]]
     for opt, path in contrastive_files(config, dataset, name).items():
         args += [f"--{opt}", path]
     args += [flag for flag, on in (("--tokenize", ds["tokenize"]),
