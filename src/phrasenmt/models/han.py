@@ -19,12 +19,19 @@ both and starts from a trained `han_enc` (`init_modules`).
 Context states and gradients. The states of the context sentences are those of
 the sentence-level model (θ_s: the Transformer encoder, and for the decoder
 states that encoder + the Transformer decoder over the previous target
-sentence), computed from the context ids in `encode`, not HAN'd themselves (no
-recursion through the document). We do not detach them: in the HAN step θ_s
-are frozen, so autograd builds no graph through them anyway; in joint
-fine-tuning (`train.freeze: none`) gradients flow through them into θ_s, unless
-`model.detach_context` is true. The reference code detaches; we need not, as
-the context is looked up by index and recomputed with each batch.
+sentence), not HAN'd themselves (no recursion through the document). In the
+HAN step θ_s are frozen, so a context sentence's states are a function of that
+sentence alone: `line_states` computes them with θ_s in eval mode (no dropout:
+frozen weights give the same states whenever they are computed), without a
+gradient, each sentence with equal-length peers only (no padding). A
+`models.context_cache.ContextStates` computes them once per sentence and hands
+them in as "<side>_states"; without one, `encode` computes the same ones for
+the batch, so both give the same run bit for bit. Only while θ_s train (joint
+fine-tuning, `train.freeze: none`) are they recomputed with each batch in
+training mode (`trained_states`: dropout as configured, gradients into θ_s
+unless `model.detach_context`). The reference code takes a context sentence's
+states from the training pass that processed it (with dropout), detached; the
+paper does not say, and eval-mode states are what a frozen θ_s defines.
 
 Caching. The word-level keys/values of the context states are computed once
 per batch in `encode` and kept in the decoder state (`han_dec.*`), so
@@ -40,12 +47,20 @@ Lc context sentence length, C d_model, H heads, Dh = C / H.
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 from torch import Tensor, nn
 
 from phrasenmt.hparams.han import HanConfig
 from phrasenmt.io import InputError
 from phrasenmt.models.attention import CrossAttention
+from phrasenmt.models.context_cache import (
+    evaluating,
+    length_groups,
+    place,
+    stack_chunk,
+)
 from phrasenmt.models.ctx_transformer import (
     context_gate,
     start_as_identity,
@@ -162,6 +177,13 @@ def shift_right(ids: Tensor) -> Tensor:
     return shifted.masked_fill(ids.eq(PAD), PAD)
 
 
+def pad_to(states: Tensor, length: int) -> Tensor:
+    """(B, K, L, C) states zero-padded (or cut: only padding) to L = `length`."""
+    if states.size(2) >= length:
+        return states[:, :, :length]
+    return nn.functional.pad(states, (0, 0, 0, length - states.size(2)))
+
+
 def scatter_rows(rows: Tensor, values: Tensor | None, shape: tuple[int, ...],
                  like: Tensor) -> Tensor:
     """(N, L, C) `values` of the rows `rows` into zeros of `shape` (n, L, C), with
@@ -206,24 +228,128 @@ class HanTransformer(Transformer):
         logits = self.logits(tgt_prefix[:, -1:], state, cache, offset=t - 1)
         return torch.log_softmax(logits[:, -1].float(), dim=-1)  # (B, V)
 
+    @property
+    def frozen_state_sides(self) -> tuple[str, ...]:
+        """The sides whose context states this model reads (see `line_states`)."""
+        return tuple(side for side, han in (("src", self.han_encoder),
+                                            ("tgt", self.han_decoder)) if han)
+
+    def sentence_frozen(self) -> bool:
+        """Whether θ_s (the encoder and decoder) are frozen (step 2)."""
+        return not any(p.requires_grad for part in (self.encoder, self.decoder)
+                       for p in part.parameters())
+
+    def context_frozen(self) -> bool:
+        """Whether the context states are fixed: θ_s frozen, or evaluated
+        without gradients (validation, decoding)."""
+        return self.sentence_frozen() or not (self.training
+                                              or torch.is_grad_enabled())
+
     def encode(self, src: Tensor, context: dict[str, Tensor] | None = None,
                **side: Tensor) -> State:
-        """src (B, S), context {"src": (B, K, Ls)[, "tgt": (B, K, Lt)]} -> state."""
+        """src (B, S), context {"src": (B, K, Ls)[, "tgt": (B, K, Lt)]} (and, from
+        a `ContextStates`, "<side>_states" (B, K, L, C)) -> state."""
         ids = self.check_context(src, context)
         state = self.encoder(src)  # memory (B, S, C), src_mask
+        states = self.given_states(ids, context)
+        if states is None:
+            states = (self.batch_line_states(ids) if self.context_frozen()
+                      else self.trained_states(ids))
+        if self.han_encoder is not None:
+            mem = self.han_encoder.memory(states["src"], ids["src"].ne(PAD))
+            state["memory"] = self.han_encoder(state["memory"], mem)
+        if self.han_decoder is not None:
+            mem = self.han_decoder.memory(states["tgt"], ids["tgt"].ne(PAD))
+            state.update({f"han_dec.{k}": v for k, v in mem.items()})
+        return state
+
+    def given_states(self, ids: dict[str, Tensor], context: dict[str, Tensor]
+                     ) -> dict[str, Tensor] | None:
+        """The "<side>_states" a `ContextStates` put in the context, if any."""
+        if not all(f"{s}_states" in context for s in self.frozen_state_sides):
+            return None
+        if not self.context_frozen():
+            raise ValueError("context states were given, but θ_s train: they "
+                             "would not follow the weights")
+        out = {s: context[f"{s}_states"] for s in self.frozen_state_sides}
+        for s, value in out.items():
+            if value.shape[:3] != ids[s].shape:
+                raise ValueError(f"context {s}_states {tuple(value.shape)} do not "
+                                 f"match the ids {tuple(ids[s].shape)}")
+        return out
+
+    def line_states(self, src: list[Tensor], tgt: list[Tensor] | None = None
+                    ) -> dict[str, list[Tensor]]:
+        """Context lines (ids with </s>, no padding) -> per side of
+        `frozen_state_sides` each line's θ_s states (L, C): θ_s in eval mode, no
+        gradient when θ_s are frozen, each line in a chunk of equal-length lines
+        (`context_cache.LINE_CHUNK`), so its states do not depend on the others."""
+        lengths = [(len(s), 0 if tgt is None else len(tgt[n]))
+                   for n, s in enumerate(src)]
+        out: dict[str, list[Tensor | None]] = {
+            s: [None] * len(src) for s in self.frozen_state_sides}
+        grad = torch.no_grad() if self.sentence_frozen() else contextlib.nullcontext()
+        with evaluating(self.encoder, self.decoder), grad:
+            for rows in length_groups(lengths):
+                enc = self.encoder(stack_chunk([src[n] for n in rows]))  # (G, Ls, C)
+                if "src" in out:
+                    for i, n in enumerate(rows):
+                        out["src"][n] = enc["memory"][i]
+                if "tgt" in out and lengths[rows[0]][1]:
+                    tgt_in = shift_right(stack_chunk([tgt[n] for n in rows]))
+                    dec = decoder_states(self.decoder, tgt_in, enc)  # (G, Lt, C)
+                    for i, n in enumerate(rows):
+                        out["tgt"][n] = dec[i]
+        return out
+
+    def batch_line_states(self, ids: dict[str, Tensor]) -> dict[str, Tensor]:
+        """The batch's context sentences through `line_states` -> per side of
+        `frozen_state_sides` (B, K, L, C), zeros where no sentence."""
+        B, K, _ = ids["src"].shape
+        lines = {s: [row[row.ne(PAD)] for row in ids[s].flatten(0, 1)]
+                 for s in ids}  # per side B*K rows, empty where none
+        present = [n for n, row in enumerate(lines["src"]) if row.numel()]
+        if "tgt" in lines:
+            self.check_target_context(lines, present)
+        states = self.line_states([lines["src"][n] for n in present],
+                                  [lines["tgt"][n] for n in present]
+                                  if "tgt" in lines else None)
+        out = {}
+        for side, values in states.items():
+            rows: list[list[Tensor]] = [[] for _ in range(B)]
+            empty = self.decoder.output.weight.new_zeros(0, self.cfg.d_model)
+            slots = dict(zip(present, values, strict=True))
+            for n in range(B * K):
+                value = slots.get(n)
+                rows[n // K].append(empty if value is None else value)
+            out[side] = place(rows, K, self.cfg.d_model, self.decoder.output.weight)
+            out[side] = pad_to(out[side], ids[side].size(2))
+        return out
+
+    @staticmethod
+    def check_target_context(lines: dict[str, list[Tensor]], present: list[int]
+                             ) -> None:
+        """Every target context sentence needs its source sentence."""
+        has_src = set(present)
+        if any(row.numel() and n not in has_src for n, row in enumerate(lines["tgt"])):
+            raise InputError("a target context sentence has no source sentence",
+                             "--context")
+
+    def trained_states(self, ids: dict[str, Tensor]) -> dict[str, Tensor]:
+        """Context states while θ_s train (joint fine-tuning): one padded batch,
+        dropout as configured, gradients into θ_s unless `detach_context`."""
         B, K, Ls = ids["src"].shape
         real = ids["src"].ne(PAD)  # (B, K, Ls)
         rows = real.flatten(0, 1).any(dim=1).nonzero().squeeze(1)  # present ones
         enc = self.encoder(ids["src"].flatten(0, 1)[rows]) if rows.numel() else None
+        out = {}
         if self.han_encoder is not None:
             values = None if enc is None else enc["memory"]  # (N, Ls, C)
             states = self.context_states(rows, values, (B * K, Ls, self.cfg.d_model))
-            mem = self.han_encoder.memory(states.view(B, K, Ls, -1), real)
-            state["memory"] = self.han_encoder(state["memory"], mem)
+            out["src"] = states.view(B, K, Ls, -1)
         if self.han_decoder is not None:
-            mem = self.han_decoder.memory(*self.target_states(ids, rows, enc))
-            state.update({f"han_dec.{k}": v for k, v in mem.items()})
-        return state
+            out["tgt"] = self.target_states(ids, rows, enc)[0]
+        return out
 
     def context_states(self, rows: Tensor, values: Tensor | None,
                        shape: tuple[int, ...]) -> Tensor:

@@ -53,8 +53,8 @@ def unsegmented_language_warnings(config: dict) -> list[str]:
     lines = []
     for name in datasets(config):
         ds = config["datasets"][name]
-        if not ds.get("tokenize", True):
-            continue
+        if not ds.get("tokenize", True) or ds["bpe"].get("backend") == "sentencepiece":
+            continue  # pre-segmented, or raw text cut into words by jieba
         for side in ("src", "tgt"):
             line = language_warning(ds[side], f"config datasets.{name}.{side}")
             if line:
@@ -227,6 +227,8 @@ def clean_args(config: dict, dataset: str, split: str) -> str:
     """Options of `phrasenmt.data.clean`: tokenization, and filtering on train only."""
     ds = config["datasets"][dataset]
     args = ["--tokenize" if ds["tokenize"] else "--pretokenized"]
+    if ds["tokenize"] and ds["bpe"].get("backend") == "sentencepiece":
+        args = ["--raw"]  # SentencePiece reads raw text (jieba's words for zh)
     if ds["lowercase"]:
         args.append("--lowercase")
     if split == "train":
