@@ -1,5 +1,7 @@
-# Joint BPE (subword-nmt): merges learned on both training sides, one vocabulary
-# per language for apply-bpe's threshold, then every split segmented.
+# Subwords, by datasets.<name>.bpe.backend. subword-nmt: joint BPE merges learned
+# on both training sides, one vocabulary per language for apply-bpe's threshold.
+# sentencepiece: one BPE or unigram model on both sides (joint) or one per
+# language. Either way every split is segmented into `@@ `-marked subwords.
 
 
 rule learn_bpe:
@@ -33,19 +35,50 @@ rule bpe_vocab:
         "--out {output} > {log} 2>&1"
 
 
+rule learn_sentencepiece_joint:
+    input:
+        unpack(W.corpus.train_pair),
+    output:
+        "results/{dataset}/bpe/spm.joint.model",
+    params:
+        args=W.corpus.spm_learn_args.given(lang="joint"),
+    log:
+        "results/logs/learn_sentencepiece/{dataset}.joint.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.bpe spm-learn --in {input.src} {input.tgt} "
+        "--model {output} {params.args} > {log} 2>&1"
+
+
+rule learn_sentencepiece:
+    input:
+        "results/{dataset}/data/train.{lang}",
+    output:
+        "results/{dataset}/bpe/spm.{lang}.model",
+    params:
+        args=W.corpus.spm_learn_args,
+    log:
+        "results/logs/learn_sentencepiece/{dataset}.{lang}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.bpe spm-learn --in {input} --model {output} "
+        "{params.args} > {log} 2>&1"
+
+
 rule apply_bpe:
     input:
-        codes="results/{dataset}/bpe/codes",
-        vocab="results/{dataset}/bpe/vocab.{lang}",
+        unpack(W.corpus.subword_model),
         text="results/{dataset}/data/{split}.{lang}",
     output:
         "results/{dataset}/bpe/{split}.bpe.{lang}",
     params:
-        threshold=W.corpus.bpe_threshold,
+        args=W.corpus.subword_apply_args,
     log:
         "results/logs/apply_bpe/{dataset}.{split}.{lang}.log",
     conda:
         "../envs/phrasenmt.yaml"
     shell:
-        "python -m phrasenmt.bpe apply --codes {input.codes} --vocab {input.vocab} "
-        "--threshold {params.threshold} --in {input.text} --out {output} > {log} 2>&1"
+        "python -m phrasenmt.bpe apply {params.args} --in {input.text} --out {output} "
+        "> {log} 2>&1"

@@ -1,4 +1,5 @@
-# BLEU (detokenized 13a and tokenized) and chrF of every seed's hypotheses per
+# BLEU (detokenized, with the target language's sacreBLEU tokenizer, and
+# tokenized) and chrF of every seed's hypotheses per
 # (model, test set); then one job per (model, test set) that compares all the
 # model's seeds with all the baseline's (phrasenmt.evaluate.multiseed: mean, sd,
 # approximate randomization stratified by seed pair, bootstrap CI): what the
@@ -13,6 +14,8 @@ rule bleu:
         ref_tok=W.text("{testset}", "tgt"),
     output:
         "results/{dataset}/eval/{model}/seed{seed}/{testset}.json",
+    params:
+        lang=W.corpus.tgt_lang,
     log:
         "results/logs/bleu/{dataset}.{model}.seed{seed}.{testset}.log",
     conda:
@@ -20,7 +23,7 @@ rule bleu:
     shell:
         "python -m phrasenmt.evaluate.bleu --system {wildcards.model} "
         "--testset {wildcards.testset} --hyp {input.hyp} --ref {input.ref} "
-        "--hyp-tok {input.hyp_tok} --ref-tok {input.ref_tok} --out {output} "
+        "--lang {params.lang} --hyp-tok {input.hyp_tok} --ref-tok {input.ref_tok} --out {output} "
         "> {log} 2>&1"
 
 
@@ -36,6 +39,7 @@ rule bleu_seeds:
         seeds=W.runs.seed_args,
         trials=config["evaluate"]["significance_trials"],
         seed=config["seed"],
+        lang=W.corpus.tgt_lang,
     log:
         "results/logs/bleu_seeds/{dataset}.{model}.{testset}.log",
     conda:
@@ -43,7 +47,8 @@ rule bleu_seeds:
     shell:
         "python -m phrasenmt.evaluate.multiseed --system {wildcards.model} "
         "--baseline-name {params.baseline} --testset {wildcards.testset} "
-        "--ref {input.ref} --hyp {input.hyps} --baseline-hyp {input.baseline} "
+        "--ref {input.ref} --lang {params.lang} --hyp {input.hyps} "
+        "--baseline-hyp {input.baseline} "
         "--seeds {params.seeds} --trials {params.trials} --seed {params.seed} "
         "--out {output} > {log} 2>&1"
 

@@ -78,20 +78,19 @@ rule lingeval_trees_stanza:
 
 rule lingeval_bpe:
     input:
-        codes="results/{dataset}/bpe/codes",
-        vocab="results/{dataset}/bpe/vocab.{lang}",
+        unpack(W.corpus.subword_model),
         text="results/{dataset}/lingeval/pairs.{lang}",
     output:
         "results/{dataset}/lingeval/pairs.bpe.{lang}",
     params:
-        threshold=W.corpus.bpe_threshold,
+        args=W.corpus.subword_apply_args,
     log:
         "results/logs/lingeval_bpe/{dataset}.{lang}.log",
     conda:
         "../envs/phrasenmt.yaml"
     shell:
-        "python -m phrasenmt.bpe apply --codes {input.codes} --vocab {input.vocab} "
-        "--threshold {params.threshold} --in {input.text} --out {output} > {log} 2>&1"
+        "python -m phrasenmt.bpe apply {params.args} --in {input.text} --out {output} "
+        "> {log} 2>&1"
 
 
 rule lingeval_segment:

@@ -191,13 +191,13 @@ rule detokenize_decoding:
     output:
         "results/{dataset}/translations/{model}/seed{seed}/{testset}.{decoding}.txt",
     params:
-        lang=W.corpus.tgt_lang,
+        args=W.corpus.detokenize_args,
     log:
         "results/logs/detokenize/{dataset}.{model}.seed{seed}.{testset}.{decoding}.log",
     conda:
         "../envs/phrasenmt.yaml"
     shell:
-        "python -m phrasenmt.data.detokenize --lang {params.lang} --in {input} "
+        "python -m phrasenmt.data.detokenize {params.args} --in {input} "
         "--out {output} > {log} 2>&1"
 
 
@@ -208,6 +208,8 @@ rule bleu_decoding:
         ref_tok=W.text("{testset}", "tgt"),
     output:
         "results/{dataset}/eval/{model}/seed{seed}/{testset}.{decoding}.json",
+    params:
+        lang=W.corpus.tgt_lang,
     log:
         "results/logs/bleu/{dataset}.{model}.seed{seed}.{testset}.{decoding}.log",
     conda:
@@ -215,7 +217,7 @@ rule bleu_decoding:
     shell:
         "python -m phrasenmt.evaluate.bleu --system {wildcards.model} "
         "--testset {wildcards.testset} --hyp {input.hyp} --ref {input.ref} "
-        "--hyp-tok {input.hyp_tok} --ref-tok {input.ref_tok} --out {output} "
+        "--lang {params.lang} --hyp-tok {input.hyp_tok} --ref-tok {input.ref_tok} --out {output} "
         "> {log} 2>&1"
 
 
@@ -232,6 +234,7 @@ rule bleu_seeds_decoding:
         seeds=W.runs.seed_args,
         trials=config["evaluate"]["significance_trials"],
         seed=config["seed"],
+        lang=W.corpus.tgt_lang,
     log:
         "results/logs/bleu_seeds/{dataset}.{model}.{testset}.{decoding}.log",
     conda:
@@ -239,6 +242,7 @@ rule bleu_seeds_decoding:
     shell:
         "python -m phrasenmt.evaluate.multiseed --system {wildcards.model} "
         "--baseline-name {params.baseline} --testset {wildcards.testset} "
-        "--ref {input.ref} --hyp {input.hyps} --baseline-hyp {input.baseline} "
+        "--ref {input.ref} --lang {params.lang} --hyp {input.hyps} "
+        "--baseline-hyp {input.baseline} "
         "--seeds {params.seeds} --trials {params.trials} --seed {params.seed} "
         "--out {output} > {log} 2>&1"

@@ -1,5 +1,5 @@
 # Beam search on every test set with each seed's averaged model, then
-# detokenization.
+# detokenization (Moses, or SentencePiece's decoding for bpe.backend sentencepiece).
 
 
 rule translate:
@@ -44,11 +44,11 @@ rule detokenize:
     output:
         "results/{dataset}/translations/{model}/seed{seed}/{testset}.txt",
     params:
-        lang=W.corpus.tgt_lang,
+        args=W.corpus.detokenize_args,
     log:
         "results/logs/detokenize/{dataset}.{model}.seed{seed}.{testset}.log",
     conda:
         "../envs/phrasenmt.yaml"
     shell:
-        "python -m phrasenmt.data.detokenize --lang {params.lang} --in {input} "
+        "python -m phrasenmt.data.detokenize {params.args} --in {input} "
         "--out {output} > {log} 2>&1"

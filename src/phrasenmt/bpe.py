@@ -1,9 +1,12 @@
-"""Joint BPE with subword-nmt: learn codes + vocabularies, apply, remove."""
+"""Subwords: joint BPE with subword-nmt (learn codes + vocabularies, apply,
+remove), or SentencePiece BPE/unigram models (`spm-learn`, `apply --sentencepiece`)
+written in the same `@@ ` form (phrasenmt.text.spm)."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import io
 import os
 import re
@@ -14,9 +17,16 @@ from unittest import mock
 
 from subword_nmt import apply_bpe, learn_bpe
 
-from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file, positive_int
+from phrasenmt.cli import (
+    ArgumentParser,
+    float_range,
+    nonnegative_int,
+    output_file,
+    positive_int,
+)
 from phrasenmt.io import (
     InputError,
+    atomic_open,
     read_lines,
     read_nonempty_lines,
     run_cli,
@@ -24,6 +34,7 @@ from phrasenmt.io import (
     write_lines,
 )
 from phrasenmt.log import get_logger
+from phrasenmt.text import spm
 from phrasenmt.text.scripts import warn_if_unsegmented
 
 _log = get_logger(__name__)
@@ -165,14 +176,32 @@ def vocab(args: argparse.Namespace) -> None:
 
 
 def apply(args: argparse.Namespace) -> None:
-    """Segment a tokenized file with codes (+ vocabulary filter)."""
-    codes = read_codes(args.codes)
-    vocab = read_vocabulary(args.vocab, args.threshold) if args.vocab else None
-    seg = Segmenter(codes, vocab, args.codes)
+    """Segment a tokenized file with codes (+ vocabulary filter) or with a
+    SentencePiece model."""
+    if args.sentencepiece is not None:
+        model = spm.load(args.sentencepiece)
+        segment = functools.partial(spm.encode, model)
+    else:
+        codes = read_codes(args.codes)
+        vocab = read_vocabulary(args.vocab, args.threshold) if args.vocab else None
+        segment = Segmenter(codes, vocab, args.codes).line
     # every file BPE is applied to is a real split or item set; an empty one
     # means an earlier step lost the data, so it stops here, not in training
     text = read_nonempty_lines(getattr(args, "in"), "text to segment")
-    write_lines(args.out, [seg.line(line) for line in text])
+    write_lines(args.out, [segment(line) for line in text])
+
+
+def spm_learn(args: argparse.Namespace) -> None:
+    """Train one SentencePiece model on one or more files (joint: both sides)."""
+    lines = []
+    for path in args.inputs:
+        text = learning_text(path)
+        warn_if_unsegmented(path, text, "word alignment and phrase extraction")
+        lines += text
+    model = spm.train(lines, args.model_type, args.vocab_size, args.seed,
+                      args.character_coverage)
+    with atomic_open(args.model, "wb") as fh:
+        fh.write(model)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -196,20 +225,42 @@ def build_parser() -> argparse.ArgumentParser:
     vp.add_argument("--in", required=True, type=Path, metavar="IN")
     vp.add_argument("--out", required=True, type=output_file)
     ap = sub.add_parser("apply", help="segment a tokenized file")
-    ap.add_argument("--codes", required=True, type=Path)
+    how = ap.add_mutually_exclusive_group(required=True)
+    how.add_argument("--codes", type=Path, help="subword-nmt codes")
+    how.add_argument("--sentencepiece", type=Path, metavar="MODEL",
+                     help="a SentencePiece model (from spm-learn)")
     ap.add_argument("--vocab", type=Path, help="vocabulary of this side (optional)")
     ap.add_argument("--threshold", type=nonnegative_int, default=None,
                     help="subwords rarer than this in --vocab are split further")
     ap.add_argument("--in", required=True, type=Path, metavar="IN")
     ap.add_argument("--out", required=True, type=output_file)
     ap.needs("--threshold", "--vocab")
+    ap.needs("--vocab", "--codes")
+    _spm_parser(sub)
     return p
+
+
+def _spm_parser(sub) -> None:
+    """The `spm-learn` subcommand's options."""
+    sp = sub.add_parser("spm-learn", help="train a SentencePiece model")
+    sp.add_argument("--in", dest="inputs", required=True, type=Path, nargs="+",
+                    metavar="IN", help="training text: one side, or both (joint)")
+    sp.add_argument("--model", required=True, type=output_file)
+    sp.add_argument("--model-type", choices=spm.MODEL_TYPES, default="bpe")
+    sp.add_argument("--vocab-size", required=True, type=positive_int)
+    sp.add_argument("--seed", type=positive_int, default=1,
+                    help="SentencePiece's random generator seed")
+    sp.add_argument("--character-coverage", type=float_range(0.9, 1.0),
+                    default=spm.FULL_COVERAGE,
+                    help="share of characters the model covers (1.0; 0.9995 for "
+                    "Chinese or Japanese)")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Learn or apply BPE."""
     args = build_parser().parse_args(argv)
-    {"learn": learn, "vocab": vocab, "apply": apply}[args.command](args)
+    {"learn": learn, "vocab": vocab, "apply": apply,
+     "spm-learn": spm_learn}[args.command](args)
     _log.info(f"bpe {args.command}: done")
     return 0
 

@@ -41,8 +41,11 @@ def corpus(tmp_path):
 
 def _stats(path: Path) -> dict[str, int]:
     rows = [line.split("\t") for line in read_lines(path)]
-    assert rows[0] == ["reason", "count"]
-    return {reason: int(count) for reason, count in rows[1:]}
+    assert rows[0] == ["rule", "pairs", "percent", "rule_tests"]
+    total = int(rows[-1][1])
+    for _, pairs, percent, _ in rows[1:]:
+        assert float(percent) == pytest.approx(100 * int(pairs) / total, abs=0.01)
+    return {rule: int(pairs) for rule, pairs, _, _ in rows[1:]}
 
 
 def test_tokenize_and_detokenize():

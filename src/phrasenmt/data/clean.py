@@ -1,4 +1,11 @@
-"""Tokenize (Moses), lowercase and filter parallel text, with sidecars in lockstep."""
+"""Tokenize (Moses), lowercase and filter parallel text, with sidecars in lockstep.
+
+`--raw` (bpe.backend sentencepiece) keeps raw text instead of Moses tokens:
+words are what spaces separate, and a Chinese side is cut into words by jieba
+(phrasenmt.text.words). The filters count a side written without spaces (zh,
+ja, th, ... by language code, or text that looks unsegmented) in characters,
+any other side in tokens; `--stats` reports what each rule dropped.
+"""
 
 from __future__ import annotations
 
@@ -18,10 +25,12 @@ from phrasenmt.io import InputError, describe_removed, read_lines, run_cli, writ
 from phrasenmt.log import get_logger
 from phrasenmt.text.punctuation import attach_punctuation, hide_quotes, show_quotes
 from phrasenmt.text.scripts import warn_if_unsegmented
+from phrasenmt.text.words import counts_characters, line_length, word_segmenter
 
 _log = get_logger(__name__)
 
 REASONS = ("empty", "too_long", "ratio")
+WARN_SHARE = 0.05  # a rule that drops more than this share of the pairs warns
 WORD_LEVEL_STEPS = "Moses tokenization, BPE and word alignment"
 _GRAPHEME = regex.compile(r"\X")  # one user-perceived character (UAX #29)
 # The code points that can join another into one cluster (UAX #29 rules GB6-GB13:
@@ -139,9 +148,11 @@ def join_clusters(text: str) -> str:
     return " ".join(out)
 
 
-def drop_reason(src: str, tgt: str, max_len: int, max_ratio: float) -> str | None:
-    """Why a tokenized training pair is dropped, or None to keep it."""
-    ns, nt = len(src.split()), len(tgt.split())
+def drop_reason(src: str, tgt: str, max_len: int, max_ratio: float,
+                units: tuple[bool, bool] = (False, False)) -> str | None:
+    """Why a tokenized training pair is dropped, or None to keep it; `units`
+    says which side counts characters instead of tokens."""
+    ns, nt = line_length(src, units[0]), line_length(tgt, units[1])
     if ns == 0 or nt == 0:
         return "empty"
     if ns > max_len or nt > max_len:
@@ -158,6 +169,7 @@ class Options:
     src_lang: str
     tgt_lang: str
     tokenize: bool = True  # False: input is already tokenized, only re-split
+    raw: bool = False  # True: raw text for SentencePiece (words: spaces, or jieba)
     lowercase: bool = False
     filter: bool = False  # training data: drop and count bad pairs
     max_len: int = 100
@@ -167,7 +179,10 @@ class Options:
 
 def process_side(lines: list[str], lang: str, opts: Options) -> list[str]:
     """Tokenize (or re-split pre-tokenized) lines and optionally lowercase them."""
-    if opts.tokenize:
+    if opts.raw:
+        words = word_segmenter(lang)
+        out = [words(line) for line in lines]
+    elif opts.tokenize:
         out = tokenize_lines(lines, lang, opts.workers)
     else:
         out = [" ".join(line.split()) for line in lines]
@@ -176,20 +191,27 @@ def process_side(lines: list[str], lang: str, opts: Options) -> list[str]:
 
 def references(raw: list[str], tokens: list[str], opts: Options) -> list[str]:
     """Target lines as sacreBLEU should see them: raw, or detokenized tokens."""
-    if opts.tokenize:
+    if opts.tokenize or opts.raw:
         refs = [line.strip() for line in raw]
         return [line.lower() for line in refs] if opts.lowercase else refs
     return detokenize(tokens, opts.tgt_lang)
 
 
-def select(src: list[str], tgt: list[str], opts: Options) -> tuple[list[int], Counter]:
+def length_units(src: list[str], tgt: list[str], opts: Options) -> tuple[bool, bool]:
+    """Which side counts characters (`counts_characters`), which tokens."""
+    return (counts_characters(opts.src_lang, src),
+            counts_characters(opts.tgt_lang, tgt))
+
+
+def select(src: list[str], tgt: list[str], opts: Options,
+           units: tuple[bool, bool] = (False, False)) -> tuple[list[int], Counter]:
     """Indices of kept pairs and drop counts by reason (nothing dropped unfiltered)."""
     counts: Counter = Counter({reason: 0 for reason in REASONS})
     if not opts.filter:
         return list(range(len(src))), counts
     keep = []
     for i, (a, b) in enumerate(zip(src, tgt, strict=True)):
-        reason = drop_reason(a, b, opts.max_len, opts.max_ratio)
+        reason = drop_reason(a, b, opts.max_len, opts.max_ratio, units)
         if reason is None:
             keep.append(i)
         else:
@@ -197,10 +219,46 @@ def select(src: list[str], tgt: list[str], opts: Options) -> tuple[list[int], Co
     return keep, counts
 
 
-def stats_rows(counts: Counter, kept: int, total: int) -> list[str]:
-    """TSV lines of the cleaning statistics."""
-    rows = ["reason\tcount"] + [f"{r}\t{counts[r]}" for r in REASONS]
-    return rows + [f"kept\t{kept}", f"total\t{total}"]
+def rule_notes(opts: Options, units: tuple[bool, bool]) -> dict[str, str]:
+    """What each rule tests, with the unit each side is counted in."""
+    if not opts.filter:
+        return dict.fromkeys(REASONS, "not filtered")
+    sides = ", ".join(f"{lang}: {'characters' if chars else 'tokens'}"
+                      for lang, chars in zip((opts.src_lang, opts.tgt_lang), units,
+                                             strict=True))
+    return {"empty": "a side without a token",
+            "too_long": f"a side longer than {opts.max_len} ({sides})",
+            "ratio": f"longer side over {opts.max_ratio:g} x the shorter ({sides})"}
+
+
+def stats_rows(counts: Counter, kept: int, total: int,
+               notes: dict[str, str] | None = None) -> list[str]:
+    """TSV lines of the per-rule cleaning report: rule, pairs, percent, what."""
+    notes = notes or {}
+
+    def row(rule: str, pairs: int, what: str) -> str:
+        share = 100 * pairs / total if total else 0.0
+        return f"{rule}\t{pairs}\t{share:.2f}\t{what}"
+
+    return (["rule\tpairs\tpercent\trule_tests"]
+            + [row(r, counts[r], notes.get(r, "")) for r in REASONS]
+            + [row("kept", kept, "pairs left"), row("total", total, "pairs read")])
+
+
+def warn_heavy_rules(counts: Counter, total: int, path: Path,
+                     notes: dict[str, str]) -> list[str]:
+    """One warning per rule that dropped more than WARN_SHARE of the pairs."""
+    lines = []
+    for rule in REASONS:
+        if total and counts[rule] > WARN_SHARE * total:
+            lines.append(f"warning: {path}: cleaning rule {rule} dropped "
+                         f"{counts[rule]} of {total} pairs "
+                         f"({100 * counts[rule] / total:.1f} %, more than "
+                         f"{WARN_SHARE:.0%}): {notes[rule]}; see clean.max_len "
+                         "and clean.max_ratio")
+    for line in lines:
+        _log.warning(line)
+    return lines
 
 
 def read_side(path: Path, allow_empty: bool) -> list[str]:
@@ -253,8 +311,11 @@ def clean(args: argparse.Namespace, opts: Options) -> tuple[int, int]:
         warn_if_unsegmented(path, lines, WORD_LEVEL_STEPS)
     src = process_side(src_raw, opts.src_lang, opts)
     tgt = process_side(tgt_raw, opts.tgt_lang, opts)
-    keep, counts = select(src, tgt, opts)
+    units = length_units(src, tgt, opts)
+    keep, counts = select(src, tgt, opts, units)
     check_not_empty(args.src_in, len(src), len(keep), counts, opts)
+    notes = rule_notes(opts, units)
+    warn_heavy_rules(counts, len(src), args.src_in, notes)
 
     def pick(lines: list[str]) -> list[str]:
         return [lines[i] for i in keep]
@@ -263,7 +324,7 @@ def clean(args: argparse.Namespace, opts: Options) -> tuple[int, int]:
     outputs += [(out, pick(lines)) for lines, out in sidecars]
     if args.ref_out:
         outputs.append((args.ref_out, pick(references(tgt_raw, tgt, opts))))
-    outputs.append((args.stats, stats_rows(counts, len(keep), len(src))))
+    outputs.append((args.stats, stats_rows(counts, len(keep), len(src), notes)))
     write_all(outputs)
     return len(keep), len(src)
 
@@ -284,6 +345,9 @@ def build_parser() -> argparse.ArgumentParser:
                       default=True, help="input is raw text: Moses-tokenize (default)")
     mode.add_argument("--pretokenized", dest="tokenize", action="store_false",
                       help="input is already tokenized: only normalise spaces")
+    mode.add_argument("--raw", action="store_true",
+                      help="keep raw text for SentencePiece: words are space-"
+                      "separated (Chinese: jieba's words), no Moses")
     p.add_argument("--lowercase", action="store_true")
     p.add_argument("--filter", action="store_true",
                    help="training data: drop empty, too long, badly ratioed pairs")
@@ -299,7 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ref-out", type=output_file,
                    help="target as sacreBLEU's reference")
     p.add_argument("--stats", required=True, type=output_file,
-                   help="TSV of drop counts")
+                   help="TSV per rule: pairs dropped, percent, what it tests")
     p.add_argument("--workers", type=positive_int, default=1,
                    help="tokenizer processes")
     return p
@@ -307,7 +371,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def options_from(args: argparse.Namespace) -> Options:
     """Build Options from parsed arguments (the parser checked their ranges)."""
-    return Options(args.src_lang, args.tgt_lang, args.tokenize, args.lowercase,
+    return Options(args.src_lang, args.tgt_lang, args.tokenize and not args.raw,
+                   args.raw, args.lowercase,
                    args.filter, MAX_LEN if args.max_len is None else args.max_len,
                    MAX_RATIO if args.max_ratio is None else args.max_ratio,
                    args.workers)

@@ -1,6 +1,9 @@
 """Corpus BLEU (detokenized and tokenized), chrF and paired bootstrap significance.
 
-Detokenized BLEU is sacreBLEU with its 13a tokenizer. Tokenized BLEU is the
+Detokenized BLEU is sacreBLEU with the tokenizer of the target language
+(`bleu_tokenizer`: zh for Chinese, ja-mecab for Japanese where MeCab is
+installed, char for the other scripts written without spaces, 13a otherwise);
+the signature says which. Tokenized BLEU is the
 number the papers report (multi-bleu.perl on Moses-tokenized, case-sensitive
 text): sacreBLEU with ``tokenize='none'``. The paired bootstrap test uses
 sacreBLEU's ``PairedTest`` on the detokenized BLEU.
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import os
 from collections.abc import Iterator, Sequence
@@ -22,14 +26,39 @@ from sacrebleu.significance import PairedTest
 
 from phrasenmt.cli import ArgumentParser, output_file, positive_int
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
+from phrasenmt.log import get_logger
+
+_log = get_logger(__name__)
 
 DEFAULT_SAMPLES = 1000
 DEFAULT_SEED = 12345  # sacreBLEU's own default seed
 
 
-def detok_bleu() -> BLEU:
-    """sacreBLEU BLEU on detokenized text with the 13a tokenizer."""
-    return BLEU(tokenize="13a")
+DEFAULT_TOKENIZER = "13a"
+CHINESE = ("zh", "zho", "yue")
+JAPANESE = ("ja", "jpn")
+# the other languages written without spaces: 13a would score clauses as words
+CHARACTER_SCRIPTS = ("th", "tha", "lo", "lao", "km", "khm", "my", "mya")
+
+
+def bleu_tokenizer(lang: str | None) -> tuple[str, str | None]:
+    """sacreBLEU's tokenizer for a target language, and a note when the one it
+    should have is not installed."""
+    if lang in CHINESE:
+        return "zh", None
+    if lang in JAPANESE:
+        if all(importlib.util.find_spec(m) for m in ("MeCab", "ipadic")):
+            return "ja-mecab", None
+        return "char", ("ja-mecab needs MeCab (pip install 'sacrebleu[ja]'); "
+                        "Japanese BLEU is counted on characters (tok:char)")
+    if lang in CHARACTER_SCRIPTS:
+        return "char", None
+    return DEFAULT_TOKENIZER, None
+
+
+def detok_bleu(tokenize: str = DEFAULT_TOKENIZER) -> BLEU:
+    """sacreBLEU BLEU on detokenized text with a tokenizer (13a by default)."""
+    return BLEU(tokenize=tokenize)
 
 
 def tok_bleu() -> BLEU:
@@ -72,14 +101,15 @@ def _sacrebleu_seed(seed: int) -> Iterator[None]:
 
 def paired_bootstrap(system: tuple[str, Sequence[str]],
                      baseline: tuple[str, Sequence[str]], refs: Sequence[str],
-                     samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED
-                     ) -> dict[str, Any]:
+                     samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
+                     tokenize: str = DEFAULT_TOKENIZER) -> dict[str, Any]:
     """Paired bootstrap resampling of detokenized BLEU, system against baseline."""
     if seed < 1:
         raise ValueError("seed must be >= 1 (sacreBLEU treats 0 as unseeded)")
     named = [(baseline[0], list(baseline[1])), (system[0], list(system[1]))]
     with _sacrebleu_seed(seed):
-        test = PairedTest(named, {"BLEU": detok_bleu()}, references=[list(refs)],
+        test = PairedTest(named, {"BLEU": detok_bleu(tokenize)},
+                          references=[list(refs)],
                           test_type="bs", n_samples=samples)
         signatures, scores = test()
     base, sys_ = scores["BLEU"]
@@ -119,9 +149,14 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     if len(hyps_tok) != len(hyps):
         raise InputError(f"has {len(hyps_tok)} lines but the detokenized "
                          f"hypotheses {args.hyp} have {len(hyps)}", args.hyp_tok)
+    tokenize, note = bleu_tokenizer(args.lang)
+    bleu = score_entry(detok_bleu(tokenize), hyps, refs)
+    if note:
+        bleu["note"] = note
+        _log.warning(f"note: {note}")
     result: dict[str, Any] = {
         "system": args.system, "testset": args.testset, "lines": len(hyps),
-        "bleu": score_entry(detok_bleu(), hyps, refs),
+        "lang": args.lang, "bleu": bleu,
         "bleu_tok": score_entry(tok_bleu(), hyps_tok, refs_tok),
         "chrf": score_entry(chrf(), hyps, refs),
         "significance": None,
@@ -133,7 +168,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         base_hyps, _ = read_pair(args.baseline_hyp, args.ref)
         result["significance"] = paired_bootstrap(
             (args.system, hyps), (args.baseline_name, base_hyps), refs,
-            args.bootstrap, args.seed)
+            args.bootstrap, args.seed, tokenize)
     return result
 
 
@@ -147,6 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="detokenized hypotheses, one per line")
     p.add_argument("--ref", type=Path, required=True,
                    help="detokenized reference, as sacreBLEU should see it")
+    p.add_argument("--lang", help="target language code: picks sacreBLEU's "
+                   "tokenizer (zh, ja-mecab, char; default 13a)")
     p.add_argument("--hyp-tok", type=Path, required=True,
                    help="Moses-tokenized hypotheses")
     p.add_argument("--ref-tok", type=Path, required=True,

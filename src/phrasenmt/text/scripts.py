@@ -138,4 +138,6 @@ def language_warning(lang: str, where: str) -> str | None:
     return (f"warning: {where}: {lang!r} ({language}) puts no space between words "
             "and tokenize: true (Moses) splits only at spaces and punctuation, so "
             "BPE and word alignment would see clause-sized words; segment the text "
-            f"first ({how}) and set tokenize: false")
+            f"first ({how}) and set tokenize: false"
+            + (", or set bpe.backend: sentencepiece (jieba's words)"
+               if language in ("Chinese", "Cantonese") else ""))

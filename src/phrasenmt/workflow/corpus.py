@@ -74,6 +74,55 @@ def bpe_threshold(config: dict, dataset: str) -> int:
     return config["datasets"][dataset]["bpe"]["vocab_threshold"]
 
 
+def subword_backend(config: dict, dataset: str) -> str:
+    """`subword-nmt` or `sentencepiece` (config datasets.<name>.bpe.backend)."""
+    return config["datasets"][dataset]["bpe"].get("backend", "subword-nmt")
+
+
+def uses_sentencepiece(config: dict, dataset: str) -> bool:
+    return subword_backend(config, dataset) == "sentencepiece"
+
+
+def subword_model(config: dict, dataset: str, lang: str) -> dict[str, str]:
+    """What segments `lang`'s text: {codes, vocab} of subword-nmt, or {model},
+    the SentencePiece model (joint, or the language's own)."""
+    bpe = f"results/{dataset}/bpe"
+    if not uses_sentencepiece(config, dataset):
+        return {"codes": f"{bpe}/codes", "vocab": f"{bpe}/vocab.{lang}"}
+    joint = config["datasets"][dataset]["bpe"]["joint"]
+    return {"model": f"{bpe}/spm.{'joint' if joint else lang}.model"}
+
+
+def subword_apply_args(config: dict, dataset: str, input) -> str:
+    """`phrasenmt.bpe apply`'s model options for the job's `subword_model` inputs."""
+    if "model" in names(input):
+        return f"--sentencepiece {input.model}"
+    return (f"--codes {input.codes} --vocab {input.vocab} "
+            f"--threshold {bpe_threshold(config, dataset)}")
+
+
+def spm_learn_args(config: dict, dataset: str, lang: str) -> str:
+    """`phrasenmt.bpe spm-learn`'s options: model type, size, seed, and the
+    character coverage SentencePiece advises for a model of Chinese or Japanese
+    text (lang `joint`: either language)."""
+    from phrasenmt.text import spm
+    from phrasenmt.text.words import is_unsegmented
+
+    bpe = config["datasets"][dataset]["bpe"]
+    langs = wf.langs(config, dataset) if lang == "joint" else (lang,)
+    coverage = (spm.CJK_COVERAGE if any(map(is_unsegmented, langs))
+                else spm.FULL_COVERAGE)
+    return (f"--model-type {bpe['model_type']} --vocab-size {bpe['vocab_size']} "
+            f"--seed {config['seed']} --character-coverage {coverage}")
+
+
+def detokenize_args(config: dict, dataset: str) -> str:
+    """`phrasenmt.data.detokenize`'s options: the target language, and
+    `--sentencepiece` where the text was never Moses-tokenized."""
+    args = f"--lang {tgt_lang(config, dataset)}"
+    return args + " --sentencepiece" if uses_sentencepiece(config, dataset) else args
+
+
 def raw_split(config: dict, dataset: str, split: str) -> dict[str, str]:
     """Raw source and target files of one split: {src, tgt}."""
     src, tgt = wf.langs(config, dataset)

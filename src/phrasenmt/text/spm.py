@@ -1,0 +1,120 @@
+"""SentencePiece (Kudo & Richardson 2018) as a subword backend: BPE or unigram
+pieces learned on text in any script, written in subword-nmt's `@@ ` form.
+
+Every later step reads subwords as subword-nmt writes them (a piece that is
+not the end of its word ends in '@@'), so a SentencePiece line is turned into
+that form: a piece that starts with '▁' starts a word. The model is trained
+with the identity normalisation (text is not NFKC-folded), so the pieces of a
+word join back to exactly that word, and decoding (▁ -> space, pieces joined)
+gives back the line's words: the word-level files and the subword files agree.
+Training is deterministic: one thread, every sentence (no sampling), and the
+run's seed given to SentencePiece's random generator.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import sentencepiece
+
+from phrasenmt.io import InputError
+
+MODEL_TYPES = ("bpe", "unigram")
+WORD_START = "\u2581"  # SentencePiece's "a word starts here" (▁)
+SEPARATOR = "@@"
+_TOO_HIGH = re.compile(r"Vocabulary size too high \((\d+)\)\. Please set it to a "
+                       r"value <= (\d+)")
+_TOO_LOW = re.compile(r"Vocabulary size is smaller than required_chars\. (\d+) vs "
+                      r"(\d+)")
+# Characters a model covers: all of them for alphabets, SentencePiece's advice
+# for scripts with thousands of characters (the rarest ones become unknown)
+FULL_COVERAGE, CJK_COVERAGE = 1.0, 0.9995
+
+
+def train(lines: Iterable[str], model_type: str, vocab_size: int, seed: int,
+          coverage: float = FULL_COVERAGE) -> bytes:
+    """Train a model on lines (words separated by spaces); its serialized bytes."""
+    if model_type not in MODEL_TYPES:
+        raise InputError(f"unknown SentencePiece model type {model_type!r} "
+                         f"(known: {', '.join(MODEL_TYPES)})", "--model-type")
+    out = io.BytesIO()
+    sentencepiece.set_random_generator_seed(seed)
+    try:
+        sentencepiece.SentencePieceTrainer.train(
+            sentence_iterator=iter(list(lines)), model_writer=out,
+            model_type=model_type, vocab_size=vocab_size, num_threads=1,
+            character_coverage=coverage, normalization_rule_name="identity",
+            input_sentence_size=0, shuffle_input_sentence=False,
+            max_sentence_length=1 << 20, minloglevel=2)
+    except RuntimeError as err:
+        raise InputError(vocab_size_message(str(err), vocab_size),
+                         "--vocab-size") from None
+    return out.getvalue()
+
+
+def vocab_size_message(error: str, vocab_size: int) -> str:
+    """SentencePiece's error about a vocabulary size, as one line."""
+    high, low = _TOO_HIGH.search(error), _TOO_LOW.search(error)
+    if high:
+        return (f"{vocab_size} pieces is more than this text can give: "
+                f"SentencePiece finds at most {high.group(2)} (config "
+                "bpe.vocab_size; lower it or give more text)")
+    if low:
+        return (f"{vocab_size} pieces cannot hold the {low.group(2)} characters and "
+                f"markers of this text (config bpe.vocab_size; raise it to at least "
+                f"{low.group(2)})")
+    return f"SentencePiece could not train a model: {error.splitlines()[-1]}"
+
+
+def load(path: str | os.PathLike) -> sentencepiece.SentencePieceProcessor:
+    """A model from its file; a file that is not one raises InputError."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise InputError(f"cannot read the SentencePiece model ({err.strerror})",
+                         path) from None
+    sp = sentencepiece.SentencePieceProcessor()
+    try:
+        sp.LoadFromSerializedProto(data)
+    except (RuntimeError, OSError):
+        raise InputError("not a SentencePiece model file", path) from None
+    if sp.GetPieceSize() == 0:
+        raise InputError("not a SentencePiece model file (no pieces)", path)
+    return sp
+
+
+def to_subwords(pieces: list[str]) -> list[str]:
+    """SentencePiece pieces in subword-nmt's form: '▁he llo ▁world' ->
+    'he@@ llo world' (a lone '▁' joins the piece after it)."""
+    words: list[list[str]] = []
+    for piece in pieces:
+        if piece.startswith(WORD_START) or not words:
+            words.append([])
+        piece = piece.removeprefix(WORD_START)
+        if piece:
+            words[-1].append(piece)
+    out = []
+    for word in words:
+        out += [p + SEPARATOR for p in word[:-1]] + word[-1:]
+    return out
+
+
+def encode(sp: sentencepiece.SentencePieceProcessor, line: str) -> str:
+    """One line of words as subword-nmt-form pieces."""
+    return " ".join(to_subwords(sp.encode(line, out_type=str)))
+
+
+def decode(subwords: str) -> str:
+    """The text of subword-nmt-form pieces, as SentencePiece decodes its pieces
+    (a word-initial piece's '▁' becomes the space before it)."""
+    pieces, start = [], True
+    for token in subwords.split():
+        cont = token.endswith(SEPARATOR)
+        text = token.removesuffix(SEPARATOR) if cont else token
+        pieces.append((WORD_START if start else "") + text)
+        start = not cont
+    return "".join(pieces).replace(WORD_START, " ").strip()
