@@ -131,6 +131,7 @@ def check_datasets(config: dict) -> None:
     for name, ds in config["datasets"].items():
         key = f"datasets.{name}"
         _check_stopwords(key, ds["tgt"])
+        _check_word_segmenter(key, ds)
         if ds["source"] == "synthetic":
             _check_synthetic(key, ds)
         elif ds["source"] == "local":
@@ -168,6 +169,19 @@ def _check_local_files(key: str, local: dict) -> None:
                 read_docs(pair["docs"], lines[0], pair["src"])
         except InputError as err:
             raise InputError(f"{key}.local.{split}: {err}") from None
+
+
+def _check_word_segmenter(key: str, ds: dict) -> None:
+    """Raw text for SentencePiece in a language written without spaces needs a
+    word segmenter (jieba for Chinese); other such languages come pre-segmented."""
+    if not ds["tokenize"] or ds["bpe"]["backend"] != "sentencepiece":
+        return
+    from phrasenmt.text.words import segmenter_missing
+
+    for side in ("src", "tgt"):
+        missing = segmenter_missing(ds[side])
+        if missing:
+            raise InputError(f"{key}.{side}: {missing}")
 
 
 def _check_stopwords(key: str, lang: str) -> None:
