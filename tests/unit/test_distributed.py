@@ -1,4 +1,6 @@
-"""Data-parallel training: 2 ranks (torchrun, gloo, CPU) follow 1 process's losses."""
+"""Data-parallel training: 2 ranks (torchrun, gloo, CPU) follow 1 process's
+losses, bit for bit where the ranks' gradient sum adds what one process adds;
+collectives refuse a tensor the process group cannot reduce."""
 
 from __future__ import annotations
 
@@ -7,9 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 
 from phrasenmt.training.checkpoint import load_file
+from phrasenmt.training.data import DataPaths
+from phrasenmt.training.distributed import Distributed
 from tests.unit.test_checkpoint import data
 
 # No dropout: each rank draws its own masks, so only dropout-free runs can match.
@@ -20,12 +25,12 @@ SPEC = {"model": {"d_model": 16, "d_ff": 32, "n_heads": 2, "dropout": 0.0,
                   "lr": 1e-3, "warmup_steps": 4}}
 
 
-def _train(paths, outdir: Path, procs: int) -> list[float]:
+def _train(paths, outdir: Path, procs: int, spec: dict = SPEC) -> list[float]:
     launcher = [sys.executable, "-m", "phrasenmt.train"]
     if procs > 1:
         launcher = [sys.executable, "-m", "torch.distributed.run", "--standalone",
                     "--nproc-per-node", str(procs), "-m", "phrasenmt.train"]
-    args = ["--spec", json.dumps(SPEC), "--train-src", str(paths.train_src),
+    args = ["--spec", json.dumps(spec), "--train-src", str(paths.train_src),
             "--train-tgt", str(paths.train_tgt), "--dev-src", str(paths.dev_src),
             "--dev-tgt", str(paths.dev_tgt), "--seed", "5", "--threads", "1",
             "--no-progress", "--device", "cpu", "--outdir", str(outdir)]
@@ -57,3 +62,51 @@ def test_two_ranks_follow_one_process_and_only_rank_0_writes(tmp_path):
     assert [n for n in names if n not in events] == [
         "checkpoints", "config.yaml", "metrics.tsv", "summary.json"]
     assert json.loads((tmp_path / "two" / "summary.json").read_text())["steps"] == 8
+
+
+def even_data(folder: Path) -> DataPaths:
+    """Pairs of 5 words a side: every batch of 10 holds 60 target tokens."""
+    g = torch.Generator().manual_seed(1)
+    for name, n in (("train", 120), ("dev", 8)):
+        ids = torch.randint(0, 20, (2, n, 5), generator=g).tolist()
+        for side, rows in zip(("src", "tgt"), ids, strict=True):
+            lines = [" ".join(f"w{i}" for i in row) for row in rows]
+            (folder / f"{name}.{side}").write_text("\n".join(lines) + "\n")
+    return DataPaths(*(folder / f for f in ("train.src", "train.tgt", "dev.src",
+                                            "dev.tgt")))
+
+
+@pytest.mark.slow
+def test_two_ranks_equal_one_process_bit_for_bit(tmp_path):
+    # Two batches per update, one per rank: DDP's sum (2 g0 + 2 g1) / 2 is the
+    # one process' g0 + g1 exactly (scaling by 2 is exact), so weights, Adam
+    # state and losses must be identical; with more batches per rank the
+    # additions would be grouped differently.
+    spec = {**SPEC, "train": {**SPEC["train"], "max_tokens": 60, "update_tokens": 120}}
+    paths = even_data(tmp_path)
+    single = _train(paths, tmp_path / "one", 1, spec)
+    double = _train(paths, tmp_path / "two", 2, spec)
+    assert single == double and len(single) == 8 and single[-1] < single[0]
+    a = load_file(tmp_path / "one" / "checkpoints" / "checkpoint_8.pt")
+    b = load_file(tmp_path / "two" / "checkpoints" / "checkpoint_8.pt")
+    for key, tensor in a["model"].items():
+        assert torch.equal(tensor, b["model"][key]), key
+    for pid, state in a["optimizer"]["state"].items():
+        for name, value in state.items():
+            assert torch.equal(value, b["optimizer"]["state"][pid][name]), (pid, name)
+    assert a["data_state"] == b["data_state"]
+
+
+def test_a_collective_refuses_a_tensor_off_the_group_s_device(monkeypatch):
+    monkeypatch.setattr(torch.distributed, "all_reduce", _no_reduce)
+    d = Distributed()
+    d.world, d.collective_device = 2, torch.device("cuda", 0)  # an NCCL group
+    with pytest.raises(ValueError, match="on cpu, but this process group reduces "
+                                         "tensors on cuda:0"):
+        d.sum(torch.zeros(2, dtype=torch.float64))
+    d.collective_device = torch.device("cpu")  # a gloo group takes it
+    assert d.sum(torch.ones(2, dtype=torch.float64)) == [1.0, 1.0]
+
+
+def _no_reduce(tensor: torch.Tensor) -> None:
+    """all_reduce of a group of which this process holds every rank's value."""
