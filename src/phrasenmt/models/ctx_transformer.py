@@ -133,9 +133,14 @@ class ContextEncoder(nn.Module):
     """N_c self-attention layers over X_c, the concatenated context sentences.
 
     The token embeddings are the source encoder's (passed in, not owned, so
-    they stay θ_s and appear once in the state dict). Positions count real
-    tokens along the concatenation, so the result does not depend on how much
-    padding the batch adds between sentences.
+    they stay θ_s and appear once in the state dict). X_c is packed (`pack`):
+    the sentences' real tokens follow each other without the padding the batch
+    puts after each, so the context is K*Lc long only where a row fills it.
+    Positions count real tokens along the concatenation, so the result does
+    not depend on how much padding the batch adds between sentences. The
+    context encoder is θ_d (Zhang et al. 2018 train it in step 2): of the
+    context's computation only the embedding lookup is frozen, so there are
+    no frozen context states to compute once, as a HAN has.
     """
 
     def __init__(self, cfg: ContextTransformerConfig):
@@ -159,7 +164,7 @@ class ContextEncoder(nn.Module):
 
     def forward(self, context: Tensor, embed: Embeddings) -> Context:
         """context (B, K, Lc) ids -> the encoded context C^(N_c)."""
-        ids = context.flatten(1)  # (B, L) X_c, oldest sentence first
+        ids = pack(context.flatten(1))  # (B, L) X_c, oldest sentence first
         real = ids.ne(PAD)  # (B, L)
         keep = real.any(dim=1)  # (B,) sentences with any context
         # A row without context may attend to its first (padding) position, so
@@ -171,6 +176,18 @@ class ContextEncoder(nn.Module):
         for layer in self.layers:
             x = layer(x, mask)
         return Context(self.norm(x), mask, keep[:, None, None])
+
+
+def pack(ids: Tensor) -> Tensor:
+    """(B, K*Lc) ids with padding between the sentences -> (B, L) with each
+    row's real tokens first, in order, L the longest row's count (at least 1).
+    Positions count real tokens, so only the padding attended over changes."""
+    real = ids.ne(PAD)  # (B, K*Lc)
+    length = max(int(real.sum(dim=1).max()), 1) if ids.numel() else 1
+    out = ids.new_full((ids.size(0), length), PAD)
+    rows, _ = real.nonzero(as_tuple=True)
+    out[rows, (real.long().cumsum(dim=1) - 1)[real]] = ids[real]
+    return out
 
 
 class ContextEncoderLayer(EncoderLayer):
