@@ -155,6 +155,9 @@ def test_controls_cxmi_inputs_and_specs_of_the_default_config():
      "models.transformer.context: arch 'transformer' reads no document context"),
     (lambda c: c["models"]["han_dec"].setdefault("model", {}).update(
         context="random"), "models.han_dec.model.context: set models.han_dec.context"),
+    (lambda c: c["models"]["transformer"].setdefault("train", {}).update(
+        empty_context_rate=0.3),
+     "models.transformer.train.empty_context_rate: arch 'transformer' reads no"),
 ])
 def test_bad_context_settings_fail_at_dry_run(change, message):
     config = load_config()

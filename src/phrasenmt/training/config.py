@@ -36,6 +36,7 @@ class TrainConfig:
     average_last: int = 5  # checkpoints to average for the final model
     log_interval: int = 100  # updates between rows of metrics.tsv
     freeze: str = "sentence"  # --init-from freezes: θ_s | loaded weights | none
+    empty_context_rate: float = 0.0  # document models: share of training pairs per epoch whose context is replaced by an empty one (context dropout; seeded)
     compile: bool = False  # run the loss forward through torch.compile (trainer)
     section: ClassVar[str] = "train"  # where its keys live in a spec: train.lr
 
@@ -48,7 +49,8 @@ class TrainConfig:
                                   "keep_last", "average_last", "log_interval"))
         ranges.at_least(self, 0, ("warmup_steps", "weight_decay", "clip_norm",
                                   "max_minutes", "patience", "min_delta"))
-        ranges.fraction(self, ("adam_beta1", "adam_beta2", "label_smoothing"))
+        ranges.fraction(self, ("adam_beta1", "adam_beta2", "label_smoothing",
+                               "empty_context_rate"))
         if self.keep_last < self.average_last:
             raise InputError(f"keeps {self.keep_last} checkpoints but average_last "
                              f"is {self.average_last}", "train.keep_last")

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from torch import Tensor
 
 from phrasenmt.data.documents import context_indices, read_docs
@@ -52,11 +53,28 @@ class DocContext:
     sentences: dict[str, list[list[int]]]  # "src"/"tgt" -> ids of every split line
     indices: list[list[int]]  # per kept pair: context line indices, oldest first
 
-    def batch(self, pairs: Sequence[int]) -> dict[str, Tensor]:
-        """Context tensors (B, K, Lc) per side for the kept pairs `pairs`."""
-        return {side: pad_context([[lines[j] for j in self.indices[i]]
-                                   for i in pairs], self.size)
+    def batch(self, pairs: Sequence[int],
+              empty: Sequence[bool] | None = None) -> dict[str, Tensor]:
+        """Context tensors (B, K, Lc) per side for the kept pairs `pairs`; a pair
+        whose `empty` flag (indexed by pair) is set reads an empty context, as a
+        document's first sentence does."""
+        rows = [[] if empty is not None and empty[i] else self.indices[i]
+                for i in pairs]
+        return {side: pad_context([[lines[j] for j in row] for row in rows],
+                                  self.size)
                 for side, lines in self.sentences.items()}
+
+
+EMPTY_CONTEXT_STREAM = 0x0C7  # keeps context dropout's draws apart from batching's
+
+
+def empty_context_mask(n_pairs: int, rate: float, seed: int, epoch: int
+                       ) -> list[bool]:
+    """Context dropout: which training pairs read an empty context in `epoch`,
+    each with probability `rate`, drawn from (seed, epoch) alone so that a
+    resumed run draws the same."""
+    rng = np.random.default_rng([seed, epoch, EMPTY_CONTEXT_STREAM])
+    return (rng.random(n_pairs) < rate).tolist()
 
 
 @dataclass

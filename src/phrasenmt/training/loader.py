@@ -21,7 +21,7 @@ from typing import Any
 import torch
 
 from phrasenmt.nn.batching import Batch, BatchIterator, PackedCorpus
-from phrasenmt.training.data import Corpus
+from phrasenmt.training.data import Corpus, empty_context_mask
 
 
 def pack(corpus: Corpus) -> PackedCorpus:
@@ -29,10 +29,12 @@ def pack(corpus: Corpus) -> PackedCorpus:
     return PackedCorpus.pack(corpus.src, corpus.tgt, corpus.side)
 
 
-def collate_pairs(packed: PackedCorpus, corpus: Corpus, indices: Sequence[int]) -> Batch:
-    """The batch of pairs `indices` (host memory), with their document context."""
+def collate_pairs(packed: PackedCorpus, corpus: Corpus, indices: Sequence[int],
+                  empty: Sequence[bool] | None = None) -> Batch:
+    """The batch of pairs `indices` (host memory), with their document context
+    (empty for the pairs flagged in `empty`, indexed by pair: context dropout)."""
     # Context by the pairs' own indices, never from the batch's other rows.
-    context = corpus.context.batch(indices) if corpus.context else None
+    context = corpus.context.batch(indices, empty) if corpus.context else None
     return packed.collate(indices, context)
 
 
@@ -40,28 +42,45 @@ class UpdateLoader:
     """Endless updates: (this rank's batches on the device with their weights,
     the update's target tokens); an update holds batches until `update_tokens`
     target tokens. A rank without a batch gets the first with weight 0: it
-    still joins DDP's gradient sum."""
+    still joins DDP's gradient sum. With `empty_context_rate` (context dropout,
+    document corpora only) each pair reads an empty context in an epoch with that
+    probability, drawn from (seed, epoch) on the calling thread."""
 
     def __init__(self, corpus: Corpus, batches: list[list[int]], seed: int,
                  update_tokens: int, share: Callable[[int], list[int]],
-                 device: torch.device, prefetch: bool = True):
+                 device: torch.device, prefetch: bool = True,
+                 empty_context_rate: float = 0.0):
         self.corpus, self.packed = corpus, pack(corpus)
+        self.seed, self.empty_context_rate = seed, empty_context_rate
+        self._empty: tuple[int, list[bool]] = (0, [])  # epoch, its flags
         self.iterator = BatchIterator(batches, seed)
         self.update_tokens, self.share, self.device = update_tokens, share, device
         self._pool = ThreadPoolExecutor(1, "collate") if prefetch else None
         self._ahead: tuple[Any, int, float, dict[str, Any]] | None = None
         self._state = self.iterator.state_dict()
 
-    def _plan(self) -> tuple[list[list[int]], int]:
-        """The next update's batches (index lists) and its target tokens."""
+    def _plan(self) -> tuple[list[tuple[list[int], list[bool] | None]], int]:
+        """The next update's batches (index lists, each with its epoch's
+        context-dropout flags) and its target tokens."""
         picked, total = [], 0
         while total < self.update_tokens:
-            picked.append(next(self.iterator))
-            total += self.packed.target_tokens(picked[-1])
+            batch = next(self.iterator)  # then .epoch is the batch's epoch
+            picked.append((batch, self._empty_flags(self.iterator.epoch)))
+            total += self.packed.target_tokens(batch)
         return picked, total
 
-    def _collate(self, mine: list[list[int]]) -> list[Batch]:
-        out = [collate_pairs(self.packed, self.corpus, b) for b in mine]
+    def _empty_flags(self, epoch: int) -> list[bool] | None:
+        """Which pairs read an empty context in `epoch` (None: no dropout)."""
+        if not self.empty_context_rate or self.corpus.context is None:
+            return None
+        if self._empty[0] != epoch:
+            self._empty = (epoch, empty_context_mask(
+                len(self.corpus.src), self.empty_context_rate, self.seed, epoch))
+        return self._empty[1]
+
+    def _collate(self, mine: list[tuple[list[int], list[bool] | None]]
+                 ) -> list[Batch]:
+        out = [collate_pairs(self.packed, self.corpus, b, e) for b, e in mine]
         return [b.pin_memory() for b in out] if self.device.type == "cuda" else out
 
     def _prepare(self) -> None:

@@ -159,6 +159,10 @@ class Trainer:
         self.precision = prec.resolve(precision, self.device, warn=self.dist.is_main)
         self.progress_bar = progress_bar
         check_context(spec.arch, paths.docs is not None)
+        if self.cfg.empty_context_rate and not get_model_class(spec.arch).context_sides:
+            raise InputError(f"is {self.cfg.empty_context_rate}, but arch {spec.arch!r} "
+                             "reads no document context to replace",
+                             "train.empty_context_rate")
         check_side_inputs(get_model_class(spec.arch), set(paths.side), "--side")
         self.run_spec = {**spec.to_dict(), "seed": seed, "data": fingerprint(paths)}
         self.init_from, self.step1 = init_from, None
@@ -242,7 +246,8 @@ class Trainer:
                                cfg.max_tokens, self.seed)
         # Collates the next update's batches while this one computes (loader).
         self.iterator = UpdateLoader(self.train_data, batches, self.seed,
-                                     cfg.update_tokens, self.dist.share, self.device)
+                                     cfg.update_tokens, self.dist.share, self.device,
+                                     empty_context_rate=cfg.empty_context_rate)
 
     def _init_from_step1(self) -> None:
         """Step 2: load step 1's weights (θ_d new), freeze per train.freeze, say so."""

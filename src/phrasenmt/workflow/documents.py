@@ -155,6 +155,12 @@ def check_document_keys(config: dict) -> None:
             raise InputError(f"models.{name}.{taken[0]}: only document-level "
                              f"models ({', '.join(wf.DOCUMENT_ARCHS)}) take it",
                              "config")
+        if (entry.get("train") or {}).get("empty_context_rate"):
+            raise InputError(f"models.{name}.train.empty_context_rate: arch "
+                             f"{entry.get('arch')!r} reads no document context to "
+                             "replace; context dropout applies to the "
+                             f"document-level archs ({', '.join(wf.DOCUMENT_ARCHS)})"
+                             " only", "config")
 
 
 def _check_reference(config: dict, name: str) -> None:
