@@ -23,7 +23,10 @@ command does not rot; `--timing` adds part 2 at whatever size is asked). Every
 stage is guarded: a failing architecture is one FAIL row with its reason and
 the others still run. The exit status is 1 if any row failed or an
 architecture was skipped for the time budget, 0 otherwise; fairseq being
-unavailable is reported, not a failure.
+unavailable is reported, not a failure. SIGTERM or SIGUSR1 (a job's time
+limit, `timeout`) ends the check at once with status 128 + the signal's number
+(143 for SIGTERM), the summary saying STOPPED and keeping what finished; a
+training in this process that takes the signal as a preemption passes it on.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from phrasenmt.cli import (
     positive_int,
 )
 from phrasenmt.io import atomic_open, output_set, run_cli
+from phrasenmt.training.stopping import Terminated, TerminateOnSignals
 from tests.gpu import ddp as gpu_ddp
 from tests.gpu import families as fam
 from tests.gpu.data import synthetic
@@ -149,6 +153,20 @@ def main(argv: list[str] | None = None) -> int:
                      "timing": None, "fairseq": None, "ddp": [], "skipped": [],
                      "status": "RUNNING", "seconds": 0.0}
     print(f"gpu_check: {summary['environment']}", flush=True)
+    with TerminateOnSignals():
+        try:
+            return stages(args, work, deadline, summary)
+        except Terminated as stop:  # SIGTERM/SIGUSR1: end now, keep what was measured
+            summary["status"] = "STOPPED"
+            summary["skipped"].append(f"everything after: {stop}")
+            write_summary(args.out, summary)
+            print(f"gpu_check: {stop}; the summary keeps what finished", flush=True)
+            return stop.exit_status
+
+
+def stages(args: argparse.Namespace, work: Path, deadline: float, summary: dict
+           ) -> int:
+    """Parts 1-5 -> exit status."""
     # fp32 means fp32: PyTorch lets cuDNN use TF32 by default (the recurrent
     # families' fp32 runs would then differ from the CPU's by more than float32
     # rounding); bf16 runs are unaffected.

@@ -9,8 +9,10 @@ group (it wraps the model in DistributedDataParallel from 2 ranks).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -46,6 +48,25 @@ def subprocess_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": path}
 
 
+def run_group(argv: list[str], timeout: float) -> subprocess.CompletedProcess:
+    """Run the launcher in its own process group; if this process is stopped
+    (SIGTERM raises Terminated) or the time runs out, the launcher and its
+    ranks get SIGTERM, then SIGKILL 10 s later: no rank is left behind."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=subprocess_env(), start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except BaseException:
+        for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, None)):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, sig)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.communicate(timeout=wait)
+                break
+        raise
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
 def check_ddp(s: Settings, procs: int, timeout: float) -> dict[str, Any]:
     """The Transformer under the launcher with `procs` ranks vs one process (fp32)."""
     folder = s.workdir / f"ddp{procs}"
@@ -57,10 +78,9 @@ def check_ddp(s: Settings, procs: int, timeout: float) -> dict[str, Any]:
         single = folder / "single"
         call(train_main, train_args("transformer", s, single, "fp32"),
              folder / "single.log")
-        result = subprocess.run(
+        result = run_group(
             [*ddp_command(procs), *train_args("transformer", s, folder / "ddp", "fp32")],
-            capture_output=True, text=True, timeout=timeout, env=subprocess_env(),
-            check=False)
+            timeout)
         (folder / "ddp.log").write_text(result.stdout + result.stderr, "utf-8")
         if result.returncode != 0:
             tail = [x for x in result.stderr.splitlines() if x.strip()][-1:] or [""]

@@ -39,6 +39,7 @@ from phrasenmt.models.registry import MODELS, get_model_class
 from phrasenmt.train import main as train_main
 from phrasenmt.train_fertility import main as fertility_main
 from phrasenmt.training.checkpoint import checksum_path
+from phrasenmt.training.stopping import passed_on
 from phrasenmt.translate import main as translate_main
 from tests.gpu.data import SRC, TGT, Corpus
 
@@ -183,6 +184,7 @@ def call(fn, argv: list[str], log: Path) -> str:
         with log.open("a", encoding="utf-8") as fh:
             fh.write(traceback.format_exc())
         raise CheckFailed(f"{type(exc).__name__}: {one_line(str(exc))}") from exc
+    passed_on(code)  # a training stopped by SIGTERM: the check stops too
     if code:
         raise CheckFailed(f"exit {code}: {err.last_line()}")
     return err.getvalue()

@@ -50,3 +50,44 @@ class SignalFlag:
     def __exit__(self, *exc: object) -> None:
         for sig, handler in self._previous.items():
             signal.signal(sig, handler)
+
+
+class Terminated(BaseException):
+    """A script (a check, a benchmark) was told to stop by a signal.
+
+    A BaseException, so that the guards that turn one stage's failure into
+    one row (`except Exception`) let it through and the script ends."""
+
+    def __init__(self, signame: str):
+        self.signame = signame
+        super().__init__(f"stopped by {signame}")
+
+    @property
+    def exit_status(self) -> int:
+        """128 + the signal's number, as a shell reports a process it killed."""
+        return 128 + int(getattr(signal, self.signame, signal.SIGTERM))
+
+
+class TerminateOnSignals:
+    """Handlers for SIGTERM/SIGUSR1 that raise `Terminated` where the script is.
+
+    A training run in the same process installs its own handlers (SignalFlag)
+    for its duration and returns PREEMPTED_EXIT; its caller passes that on by
+    raising `Terminated` too (`passed_on`)."""
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        raise Terminated(signal.Signals(signum).name)
+
+    def __enter__(self) -> Self:
+        self._previous = {sig: signal.signal(sig, self._handle) for sig in SIGNALS}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+
+def passed_on(status: int | None) -> None:
+    """Raise `Terminated` when an in-process training stopped on a signal."""
+    if status == PREEMPTED_EXIT:
+        raise Terminated("a signal (the training in this process stopped on it)")
