@@ -25,7 +25,12 @@ from phrasenmt.io import InputError, describe_removed, read_lines, run_cli, writ
 from phrasenmt.log import get_logger
 from phrasenmt.text.punctuation import attach_punctuation, hide_quotes, show_quotes
 from phrasenmt.text.scripts import warn_if_unsegmented
-from phrasenmt.text.words import counts_characters, line_length, word_segmenter
+from phrasenmt.text.words import (
+    SEGMENTABLE,
+    counts_characters,
+    line_length,
+    word_segmenter,
+)
 
 _log = get_logger(__name__)
 
@@ -307,8 +312,10 @@ def check_not_empty(src: Path, total: int, kept: int, counts: Counter,
 def clean(args: argparse.Namespace, opts: Options) -> tuple[int, int]:
     """Run the whole cleaning step; returns (kept, total)."""
     src_raw, tgt_raw, sidecars = read_inputs(args, opts)
-    for path, lines in ((args.src_in, src_raw), (args.tgt_in, tgt_raw)):
-        warn_if_unsegmented(path, lines, WORD_LEVEL_STEPS)
+    for path, lines, lang in ((args.src_in, src_raw, opts.src_lang),
+                              (args.tgt_in, tgt_raw, opts.tgt_lang)):
+        if not (opts.raw and lang in SEGMENTABLE):  # else jieba cuts its words
+            warn_if_unsegmented(path, lines, WORD_LEVEL_STEPS)
     src = process_side(src_raw, opts.src_lang, opts)
     tgt = process_side(tgt_raw, opts.tgt_lang, opts)
     units = length_units(src, tgt, opts)

@@ -1,0 +1,177 @@
+"""Text in any script: SentencePiece subwords, jieba's words for Chinese,
+cleaning counted in characters, and BLEU with the target language's tokenizer,
+on the small zh-en fixture in tests/data/zh_en (make_fixture.py writes it)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from phrasenmt import bpe
+from phrasenmt.data import clean, detokenize
+from phrasenmt.evaluate import bleu
+from phrasenmt.io import InputError, read_lines
+from phrasenmt.text import spm, words
+
+FIXTURE = Path(__file__).parents[1] / "data" / "zh_en"
+
+
+def _clean(tmp_path: Path, mode: str, split: str = "train") -> list[list[str]]:
+    """Clean a split of the fixture (zh -> en); the stats rows."""
+    args = ["--src-in", str(FIXTURE / f"{split}.zh"),
+            "--tgt-in", str(FIXTURE / f"{split}.en"),
+            "--src-out", str(tmp_path / f"{split}.zh"),
+            "--tgt-out", str(tmp_path / f"{split}.en"),
+            "--src-lang", "zh", "--tgt-lang", "en", mode, "--filter",
+            "--stats", str(tmp_path / f"{split}.clean.tsv")]
+    assert clean.main(args) == 0
+    return [line.split("\t") for line in read_lines(tmp_path / f"{split}.clean.tsv")]
+
+
+def _mean_tokens(path: Path) -> float:
+    lines = read_lines(path)
+    return sum(len(line.split()) for line in lines) / len(lines)
+
+
+@pytest.fixture(scope="module")
+def segmented(tmp_path_factory) -> Path:
+    """The fixture's training text cleaned in --raw mode, SentencePiece'd."""
+    out = tmp_path_factory.mktemp("spm")
+    _clean(out, "--raw")
+    bpe.main(["spm-learn", "--in", str(out / "train.zh"), str(out / "train.en"),
+              "--model", str(out / "joint.model"), "--vocab-size", "200",
+              "--seed", "7", "--character-coverage", "0.9995"])
+    for lang in ("zh", "en"):
+        bpe.main(["apply", "--sentencepiece", str(out / "joint.model"),
+                  "--in", str(out / f"train.{lang}"),
+                  "--out", str(out / f"train.bpe.{lang}")])
+    return out
+
+
+def test_sentencepiece_gives_no_clause_sized_tokens(segmented):
+    src, tgt = (_mean_tokens(segmented / f"train.bpe.{lang}") for lang in ("zh", "en"))
+    assert tgt / 2 <= src <= 2 * tgt, (src, tgt)
+    # the word files hold jieba's words, not clauses: a few characters each
+    zh = read_lines(segmented / "train.zh")
+    assert words.detect_unsegmented(zh) is None
+    assert _mean_tokens(segmented / "train.zh") > 5
+
+
+def test_subwords_join_back_to_the_words(segmented):
+    for lang in ("zh", "en"):
+        text = read_lines(segmented / f"train.{lang}")
+        pieces = read_lines(segmented / f"train.bpe.{lang}")
+        assert [bpe.remove_bpe(p) for p in pieces] == text
+        assert [spm.decode(p) for p in pieces] == text
+
+
+def test_training_is_deterministic(segmented, tmp_path):
+    again = tmp_path / "again.model"
+    bpe.main(["spm-learn", "--in", str(segmented / "train.zh"),
+              str(segmented / "train.en"), "--model", str(again),
+              "--vocab-size", "200", "--seed", "7", "--character-coverage", "0.9995"])
+    assert again.read_bytes() == (segmented / "joint.model").read_bytes()
+
+
+@pytest.mark.parametrize("mode", ["--tokenize", "--raw"])
+def test_cleaning_counts_chinese_in_characters(tmp_path, mode):
+    rows = {r[0]: r for r in _clean(tmp_path, mode)}
+    dropped = sum(int(rows[r][1]) for r in clean.REASONS)
+    assert dropped <= 0.02 * int(rows["total"][1])
+    assert "zh: characters, en: tokens" in rows["ratio"][3]
+
+
+def test_word_counts_would_have_dropped_the_fixture():
+    """The control: counted in Moses tokens, Chinese clauses are one 'word' each."""
+    zh = [clean.tokenize(line, "zh") for line in read_lines(FIXTURE / "train.zh")]
+    en = read_lines(FIXTURE / "train.en")
+    dropped = sum(clean.drop_reason(a, b, 100, 2.5) is not None
+                  for a, b in zip(zh, en, strict=True))
+    assert dropped > 0.5 * len(zh)
+    # and so a clause is one token: far fewer than the English side's words
+    assert sum(len(line.split()) for line in zh) < 0.25 * sum(
+        len(line.split()) for line in en)
+    assert not any(clean.drop_reason(a, b, 100, 2.5, (True, False))
+                   for a, b in zip(zh, en, strict=True))
+
+
+def test_a_rule_that_drops_over_5_percent_warns(tmp_path, caplog):
+    rows = [["x"] * 3] * 10
+    counts = clean.Counter({"empty": 0, "too_long": 1, "ratio": 2})
+    notes = {"empty": "e", "too_long": "t", "ratio": "longer side over 2.5 x"}
+    lines = clean.warn_heavy_rules(counts, len(rows) * 2, Path("train.zh"), notes)
+    assert len(lines) == 1 and "cleaning rule ratio dropped 2 of 20 pairs" in lines[0]
+    assert "(10.0 %, more than 5%)" in lines[0]
+
+
+def test_bleu_signature_says_tok_zh(tmp_path):
+    ref = read_lines(FIXTURE / "test.zh")
+    hyp = [line[:-2] + "。" for line in ref]  # one character short each
+    for name, lines in (("hyp", hyp), ("ref", ref)):
+        (tmp_path / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "eval.json"
+    assert bleu.main(["--system", "m", "--testset", "test", "--lang", "zh",
+                      "--hyp", str(tmp_path / "hyp"), "--ref", str(tmp_path / "ref"),
+                      "--hyp-tok", str(tmp_path / "hyp"),
+                      "--ref-tok", str(tmp_path / "ref"), "--out", str(out)]) == 0
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert "tok:zh" in result["bleu"]["signature"]
+    assert 30 < result["bleu"]["score"] < 100  # 13a would see one word per line
+    assert "nc:6" in result["chrf"]["signature"] and result["chrf"]["score"] > 50
+
+
+@pytest.mark.parametrize("lang, tokenizer", [("zh", "zh"), ("en", "13a"),
+                                             ("de", "13a"), ("th", "char"),
+                                             (None, "13a")])
+def test_bleu_tokenizer_of_the_target_language(lang, tokenizer):
+    assert bleu.bleu_tokenizer(lang) == (tokenizer, None)
+
+
+def test_japanese_without_mecab_is_noted():
+    tokenizer, note = bleu.bleu_tokenizer("ja")
+    assert tokenizer in ("ja-mecab", "char")
+    assert (note is None) == (tokenizer == "ja-mecab")
+
+
+def test_pieces_in_subword_nmt_form():
+    assert spm.to_subwords(["▁he", "llo", "▁", "X", "▁world"]) == [
+        "he@@", "llo", "X", "world"]
+    assert spm.decode("he@@ llo X world") == "hello X world"
+
+
+def test_detokenize_joins_the_segmenters_spaces(tmp_path):
+    (tmp_path / "in").write_text("我们 去 学校 。\nI use Python 3 .\n",
+                                 encoding="utf-8")
+    detokenize.main(["--lang", "zh", "--sentencepiece", "--in", str(tmp_path / "in"),
+                     "--out", str(tmp_path / "out")])
+    assert read_lines(tmp_path / "out") == ["我们去学校。", "I use Python 3 ."]
+
+
+def test_vocab_size_too_large_is_one_line_naming_the_key(tmp_path):
+    with pytest.raises(InputError) as err:
+        spm.train(["a b c", "a b d"] * 20, "bpe", 5000, 1)
+    message = str(err.value)
+    assert "\n" not in message and "bpe.vocab_size" in message
+    assert "at most" in message
+
+
+def test_vocab_size_too_small_is_one_line_naming_the_key():
+    with pytest.raises(InputError) as err:
+        spm.train(["abcdefghijklmnop qrstuvwxyz"] * 20, "unigram", 10, 1)
+    assert "\n" not in str(err.value) and "raise it to at least" in str(err.value)
+
+
+def test_a_file_that_is_not_a_model_is_refused(tmp_path):
+    (tmp_path / "codes").write_text("#version: 0.2\na b\n", encoding="utf-8")
+    with pytest.raises(InputError, match="not a SentencePiece model file"):
+        spm.load(tmp_path / "codes")
+
+
+def test_languages_without_a_segmenter_are_named():
+    assert words.segmenter_missing("en") is None
+    assert "tokenize: false" in words.segmenter_missing("ja")
+    assert words.word_segmenter("de")("a  b ") == "a b"
+    assert words.line_length("我们 去", True) == 3
+    assert words.line_length("我们 去", False) == 2
