@@ -6,7 +6,7 @@ for the decoder-side HAN its teacher-forced decoder states) are a function of
 that sentence alone. A model that has such states names them in
 `frozen_state_sides` and computes them with `line_states` (θ_s in eval mode, no
 gradient, each sentence with equal-length peers only, so without padding);
-`ContextStates` keeps them by line index, and `batch` lays them out as the
+`ContextStates` keeps them by line index, and `lookup` lays them out as the
 (B, K, L, C) tensors the model reads from its context as `<side>_states`
 instead of encoding the context ids again (`LINE_CHUNK` says why a line's
 states do not depend on the lines computed with it). A model given no states computes
@@ -67,17 +67,20 @@ class ContextStates:
     """The frozen states of context lines by line index, for one split.
 
     `lines[side][j]` is line j's ids on that side (no </s>); `add` computes the
-    states of lines not yet held; `batch` returns them as `<side>_states`.
+    states of lines not held yet (in one pass over them all: `prepare` for the
+    lines a split needs); `lookup` lays them out for a batch.
     """
 
-    def __init__(self, model: nn.Module, lines: dict[str, Sequence[Ids]]):
-        self.model, self.lines = model, lines
+    def __init__(self, model: nn.Module, lines: dict[str, Sequence[Ids]],
+                 needed: Sequence[int] = ()):
+        self.model, self.lines, self.needed = model, lines, list(needed)
         self.sides: tuple[str, ...] = model.frozen_state_sides
         self.held: dict[str, dict[int, Tensor]] = {s: {} for s in self.sides}
         self.d_model = model.cfg.d_model
 
-    def nbytes(self, indices: Sequence[int]) -> int:
-        """Bytes the states of `indices` take (fp32)."""
+    def nbytes(self, indices: Sequence[int] | None = None) -> int:
+        """Bytes the states of `indices` (default: the needed lines) take (fp32)."""
+        indices = self.needed if indices is None else indices
         tokens = sum(len(self.lines[s][j]) + 1 for s in self.sides for j in indices)
         return 4 * self.d_model * tokens
 
@@ -94,25 +97,34 @@ class ContextStates:
             for j, value in zip(todo, states[side], strict=True):
                 self.held[side][j] = value
 
-    def batch(self, indices: Sequence[Sequence[int]], size: int) -> dict[str, Tensor]:
-        """Per row up to `size` line indices (oldest first, as `pad_context`
-        places them) -> {"<side>_states": (B, K, L, C)}, zeros where no line."""
+    def prepare(self) -> None:
+        """Compute the states of every needed line not held yet."""
+        self.add(self.needed)
+
+    def lookup(self, index: Tensor) -> dict[str, Tensor]:
+        """Line indices (B, K), -1 where no line (`DocContext.batch`'s "index")
+        -> {"<side>_states": (B, K, L, C)}, zeros where no line; lines not held
+        yet are computed first."""
+        rows = index.tolist()
+        self.add([j for row in rows for j in row if j >= 0])
+        like = next(self.model.parameters())
+        empty = like.new_zeros(0, self.d_model)
         return {f"{side}_states": place(
-            [[self.held[side][j] for j in row] for row in indices], size,
-            self.d_model, next(self.model.parameters()))
-            for side in self.sides}
+            [[self.held[side][j] if j >= 0 else empty for j in row] for row in rows],
+            index.size(1), self.d_model, like) for side in self.sides}
 
 
 def place(rows: Sequence[Sequence[Tensor]], size: int, d_model: int,
           like: Tensor) -> Tensor:
     """Per row up to `size` states (L_j, C), oldest first -> (B, K, L, C), each
-    in slot K - len(row) + k (as `pad_context`), zeros elsewhere."""
+    in slot K - len(row) + k (as `pad_context`), zeros elsewhere; L the longest
+    (1 when there are none, as `pad_context`)."""
     flat = [like.new_zeros(0, d_model)] * (len(rows) * size)
     for b, row in enumerate(rows):
         for k, value in enumerate(row, start=size - len(row)):
             flat[b * size + k] = value
     if all(t.size(0) == 0 for t in flat):
-        flat[0] = like.new_zeros(1, d_model)  # pad_context's empty length: 1
+        flat[0] = like.new_zeros(1, d_model)
     dtype = next((t.dtype for t in flat if t.numel()), like.dtype)
     out = nn.utils.rnn.pad_sequence([t.to(dtype) for t in flat], batch_first=True)
     return out.view(len(rows), size, *out.shape[1:])

@@ -16,6 +16,11 @@ class TrainConfig:
     lr: float = 5e-4  # peak learning rate, reached at the end of warm-up
     warmup_steps: int = 4000  # linear warm-up, then the decay of lr_schedule
     lr_schedule: str = "inverse_sqrt"  # decay after warm-up: inverse_sqrt | linear (to 0 at max_steps)
+    # steps | time: what the schedule counts. steps: updates (warmup_steps,
+    # max_steps); time: training time as a fraction of max_minutes (warm-up to
+    # warmup_fraction, linear decay to 0 when the time is up; training.schedule)
+    schedule: str = "steps"
+    warmup_fraction: float = 0.1  # schedule time: warm-up as a fraction of max_minutes
     adam_beta1: float = 0.9  # Adam beta1 (Vaswani et al.)
     adam_beta2: float = 0.98  # Adam beta2 (Vaswani et al.)
     adam_eps: float = 1e-9  # Adam epsilon (Vaswani et al.)
@@ -38,6 +43,9 @@ class TrainConfig:
     freeze: str = "sentence"  # --init-from freezes: θ_s | loaded weights | none
     empty_context_rate: float = 0.0  # document models: share of training pairs per epoch whose context is replaced by an empty one (context dropout; seeded)
     compile: bool = False  # run the loss forward through torch.compile (trainer)
+    # frozen context states (HAN step 2) kept per split, computed once per
+    # sentence (MB; 0 = computed with every batch; models.context_cache)
+    context_cache_mb: float = 4096.0
     section: ClassVar[str] = "train"  # where its keys live in a spec: train.lr
 
     def check(self) -> None:
@@ -48,7 +56,8 @@ class TrainConfig:
                                   "max_steps", "valid_interval", "save_interval",
                                   "keep_last", "average_last", "log_interval"))
         ranges.at_least(self, 0, ("warmup_steps", "weight_decay", "clip_norm",
-                                  "max_minutes", "patience", "min_delta"))
+                                  "max_minutes", "patience", "min_delta",
+                                  "context_cache_mb"))
         ranges.fraction(self, ("adam_beta1", "adam_beta2", "label_smoothing",
                                "empty_context_rate"))
         if self.keep_last < self.average_last:
@@ -56,19 +65,38 @@ class TrainConfig:
                              f"is {self.average_last}", "train.keep_last")
         ranges.one_of(self, "freeze", FREEZE_MODES)
         ranges.one_of(self, "lr_schedule", SCHEDULES)
-        if self.lr_schedule == "linear" and self.max_steps <= self.warmup_steps:
+        ranges.one_of(self, "schedule", SCHEDULE_CLOCKS)
+        self.check_time_schedule()
+        if (self.schedule, self.lr_schedule) == ("steps", "linear") and (
+                self.max_steps <= self.warmup_steps):
             raise InputError(f"lr_schedule linear decays to 0 at max_steps "
                              f"({self.max_steps}), which must come after warmup_steps "
                              f"({self.warmup_steps})", "train.max_steps")
 
+    def check_time_schedule(self) -> None:
+        """schedule: time needs a time budget and a warm-up fraction below 1."""
+        if self.schedule != "time":
+            return
+        if self.max_minutes <= 0:
+            raise InputError("is time, but train.max_minutes is not set: the time "
+                             "schedule's warm-up and decay are fractions of it; set "
+                             "max_minutes or use schedule: steps", "train.schedule")
+        if not 0 <= self.warmup_fraction < 1:
+            raise InputError(f"must be at least 0 and below 1, got "
+                             f"{self.warmup_fraction}", "train.warmup_fraction")
+
     def resumable_fields(self) -> tuple[str, ...]:
-        """RESUMABLE_FIELDS, less max_steps where the schedule ends at it."""
+        """RESUMABLE_FIELDS, less the budget the schedule ends at: max_minutes
+        under schedule time, max_steps under lr_schedule linear."""
+        if self.schedule == "time":
+            return tuple(f for f in RESUMABLE_FIELDS if f != "max_minutes")
         if self.lr_schedule == "linear":
             return tuple(f for f in RESUMABLE_FIELDS if f != "max_steps")
         return RESUMABLE_FIELDS
 
 
 SCHEDULES = ("inverse_sqrt", "linear")  # the values of TrainConfig.lr_schedule
+SCHEDULE_CLOCKS = ("steps", "time")  # the values of TrainConfig.schedule
 FREEZE_MODES = ("sentence", "loaded", "none")  # the values of TrainConfig.freeze
 
 
@@ -77,7 +105,8 @@ FREEZE_MODES = ("sentence", "loaded", "none")  # the values of TrainConfig.freez
 # patience and min_delta say when the dev loss has levelled off;
 # max_steps only under inverse_sqrt: linear decays to 0 at it), and
 # `compile`, which changes how the same computation runs (as --precision does:
-# bit-exact resumption holds within one setting).
+# bit-exact resumption holds within one setting), and `context_cache_mb`, which
+# only says whether frozen context states are kept (the same states either way).
 RESUMABLE_FIELDS = ("max_steps", "max_minutes", "patience", "min_delta", "keep_last",
                     "log_interval", "save_interval", "valid_interval", "average_last",
-                    "compile")
+                    "compile", "context_cache_mb")

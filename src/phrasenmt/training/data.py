@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import torch
 from torch import Tensor
 
 from phrasenmt.data.documents import context_indices, read_docs
@@ -52,6 +53,9 @@ class DocContext:
     size: int  # K: context sentences per pair at most
     sentences: dict[str, list[list[int]]]  # "src"/"tgt" -> ids of every split line
     indices: list[list[int]]  # per kept pair: context line indices, oldest first
+    # also give "index" (B, K): the line of each slot, -1 where none (for a
+    # models.context_cache.ContextStates of this split)
+    with_index: bool = False
 
     def batch(self, pairs: Sequence[int],
               empty: Sequence[bool] | None = None) -> dict[str, Tensor]:
@@ -60,9 +64,17 @@ class DocContext:
         document's first sentence does."""
         rows = [[] if empty is not None and empty[i] else self.indices[i]
                 for i in pairs]
-        return {side: pad_context([[lines[j] for j in row] for row in rows],
-                                  self.size)
-                for side, lines in self.sentences.items()}
+        out = {side: pad_context([[lines[j] for j in row] for row in rows],
+                                 self.size)
+               for side, lines in self.sentences.items()}
+        if self.with_index:
+            out["index"] = torch.tensor([[-1] * (self.size - len(row)) + row
+                                         for row in rows], dtype=torch.long)
+        return out
+
+    def needed(self) -> list[int]:
+        """The lines that are some pair's context, in order."""
+        return sorted({j for row in self.indices for j in row})
 
 
 EMPTY_CONTEXT_STREAM = 0x0C7  # keeps context dropout's draws apart from batching's

@@ -42,6 +42,7 @@ from phrasenmt.models.swan import eager_under_compile
 from phrasenmt.nn.batching import Batch, collate, make_batches
 from phrasenmt.text.vocab import UNK, Vocabulary
 from phrasenmt.training import checkpoint as ckpt
+from phrasenmt.training.context_states import context_caches, with_states
 from phrasenmt.training.data import (
     Corpus,
     DataPaths,
@@ -239,8 +240,14 @@ class Trainer:
             betas=(cfg.adam_beta1, cfg.adam_beta2), eps=cfg.adam_eps,
             weight_decay=cfg.weight_decay,
             fused=True if self.device.type in ("cpu", "cuda") else None)
-        self.scheduler = LRSchedule(self.optimizer, cfg.lr, cfg.warmup_steps,
-                                    cfg.lr_schedule, cfg.max_steps)
+        self.scheduler = LRSchedule(
+            self.optimizer, cfg.lr, cfg.warmup_steps, cfg.lr_schedule, cfg.max_steps,
+            60 * cfg.max_minutes if cfg.schedule == "time" else 0.0,
+            cfg.warmup_fraction)
+        # frozen context states computed once per sentence (HAN step 2)
+        self.context_states = context_caches(
+            self.model, {"train": self.train_data, "dev": self.dev_data},
+            cfg.context_cache_mb, self.dist.is_main)
         batches = make_batches([len(s) for s in self.train_data.src],
                                [len(t) for t in self.train_data.tgt],
                                cfg.max_tokens, self.seed)
@@ -298,7 +305,9 @@ class Trainer:
             # kernels: bf16 products of the backward pass too (prec.kernels)
             with sync, prec.kernels(self.precision, self.device):
                 with self._autocast():
-                    loss, nll = self.loss_module(batch, self.cfg.label_smoothing)
+                    loss, nll = self.loss_module(
+                        with_states(batch, self.context_states.get("train")),
+                        self.cfg.label_smoothing)
                 (loss * weight * world / total).backward()
             sums += weight * torch.stack([loss.detach(), nll.detach()]).double()
         return sums
@@ -307,7 +316,7 @@ class Trainer:
         """One update -> (loss sum, NLL sum, target tokens, lr)."""
         self.model.train()
         work, total = self._next_update()
-        lr = self.scheduler.step()
+        lr = self.scheduler.step(self.state.train_seconds)  # (a time schedule's clock)
         loss_sum, nll_sum = self.dist.sum(self._backward(work, total))
         if not math.isfinite(loss_sum):
             self.optimizer.zero_grad(set_to_none=True)
@@ -333,6 +342,7 @@ class Trainer:
         for indices in batches:
             batch = self._batch(self.dev_data, indices)
             with self._autocast():
+                batch = with_states(batch, self.context_states.get("dev"))
                 nll_sum += self.model.loss(batch, 0.0)[1].double()
             ntokens += batch.ntokens
         return nll_sum.item() / ntokens  # one read-back for the whole dev set
@@ -427,6 +437,8 @@ class Trainer:
             last = last or self._plateaued()
             dev = f"{dev_loss:.4f}"
         s.train_seconds += time.perf_counter() - start
+        if dev:
+            self._warn_short_budget()
         row = None
         if dev or s.step % cfg.log_interval == 0:
             w = window
@@ -441,6 +453,26 @@ class Trainer:
         if s.step % cfg.save_interval == 0 or last:
             self.save()
         return row, last
+
+    _pace_checked = False  # whether _warn_short_budget has looked
+
+    def _warn_short_budget(self) -> None:
+        """At the first validation: warn when max_minutes, at this pace, stops
+        the run inside its warm-up (a step schedule's)."""
+        if self._pace_checked:
+            return
+        self._pace_checked = True
+        s, cfg = self.state, self.cfg
+        if cfg.max_minutes <= 0 or cfg.schedule != "steps" or not self.dist.is_main:
+            return
+        projected = int(s.step * 60 * cfg.max_minutes / max(s.train_seconds, 1e-9))
+        if projected < min(cfg.warmup_steps, cfg.max_steps):
+            _log.warning(
+                f"train.max_minutes ({cfg.max_minutes:g}) allows about {projected:,} "
+                f"updates at this run's pace ({s.step:,} in {s.train_seconds:.0f} s), "
+                f"inside its warm-up of {cfg.warmup_steps:,} (train.warmup_steps): "
+                "it would stop before the learning rate peaks; raise max_minutes, "
+                "lower warmup_steps, or use train.schedule: time")
 
     def _stop_after(self, start: float) -> bool:
         """Whether the update that began at `start` is the last one."""
@@ -518,7 +550,10 @@ class Trainer:
             "tokens_per_second": round(s.target_tokens / max(s.train_seconds, 1e-9), 1),
             "best_dev_loss": s.best_dev_loss, "stopped_by": self._stop_reason(),
             "average_last": self.cfg.average_last,
-            "precision": self.precision, "compile": self.cfg.compile}
+            "precision": self.precision, "compile": self.cfg.compile,
+            # the budgets, for the tables' note on a run stopped early
+            "max_steps": self.cfg.max_steps, "warmup_steps": self.cfg.warmup_steps,
+            "max_minutes": self.cfg.max_minutes, "schedule": self.cfg.schedule}
         with atomic_open(self.outdir / "summary.json") as fh:
             json.dump(summary, fh, indent=2)
             fh.write("\n")
