@@ -206,7 +206,8 @@ def test_cli_writes_outputs(tmp_path):
     summary = json.loads((run / "summary.json").read_text())
     assert set(summary) == {"arch", "preset", "params", "steps", "train_seconds",
                             "target_tokens", "tokens_per_second", "best_dev_loss",
-                            "stopped_by", "average_last", "precision", "compile"}
+                            "stopped_by", "average_last", "precision", "compile",
+                            "max_steps", "warmup_steps", "max_minutes", "schedule"}
     assert summary["stopped_by"] == "max_steps"
     assert summary["precision"] == "fp32"  # auto on CPU without native bf16
     assert summary["steps"] == 3 and summary["params"] > 0
