@@ -99,6 +99,22 @@ def test_dagger_exactly_where_better_and_significant(tmp_path, table_inputs):
     assert r"\toprule" in tex and r"\bottomrule" in tex
 
 
+def test_a_model_the_time_budget_stopped_in_warm_up_is_marked(tmp_path, table_inputs):
+    npmt = Path(table_inputs["summary"][2].split("=", 1)[1])
+    data = json.loads(npmt.read_text(encoding="utf-8"))
+    npmt.write_text(json.dumps({**data, "steps": 179, "stopped_by": "max_minutes",
+                                "max_steps": 100000, "warmup_steps": 2000,
+                                "schedule": "steps"}), encoding="utf-8")
+    out = _run_table(tmp_path, table_inputs)
+    md = out["md"].read_text(encoding="utf-8")
+    note = "stopped in warm-up at update 179 of 100,000 (warm-up 2,000)"
+    assert f"| npmt ({note}) | 29.00 (1 seed) |" in md
+    assert md.count("stopped in warm-up") == 1
+    assert f"npmt ({note})" in out["tex"].read_text(encoding="utf-8")
+    df = pd.read_csv(out["csv"])
+    assert df.stop_note.fillna("").tolist() == ["", "", note, "", ""]
+
+
 def test_alpha_moves_the_mark(tmp_path, table_inputs):
     df = pd.read_csv(_run_table(tmp_path, table_inputs, alpha="0.5")["csv"])
     assert list(df.significant) == [False, True, False, False, True]

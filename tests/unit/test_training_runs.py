@@ -31,7 +31,8 @@ def test_rows_in_order_with_the_stop_and_the_time_apart(tmp_path):
     a = summary(tmp_path, "a", steps=6000, stopped_by="patience")
     b = summary(tmp_path, "b", best_dev_loss=None, stopped_by="max_minutes")
     md, csv, timing = build(tmp_path, f"pr_max:2={a}", f"transformer:1={b}")
-    assert list(csv.columns) == ["model", "seed", "steps", "stopped_by", "best_dev_loss"]
+    assert list(csv.columns) == ["model", "seed", "steps", "stopped_by", "stop_note",
+                                 "best_dev_loss"]
     assert csv.model.tolist() == ["pr_max", "transformer"]
     assert csv.steps.tolist() == [6000, 8000]
     assert csv.stopped_by.tolist() == ["patience", "max_minutes"]
@@ -39,6 +40,24 @@ def test_rows_in_order_with_the_stop_and_the_time_apart(tmp_path):
     assert timing.train_seconds.tolist() == [3723.4, 3723.4]
     assert "| pr_max | 2 | 6,000 | dev-loss plateau | 0.1234 | 1:02:03 |" in md
     assert "| transformer | 1 | 8,000 | time budget | – | 1:02:03 |" in md
+
+
+def test_a_run_the_time_budget_stopped_early_is_marked(tmp_path):
+    budgets = {"stopped_by": "max_minutes", "max_steps": 100000,
+               "warmup_steps": 2000, "schedule": "steps"}
+    runs = [summary(tmp_path, "warm", **{**budgets, "steps": 179}),
+            summary(tmp_path, "half", **{**budgets, "steps": 30000}),
+            summary(tmp_path, "late", **{**budgets, "steps": 60000}),
+            summary(tmp_path, "time", **{**budgets, "steps": 179, "schedule": "time"}),
+            summary(tmp_path, "old", steps=179, stopped_by="max_minutes")]
+    md, csv, _ = build(tmp_path, *(f"m{k}:1={p}" for k, p in enumerate(runs)))
+    assert csv.stop_note.fillna("").tolist() == [
+        "stopped in warm-up at update 179 of 100,000 (warm-up 2,000)",
+        "stopped at update 30,000 of 100,000", "", "", ""]
+    assert ("| m0 | 1 | 179 | time budget: stopped in warm-up at update 179 of "
+            "100,000 (warm-up 2,000) | 0.1234 |") in md
+    assert "| m1 | 1 | 30,000 | time budget: stopped at update 30,000 of 100,000 |" in md
+    assert "| m2 | 1 | 60,000 | time budget | 0.1234 |" in md
 
 
 def test_the_results_csv_does_not_depend_on_the_time(tmp_path):

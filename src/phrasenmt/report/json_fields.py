@@ -33,7 +33,8 @@ def get_key(data: dict[str, Any], key: str, path: Path, number: bool = False
 # numbers of a training summary.json (`phrasenmt.train`): key -> must be an integer
 SUMMARY_NUMBERS = {"params": True, "steps": True, "target_tokens": True,
                    "average_last": True, "train_seconds": False,
-                   "tokens_per_second": False}
+                   "tokens_per_second": False, "max_steps": True,
+                   "warmup_steps": True}
 
 
 def load_summary(path: Path) -> dict[str, Any]:
@@ -60,3 +61,22 @@ def load_summary(path: Path) -> dict[str, Any]:
         raise InputError(f"key 'best_dev_loss' is {best!r}, not a finite number or "
                          "null (no validation)", path)
     return data
+
+
+def stop_note(data: dict[str, Any], path: Path) -> str:
+    """What a results table says of a run that `train.max_minutes` stopped early
+    under a step schedule: "stopped in warm-up at update N of M (warm-up W)"
+    inside its warm-up, "stopped at update N of M" before half of max_steps;
+    "" otherwise, and for a summary that does not record its budgets."""
+    if data.get("stopped_by") != "max_minutes" or data.get("schedule",
+                                                            "steps") != "steps":
+        return ""
+    if "max_steps" not in data or "warmup_steps" not in data:
+        return ""
+    steps = int(get_key(data, "steps", path, number=True))
+    total = int(get_key(data, "max_steps", path, number=True))
+    warmup = int(get_key(data, "warmup_steps", path, number=True))
+    if steps < warmup:
+        return (f"stopped in warm-up at update {steps:,} of {total:,} "
+                f"(warm-up {warmup:,})")
+    return f"stopped at update {steps:,} of {total:,}" if 2 * steps < total else ""

@@ -20,7 +20,7 @@ import pandas as pd
 from phrasenmt.cli import ArgumentParser, alpha_level, named_path, output_file
 from phrasenmt.io import InputError, atomic_open, output_set, run_cli
 from phrasenmt.report import seeds as sd
-from phrasenmt.report.json_fields import get_key, load_json, load_summary
+from phrasenmt.report.json_fields import get_key, load_json, load_summary, stop_note
 from phrasenmt.report.style import parse_order
 from phrasenmt.report.wall_clock import add_timing_option, split_columns, write_csvs
 
@@ -29,7 +29,7 @@ __all__ = ["get_key", "load_json", "parse_order"]  # re-exported for other table
 DAGGER = "†"
 MAIN_COLUMNS = ["model", "testset", "seeds", "bleu", "bleu_sd", "bleu_seeds",
                 "bleu_tok", "bleu_tok_sd", "chrf", "chrf_sd", "params_m",
-                "train_seconds", "precision", "p_value", "significant"]
+                "train_seconds", "precision", "p_value", "significant", "stop_note"]
 HEADERS = ["model", "BLEU (detok)", "BLEU per seed", "p", "BLEU (tok)", "chrF",
            "params (M)", "train time (h:mm:ss)", "precision"]
 DEFAULT_TIME_KEY = "train_seconds"
@@ -51,6 +51,15 @@ def summaries_fields(paths: Sequence[Path], time_key: str
     fields = [summary_fields(p, time_key) for p in paths]
     precisions = "/".join(dict.fromkeys(f[2] for f in fields))  # "fp32", "fp32/bf16"
     return fields[0][0], sd.mean_sd([f[1] for f in fields])[0], precisions
+
+
+def stop_notes(paths: Sequence[Path], seeds: Sequence[Any]) -> str:
+    """The seeds' `stop_note`s ("seed s: ..." where seeds differ), or ""."""
+    notes = [stop_note(load_summary(p), p) for p in paths]
+    if len(set(notes)) == 1:
+        return notes[0]
+    return "; ".join(f"seed {s}: {n}" for s, n in zip(seeds, notes, strict=False)
+                     if n)
 
 
 def seed_runs(groups: dict, data: dict[str, Any], path: Path) -> list[dict]:
@@ -85,7 +94,8 @@ def main_row(path: Path, groups: dict, summaries: dict[str, list[Path]],
     return [model, data["testset"], sd.joined(data["seeds"]), bleu, bleu_sd,
             sd.joined(f"{v:.4f}" for v in data["scores"]),
             *means["bleu_tok.score"][:2], *means["chrf.score"][:2], params_m,
-            seconds, precision, p_value, marked]
+            seconds, precision, p_value, marked,
+            stop_notes(summaries[model], data["seeds"])]
 
 
 def main_table(evals: Sequence[Path], seed_evals: Sequence[Path],
@@ -118,6 +128,8 @@ def format_time(seconds: float) -> str:
 def display_cells(row: pd.Series, baseline: str, mark: str) -> list[str]:
     """The formatted cells of one table row; `mark` follows a significant BLEU."""
     name = f"{row.model} (baseline)" if row.model == baseline else row.model
+    if isinstance(row.stop_note, str) and row.stop_note:
+        name += f" ({row.stop_note})"
     seeds = [int(s) for s in str(row.seeds).split(";")]
     scores = [float(v) for v in str(row.bleu_seeds).split(";")]
     bleu = sd.spread(row.bleu, row.bleu_sd, len(seeds))
@@ -133,7 +145,9 @@ def note(baseline: str, alpha: float) -> str:
     return (f"{DAGGER} mean detokenized BLEU better than the baseline ({baseline}) "
             f"with p < {alpha:g}. Scores: mean ± sd over training seeds, or "
             "(1 seed); p: approximate randomization over test sentences, "
-            "stratified by seed pair, using every seed of both systems.")
+            "stratified by seed pair, using every seed of both systems. A model "
+            "the time budget (train.max_minutes) stopped inside its warm-up or "
+            "before half of train.max_steps says so after its name.")
 
 
 def to_markdown(df: pd.DataFrame, baseline: str, alpha: float) -> str:

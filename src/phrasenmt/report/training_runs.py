@@ -6,13 +6,16 @@
 reads each run's summary.json (`phrasenmt.train` writes it last) and writes one
 row per run, in the order given:
 
-    model  seed  steps  stopped_by  best_dev_loss
+    model  seed  steps  stopped_by  stop_note  best_dev_loss
 
 `stopped_by` is `patience` (the dev loss stopped falling: `train.patience`
 validations in a row without a gain of `train.min_delta`), `max_steps` (the
 update budget) or `max_minutes` (the time budget). A comparison of runs that
 all stopped by `patience` is at convergence; one that involves a run stopped by
-a budget is at that budget. The training time (`train_seconds`) goes to the
+a budget is at that budget. `stop_note` marks a run the time budget stopped
+early (`json_fields.stop_note`): inside its warm-up ("stopped in warm-up at
+update N of M") or before half of its max_steps ("stopped at update N of M").
+The training time (`train_seconds`) goes to the
 timing CSV, apart from the results CSV so that reruns compare equal; the
 Markdown table shows it too.
 """
@@ -26,12 +29,13 @@ import pandas as pd
 
 from phrasenmt.cli import ArgumentParser, output_file
 from phrasenmt.io import InputError, output_set, run_cli
-from phrasenmt.report.json_fields import get_key, load_summary
+from phrasenmt.report.json_fields import get_key, load_summary, stop_note
 from phrasenmt.report.learning_curves import Run, add_runs_option, check_unique
 from phrasenmt.report.tables import format_time, write_text
 from phrasenmt.report.wall_clock import add_timing_option, split_columns, write_csvs
 
-COLUMNS = ["model", "seed", "steps", "stopped_by", "best_dev_loss", "train_seconds"]
+COLUMNS = ["model", "seed", "steps", "stopped_by", "stop_note", "best_dev_loss",
+           "train_seconds"]
 WALL_CLOCK_COLUMNS = ["train_seconds"]
 STOPS = {"patience": "dev-loss plateau", "max_steps": "update budget",
          "max_minutes": "time budget"}
@@ -49,7 +53,8 @@ def run_row(run: Run) -> dict:
     best = get_key(data, "best_dev_loss", path)
     seconds = get_key(data, "train_seconds", path, number=True)
     return {"model": run.model, "seed": run.seed, "steps": int(steps),
-            "stopped_by": stop, "best_dev_loss": best,
+            "stopped_by": stop, "stop_note": stop_note(data, path),
+            "best_dev_loss": best,
             "train_seconds": float(seconds)}
 
 
@@ -64,7 +69,9 @@ def note() -> str:
     return ("Stopped by: the dev-loss plateau (train.patience and train.min_delta), "
             "or the update budget (train.max_steps) or time budget "
             "(train.max_minutes) before it. Runs that all reached the plateau are "
-            "compared at convergence, any other comparison at a budget. Best dev "
+            "compared at convergence, any other comparison at a budget; a time "
+            "budget that ended a run inside its warm-up or before half of "
+            "train.max_steps says so. Best dev "
             "loss: NLL per target token (– without validation); train time: "
             "updates and validation.")
 
@@ -77,8 +84,9 @@ def to_markdown(df: pd.DataFrame) -> str:
     for row in df.itertuples():
         best = "–" if row.best_dev_loss is None or pd.isna(row.best_dev_loss) \
             else f"{row.best_dev_loss:.4f}"
+        stop = STOPS[row.stopped_by] + (f": {row.stop_note}" if row.stop_note else "")
         out.append(f"| {row.model} | {row.seed} | {row.steps:,} | "
-                   f"{STOPS[row.stopped_by]} | {best} | "
+                   f"{stop} | {best} | "
                    f"{format_time(row.train_seconds)} |")
     return "\n".join([*out, "", note(), ""])
 
