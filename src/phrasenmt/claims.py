@@ -17,8 +17,12 @@ from phrasenmt.io import InputError, read_text
 
 CLAIMS = Path(__file__).with_name("claims.yaml")
 REQUIRED = ("id", "paper", "where", "statement", "metric", "system", "baseline",
-            "expect")
+            "expect", "source", "quote")
 EXPECT = ("higher", "not_higher")
+# where a claim's statement and numbers come from: a table (or figure) of the
+# paper, its text, the survey slides, or our own reading (a claim the source
+# does not make, e.g. a test it did not run)
+SOURCES = ("paper_table", "paper_text", "slides", "derived")
 # metric -> the per-run files it reads (kinds of --run KIND=PATH); a quality
 # metric (report.claim_checks.GUARDED) reads the test translations (hyp) too:
 # did the model learn?
@@ -64,11 +68,50 @@ def _check_claim(entry: Any, n: int, path: Path) -> dict:
     if entry.get("decoding", "main") not in DECODINGS:
         raise InputError(f"{where} ({entry['id']}): decoding must be one of "
                          f"{', '.join(DECODINGS)}", path)
+    _check_source(entry, where, path)
+    _check_sizes(entry, where, path)
     if "control" in entry and (entry["metric"] == "train_speed"
                                or entry["expect"] != "higher"):
         raise InputError(f"{where} ({entry['id']}): a control compares a quality "
                          "gain (expect: higher, not train_speed)", path)
     return entry
+
+
+def _check_source(entry: dict, where: str, path: Path) -> None:
+    """A claim's provenance: a known source kind and a non-empty quote."""
+    if entry["source"] not in SOURCES:
+        raise InputError(f"{where} ({entry['id']}): source must be one of "
+                         f"{', '.join(SOURCES)}, got {entry['source']!r}", path)
+    if not isinstance(entry["quote"], str) or not entry["quote"].strip():
+        raise InputError(f"{where} ({entry['id']}): quote must be the source's "
+                         "words or table cell (a non-empty string)", path)
+
+
+def _positive(value: Any) -> bool:
+    """A finite number above zero (not a boolean)."""
+    return (isinstance(value, int | float) and not isinstance(value, bool)
+            and 0 < value < float("inf"))
+
+
+def _check_sizes(entry: dict, where: str, path: Path) -> None:
+    """`margin` (claims of no gain) and `ratio_fraction` (speed ratios)."""
+    name = f"{where} ({entry['id']})"
+    if entry["expect"] == "not_higher":
+        if not _positive(entry.get("margin")):
+            raise InputError(f"{name}: a claim of no gain (expect: not_higher) needs "
+                             "margin, the equivalence margin in the metric's unit "
+                             "(a positive number, e.g. 0.5 BLEU)", path)
+    elif "margin" in entry:
+        raise InputError(f"{name}: margin is for claims of no gain "
+                         "(expect: not_higher)", path)
+    if "ratio_fraction" in entry:
+        fraction = entry["ratio_fraction"]
+        if entry["metric"] != "train_speed" or entry.get("paper_ratio") is None:
+            raise InputError(f"{name}: ratio_fraction is for train_speed claims "
+                             "with a paper_ratio", path)
+        if not _positive(fraction) or fraction > 1:
+            raise InputError(f"{name}: ratio_fraction must be in (0, 1], got "
+                             f"{fraction!r}", path)
 
 
 def in_family(claim: dict, models: list[str] | set[str]) -> bool:

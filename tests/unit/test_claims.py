@@ -17,28 +17,35 @@ WORDS = ["der", "die", "das", "hund", "katze", "sieht", "läuft", "schnell", "ro
          "haus", "feuer", "wehr", "kam", "heute"]
 CLAIMS = """claims:
   - {id: good, paper: P, where: T1, statement: good beats base, metric: bleu,
-     system: good, baseline: base, expect: higher, direction: en-de,
+     system: good, baseline: base, expect: higher, source: paper_text, quote: q, direction: en-de,
      paper_system: 30.0, paper_baseline: 28.5, note: a note}
   - {id: reversed, paper: P, where: T1, statement: base beats good, metric: bleu,
-     system: base, baseline: good, expect: higher, direction: en-de}
+     system: base, baseline: good, expect: higher, source: paper_text, quote: q, direction: en-de}
   - {id: absent, paper: P, where: T2, statement: npmt beats base, metric: bleu,
-     system: npmt, baseline: base, expect: higher}
+     system: npmt, baseline: base, expect: higher, source: paper_text, quote: q}
   - {id: other-direction, paper: P, where: T3, statement: good beats base,
-     metric: bleu, system: good, baseline: base, expect: higher, direction: de-en}
+     metric: bleu, system: good, baseline: base, expect: higher, source: paper_text, quote: q, direction: de-en}
   - {id: no-gain, paper: P, where: S3, statement: same is no better, metric: bleu,
-     system: same, baseline: base, expect: not_higher}
+     system: same, baseline: base, expect: not_higher, source: paper_text, quote: q,
+     margin: 10}
   - {id: one-seed, paper: P, where: T4, statement: single beats base, metric: bleu,
-     system: single, baseline: base, expect: higher}
+     system: single, baseline: base, expect: higher, source: paper_text, quote: q}
   - {id: long, paper: P, where: F3, statement: gain on long sentences,
      metric: bleu_subset, subset: {by: source_length, above: 45}, system: good,
-     baseline: base, expect: higher}
-  - {id: speed, paper: P, where: T3, statement: good trains faster,
+     baseline: base, expect: higher, source: paper_text, quote: q}
+  - {id: speed, paper: P, where: T3, statement: good trains 28 times faster,
      metric: train_speed, system: good, baseline: base, expect: higher,
-     paper_ratio: 28}
+     source: paper_text, quote: q, paper_ratio: 28}
+  - {id: speed-half, paper: P, where: T3, statement: good trains 4 times faster,
+     metric: train_speed, system: good, baseline: base, expect: higher,
+     source: paper_text, quote: q, paper_ratio: 4, ratio_fraction: 0.5}
+  - {id: faster, paper: P, where: T3, statement: good trains faster,
+     metric: train_speed, system: good, baseline: base, expect: higher,
+     source: derived, quote: q}
   - {id: agree, paper: P, where: F4, statement: good agrees better far away,
      metric: agreement, category: subj_verb_agreement,
      subset: {by: distance, above: 10}, system: good, baseline: base,
-     expect: higher}
+     expect: higher, source: paper_text, quote: q}
 """
 
 
@@ -117,17 +124,30 @@ def test_verdicts_and_not_tested_reasons(setup, capsys):
     assert verdict["reversed"] == "not reproduced"
     assert verdict["absent"] == "not tested: model npmt is not configured for toy"
     assert verdict["other-direction"].startswith("not tested: the paper measured de-en")
-    assert verdict["no-gain"] == "reproduced"  # no significant gain, as claimed
-    assert verdict["long"] == "reproduced" and verdict["speed"] == "reproduced"
-    assert verdict["agree"] == "reproduced"
+    # no gain: reproduced only when TOST shows the difference within +-margin
+    assert verdict["no-gain"] == "reproduced" and rows.loc["no-gain", "tost_p"] < 0.01
+    assert verdict["long"] == "reproduced" and verdict["agree"] == "reproduced"
+    # a speed claim is judged by the size of the ratio: 3x does not reproduce
+    # "28 times faster", clears half of "4 times faster", and is faster at all
+    assert verdict["speed"] == "not reproduced"
+    assert verdict["speed-half"] == "reproduced" and verdict["faster"] == "reproduced"
+    assert rows.loc["speed", "ci_low"] < rows.loc["speed", "ratio"] < rows.loc[
+        "speed", "ci_high"] < 28
+    # one seed: the figures are shown, no verdict is drawn
+    assert verdict["one-seed"] == "one seed: indicative, no verdict"
+    assert rows.loc["one-seed", "delta"] > 0 and rows.loc["one-seed", "p"] < 0.01
     good = rows.loc["good"]
     assert good["seeds"] == "1 2 3" and len(good["scores"].split()) == 3
     assert good["p"] < 0.05 and good["ci_low"] > 0 and good["paper_delta"] == "+1.50"
+    # the ratio of geometric means over seeds
     assert rows.loc["speed", "ratio"] == pytest.approx(902 / 302, rel=1e-5)
+    assert set(rows["ci_level"].dropna()) == {0.99}  # alpha 0.01: 99% intervals
     assert "synthetic data" in good["data"]
     md = (tmp / "c.md").read_text(encoding="utf-8")
-    assert "one seed" in md.split("| one-seed |")[1].split("\n")[0]
+    assert "one seed: indicative, no verdict" in md.split("| one-seed |")[1].split(
+        "\n")[0]
     assert "one seed" not in md.split("| good |")[1].split("\n")[0]
+    assert "Δ [99% CI]" in md and "paper_text: “q”" in md
     assert "All rows are on synthetic data" in md and r"\toprule" in (
         tmp / "c.tex").read_text(encoding="utf-8")
 
@@ -140,7 +160,7 @@ def test_family_only_lists_the_claims_of_the_given_models(setup, capsys):
     rows = pd.concat([pd.read_csv(tmp / "c.csv"), pd.read_csv(tmp / "t.csv")])
     # no-gain (same), one-seed (single) and absent (npmt) name a model outside
     assert set(rows["claim"]) == {"good", "reversed", "other-direction", "long",
-                                  "speed", "agree"}
+                                  "speed", "speed-half", "faster", "agree"}
     assert run(family, tmp, capsys) == (0, "")  # without it: every claim, not tested
     verdict = pd.read_csv(tmp / "c.csv").set_index("claim")["verdict"]
     assert verdict["no-gain"] == "not tested: model same is not configured for toy"
@@ -173,7 +193,7 @@ def test_bad_inputs_fail_in_one_line(setup, capsys):
 def test_claims_file_is_validated(tmp_path):
     bad = tmp_path / "c.yaml"
     bad.write_text("claims:\n  - {id: a, paper: P, where: T, statement: s, "
-                   "metric: meteor, system: a, baseline: b, expect: higher}\n")
+                   "metric: meteor, system: a, baseline: b, expect: higher, source: paper_text, quote: q}\n")
     with pytest.raises(InputError, match="unknown metric 'meteor'"):
         load_claims(bad)
 

@@ -17,31 +17,35 @@ from tests.unit.test_claims import WORDS, noisy, write
 
 CLAIMS = """claims:
   - {id: context, paper: P, where: T, statement: doc beats base, metric: bleu,
-     system: doc, baseline: base, control: doc_random, expect: higher}
+     system: doc, baseline: base, control: doc_random, expect: higher, source: paper_text, quote: q}
   - {id: capacity, paper: P, where: T, statement: cap beats base, metric: bleu,
-     system: cap, baseline: base, control: cap_random, expect: higher}
+     system: cap, baseline: base, control: cap_random, expect: higher, source: paper_text, quote: q}
   - {id: no-control, paper: P, where: T, statement: doc beats base, metric: bleu,
-     system: doc, baseline: base, control: missing_random, expect: higher}
+     system: doc, baseline: base, control: missing_random, expect: higher, source: paper_text, quote: q}
   - {id: pronouns, paper: P, where: T, statement: doc resolves pronouns,
      metric: contrastive, category: pronoun_gender, system: doc, baseline: base,
-     control: doc_random, expect: higher}
+     control: doc_random, expect: higher, source: paper_text, quote: q}
 """
 # BLEU noise (lower is better) and pronoun accuracy of each model
 QUALITY = {"base": (0.45, 0.5), "doc": (0.1, 0.95), "doc_random": (0.45, 0.5),
            "cap": (0.1, 0.5), "cap_random": (0.1, 0.5)}
 
 
+SEEDS = (1, 2, 3)  # a verdict needs training noise: one seed gives none
+
+
 def contrastive_files(tmp: Path, rng: random.Random) -> tuple[Path, dict]:
-    """60 pronoun items (reference + one contrastive line each); scores per model."""
+    """200 pronoun items (reference + one contrastive line each); scores per model
+    and seed."""
     items = [{"type": "pronoun_gender", "lines": [2 * i, 2 * i + 1], "distance": 1}
-             for i in range(60)]
+             for i in range(200)]
     path = tmp / "items.json"
-    path.write_text(json.dumps({"format": "lingeval", "lines": 120, "items": items}))
+    path.write_text(json.dumps({"format": "lingeval", "lines": 400, "items": items}))
     scores = {}
     for model, (_, right) in QUALITY.items():
-        scores[model] = write(tmp / f"{model}.ctr", [
+        scores[model] = [write(tmp / f"{model}{seed}.ctr", [
             v for _ in items for v in (("-1", "-2") if rng.random() < right
-                                       else ("-2", "-1"))])
+                                       else ("-2", "-1"))]) for seed in SEEDS]
     return path, scores
 
 
@@ -55,8 +59,10 @@ def run(tmp: Path, capsys, models: list[str], extra: tuple[str, ...] = ()
             *models, "--ref", str(ref), "--contrastive", str(items),
             "--trials", "300", "--seed", "2", *extra]
     for model in models:
-        hyp = write(tmp / f"{model}.txt", noisy(refs, QUALITY[model][0], rng))
-        argv += ["--run", model, "1", f"hyp={hyp}", f"contrastive={ctr[model]}"]
+        for seed in SEEDS:
+            hyp = write(tmp / f"{model}{seed}.txt", noisy(refs, QUALITY[model][0], rng))
+            argv += ["--run", model, str(seed), f"hyp={hyp}",
+                     f"contrastive={ctr[model][seed - 1]}"]
     (tmp / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
     outs = ["--out-md", str(tmp / "c.md"), "--out-tex", str(tmp / "c.tex"),
             "--out-csv", str(tmp / "c.csv"), "--out-timing-csv", str(tmp / "t.csv"),
@@ -113,10 +119,10 @@ def test_a_control_on_a_speed_claim_is_refused(tmp_path):
     bad = tmp_path / "c.yaml"
     bad.write_text("claims:\n  - {id: a, paper: P, where: T, statement: s, "
                    "metric: train_speed, system: a, baseline: b, control: c, "
-                   "expect: higher}\n")
+                   "expect: higher, source: paper_text, quote: q}\n")
     with pytest.raises(InputError, match="a control compares a quality gain"):
         load_claims(bad)
     bad.write_text("claims:\n  - {id: a, paper: P, where: T, statement: s, "
-                   "metric: contrastive, system: a, baseline: b, expect: higher}\n")
+                   "metric: contrastive, system: a, baseline: b, expect: higher, source: paper_text, quote: q}\n")
     with pytest.raises(InputError, match="contrastive needs category"):
         load_claims(bad)

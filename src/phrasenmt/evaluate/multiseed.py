@@ -48,13 +48,13 @@ from phrasenmt.cli import (
     positive_int,
     same_file,
 )
+from phrasenmt.evaluate.bleu import bleu_tokenizer
 from phrasenmt.evaluate.seed_inference import (
     METHOD,
     Scorer,
     cluster_stats,
     seed_inference,
 )
-from phrasenmt.evaluate.bleu import bleu_tokenizer
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
 
 NGRAM = 4  # sacreBLEU's max n-gram order

@@ -2,9 +2,11 @@
 
 Every metric reads the runs' files with the module that wrote them and
 compares all seeds of the system with all seeds of the baseline through
-`phrasenmt.evaluate.multiseed` (stratified approximate randomization for p,
-paired bootstrap for the 95% CI). Training speed has no per-sentence
-statistic: its verdict is read off the seeds' ranges (see `speed_result`).
+`phrasenmt.evaluate.multiseed` (seeds and test items both enter p and the
+interval, at level 1 - alpha; phrasenmt.evaluate.seed_inference). A claim of
+no gain is judged by TOST within its `margin`; training speed by the interval
+of the ratio over seeds (see `speed_result`). With one seed on either side a
+comparison is "one seed: indicative, no verdict".
 A claim that cannot be tested raises `NotTested` with the reason; so does a
 quality claim whose baseline or system did not learn to translate
 (`check_learned`, phrasenmt.report.baseline_guard).
@@ -22,6 +24,7 @@ import numpy as np
 from phrasenmt.claims import hyp_kind
 from phrasenmt.evaluate import contrastive, lingeval, multiseed, pronouns
 from phrasenmt.evaluate.scores import read_log_probabilities
+from phrasenmt.evaluate.seed_inference import ratio_interval, ratio_p, tost_p
 from phrasenmt.io import InputError, read_lines
 from phrasenmt.report.baseline_guard import Guard, measure_files
 from phrasenmt.report.tables import get_key, load_summary
@@ -29,6 +32,8 @@ from phrasenmt.report.tables import get_key, load_summary
 SPEED_KEY = "tokens_per_second"  # summary.json: target tokens / training seconds
 # metrics of translation quality: both models must have learned (baseline_guard)
 GUARDED = ("bleu", "bleu_subset", "agreement", "pronouns", "contrastive")
+ONE_SEED = "one seed: indicative, no verdict"
+DECISIVE = ("reproduced", "not reproduced")  # verdicts that rest on a test
 
 
 class NotTested(Exception):
@@ -47,6 +52,7 @@ class Evidence:
     files: dict[str, Path] = field(default_factory=dict)  # ref, src, lingeval, ...
     trials: int = 1000
     seed: int = 1
+    alpha: float = 0.01  # verdicts' level; intervals are at 1 - alpha
     guard: Guard = field(default_factory=Guard)  # did-it-learn thresholds
     controls: dict[str, str] = field(default_factory=dict)  # model -> its control
 
@@ -110,7 +116,7 @@ def bleu_result(claim: dict, ev: Evidence) -> dict[str, Any]:
     result = multiseed.compare_bleu(
         refs, _read_runs(base_paths, len(refs), ref_path),
         _read_runs(sys_paths, len(refs), ref_path), trials=ev.trials, seed=ev.seed,
-        subset=subset)
+        subset=subset, alpha=ev.alpha)
     return {**result, "seeds": sys_seeds, "baseline_seeds": base_seeds,
             "items": len(subset) if subset is not None else len(refs)}
 
@@ -125,10 +131,11 @@ def _agreement_items(claim: dict, items: list[dict], path: Path) -> list[float]:
 
 
 def item_result(claim: dict, ev: Evidence, kind: str,
-                score: Callable[[Path], list[float]], empty: str) -> dict[str, Any]:
+                score: Callable[[Path], list[float]], empty: str,
+                clusters: list[int] | None = None) -> dict[str, Any]:
     """Accuracy (%) over per-item 0/1 outcomes that `score` reads from each run's
     file of `kind`, system against baseline over all seeds; NotTested(`empty`)
-    when the claim selects no item."""
+    when the claim selects no item. `clusters`: items resampled together."""
     sys_seeds, sys_paths = run_files(ev, claim["system"], kind)
     base_seeds, base_paths = run_files(ev, claim["baseline"], kind)
     system = [score(p) for p in sys_paths]
@@ -136,8 +143,9 @@ def item_result(claim: dict, ev: Evidence, kind: str,
         raise NotTested(empty)
     baseline = [score(p) for p in base_paths]
     return _percent(multiseed.compare_items(baseline, system, trials=ev.trials,
-                                            seed=ev.seed), sys_seeds, base_seeds,
-                    len(system[0]))
+                                            seed=ev.seed, alpha=ev.alpha,
+                                            clusters=clusters),
+                    sys_seeds, base_seeds, len(system[0]))
 
 
 def agreement_result(claim: dict, ev: Evidence) -> dict[str, Any]:
@@ -174,8 +182,8 @@ def pronoun_result(claim: dict, ev: Evidence) -> dict[str, Any]:
     if not system[0]:
         raise NotTested(f"the reference of {ev.dataset} has no aligned pronoun")
     return _percent(multiseed.compare_items(baseline, system, trials=ev.trials,
-                                            seed=ev.seed), sys_seeds, base_seeds,
-                    len(system[0]))
+                                            seed=ev.seed, alpha=ev.alpha),
+                    sys_seeds, base_seeds, len(system[0]))
 
 
 def _contrastive_items(claim: dict, header: dict, path: Path) -> list[float]:
@@ -184,16 +192,41 @@ def _contrastive_items(claim: dict, header: dict, path: Path) -> list[float]:
     return [float(r["correct"]) for r in rows if r["category"] == claim["category"]]
 
 
+def _is_mirror(item: dict, before: dict) -> bool:
+    """Whether `item` is the mirror of the item `before` it: the same type and
+    source, the reference and the contrastive sentence swapped (what
+    `contrastive prepare --mirror-pronouns` writes next to each item)."""
+    return (item.get("type") == before.get("type")
+            and item.get("source") == before.get("source")
+            and len(before.get("contrastive") or []) == 1
+            and item.get("reference") == before["contrastive"][0]
+            and item.get("contrastive") == [before.get("reference")])
+
+
+def mirror_clusters(items: list[dict]) -> list[int]:
+    """A cluster label per item: an item and its mirror share one (a model that
+    reads no context gets exactly one of the two right, so they are one
+    observation, not two); every other item is its own."""
+    labels: list[int] = []
+    open_pair = False  # the previous item waits for its mirror
+    for k, item in enumerate(items):
+        paired = open_pair and _is_mirror(item, items[k - 1])
+        labels.append(labels[-1] if paired else (labels[-1] + 1 if labels else 0))
+        open_pair = not paired
+    return labels
+
+
 def contrastive_result(claim: dict, ev: Evidence) -> dict[str, Any]:
     """Contrastive accuracy (%) on the items of the claim's type (e.g. pronouns
     whose antecedent is in the context), all seeds; each model's scores as the
     workflow makes them (document models with the items' context)."""
     header = contrastive.load_header(need_file(ev, "contrastive",
                                                "contrastive items"))
+    chosen = [item for item in header["items"] if item["type"] == claim["category"]]
     return item_result(claim, ev, "contrastive",
                        lambda p: _contrastive_items(claim, header, p),
                        f"no contrastive item of type {claim['category']} on "
-                       f"{ev.dataset}")
+                       f"{ev.dataset}", mirror_clusters(chosen))
 
 
 def _percent(result: dict[str, Any], seeds: list[int], base_seeds: list[int],
@@ -201,7 +234,7 @@ def _percent(result: dict[str, Any], seeds: list[int], base_seeds: list[int],
     """A per-item result (fractions) in percent, with its seeds and item count."""
     out = dict(result)
     for key in ("mean", "sd", "baseline_mean", "baseline_sd", "delta", "ci_low",
-                "ci_high"):
+                "ci_high", "se"):
         out[key] = None if out[key] is None else 100 * out[key]
     out["scores"] = [100 * s for s in out["scores"]]
     out["baseline_scores"] = [100 * s for s in out["baseline_scores"]]
@@ -213,27 +246,37 @@ def _speeds(paths: list[Path]) -> list[float]:
     return [float(get_key(load_summary(p), SPEED_KEY, p, number=True)) for p in paths]
 
 
-def speed_result(claim: dict, ev: Evidence) -> dict[str, Any]:
-    """Training speed: ratio of mean tokens/s; a verdict from the seeds' ranges.
+def speed_threshold(claim: dict) -> float:
+    """The ratio a speed claim's interval must clear: ratio_fraction x paper_ratio
+    where given, else 1 (faster at all)."""
+    if "ratio_fraction" in claim:
+        return claim["ratio_fraction"] * claim["paper_ratio"]
+    return 1.0
 
-    There is no per-sentence statistic to randomize, and timings depend on
-    what else ran on the machine, so no p-value is claimed: the claim holds
-    ("reproduced") when every seed of the system was faster than every seed
-    of the baseline, fails when every one was slower, else is inconclusive.
-    """
+
+def speed_result(claim: dict, ev: Evidence) -> dict[str, Any]:
+    """Training speed: the ratio of geometric means of tokens/s over seeds, its
+    (1 - alpha) interval (Welch's t on log speeds) and the p-values of the
+    ratio against the threshold the claim must clear and the paper's factor.
+
+    Timings depend on what else ran on the machine: every seed is one timing,
+    and the interval is over seeds, so that noise widens it."""
     sys_seeds, sys_paths = run_files(ev, claim["system"], "summary")
     base_seeds, base_paths = run_files(ev, claim["baseline"], "summary")
     system, baseline = _speeds(sys_paths), _speeds(base_paths)
-    if min(baseline) <= 0:
-        raise InputError(f"key {SPEED_KEY!r} is not positive", base_paths[0])
-    ratio = float(np.mean(system) / np.mean(baseline))
+    for values, paths in ((system, sys_paths), (baseline, base_paths)):
+        if min(values) <= 0:
+            raise InputError(f"key {SPEED_KEY!r} is not positive", paths[0])
+    r = ratio_interval(system, baseline, ev.alpha)
+    paper = claim.get("paper_ratio")
     return {"scores": system, "baseline_scores": baseline,
             "mean": float(np.mean(system)), "sd": multiseed.seed_sd(system),
             "baseline_mean": float(np.mean(baseline)),
-            "baseline_sd": multiseed.seed_sd(baseline), "ratio": ratio,
-            "delta": None, "ci_low": None, "ci_high": None, "p": None,
-            "faster": min(system) > max(baseline),
-            "slower": max(system) < min(baseline),
+            "baseline_sd": multiseed.seed_sd(baseline), "ratio": r.ratio,
+            "delta": None, "ci_low": r.ci_low, "ci_high": r.ci_high,
+            "ci_level": r.level, "p": ratio_p(r, speed_threshold(claim)),
+            "p_paper": None if paper is None else ratio_p(r, paper),
+            "one_seed": min(len(system), len(baseline)) == 1,
             "seeds": sys_seeds, "baseline_seeds": base_seeds, "items": None}
 
 
@@ -242,20 +285,61 @@ CHECKS = {"bleu": bleu_result, "bleu_subset": bleu_result,
           "contrastive": contrastive_result, "train_speed": speed_result}
 
 
-def verdict(claim: dict, result: dict[str, Any], alpha: float) -> str:
-    """reproduced / not reproduced / inconclusive, as documented in claims.py."""
-    if claim["metric"] == "train_speed":
-        if result["faster"]:
+def speed_verdict(claim: dict, r: dict[str, Any]) -> str:
+    """A ratio claim: the interval clears ratio_fraction x paper_ratio (when the
+    claim gives a fraction), or reaches paper_ratio and excludes 1 (when it
+    gives a factor), or excludes 1 (a claim of "faster" alone)."""
+    low, high, paper = r["ci_low"], r["ci_high"], claim.get("paper_ratio")
+    if paper is None or "ratio_fraction" in claim:
+        floor = speed_threshold(claim)
+        if low >= floor:
             return "reproduced"
-        return "not reproduced" if result["slower"] else "inconclusive"
+        return "not reproduced" if high < floor else "inconclusive"
+    if high < paper:  # the paper's factor is outside the interval
+        return "not reproduced"
+    return "reproduced" if low > 1 else "inconclusive"
+
+
+def verdict(claim: dict, result: dict[str, Any], alpha: float) -> str:
+    """reproduced / not reproduced / inconclusive, as documented in claims.py;
+    "one seed: indicative, no verdict" with one seed on either side."""
+    if result["one_seed"]:
+        return ONE_SEED
+    if claim["metric"] == "train_speed":
+        return speed_verdict(claim, result)
     significant = result["p"] is not None and result["p"] < alpha
     better = significant and result["delta"] > 0
     worse = significant and result["delta"] < 0
     if claim["expect"] == "not_higher":  # the paper reports no gain
-        return "not reproduced" if better else "reproduced"
+        if better:
+            return "not reproduced"
+        equivalent = result["tost_p"] is not None and result["tost_p"] < alpha
+        return "reproduced" if equivalent else "inconclusive"
     if better:
         return "reproduced"
     return "not reproduced" if worse else "inconclusive"
+
+
+def verdict_p(claim: dict, result: dict[str, Any], outcome: str) -> float | None:
+    """The p-value a verdict rests on (the one Holm's correction adjusts): TOST
+    for a claim of no gain unless a gain refuted it, the paper's factor for a
+    speed claim that missed it, else the comparison's own p."""
+    if claim["metric"] == "train_speed" and outcome == "not reproduced" \
+            and "ratio_fraction" not in claim and claim.get("paper_ratio"):
+        return result["p_paper"]
+    if claim["expect"] == "not_higher" and outcome != "not reproduced":
+        return result["tost_p"]
+    return result["p"]
+
+
+def with_tost(claim: dict, result: dict[str, Any]) -> dict[str, Any]:
+    """A claim of no gain's result with its margin and TOST p-value."""
+    if claim["expect"] != "not_higher" or claim["metric"] == "train_speed":
+        return result
+    df = result.get("df") or float("inf")
+    p = (None if result["se"] is None else
+         tost_p(result["delta"], result["se"], df, claim["margin"]))
+    return {**result, "margin": claim["margin"], "tost_p": p}
 
 
 def _not_learned(model: str, ev: Evidence, ref: Path, kind: str = "hyp") -> list[str]:
@@ -297,5 +381,7 @@ def check(claim: dict, ev: Evidence, alpha: float) -> dict[str, Any]:
         if model not in ev.models:
             raise NotTested(f"model {model} is not configured for {ev.dataset}")
     check_learned(claim, ev)
-    result = CHECKS[claim["metric"]](claim, ev)
-    return {**result, "verdict": verdict(claim, result, alpha)}
+    result = with_tost(claim, CHECKS[claim["metric"]](claim, ev))
+    outcome = verdict(claim, result, alpha)
+    return {**result, "verdict": outcome,
+            "verdict_p": verdict_p(claim, result, outcome)}

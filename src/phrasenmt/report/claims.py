@@ -5,13 +5,26 @@ table or figure, a metric, a system and a baseline model, and the paper's
 numbers. For one dataset, every claim whose models, language direction and
 files are present is tested with all training seeds (phrasenmt.report.
 claim_checks, phrasenmt.evaluate.multiseed); every other claim is listed as
-"not tested" with the reason. Verdicts, at significance level alpha:
+"not tested" with the reason. Seeds are the unit of inference: p-values and
+intervals account for training noise (another seed, another model) as well
+as for the test items, and intervals are at the verdicts' level (99 % for
+alpha = 0.01). Verdicts, at significance level alpha:
 
-* reproduced: significant (p < alpha) in the claimed direction; for a claim of
-  no gain (`expect: not_higher`), no significant gain;
+* reproduced: significant (p < alpha) in the claimed direction; a claim of no
+  gain (`expect: not_higher`) only when TOST shows the difference within
+  +-margin (claims.yaml `margin`); a speed claim when the interval of the
+  ratio clears `ratio_fraction` x the paper's factor, or, without a fraction,
+  reaches the paper's factor and excludes 1 (excludes 1 for a claim of
+  "faster" without a factor);
 * not reproduced: significant in the other direction (a significant gain for
-  a claim of no gain);
-* inconclusive: not significant.
+  a claim of no gain; a speed ratio whose interval stays below the factor);
+* inconclusive: neither;
+* one seed: indicative, no verdict: a model has one seed, so training noise
+  cannot be estimated; the figures are shown, no verdict is drawn.
+The family of claims of one table is corrected with Holm's method: each row
+shows the p-value its verdict rests on, its Holm-adjusted value, and the
+verdict with the adjusted value ("inconclusive after Holm" where a verdict
+does not survive the correction).
 A quality claim (BLEU, agreement, pronouns) is "not tested: the baseline did
 not learn" (or "...: <system> did not learn") when a seed of either model
 translates no better than its own outputs paired with random test sentences,
@@ -19,16 +32,16 @@ or repeats one output line (phrasenmt.report.baseline_guard).
 A document-level claim names its random-context control (`control:`, the
 same model trained and evaluated with other documents' sentences as context):
 it is also tested against that control, and is reproduced only when both
-comparisons are. A claim that beats the baseline but not significantly its
-control is "inconclusive: no significant gain over its random-context control"
-(the gain may come from extra parameters or updates, not from the context; Li
-et al. 2020), "not reproduced: ..." if the control does significantly better;
-one whose control is not configured is not tested.
-Training speed (no p-value): reproduced when every seed of the system trained
-faster than every seed of the baseline, not reproduced when every one was
-slower, else inconclusive. A row with one seed per model says so: it tests the
-test-set sample, not training noise. Those rows, measured with the wall clock,
-are in --out-timing-csv, not --out-csv (phrasenmt.report.wall_clock).
+comparisons are (its p for Holm: the larger of the two). A claim that beats
+the baseline but not significantly its control is "inconclusive: no
+significant gain over its random-context control" (the gain may come from
+extra parameters or updates, not from the context; Li et al. 2020), "not
+reproduced: ..." if the control does significantly better; one whose control
+is not configured is not tested.
+Every row shows where its claim comes from (claims.yaml `source` and `quote`:
+a table of the paper, its text, the survey slides, or derived, a test the
+source does not report). Speed rows, measured with the wall clock, are in
+--out-timing-csv, not --out-csv (phrasenmt.report.wall_clock).
 
     python -m phrasenmt.report.claims --dataset D --direction en-de --synthetic
         --models M... --ref REF.txt [--src SRC.tok] [--lingeval-json J]
@@ -63,17 +76,31 @@ from phrasenmt.cli import (
     positive_int,
     rate,
 )
+from phrasenmt.evaluate.seed_inference import holm
 from phrasenmt.io import output_set, run_cli
 from phrasenmt.report.baseline_guard import Guard
-from phrasenmt.report.claim_checks import Evidence, NotTested, check
+from phrasenmt.report.claim_checks import (
+    DECISIVE,
+    ONE_SEED,
+    Evidence,
+    NotTested,
+    check,
+)
 from phrasenmt.report.continuous import to_latex, to_markdown
 from phrasenmt.report.tables import write_text
 from phrasenmt.report.wall_clock import add_timing_option, write_csvs
 
 UNITS = {"bleu": "BLEU", "bleu_subset": "BLEU", "agreement": "%", "pronouns": "%",
          "contrastive": "%", "train_speed": "tokens/s"}
-COLUMNS = ["claim", "paper", "statement", "data", "paper Δ", "ours", "system per seed",
-           "Δ [95% CI]", "p", "vs random-context control", "seeds", "verdict"]
+COLUMNS = ["claim", "paper", "source", "statement", "data", "paper Δ", "ours",
+           "system per seed", "Δ [CI]", "p", "vs random-context control", "seeds",
+           "verdict", "p (Holm)", "verdict (Holm)"]
+AFTER_HOLM = "inconclusive after Holm"
+
+
+def ci_column(alpha: float) -> str:
+    """The interval column's name at the verdicts' level, e.g. 'Δ [99% CI]'."""
+    return f"Δ [{100 * (1 - alpha):g}% CI]"
 
 
 def paper_delta(claim: dict) -> str:
@@ -93,14 +120,21 @@ def _mean_sd(mean: float, sd: float | None) -> str:
 
 
 def ours(claim: dict, r: dict) -> tuple[str, str, str]:
-    """(ours, Δ with CI, p) cells of a tested claim."""
+    """(ours, Δ with CI, p) cells of a tested claim; p is the one its verdict
+    rests on (TOST for a claim of no gain, the ratio's for speed)."""
     cell = (f"{_mean_sd(r['mean'], r['sd'])} vs "
             f"{_mean_sd(r['baseline_mean'], r['baseline_sd'])}")
+    p = r.get("verdict_p")
+    p_text = "–" if p is None else f"{p:.3g}"
     if claim["metric"] == "train_speed":
-        return cell, f"×{r['ratio']:.2f} (no CI)", "–"
+        interval = (f"×{r['ratio']:.2f} [×{r['ci_low']:.2f}, ×{r['ci_high']:.2f}]"
+                    if r["ci_low"] is not None else f"×{r['ratio']:.2f} (no CI)")
+        return cell, interval, p_text
     interval = (f"{r['delta']:+.2f} [{r['ci_low']:+.2f}, {r['ci_high']:+.2f}]"
                 if r["ci_low"] is not None else f"{r['delta']:+.2f}")
-    return cell, interval, "–" if r["p"] is None else f"{r['p']:.3g}"
+    if claim["expect"] == "not_higher" and p is not None:
+        p_text += f" (TOST ±{claim['margin']:g})"
+    return cell, interval, p_text
 
 
 def seeds_cell(r: dict) -> str:
@@ -108,6 +142,11 @@ def seeds_cell(r: dict) -> str:
     n, m = len(r["seeds"]), len(r["baseline_seeds"])
     return f"{n} vs {m}" + (" (one seed: no training noise)" if min(n, m) == 1
                             else "")
+
+
+def source_cell(claim: dict) -> str:
+    """Where a claim comes from: its source kind and quote."""
+    return f"{claim['source']}: “{claim['quote']}”"
 
 
 def data_cell(ev: Evidence, items: int | None) -> str:
@@ -132,11 +171,41 @@ def combined_verdict(r: dict, c: dict | None) -> str:
     """Reproduced only when the system beats the baseline and its control."""
     if c is None or r["verdict"] != "reproduced":
         return r["verdict"]
-    if c["verdict"] == "reproduced":
-        return "reproduced"
+    if c["verdict"] in ("reproduced", ONE_SEED):
+        return c["verdict"]
     if c["verdict"] == "not reproduced":  # the control is significantly better
         return "not reproduced: its random-context control does better"
     return "inconclusive: no significant gain over its random-context control"
+
+
+def combined_p(r: dict, c: dict | None, verdict: str) -> float | None:
+    """The p-value a row's verdict rests on: with a control, the larger of the
+    two comparisons' (both must hold), or the control's where it decided."""
+    if r["one_seed"] or (c is not None and c["one_seed"]):
+        return None
+    if c is None or r["verdict"] != "reproduced":
+        return r["verdict_p"]
+    if verdict.startswith("not reproduced"):
+        return c["verdict_p"]
+    return max(r["verdict_p"], c["verdict_p"])
+
+
+def holm_verdict(verdict: str, p_holm: float | None, alpha: float) -> str:
+    """A verdict after Holm's correction: decisive verdicts need p_holm < alpha."""
+    decisive = verdict.split(":")[0] in DECISIVE
+    if not decisive or p_holm is None or p_holm < alpha:
+        return verdict
+    return AFTER_HOLM
+
+
+def with_holm(rows: list[dict], alpha: float) -> list[dict]:
+    """Rows with Holm-adjusted p-values over the table's verdicts, and the
+    verdicts those give."""
+    adjusted = holm([row["verdict_p"] for row in rows])
+    return [{**row, "p_holm": p,
+             "p (Holm)": "–" if p is None else f"{p:.3g}",
+             "verdict (Holm)": holm_verdict(row["verdict"], p, alpha)}
+            for row, p in zip(rows, adjusted, strict=True)]
 
 
 def control_cell(claim: dict, c: dict | None) -> str:
@@ -144,12 +213,15 @@ def control_cell(claim: dict, c: dict | None) -> str:
     if c is None:
         return ""
     return (f"{claim['control']}: {c['delta']:+.2f} [{c['ci_low']:+.2f}, "
-            f"{c['ci_high']:+.2f}], p {c['p']:.3g}")
+            f"{c['ci_high']:+.2f}], p {c['p']:.3g}"
+            + (" (one seed)" if c["one_seed"] else ""))
 
 
 def claim_row(claim: dict, ev: Evidence, alpha: float) -> dict[str, Any]:
     """One table row: the claim, the paper's number, ours, and the verdict."""
     row = {"claim": claim["id"], "paper": f"{claim['paper']}, {claim['where']}",
+           "source": source_cell(claim), "source_kind": claim["source"],
+           "quote": claim["quote"],
            "statement": claim["statement"], "metric": claim["metric"],
            "system": claim["system"], "baseline": claim["baseline"],
            "control": claim.get("control"),
@@ -160,16 +232,18 @@ def claim_row(claim: dict, ev: Evidence, alpha: float) -> dict[str, Any]:
         c = control_result(claim, ev, alpha)
     except NotTested as why:
         return {**row, "data": data_cell(ev, None), "ours": "", "system per seed": "",
-                "Δ [95% CI]": "", "p": "", "vs random-context control": "",
+                "Δ [CI]": "", "p": "", "vs random-context control": "",
                 "seeds": "", "verdict": f"not tested: {why}", "result": None,
-                "control_result": None}
-    cell, interval, p = ours(claim, r)
+                "control_result": None, "verdict_p": None}
+    verdict = combined_verdict(r, c)
+    p_verdict = combined_p(r, c, verdict)
+    cell, interval, p = ours(claim, {**r, "verdict_p": p_verdict})
     return {**row, "data": data_cell(ev, r["items"]), "ours": cell,
             "system per seed": ", ".join(f"{s:.2f}" for s in r["scores"]),
-            "Δ [95% CI]": interval, "p": p,
+            "Δ [CI]": interval, "p": p,
             "vs random-context control": control_cell(claim, c),
-            "seeds": seeds_cell(r), "verdict": combined_verdict(r, c), "result": r,
-            "control_result": c}
+            "seeds": seeds_cell(r), "verdict": verdict, "result": r,
+            "control_result": c, "verdict_p": p_verdict}
 
 
 def csv_frame(rows: list[dict]) -> pd.DataFrame:
@@ -183,7 +257,10 @@ def csv_frame(rows: list[dict]) -> pd.DataFrame:
                       "sd": r.get("sd"), "baseline_mean": r.get("baseline_mean"),
                       "baseline_sd": r.get("baseline_sd"), "delta": r.get("delta"),
                       "ratio": r.get("ratio"), "ci_low": r.get("ci_low"),
-                      "ci_high": r.get("ci_high"), "p": r.get("p"),
+                      "ci_high": r.get("ci_high"), "ci_level": r.get("ci_level"),
+                      "se": r.get("se"), "df": r.get("df"), "p": r.get("p"),
+                      "margin": r.get("margin"), "tost_p": r.get("tost_p"),
+                      "p_paper_ratio": r.get("p_paper"),
                       "scores": " ".join(f"{s:.4f}" for s in r.get("scores", [])),
                       "baseline_scores": " ".join(
                           f"{s:.4f}" for s in r.get("baseline_scores", [])),
@@ -195,18 +272,34 @@ def csv_frame(rows: list[dict]) -> pd.DataFrame:
                       "control_ci_low": (row["control_result"] or {}).get("ci_low"),
                       "control_ci_high": (row["control_result"] or {}).get("ci_high"),
                       "control_p": (row["control_result"] or {}).get("p"),
-                      "verdict": row["verdict"], "note": row["note"]})
+                      "verdict": row["verdict"], "p_verdict": row["verdict_p"],
+                      "p_holm": row["p_holm"],
+                      "verdict_holm": row["verdict (Holm)"],
+                      "source": row["source_kind"], "quote": row["quote"],
+                      "note": row["note"]})
     return pd.DataFrame(out)
 
 
 def legend(ev: Evidence, alpha: float, trials: int) -> list[str]:
     """The lines under the Markdown table: method, verdict rule, notes."""
-    return [(f"Verdicts at alpha = {alpha:g}. p: approximate randomization over test "
-            f"items stratified by seed pair ({trials} trials, Clark et al. 2011); "
-            "95% CI: paired bootstrap over items. ours = system vs baseline, mean ± "
+    level = f"{100 * (1 - alpha):g}%"
+    return [(f"Verdicts at alpha = {alpha:g}; intervals at {level}, the same level. "
+            "Seeds are the unit of inference: p and the interval of Δ come from the "
+            "variance over training seeds plus a paired bootstrap over test items "
+            f"({trials} samples; mirrored contrastive items resampled as pairs), "
+            "with Student's t (Welch df) (docs/evaluation.md#significance). "
+            "A claim of no gain: TOST within ±margin, p the larger one-sided p. "
+            "Speed: the ratio of geometric means of target tokens/s over seeds and "
+            "its interval (Welch's t on log speeds); reproduced when the interval "
+            "reaches the paper's factor and excludes 1, or clears the claim's "
+            "stated fraction of the factor. p: the p-value the verdict rests on; "
+            "p (Holm), verdict (Holm): Holm's correction over this table's "
+            "verdicts. A model with one seed: \"one seed: indicative, no "
+            "verdict\" (its figures are shown). ours = system vs baseline, mean ± "
             "sd over seeds. BLEU: sacreBLEU 13a, detokenized (the papers: "
-            "tokenized). Train speed: target tokens/s from summary.json; "
-            "reproduced only if every system seed beat every baseline seed. "
+            "tokenized). Source: paper_table / paper_text (the paper), slides "
+            "(survey slides, not the paper), derived (a test the source does not "
+            "report). "
             "A model did not learn (its quality rows are not tested) if a seed's "
             f"BLEU is less than {ev.guard.min_bleu_gain:g} above its outputs "
             "paired with random test sentences, or one output line is more than "
@@ -219,8 +312,9 @@ def legend(ev: Evidence, alpha: float, trials: int) -> list[str]:
 
 def render(rows: list[dict], ev: Evidence, args: argparse.Namespace) -> None:
     """Write the Markdown, LaTeX and CSV tables."""
-    shown = pd.DataFrame([{k: str(r[k]).replace("|", "/") for k in COLUMNS}
-                          for r in rows], columns=COLUMNS)
+    columns = [ci_column(args.alpha) if c == "Δ [CI]" else c for c in COLUMNS]
+    shown = pd.DataFrame([[str(r[k]).replace("|", "/") for k in COLUMNS]
+                          for r in rows], columns=columns)
     notes = [f"- {r['claim']}: {r['note']}" for r in rows if r["note"]]
     md = to_markdown(shown, f"Claims of the papers on {ev.dataset}")
     write_text(args.out_md, "\n".join([md, *legend(ev, args.alpha, args.trials), "",
@@ -252,7 +346,7 @@ def run_spec(values: list[str]) -> tuple[str, int, dict[str, Path]]:
 def evidence(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Evidence:
     """The dataset's runs and files from the parsed options."""
     ev = Evidence(args.dataset, args.direction, args.synthetic, args.models,
-                  trials=args.trials, seed=args.seed,
+                  trials=args.trials, seed=args.seed, alpha=args.alpha,
                   guard=Guard(args.min_bleu_gain, args.max_output_share))
     for control, model in args.control or []:
         if ev.controls.setdefault(model, control) != control:
@@ -313,13 +407,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pronoun-ref", type=Path, help="tokenized test reference")
     p.add_argument("--pronoun-ref-align", type=Path,
                    help="source-reference links of the test set")
-    p.add_argument("--alpha", type=alpha_level, default=0.05,
-                   help="significance level of the verdicts (default: %(default)s)")
+    p.add_argument("--alpha", type=alpha_level, default=0.01,
+                   help="significance level of the verdicts; intervals are at "
+                        "1 - alpha (default: %(default)s, as evaluate.alpha)")
     p.add_argument("--trials", type=positive_int, default=1000,
-                   help="randomization trials = bootstrap samples "
+                   help="bootstrap samples over test items "
                         "(default: %(default)s)")
     p.add_argument("--seed", type=nonnegative_int, default=1,
-                   help="seed of the randomization (default: %(default)s)")
+                   help="seed of the bootstrap (default: %(default)s)")
     p.add_argument("--min-bleu-gain", type=nonnegative_float,
                    default=Guard.min_bleu_gain,
                    help="a model learned if its BLEU beats its outputs paired with "
@@ -353,7 +448,8 @@ def main(argv: list[str] | None = None) -> int:
     claims = load_claims(args.claims)
     if args.family_only:
         claims = [c for c in claims if in_family(c, ev.models)]
-    rows = [claim_row(with_control(c, ev), ev, args.alpha) for c in claims]
+    rows = with_holm([claim_row(with_control(c, ev), ev, args.alpha)
+                      for c in claims], args.alpha)
     with output_set():  # all of its outputs, or none
         render(rows, ev, args)
     return 0
