@@ -316,8 +316,8 @@ rule context_usage_table:
     conda:
         "../envs/phrasenmt.yaml"
     shell:
-        "python -m phrasenmt.report.context_usage table --items "
-        "{input.item_file} --eval {input.evals} {params.args} --order {params.order} "
+        "python -m phrasenmt.report.context_usage table "
+        "--eval {input.evals} {params.args} --order {params.order} "
         "--out-md {output.md} --out-tex {output.tex} --out-csv {output.csv} > {log} 2>&1"
 
 

@@ -207,3 +207,59 @@ def test_the_table_reads_every_seed_of_every_row():
                       for s in (1, 2, 3)]
     cxmi = [m for m, _ in files["cxmi"]]
     assert cxmi.count("han_dec") == 3 and "transformer" not in cxmi
+
+
+def test_without_a_contrastive_set_the_table_has_bleu_and_cxmi_only(tmp_path):
+    args = write_inputs(tmp_path)
+    cut = args.index("--eval")
+    args = args[cut:]  # no --items, no --scores
+    path = tmp_path / "han_dec.cxmi.json"
+    data = json.loads(path.read_text())
+    data["test"].update(cxmi_sentence=1.25, ci95_sentence=[1.0, 1.5],
+                        cxmi_random_sentence=0.5, ci95_random_sentence=[0.25, 0.75],
+                        words=[{"word": "sie", "count": 12, "pcxmi": 0.8,
+                                "pcxmi_random": 0.6},
+                               {"word": "Fischer", "count": 5, "pcxmi": 0.1,
+                                "pcxmi_random": 0.0}])
+    del data["items"]
+    path.write_text(json.dumps(data))
+    outs = [f"--out-{e}={tmp_path / ('t.' + e)}" for e in ("md", "tex", "csv")]
+    assert main(["table", *args, *outs]) == 0
+    df = pd.read_csv(tmp_path / "t.csv").set_index("model")
+    assert df.loc["han_dec", "bleu"] == 53.0 and df.loc["han_dec", "seeds"] == 1
+    assert df.loc["han_dec", "test_cxmi_sentence"] == pytest.approx(1.25)
+    assert df.loc["han_dec_random", "reads"] == "random-context control of han_dec"
+    assert math.isnan(df.loc["han_dec", "accuracy"])
+    md = (tmp_path / "t.md").read_text()
+    assert "pronouns" not in md.split("\n\n")[0] and "d=1" not in md
+    assert "+1.250 [+1.000, +1.500]" in md  # per sentence, as published
+    assert "+0.500 [+0.250, +0.750]" in md
+    assert "sie +0.800 / +0.600 (n=12), Fischer +0.100" in md
+    png, svg = tmp_path / "f.png", tmp_path / "f.svg"
+    assert main(["figure", "--csv", str(tmp_path / "t.csv"), "--order",
+                 "transformer,han_dec,han_dec_random", "--out-png", str(png),
+                 "--out-svg", str(svg)]) == 0
+    assert png.stat().st_size > 1000
+    with pytest.raises(SystemExit):  # items without scores
+        main(["table", "--items", str(tmp_path / "items.json"), *args, *outs])
+
+
+def test_a_document_dataset_without_a_contrastive_set_gets_context_usage():
+    from phrasenmt.workflow import documents_report as wfdr
+
+    example = REPO / "configs" / "examples" / "own_documents.yaml"
+    config = validate_config(shipped_with(yaml.safe_load(example.read_text())))
+    assert wfdis.contrastive_sets(config, "my_docs") == {}
+    targets = wfdis.document_targets(config, "my_docs")
+    for ext in ("md", "tex", "csv", "png", "svg"):
+        assert f"results/my_docs/report/context_usage.{ext}" in targets
+    assert not any("discourse_contrastive" in t for t in targets)
+    files = wfdis.context_usage_files(config, "my_docs")
+    assert files["items"] is None and files["scores"] == []
+    assert [m for m, _ in files["cxmi"]] == [
+        "ctx_transformer", "ctx_transformer_random", "han_dec", "han_dec_random"]
+    args = wfdr.context_usage_args(config, "my_docs")
+    assert "--items" not in args and "--scores" not in args
+    assert "--control ctx_transformer_random=ctx_transformer" in args
+    assert "item_file" not in wfdr.context_usage_inputs(config, "my_docs")
+    assert "pairs_items" not in wfdis.cxmi_inputs(config, "my_docs")

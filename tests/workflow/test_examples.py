@@ -22,17 +22,20 @@ def _write_local_files(config: dict, folder: Path) -> list[str]:
         names.append(name)
         local = dataset["local"]
         pairs = [local["train"], local["dev"], *local["test"].values()]
-        for pair in pairs:
-            for side, text in (("src", "the fire brigade comes ."),
-                               ("tgt", "die feuerwehr kommt .")):
+        for pair in pairs:  # four lines, in two documents where a split has docs
+            for side, lines in (("src", ["the fire brigade comes ."] * 4),
+                                ("tgt", ["die feuerwehr kommt ."] * 4),
+                                ("docs", ["d1", "d1", "d2", "d2"])):
+                if side not in pair:
+                    continue
                 path = folder / pair[side]
                 path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text + "\n", encoding="utf-8")
+                path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return names
 
 
 def test_there_is_an_example():
-    assert [p.name for p in EXAMPLES] == ["own_corpus.yaml"]
+    assert [p.name for p in EXAMPLES] == ["own_corpus.yaml", "own_documents.yaml"]
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
@@ -50,3 +53,24 @@ def test_example_dry_runs_on_its_own_files(example: Path, tmp_path: Path):
         assert f"results/{dataset}/report/results.md" in out
         assert f"results/{dataset}/report/claims.md" in out
     assert "synthetic_en_de" not in out and "synthetic_de_en" not in out
+
+
+def test_own_documents_plan_context_usage_without_a_contrastive_set(tmp_path):
+    """A local corpus with docs files and no contrastive set: every document
+    model and its control gets its CXMI job and the context-usage table and
+    figure are planned; no contrastive job is."""
+    example = REPO / "configs" / "examples" / "own_documents.yaml"
+    config = yaml.safe_load(example.read_text(encoding="utf-8"))
+    _write_local_files(config, tmp_path)
+    result = snakemake("-n", "--snakefile", str(REPO / "Snakefile"), "--directory",
+                       str(tmp_path), "--configfile", str(example))
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out[-3000:]
+    for model in ("ctx_transformer", "ctx_transformer_random", "han_dec",
+                  "han_dec_random"):
+        assert f"results/my_docs/analysis/cxmi/{model}/seed1.json" in out, model
+    assert "results/my_docs/analysis/cxmi/transformer/" not in out
+    for ext in ("md", "csv", "png", "svg"):
+        assert f"results/my_docs/report/context_usage.{ext}" in out
+    assert "contrastive" not in out.replace("discourse_contrastive", "")
+    assert "discourse_contrastive" not in out

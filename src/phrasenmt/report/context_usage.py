@@ -1,6 +1,6 @@
 """Does a document model use its context? One table and one figure per dataset.
 
-    table   --items ITEMS --scores MODEL=FILE... --eval JSON... --cxmi MODEL=JSON...
+    table   [--items ITEMS --scores MODEL=FILE...] --eval JSON... --cxmi MODEL=JSON...
             [--control C=M...] --order A,B,... --out-md/--out-tex/--out-csv
         one row per model (the sentence-level baseline, each document-level
         model, each random-context control), every figure a mean over the
@@ -13,10 +13,16 @@
         a random context (phrasenmt.evaluate.cxmi): with one seed its 95%
         bootstrap interval, with several the lowest and highest seed's value;
         the mean context gate λ and context-to-state norm ratio of the CXMI
-        JSON's `gates` ("–" without one).
+        JSON's `gates` ("–" without one). CXMI is given per token and, as
+        Fernandes et al. publish it, per sentence. A dataset without a
+        contrastive set (no --items, --scores) gets the table without the
+        pronoun columns: BLEU and CXMI of the test set. Under the table, the
+        words of each document model's test references whose prediction its
+        context helps most (mean P-CXMI, the `words` of its first seed's JSON).
     figure  --csv CSV --order A,B,... --out-png/--out-svg
-        left: pronoun accuracy by distance, one bar per model; right: CXMI
-        against a random context (test set and pronoun items) with intervals.
+        left (with a contrastive set): pronoun accuracy by distance, one bar per
+        model; right: CXMI against a random context (test set and pronoun
+        items) with intervals.
 
 ITEMS is `phrasenmt.evaluate.contrastive prepare`'s items.json and each FILE a
 run's log-probabilities of its lines (`translate score`; a sentence-level row
@@ -28,11 +34,18 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
+from typing import Any
 
 import matplotlib as mpl
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, control_pair, named_path, output_file
+from phrasenmt.cli import (
+    ArgumentParser,
+    control_pair,
+    named_path,
+    output_file,
+    positive_int,
+)
 from phrasenmt.evaluate.contrastive import load_header, outcomes
 from phrasenmt.evaluate.scores import read_log_probabilities
 from phrasenmt.io import InputError, atomic_open, output_set, read_text, run_cli
@@ -95,14 +108,20 @@ def _mean_pct(seeds: list[dict[str, tuple[int, int]]], key: str) -> float:
     return math.nan if any(math.isnan(v) for v in values) else sum(values) / len(values)
 
 
+# CXMI figures of a JSON block -> the key of their interval
+CXMI_KEYS = {"cxmi": "ci95", "cxmi_random": "ci95_random",
+             "cxmi_sentence": "ci95_sentence",
+             "cxmi_random_sentence": "ci95_random_sentence"}
+
+
 def cxmi_cells(path: Path | None) -> dict[str, float]:
     """The CXMI figures of one model's JSON (test set and items), NaN if none."""
     out: dict[str, float] = {}
     data = load_json(path) if path is not None else {}
     for part in ("test", "items"):
         block = data.get(part, {})
-        for key in ("cxmi", "cxmi_random"):
-            ci = block.get("ci95" if key == "cxmi" else "ci95_random", [math.nan] * 2)
+        for key, interval in CXMI_KEYS.items():
+            ci = block.get(interval, [math.nan] * 2)
             out[f"{part}_{key}"] = block.get(key, math.nan)
             out[f"{part}_{key}_low"], out[f"{part}_{key}_high"] = ci
     gates = data.get("gates") or {}
@@ -121,7 +140,7 @@ def seeds_cxmi_cells(paths: list[Path]) -> dict[str, float]:
     per_seed = [cxmi_cells(p) for p in paths]
     out = {key: sum(c[key] for c in per_seed) / len(per_seed) for key in per_seed[0]}
     for part in ("test", "items"):
-        for key in ("cxmi", "cxmi_random"):
+        for key in CXMI_KEYS:
             values = [c[f"{part}_{key}"] for c in per_seed]
             out[f"{part}_{key}_low"], out[f"{part}_{key}_high"] = min(values), max(values)
     return out
@@ -129,17 +148,22 @@ def seeds_cxmi_cells(paths: list[Path]) -> dict[str, float]:
 
 def build_table(args: argparse.Namespace) -> pd.DataFrame:
     """One row per model of --order with BLEU, accuracies and CXMI."""
-    bleu = {}
+    bleu, runs = {}, {}
     for path in args.eval:
         data = sd.load_aggregate(path)
         bleu[data["system"]] = sd.mean_sd(data["scores"])[0]
-    acc = accuracy_rows(args.items, args.scores, args.category)
+        runs[data["system"]] = len(data["scores"])
+    acc = (accuracy_rows(args.items, args.scores, args.category)
+           if args.items is not None else None)
     controls = dict(args.control or [])
     cxmi: dict[str, list[Path]] = {}
     for model, path in args.cxmi or []:
         cxmi.setdefault(model, []).append(path)
     rows = []
     for model in args.order:
+        if acc is None:
+            rows.append(cxmi_row(model, controls, cxmi, bleu, runs, args.eval))
+            continue
         seeds = acc.get(model)
         if not seeds or not seeds[0].get("all"):
             raise InputError(f"model {model} of --order has no {args.category} items "
@@ -160,6 +184,25 @@ def build_table(args: argparse.Namespace) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def cxmi_row(model: str, controls: dict[str, str], cxmi: dict[str, list[Path]],
+             bleu: dict[str, float], runs: dict[str, int], evals: list[Path]
+             ) -> dict:
+    """A row of a dataset without a contrastive set: BLEU and CXMI only."""
+    if model not in bleu:
+        raise InputError(f"model {model} of --order has no --eval JSON", evals[0])
+    if model in cxmi and len(cxmi[model]) != runs[model]:
+        raise InputError(f"model {model} has {runs[model]} seed(s) in its --eval "
+                         f"JSON but {len(cxmi[model])} --cxmi file(s): give one "
+                         "per seed", evals[0])
+    kind = (f"random-context control of {controls[model]}" if model in controls
+            else "document context" if model in cxmi else "no context")
+    return {"model": model, "reads": kind, "seeds": runs[model],
+            "bleu": bleu[model], "items": 0, "accuracy": math.nan,
+            **{f"accuracy_d{b}": math.nan for b in BUCKETS},
+            **{f"items_d{b}": 0 for b in BUCKETS},
+            **seeds_cxmi_cells(cxmi.get(model, []))}
+
+
 def _num(value: float, digits: int = 2) -> str:
     return "–" if value is None or math.isnan(value) else f"{value:.{digits}f}"
 
@@ -171,37 +214,46 @@ def _ci(row: pd.Series, key: str) -> str:
     return f"{row[key]:+.3f} [{row[key + '_low']:+.3f}, {row[key + '_high']:+.3f}]"
 
 
-def display(df: pd.DataFrame) -> pd.DataFrame:
-    """The formatted cells of the Markdown and LaTeX tables."""
+def display(df: pd.DataFrame, contrastive: bool = True) -> pd.DataFrame:
+    """The formatted cells of the Markdown and LaTeX tables (the pronoun
+    columns only with a contrastive set)."""
     shown = pd.DataFrame({"model": df["model"], "reads": df["reads"],
-                          "seeds": df["seeds"], "BLEU": [_num(v) for v in df["bleu"]],
-                          "pronouns (%)": [f"{_num(a)} (n={n})" for a, n in
-                                           zip(df["accuracy"], df["items"],
-                                               strict=True)]})
-    for b in BUCKETS:  # every row scores the same items
-        n = int(df[f"items_d{b}"].iloc[0]) if len(df) else 0
-        shown[f"d={b} (n={n})"] = [_num(v) for v in df[f"accuracy_d{b}"]]
-    for part, name in (("test", "test set"), ("items", "pronoun items")):
+                          "seeds": df["seeds"], "BLEU": [_num(v) for v in df["bleu"]]})
+    if contrastive:
+        shown["pronouns (%)"] = [f"{_num(a)} (n={n})" for a, n in
+                                 zip(df["accuracy"], df["items"], strict=True)]
+        for b in BUCKETS:  # every row scores the same items
+            n = int(df[f"items_d{b}"].iloc[0]) if len(df) else 0
+            shown[f"d={b} (n={n})"] = [_num(v) for v in df[f"accuracy_d{b}"]]
+    parts = (("test", "test set"), ("items", "pronoun items"))
+    for part, name in parts if contrastive else parts[:1]:
         shown[f"CXMI {name}"] = [_ci(r, f"{part}_cxmi") for _, r in df.iterrows()]
         shown[f"CXMI vs random, {name}"] = [_ci(r, f"{part}_cxmi_random")
                                             for _, r in df.iterrows()]
+        for key, what in (("cxmi", "CXMI"), ("cxmi_random", "CXMI vs random")):
+            shown[f"{what} per sentence, {name}"] = [
+                _ci(r, f"{part}_{key}_sentence") for _, r in df.iterrows()]
     shown["gate λ"] = [_num(v, 3) for v in df["gate_lambda"]]
     shown["‖c‖/‖h‖"] = [_num(v) for v in df["gate_norm_ratio"]]
     return shown
 
 
+PRONOUN_NOTE = ("pronouns: contrastive accuracy on the test items whose pronoun "
+                "depends on an antecedent (the reference must score above every "
+                "variant with another pronoun); d = antecedent distance in "
+                "sentences, n = its items. ")
 NOTE = ("Every figure is the mean over the model's seeds (the seeds column); a "
         "CXMI interval is the 95% bootstrap interval of one seed, with several "
-        "seeds the range of the seeds' values. "
-        "pronouns: contrastive accuracy on the test items whose pronoun depends on "
-        "an antecedent (the reference must score above every variant with another "
-        "pronoun); d = antecedent distance in sentences, n = its items. CXMI (Fernandes et al. "
-        "2021): mean over reference tokens of log p(y|x,C) - log p(y|x), nats, "
+        "seeds the range of the seeds' values. {pronouns}CXMI (Fernandes et al. "
+        "2021): log p(y|x,C) - log p(y|x) of the references, as a mean over "
+        "reference tokens (nats per token) and, as the paper publishes it, over "
+        "sentences (nats per sentence), "
         "against no context (includes what the document parameters learned about "
         "sentences in general) and against a random context from other documents "
-        "(what the context's content adds). A model "
-        "uses its context when both its accuracy and its CXMI vs random exceed "
-        "its random-context control's. gate λ: the mean over the model's context "
+        "(what the context's content adds). A model uses its context when its "
+        "CXMI vs random{accuracy} exceeds its random-context control's; a BLEU "
+        "gain that the control shares is extra capacity and updates, not context. "
+        "gate λ: the mean over the model's context "
         "gates of λ in λh + (1-λ)c on the test set (1 = the context is shut out); "
         "‖c‖/‖h‖: the mean norm of the context vector c against the state h's.")
 
@@ -209,12 +261,41 @@ NOTE = ("Every figure is the mean over the model's seeds (the seeds column); a "
 def table(args: argparse.Namespace) -> None:
     """Write the context-usage table (Markdown, LaTeX, CSV)."""
     df = build_table(args)
-    shown = display(df)
-    write_text(args.out_md, to_markdown(shown, "Context usage: pronouns and CXMI")
-               + f"\n{NOTE}\n")
+    contrastive = args.items is not None
+    shown = display(df, contrastive)
+    note = NOTE.format(pronouns=PRONOUN_NOTE if contrastive else "",
+                       accuracy=" (and its pronoun accuracy)" if contrastive else "")
+    title = "Context usage: pronouns and CXMI" if contrastive else \
+        "Context usage: CXMI"
+    write_text(args.out_md, to_markdown(shown, title) + f"\n{note}\n"
+               + words_section(args.cxmi or [], args.order, args.top_words))
     write_text(args.out_tex, to_latex(shown))
     with atomic_open(args.out_csv) as fh:
         df.to_csv(fh, index=False, lineterminator="\n", float_format="%.4f")
+
+
+def words_section(cxmi: list[tuple[str, Path]], order: list[str], top: int) -> str:
+    """Markdown: per document row, the test words with the highest mean P-CXMI
+    (its first seed's JSON; '' when no JSON lists words)."""
+    first: dict[str, Path] = {}
+    for model, path in cxmi:
+        first.setdefault(model, path)
+    rows = []
+    for model in (m for m in order if m in first):
+        words = load_json(first[model]).get("test", {}).get("words")
+        if words:
+            cells = ", ".join(f"{w['word']} {w['pcxmi']:+.3f} / "
+                              f"{w['pcxmi_random']:+.3f} (n={w['count']})"
+                              for w in words[:top])
+            rows.append({"model": model, "words (P-CXMI vs none / vs random)": cells})
+    if not rows:
+        return ""
+    return ("\n" + to_markdown(pd.DataFrame(rows), "Words whose prediction the "
+                                "context helps most") +
+            "\nP-CXMI of a word: log p(w|x,C) - log p(w|x) (or C' a random "
+            "context) summed over its BPE pieces, nats, its mean over the word's "
+            "occurrences (n) in the test references, highest first; the model's "
+            "first seed.\n")
 
 
 def read_table_csv(path: Path) -> pd.DataFrame:
@@ -225,7 +306,7 @@ def read_table_csv(path: Path) -> pd.DataFrame:
         df = pd.read_csv(io.StringIO(read_text(path)))
     except (pd.errors.ParserError, pd.errors.EmptyDataError):
         raise InputError("not a readable CSV", path) from None
-    need = ["model", "accuracy", *(f"accuracy_d{b}" for b in BUCKETS),
+    need = ["model", "items", "accuracy", *(f"accuracy_d{b}" for b in BUCKETS),
             *(f"items_d{b}" for b in BUCKETS),
             *(f"{p}_cxmi_random{s}" for p in ("test", "items")
               for s in ("", "_low", "_high"))]
@@ -235,13 +316,43 @@ def read_table_csv(path: Path) -> pd.DataFrame:
     return df
 
 
+def _cxmi_points(ax: Any, df: pd.DataFrame, models: list[str], order: list[str],
+                 parts: tuple[str, ...]) -> None:
+    """CXMI vs random context of each part (test set, pronoun items) per model,
+    with its interval."""
+    width = 0.8 / len(models)
+    for k, model in enumerate(models):
+        st = model_style(model, order)
+        for j, part in enumerate(parts):
+            key = f"{part}_cxmi_random"
+            value = df.loc[model, key]
+            err = [[value - df.loc[model, key + "_low"]],
+                   [df.loc[model, key + "_high"] - value]]
+            ax.errorbar([j + (k - (len(models) - 1) / 2) * width], [value],
+                        yerr=err, fmt=st.marker, color=st.colour, capsize=3,
+                        label=model if j == 0 else None)
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_xticks(range(len(parts)), [{"test": "test set", "items": "pronoun items"}[p]
+                                      for p in parts])
+    ax.set_ylabel("CXMI vs random context (nats/token)")
+
+
 def figure(args: argparse.Namespace) -> None:
-    """Accuracy by distance (bars) and CXMI vs random (points with intervals)."""
+    """Accuracy by distance (bars, with a contrastive set) and CXMI vs random
+    (points with intervals)."""
     df = read_table_csv(args.csv)
     models = [m for m in args.order if m in set(df["model"])]
     if not models:
         raise InputError("no model of --order in the table", args.csv)
     df = df.set_index("model")
+    if df["items"].max() == 0:  # no contrastive set: the test set's CXMI alone
+        with mpl.rc_context({**RC_PARAMS, "figure.figsize": (5.0, 4.0)}):
+            fig, ax = new_axes()
+            _cxmi_points(ax, df, models, args.order, ("test",))
+            ax.legend(loc="upper left", bbox_to_anchor=(0, -0.12), ncol=2,
+                      fontsize="small")
+            save_figure(fig, args.out_png, args.out_svg)
+        return
     groups = ["all", *(b for b in BUCKETS if df[f"items_d{b}"].max() > 0)]
     width = 0.8 / len(models)
     with mpl.rc_context({**RC_PARAMS, "figure.figsize": (10.0, 4.0)}):
@@ -256,21 +367,12 @@ def figure(args: argparse.Namespace) -> None:
             left.bar([i + (k - (len(models) - 1) / 2) * width for i in
                       range(len(groups))], values, width, label=model,
                      color=st.colour, edgecolor="black", hatch=st.hatch)
-            for j, part in enumerate(("test", "items")):
-                key = f"{part}_cxmi_random"
-                value = df.loc[model, key]
-                err = [[value - df.loc[model, key + "_low"]],
-                       [df.loc[model, key + "_high"] - value]]
-                right.errorbar([j + (k - (len(models) - 1) / 2) * width], [value],
-                               yerr=err, fmt=st.marker, color=st.colour, capsize=3)
+        _cxmi_points(right, df, models, args.order, ("test", "items"))
         left.set_xticks(range(len(groups)),
                         ["all" if g == "all" else f"d={g}" for g in groups])
         left.set_xlabel("antecedent distance (sentences)")
         left.set_ylabel("contrastive pronoun accuracy (%)")
         left.axhline(50, color="grey", linewidth=0.8, linestyle=":")
-        right.axhline(0, color="grey", linewidth=0.8)
-        right.set_xticks([0, 1], ["test set", "pronoun items"])
-        right.set_ylabel("CXMI vs random context (nats/token)")
         left.legend(loc="upper left", bbox_to_anchor=(0, -0.15), ncol=3,
                     fontsize="small")
         save_figure(fig, args.out_png, args.out_svg)
@@ -282,11 +384,15 @@ def build_parser() -> argparse.ArgumentParser:
                        description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
     t = sub.add_parser("table", help="the context-usage table")
-    t.add_argument("--items", type=Path, required=True,
-                   help="items.json of `evaluate.contrastive prepare`")
-    t.add_argument("--scores", type=named_path, nargs="+", required=True,
+    t.add_argument("--items", type=Path,
+                   help="items.json of `evaluate.contrastive prepare` (a dataset "
+                   "with a contrastive set; with --scores)")
+    t.add_argument("--scores", type=named_path, nargs="+",
                    metavar="MODEL=FILE", help="a run's log-probabilities of the "
                    "items' lines; one per seed of each row")
+    t.add_argument("--top-words", type=positive_int, default=10,
+                   help="words listed per model under the table (default: "
+                   "%(default)s)")
     t.add_argument("--category", default="pronoun_gender", help="item type")
     t.add_argument("--eval", type=Path, nargs="+", required=True,
                    help="all-seed evaluation JSONs of the rows (BLEU)")
@@ -309,7 +415,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Write the table or draw the figure."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "table" and (args.items is None) != (args.scores is None):
+        parser.error("--items and --scores go together (a contrastive set's "
+                     "items and every row's scores of them)")
     with output_set():  # all of its outputs, or none
         args.run(args)
     return 0

@@ -356,19 +356,22 @@ def claim_control(claim: dict, controls: dict[str, str]) -> str | None:
 
 
 def context_usage_models(config: dict, dataset: str) -> list[str]:
-    """Rows of the context-usage table: every row that scores the contrastive set."""
+    """Rows of the context-usage table: the discourse rows on BPE'd text (those
+    that score a contrastive set where the dataset has one)."""
     return contrastive_models(config, dataset)
 
 
 def context_usage_files(config: dict, dataset: str) -> dict:
-    """What the context-usage table reads, every seed of every row: the first
-    contrastive set's items.json, (model, score file) pairs and, for the
-    document-level rows, (model, CXMI JSON) pairs."""
-    name = next(iter(contrastive_sets(config, dataset)))
+    """What the context-usage table reads, every seed of every row: for the
+    document-level rows, (model, CXMI JSON) pairs; where the dataset has a
+    contrastive set, its first set's items.json and (model, score file) pairs
+    (else None and no pairs)."""
+    name = next(iter(contrastive_sets(config, dataset)), None)
     rows = context_usage_models(config, dataset)
-    return {"items": f"{contrastive_root(dataset, name)}/items.json",
+    return {"items": (f"{contrastive_root(dataset, name)}/items.json"
+                      if name is not None else None),
             "scores": [(m, score_file(dataset, name, m, s)) for m in rows
-                       for s in runs.seeds(config, m)],
+                       for s in runs.seeds(config, m)] if name is not None else [],
             "cxmi": [(m, cxmi_file(dataset, m, s)) for m in rows
                      if is_document(config, m) for s in runs.seeds(config, m)]}
 
@@ -378,14 +381,13 @@ def document_targets(config: dict, dataset: str) -> list[str]:
     if not document_models(config, dataset):
         return []
     root, exts = f"results/{dataset}/report", ("md", "tex", "csv")
-    names = ["discourse_bleu"]
+    names = ["discourse_bleu", "context_usage"]  # CXMI needs document ids only
     if contrastive_sets(config, dataset):
-        names += ["discourse_contrastive", "context_usage"]
+        names.append("discourse_contrastive")
     if han_models(config, dataset):
         names.append("han_bleu")
     for t in wf.testsets(config, dataset):
         names += [f"discourse_pronouns_{t}", f"discourse_cohesion_{t}"]
     names += [f"discourse_sweep_{s}" for s in document_sweeps(config, dataset)]
-    figures = ([f"{root}/context_usage.{e}" for e in ("png", "svg")]
-               if contrastive_sets(config, dataset) else [])
+    figures = [f"{root}/context_usage.{e}" for e in ("png", "svg")]
     return [f"{root}/{n}.{e}" for n in names for e in exts] + figures

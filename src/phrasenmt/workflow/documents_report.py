@@ -137,22 +137,26 @@ def context_usage_order(config: dict, dataset: str) -> str:
 
 
 def context_usage_inputs(config: dict, dataset: str) -> dict:
-    """The first contrastive set's items, every row's scores, BLEU and CXMI."""
+    """Every row's BLEU and CXMI, and (with a contrastive set) the first set's
+    items and every row's scores of them."""
     rows = discourse.context_usage_models(config, dataset)
     first = wf.testsets(config, dataset)[0]
     files = discourse.context_usage_files(config, dataset)
-    return {"item_file": files["items"],
-            "scores": [path for _, path in files["scores"]],
+    items = {"item_file": files["items"]} if files["items"] is not None else {}
+    return {**items, "scores": [path for _, path in files["scores"]],
             "evals": [runs.aggregate_eval(dataset, m, first) for m in rows],
             "cxmi": [path for _, path in files["cxmi"]]}
 
 
 def context_usage_args(config: dict, dataset: str) -> str:
-    """--scores and --cxmi `MODEL=FILE` lists, and each row's --control."""
+    """--items and --scores (with a contrastive set), --cxmi `MODEL=FILE` lists,
+    and each row's --control."""
     rows = discourse.context_usage_models(config, dataset)
     files = discourse.context_usage_files(config, dataset)
     controls = [f"{m}={discourse.control_of(config, m)}" for m in rows
                 if discourse.control_of(config, m) is not None]
-    return shlex.join(["--scores", *(f"{m}={p}" for m, p in files["scores"]),
-                       "--cxmi", *(f"{m}={p}" for m, p in files["cxmi"])]
+    items = (["--items", files["items"], "--scores",
+              *(f"{m}={p}" for m, p in files["scores"])]
+             if files["items"] is not None else [])
+    return shlex.join([*items, "--cxmi", *(f"{m}={p}" for m, p in files["cxmi"])]
                       + (["--control", *controls] if controls else []))
