@@ -163,9 +163,10 @@ def ratio_interval(system: Sequence[float], baseline: Sequence[float],
                    alpha: float) -> Ratio:
     """Ratio of geometric means of positive per-seed values, with its (1 - alpha)
     interval from Welch's t on the logs (None with one seed on either side)."""
-    sys_log, base_log = np.log(system), np.log(baseline)
-    if not (np.all(np.isfinite(sys_log)) and np.all(np.isfinite(base_log))):
+    values = np.asarray([*system, *baseline], dtype=np.float64)
+    if not (np.all(np.isfinite(values)) and np.all(values > 0)):
         raise ValueError("ratios need positive, finite values")
+    sys_log, base_log = np.log(system), np.log(baseline)
     log_ratio = float(sys_log.mean() - base_log.mean())
     if min(len(sys_log), len(base_log)) < 2:
         return Ratio(math.exp(log_ratio), None, None, None, None, 1 - alpha)
@@ -224,15 +225,16 @@ class NullModel:
     item_sd: float = 15.0  # difficulty of an item, shared by every run
     noise_sd: float = 20.0  # one run's score of one item around that
     spread: float = 0.0  # seed effect drawn uniformly from [-spread/2, +spread/2]
+    effect: float = 0.0  # the system's true gain (0: the null)
 
     def draw(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """(system, baseline) statistics (seeds, items, 2) of one null comparison."""
+        """(system, baseline) statistics (seeds, items, 2) of one comparison."""
         difficulty = rng.normal(0.0, self.item_sd, self.items)
         sides = []
-        for _ in range(2):
+        for gain in (self.effect, 0.0):
             shift = rng.uniform(-self.spread / 2, self.spread / 2, (self.seeds, 1))
-            values = difficulty + shift + rng.normal(0.0, self.noise_sd,
-                                                     (self.seeds, self.items))
+            values = difficulty + gain + shift + rng.normal(
+                0.0, self.noise_sd, (self.seeds, self.items))
             sides.append(np.stack([values, np.ones_like(values)], axis=-1))
         return sides[0], sides[1]
 
@@ -244,7 +246,8 @@ def mean_scorer(stats: np.ndarray) -> np.ndarray:
 
 def simulate_size(model: NullModel, replicates: int, samples: int, alpha: float,
                   seed: int) -> int:
-    """How many of `replicates` null comparisons the seed-aware test rejects."""
+    """How many of `replicates` comparisons the seed-aware test rejects at alpha
+    (under the null, effect 0: its size times `replicates`)."""
     rng = np.random.default_rng(seed)
     rejected = 0
     for _ in range(replicates):
