@@ -3,8 +3,10 @@
 # model under several settings (HAN with and without the reference code's layer
 # norms, learning rates, random-context controls), keeps a checkpoint every
 # SAVE updates, and prints the contrastive pronoun accuracy of each checkpoint
-# (experiments/context_sweep_summary.py). All jobs run at once: meant for a GPU
-# machine (DEVICE=cuda), where the ten jobs take about two minutes.
+# on the dev items and on the test items, and the checkpoint chosen on the dev
+# items alone (experiments/context_sweep_summary.py). All jobs run at once:
+# meant for a GPU machine (DEVICE=cuda), where the ten jobs take about two
+# minutes.
 #
 #   bash experiments/context_sweep.sh prepare results/synthetic_en_de DATA
 #       copies what the sweep reads from a finished default run into DATA:
@@ -25,6 +27,10 @@
 #       without label smoothing, and with the architecture's K = 2 and context
 #       dropout 0.1 (eight jobs;
 #       on the 2-core CPU run them two at a time with ONLY=name)
+#   JOBS=dist DEVICE=cpu STEPS=1250 SAVE=125 ONLY=name ... run DATA OUT
+#       antecedents 1 to 3 sentences back (synthetic.antecedent_distance):
+#       ctx_transformer (ctx_k3), han_dec (handec_k3) and han_enc (hanenc_k3)
+#       with K = 3, as config.yaml trains them, one job at a time with ONLY
 #   JOBS=start STEP1=CKPT DEVICE=cpu STEPS=750 SAVE=125 ... run DATA OUT
 #       ctx_transformer (K = 1, no context dropout) and han_dec (K = 1, from
 #       the identity and from Xavier) from another step 1, e.g. a checkpoint of
@@ -76,6 +82,11 @@ python3 -m phrasenmt.translate score --checkpoint "$STEP1" --src "$D"/pairs.bpe.
   > "$O"/base.log 2>&1 &
 K1='"context_size": 1, "context_dropout": 0.0'  # ctx_transformer as config.yaml trains it
 case "${JOBS:-norms}" in
+dist)  # antecedents up to 3 sentences back: K = 3, as config.yaml trains them
+job ctx_k3 ctx_transformer '{"context_size": 3, "context_dropout": 0.0}' 3.0e-3 100 &
+job handec_k3 han_dec '{"context_size": 3, "context_init": "random"}' 3.0e-3 100 &
+job hanenc_k3 han_enc '{"context_size": 3}' 3.0e-3 20 &
+;;
 k1)  # the default run's han_dec
 job handec_k1 han_dec '{"context_size": 1, "context_init": "random"}' 3.0e-3 100 &
 ;;

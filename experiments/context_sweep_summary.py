@@ -1,43 +1,62 @@
-"""Print the contrastive pronoun accuracy of every checkpoint of a context sweep.
+"""Print the contrastive pronoun accuracy of every checkpoint of a context sweep,
+on the dev items and on the test items, and the checkpoint chosen on dev.
 
     python experiments/context_sweep_summary.py DATA OUT
-(see experiments/context_sweep.sh): one line per job, `updates:accuracy` per
-checkpoint and the dev loss at each validation; first the step-1 model's
-accuracy (scored without context).
+(see experiments/context_sweep.sh): one line per job, `updates:dev/test` per
+checkpoint, the dev loss at each validation, and the checkpoint with the best
+dev accuracy (`phrasenmt.evaluate.contrastive.choose_on_dev`: the test items
+play no part in it); first the step-1 model's accuracy (scored without
+context). The items are those of `contrastive prepare --dev-fraction`.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
+from phrasenmt.evaluate.contrastive import choose_on_dev, load_header, split_accuracy
+from phrasenmt.evaluate.scores import read_log_probabilities
 
-def accuracy(path: Path, items: list[dict]) -> float:
-    """% of items whose reference line scores above every variant."""
-    scores = [float(x) for x in path.read_text().split()]
-    won = sum(all(scores[it["lines"][0]] > scores[k] for k in it["lines"][1:])
-              for it in items)
-    return 100.0 * won / len(items)
+CATEGORY = "pronoun_gender"
+
+
+def percent(header: dict, scores: list[float], split: str) -> str:
+    """'acc' in % of the split's pronoun items, '–' without any."""
+    correct, n = split_accuracy(header, scores, split, CATEGORY)
+    return f"{100.0 * correct / n:.1f}" if n else "–"
+
+
+def dev_losses(job: Path) -> str:
+    """' dev:updates=loss,...' of a job's metrics.tsv (empty without one)."""
+    metrics = job / "run" / "metrics.tsv"
+    if not metrics.exists():
+        return ""
+    rows = [r.split("\t") for r in metrics.read_text().splitlines()[1:]]
+    return " dev:" + ",".join(f"{r[0]}={float(r[5]):.4f}" for r in rows
+                              if len(r) > 5 and r[5])
 
 
 def main(data: Path, out: Path) -> None:
-    items = [it for it in json.loads((data / "items.json").read_text())["items"]
-             if it["type"] == "pronoun_gender"]
-    print(f"step 1 (no context): {accuracy(out / 'base_scores.txt', items):.1f} % "
-          f"of {len(items)} pronoun items")
+    header = load_header(data / "items.json")
+    counts = {split: split_accuracy(header, [0.0] * header["lines"], split,
+                                    CATEGORY)[1] for split in ("dev", "test")}
+    base = read_log_probabilities(out / "base_scores.txt", header["lines"])
+    print(f"step 1 (no context): dev {percent(header, base, 'dev')} % of "
+          f"{counts['dev']}, test {percent(header, base, 'test')} % of "
+          f"{counts['test']} pronoun items")
     for job in sorted(p for p in out.iterdir() if p.is_dir()):
         timing = job / "time.txt"
         name = timing.read_text().strip() if timing.exists() else job.name
-        cells = [f"{p.stem.split('_')[1]}:{accuracy(p, items):.1f}" for p in
-                 sorted(job.glob("scores_*.txt"), key=lambda p: int(p.stem[7:]))]
-        metrics = job / "run" / "metrics.tsv"
-        dev = ""
-        if metrics.exists():
-            rows = [r.split("\t") for r in metrics.read_text().splitlines()[1:]]
-            dev = " dev:" + ",".join(f"{r[0]}={float(r[5]):.4f}" for r in rows
-                                     if len(r) > 5 and r[5])
-        print(name, " ".join(cells), dev)
+        runs = {int(p.stem[7:]): read_log_probabilities(p, header["lines"])
+                for p in job.glob("scores_*.txt")}
+        cells = [f"{k}:{percent(header, runs[k], 'dev')}/"
+                 f"{percent(header, runs[k], 'test')}" for k in sorted(runs)]
+        chosen = ""
+        if runs:
+            k = choose_on_dev(header, runs, CATEGORY)
+            chosen = (f" chosen on dev: {k} (dev {percent(header, runs[k], 'dev')}, "
+                      f"test {percent(header, runs[k], 'test')})")
+        print(name, " ".join(cells) + dev_losses(job) + chosen)
 
 
 if __name__ == "__main__":

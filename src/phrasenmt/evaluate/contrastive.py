@@ -290,6 +290,29 @@ def outcomes(header: dict[str, Any], scores: list[float], split: str = "test"
     return rows
 
 
+def split_accuracy(header: dict[str, Any], scores: list[float], split: str,
+                   category: str | None = None) -> tuple[int, int]:
+    """(correct, items) of one run on the `split` items (of `category`)."""
+    rows = [r for r in outcomes(header, scores, split)
+            if category is None or r["category"] == category]
+    return sum(r["correct"] for r in rows), len(rows)
+
+
+def choose_on_dev(header: dict[str, Any], runs: dict[int, list[float]],
+                  category: str | None = None) -> int:
+    """The run (e.g. the update count of a checkpoint) with the best accuracy on
+    the dev items, the smallest on a tie: the test items play no part."""
+    if not any(item_split(item) == "dev" for item in header["items"]):
+        raise InputError("the items have no dev side: prepare them with "
+                         "--dev-fraction to choose on them")
+
+    def dev(key: int) -> float:
+        correct, n = split_accuracy(header, runs[key], "dev", category)
+        return correct / n if n else 0.0
+
+    return min(runs, key=lambda k: (-dev(k), k))
+
+
 def model_table(name: str, context: str, header: dict, path: Path,
                 split: str = "test") -> pd.DataFrame:
     """Accuracy rows of one model's scores on the `split` items (per type and

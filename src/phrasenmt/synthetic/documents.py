@@ -137,15 +137,15 @@ def distractors(rng: random.Random, cfg: GrammarConfig, pools: Pools,
                 tries: int = 40) -> list[Sentence] | None:
     """n sentences between an antecedent and its pronoun: none mentions anything
     the English pronoun could stand for (so it stays unambiguous), each mentions
-    a noun of another German gender (so that the previous sentence alone points
-    to the wrong pronoun). None if `tries` samples per sentence do not get one."""
+    a singular noun of another German gender (so that the previous sentence
+    alone points to the wrong pronoun). None if `tries` samples per sentence do not get one."""
     out = []
     for _ in range(n):
         for _ in range(tries):
             sent = make_sentence(rng, cfg, pools, None, limits)
             keys = {m.pronoun_key for m in sent.mentions}
             if (mention.pronoun_key not in keys
-                    and any(m.g != mention.g for m in sent.mentions)
+                    and any(not m.plural and m.g != mention.g for m in sent.mentions)
                     and (avoid is None or " ".join(sent.en) not in avoid)):
                 out.append(sent)
                 break
