@@ -175,3 +175,38 @@ def test_languages_without_a_segmenter_are_named():
     assert words.word_segmenter("de")("a  b ") == "a b"
     assert words.line_length("我们 去", True) == 3
     assert words.line_length("我们 去", False) == 2
+
+
+@pytest.mark.parametrize("bpe_section, message", [
+    ({"backend": "spm"},
+     "bpe.backend: 'spm' is not one of subword-nmt, sentencepiece"),
+    ({"backend": "sentencepiece", "merges": 300},
+     "bpe.merges: not read with backend sentencepiece"),
+    ({"vocab_size": 300}, "bpe.vocab_size: not read with backend subword-nmt"),
+    ({"backend": "sentencepiece", "vocab_size": 2},
+     "bpe.vocab_size: 2 is less than the minimum of 8"),
+])
+def test_bad_bpe_config_names_the_key(bpe_section, message):
+    import copy
+
+    import yaml
+
+    from phrasenmt.config import validate_config
+
+    config = yaml.safe_load((FIXTURE.parent / "config.yaml").read_text("utf-8"))
+    config = copy.deepcopy(config)
+    name = next(iter(config["datasets"]))
+    config["datasets"][name]["bpe"] = bpe_section
+    with pytest.raises(InputError) as err:
+        validate_config(config, None)
+    assert str(err.value) == f"datasets.{name}.{message}"
+
+
+def test_raw_text_without_a_segmenter_is_refused_at_start_up():
+    from phrasenmt.experiment import _check_word_segmenter
+
+    ds = {"src": "ja", "tgt": "en", "tokenize": True,
+          "bpe": {"backend": "sentencepiece"}}
+    with pytest.raises(InputError, match=r"^datasets.x.src: 'ja' \(Japanese\) puts "):
+        _check_word_segmenter("datasets.x", ds)
+    _check_word_segmenter("datasets.x", {**ds, "tokenize": False})  # pre-segmented

@@ -53,6 +53,7 @@ FILES = {
                                     "best_dev_loss": 1.5, "train_seconds": -7136.0}
                                    ).encode(),
     "e.en": b"",
+    "ja.txt": "猫が好きです。\n".encode() * 3,
     "e.de": b"",
     "cut.bpe": b"a b\nc d@@\ne f\n",
     "good.scores": b"-1.0\n-2.0\n-3.0\n",
@@ -199,6 +200,19 @@ CASES = [
      [*CXMI, "--items", "beyond.json", "s3", *["good.scores"] * 3],
      ("error: beyond.json: item 1: line 7 is out of range: the file's 'lines' is 3 "
       "(valid: 0..2)")),
+    ("SentencePiece vocabulary larger than the text gives",
+     ["phrasenmt.bpe", "spm-learn", "--in", "s3", "--model", "OUT",
+      "--vocab-size", "5000"],
+     ("error: --vocab-size: 5000 pieces is more than this text can give: "
+      "SentencePiece finds at most")),
+    ("not a SentencePiece model", ["phrasenmt.bpe", "apply", "--sentencepiece", "s3",
+                                   "--in", "s3", "--out", "OUT"],
+     "error: s3: not a SentencePiece model file"),
+    ("raw text of a language without a word segmenter",
+     ["phrasenmt.data.clean", "--src-lang", "ja", "--tgt-lang", "de", "--raw",
+      "--src-in", "ja.txt", "--tgt-in", "s3", "--src-out", "OUT",
+      "--tgt-out", "OUT.de", "--stats", "OUT.tsv"],
+     "error: 'ja' (Japanese) puts no space between words and has no word segmenter"),
 ]
 
 

@@ -116,11 +116,18 @@ def spm_learn_args(config: dict, dataset: str, lang: str) -> str:
             f"--seed {config['seed']} --character-coverage {coverage}")
 
 
+def raw_words(config: dict, dataset: str) -> bool:
+    """Whether cleaning keeps raw text for SentencePiece (`clean --raw`): backend
+    sentencepiece on text that is not tokenized already."""
+    return (uses_sentencepiece(config, dataset)
+            and config["datasets"][dataset]["tokenize"])
+
+
 def detokenize_args(config: dict, dataset: str) -> str:
     """`phrasenmt.data.detokenize`'s options: the target language, and
-    `--sentencepiece` where the text was never Moses-tokenized."""
+    `--sentencepiece` where the text was never Moses-tokenized (`raw_words`)."""
     args = f"--lang {tgt_lang(config, dataset)}"
-    return args + " --sentencepiece" if uses_sentencepiece(config, dataset) else args
+    return args + " --sentencepiece" if raw_words(config, dataset) else args
 
 
 def raw_split(config: dict, dataset: str, split: str) -> dict[str, str]:
