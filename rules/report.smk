@@ -174,3 +174,22 @@ rule agreement_figure:
         "python -m phrasenmt.report.figures agreement --tsv {input} "
         "--order {params.order} --out-png {output.png} --out-svg {output.svg} "
         "> {log} 2>&1"
+
+
+rule cleaning_table:
+    input:
+        "results/{dataset}/data/train.clean.tsv",
+    output:
+        report(
+            "results/{dataset}/report/cleaning.md",
+            caption="../report/cleaning_table.rst",
+            category="Data",
+            labels={"dataset": "{dataset}", "table": "cleaning"},
+        ),
+    log:
+        "results/logs/cleaning_table/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.report.cleaning --stats {input} "
+        "--dataset {wildcards.dataset} --out {output} > {log} 2>&1"

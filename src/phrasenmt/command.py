@@ -54,6 +54,7 @@ STAGES: dict[str, str] = {
     "phrases": "phrasenmt.phrases",
     "report.ablation": "phrasenmt.report.ablation",
     "report.claims": "phrasenmt.report.claims",
+    "report.cleaning": "phrasenmt.report.cleaning",
     "report.context_usage": "phrasenmt.report.context_usage",
     "report.continuous": "phrasenmt.report.continuous",
     "report.discourse": "phrasenmt.report.discourse",
