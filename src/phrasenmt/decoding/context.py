@@ -8,6 +8,14 @@ previous lines (or the file's "tgt"); in translation, the model's own earlier
 translations, never the references: documents are decoded in rounds, round r
 translating the r-th sentence of every document in one pass, so that when a
 sentence is decoded its predecessors' translations exist.
+
+A model with frozen context states (a HAN: `frozen_state_sides`) gets them
+from a `models.context_cache.ContextStates` of the test lines wherever the
+context is looked up by index (--docs): each line's states are computed once,
+the first time a batch needs them (a target line's once it is translated),
+instead of once per line whose context it is and per batch. They are the
+states the model computes from the context ids itself (as for an explicit
+--context file's sentences, which have no index), so the output is the same.
 """
 
 from __future__ import annotations
@@ -32,11 +40,34 @@ from phrasenmt.decoding.postprocess import remove_bpe
 from phrasenmt.decoding.scoring import forced_log_probs, forced_token_log_probs
 from phrasenmt.decoding.search import beam_search, greedy_search
 from phrasenmt.io import InputError
+from phrasenmt.models.context_cache import ContextStates
 from phrasenmt.nn.batching import pad_context, pad_sequences, pad_side
 from phrasenmt.text.vocab import BOS, EOS, PAD, Vocabulary
 
 Ids = list[int]
 Rows = dict[str, Mapping[int, list[Ids]]]  # side -> line -> context sentences
+
+
+@dataclass
+class StateLookup:
+    """A model's frozen context states and the context line indices per line."""
+
+    store: ContextStates
+    indices: list[list[int]]  # per line: its context lines, oldest first
+
+    def states(self, chunk: list[int], size: int) -> dict[str, Tensor]:
+        """The "<side>_states" of the lines `chunk` (as `pad_context` places)."""
+        index = torch.tensor([[-1] * (size - len(self.indices[i])) + self.indices[i]
+                              for i in chunk], dtype=torch.long)
+        return self.store.lookup(index)
+
+
+def state_lookup(model: nn.Module, lines: dict[str, list[Ids]],
+                 indices: list[list[int]]) -> StateLookup | None:
+    """A StateLookup over `lines` for a model with frozen context states."""
+    if not getattr(model, "frozen_state_sides", ()):
+        return None
+    return StateLookup(ContextStates(model, lines), indices)
 
 
 @dataclass
@@ -130,14 +161,29 @@ def context_rows(source: ContextSource, size: int, own: dict[str, list[Ids]],
 
 
 def batch_inputs(rows: Rows, size: int, side: dict[str, list[Ids]], chunk: list[int],
-                 length: int, device: torch.device) -> dict[str, object]:
-    """Keyword inputs of the lines `chunk`: side inputs and `context` tensors."""
+                 length: int, device: torch.device,
+                 lookup: StateLookup | None = None) -> dict[str, object]:
+    """Keyword inputs of the lines `chunk`: side inputs and `context` tensors
+    (with the frozen context states of `lookup`)."""
     picked = {name: [values[i] for i in chunk] for name, values in side.items()}
     extra: dict[str, object] = {k: v.to(device)
                                 for k, v in pad_side(picked, length).items()}
-    extra["context"] = {name: pad_context([lines[i] for i in chunk], size).to(device)
-                        for name, lines in rows.items()}
+    context = {name: pad_context([lines[i] for i in chunk], size).to(device)
+               for name, lines in rows.items()}
+    if lookup is not None:
+        context.update(lookup.states(chunk, size))
+    extra["context"] = context
     return extra
+
+
+def indexed_lookup(model: nn.Module, source: ContextSource,
+                   own: dict[str, list[Ids]]) -> StateLookup | None:
+    """A StateLookup of the lines' own ids where --docs gives the context by
+    index (an explicit --context file's sentences have none)."""
+    if source.doc_ids is None:
+        return None
+    indices = context_indices(source.doc_ids, model.cfg.context_size, *source.mode)
+    return state_lookup(model, own, indices)
 
 
 def chunks(lengths: list[int], lines: list[int], size: int) -> list[list[int]]:
@@ -162,14 +208,14 @@ def search_batch(model: nn.Module, src: Tensor, extra: dict[str, object],
 
 
 def decode_lines(model: nn.Module, src_ids: list[Ids], rows: Rows, lines: list[int],
-                 opts: Search, side: dict[str, list[Ids]], out: list[Ids | None]
-                 ) -> None:
+                 opts: Search, side: dict[str, list[Ids]], out: list[Ids | None],
+                 lookup: StateLookup | None = None) -> None:
     """Translate the lines `lines` (their context in `rows`) into `out`."""
     device = next(model.parameters()).device
     size = model.cfg.context_size
     for chunk in chunks([len(s) for s in src_ids], lines, opts.batch_size):
         src = pad_sequences([[*src_ids[i], EOS] for i in chunk]).to(device)
-        extra = batch_inputs(rows, size, side, chunk, src.size(1), device)
+        extra = batch_inputs(rows, size, side, chunk, src.size(1), device, lookup)
         for i, ids in zip(chunk, search_batch(model, src, extra, opts), strict=True):
             out[i] = ids
 
@@ -182,12 +228,13 @@ def translate_in_rounds(model: nn.Module, src_ids: list[Ids], doc_ids: list[str]
     indices = context_indices(doc_ids, model.cfg.context_size, *mode)
     out: list[Ids | None] = [None] * len(src_ids)
     own = {"src": src_ids, "tgt": out}  # earlier rounds have filled `out`
+    lookup = state_lookup(model, own, indices)
     docs = documents(doc_ids)
     for r in range(max((len(d) for d in docs), default=0)):  # none: empty input
         lines = [d[r] for d in docs if len(d) > r]
         rows = {s: {i: [own[s][j] for j in indices[i]] for i in lines}
                 for s in model.context_sides}
-        decode_lines(model, src_ids, rows, lines, opts, side, out)
+        decode_lines(model, src_ids, rows, lines, opts, side, out, lookup)
     return out
 
 
@@ -206,7 +253,8 @@ def translate_with_context(model: nn.Module, src_vocab: Vocabulary,
         rows = context_rows(source, model.cfg.context_size, own,
                             {"src": src_vocab, "tgt": tgt_vocab})
         hyps = [None] * len(lines)
-        decode_lines(model, src_ids, rows, list(range(len(lines))), opts, side, hyps)
+        decode_lines(model, src_ids, rows, list(range(len(lines))), opts, side, hyps,
+                     indexed_lookup(model, source, own))
     expand = getattr(model, "output_words", None)
     return [remove_bpe(" ".join(expand(h, tgt_vocab) if expand is not None
                                 else tgt_vocab.decode(h))) for h in hyps]
@@ -225,9 +273,11 @@ def _forced_batches(model: nn.Module, src_vocab: Vocabulary, tgt_vocab: Vocabula
     size = model.cfg.context_size
     rows = context_rows(source, size, {s: own[s] for s in model.context_sides},
                         {"src": src_vocab, "tgt": tgt_vocab})
+    lookup = indexed_lookup(model, source, {s: own[s] for s in model.context_sides})
     for chunk in chunks([len(t) for t in tgt_ids], list(range(len(src))), batch_size):
         src_batch = pad_sequences([[*src_ids[i], EOS] for i in chunk]).to(device)
-        extra = batch_inputs(rows, size, side or {}, chunk, src_batch.size(1), device)
+        extra = batch_inputs(rows, size, side or {}, chunk, src_batch.size(1), device,
+                             lookup)
         yield chunk, (src_batch,
                       pad_sequences([[BOS, *tgt_ids[i]] for i in chunk]).to(device),
                       pad_sequences([[*tgt_ids[i], EOS] for i in chunk]).to(device),
