@@ -124,6 +124,8 @@ STAGES = [
             f"--ref-out {{o}}/data/{split}.ref.de --stats {{o}}/data/{split}.stats",
             aligned=(f"raw/{split}.en", f"raw/{split}.de", f"raw/{split}.docs"))
       for split in ("dev", "test")],
+    Stage("cleaning table", "phrasenmt.report.cleaning",
+          "--stats {r}/data/train.stats --dataset tiny --out {o}/report/cleaning.md"),
     Stage("stats", "phrasenmt.data.stats",
           "--lang-pair en-de --split train {r}/data/train.en {r}/data/train.de "
           "--split dev {r}/data/dev.en {r}/data/dev.de --out {o}/data/stats.tsv",
@@ -150,6 +152,14 @@ STAGES = [
             f"--threshold 1 --in {{r}}/data/{split}.{lang} "
             f"--out {{o}}/bpe/{split}.bpe.{lang}", ints={"--threshold": 0})
       for split in ("train", "dev", "test") for lang in ("en", "de")],
+    Stage("spm learn", "phrasenmt.bpe",
+          "spm-learn --in {r}/data/train.en {r}/data/train.de --vocab-size 60 "
+          "--model {o}/bpe/spm.joint.model --seed 1",
+          ints={"--vocab-size": 1, "--seed": 1},
+          floats={"--character-coverage": 0.9}),
+    Stage("spm apply", "phrasenmt.bpe",
+          "apply --sentencepiece {r}/bpe/spm.joint.model --in {r}/data/test.de "
+          "--out {o}/bpe/test.spm.de"),
     Stage("align run", "phrasenmt.align.__main__",
           "run --backend eflomal --src {r}/data/train.en --tgt {r}/data/train.de "
           "--heldout test {r}/data/test.en {r}/data/test.de "
