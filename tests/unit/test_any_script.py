@@ -210,3 +210,39 @@ def test_raw_text_without_a_segmenter_is_refused_at_start_up():
     with pytest.raises(InputError, match=r"^datasets.x.src: 'ja' \(Japanese\) puts "):
         _check_word_segmenter("datasets.x", ds)
     _check_word_segmenter("datasets.x", {**ds, "tokenize": False})  # pre-segmented
+
+
+def _spm_config(**bpe) -> dict:
+    """tests/data/config.yaml with its first dataset on SentencePiece, validated."""
+    import yaml
+
+    from phrasenmt.config import validate_config
+
+    config = yaml.safe_load((FIXTURE.parent / "config.yaml").read_text("utf-8"))
+    name = next(iter(config["datasets"]))
+    config["datasets"][name]["bpe"] = {"backend": "sentencepiece", **bpe}
+    return validate_config(config, None)
+
+
+def test_workflow_runs_sentencepiece_where_configured():
+    from types import SimpleNamespace
+
+    from phrasenmt.workflow import base, corpus
+
+    config = _spm_config(vocab_size=500)
+    name = next(iter(config["datasets"]))
+    assert corpus.subword_model(config, name, "en") == {
+        "model": f"results/{name}/bpe/spm.joint.model"}
+    model = SimpleNamespace(model="m.model", keys=lambda: ["model"])
+    assert corpus.subword_apply_args(config, name, model) == "--sentencepiece m.model"
+    assert corpus.spm_learn_args(config, name, "joint") == (
+        "--model-type bpe --vocab-size 500 --seed 1 --character-coverage 1.0")
+    config["datasets"][name]["tokenize"] = True
+    assert base.clean_args(config, name, "test") == "--raw"
+    assert corpus.detokenize_args(config, name).endswith("--sentencepiece")
+    config["datasets"][name]["bpe"]["joint"] = False
+    assert corpus.subword_model(config, name, "de") == {
+        "model": f"results/{name}/bpe/spm.de.model"}
+    config["datasets"][name]["bpe"]["backend"] = "subword-nmt"
+    assert set(corpus.subword_model(config, name, "de")) == {"codes", "vocab"}
+    assert not corpus.detokenize_args(config, name).endswith("--sentencepiece")
