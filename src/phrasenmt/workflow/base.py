@@ -53,13 +53,31 @@ def unsegmented_language_warnings(config: dict) -> list[str]:
     lines = []
     for name in datasets(config):
         ds = config["datasets"][name]
-        if not ds.get("tokenize", True) or ds["bpe"].get("backend") == "sentencepiece":
-            continue  # pre-segmented, or raw text cut into words by jieba
+        if ds.get("tokenize", True) and ds["bpe"].get("backend") == "sentencepiece":
+            continue  # raw text cut into words by jieba (others refused at start-up)
         for side in ("src", "tgt"):
-            line = language_warning(ds[side], f"config datasets.{name}.{side}")
+            where = f"config datasets.{name}.{side}"
+            line = (language_warning(ds[side], where) if ds.get("tokenize", True)
+                    else None) or _unsegmented_file(ds, side, where)
             if line:
                 lines.append(line)
     return lines
+
+
+def _unsegmented_file(ds: dict, side: str, where: str) -> str | None:
+    """A warning for a local training file whose first lines look unsegmented
+    (given as pre-tokenized, or in a language code not known to lack spaces)."""
+    from itertools import islice
+
+    from phrasenmt.text.scripts import unsegmented_warning
+
+    path = Path(ds["local"]["train"][side]) if ds.get("local") else None
+    if path is None or not path.is_file():
+        return None
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        sample = list(islice(fh, 2000))
+    return unsegmented_warning(f"{where} ({path})", sample,
+                               "BPE and word alignment")
 
 
 def source(config: dict, dataset: str) -> str:
