@@ -246,3 +246,20 @@ def test_workflow_runs_sentencepiece_where_configured():
     config["datasets"][name]["bpe"]["backend"] = "subword-nmt"
     assert set(corpus.subword_model(config, name, "de")) == {"codes", "vocab"}
     assert not corpus.detokenize_args(config, name).endswith("--sentencepiece")
+
+
+def test_start_up_warns_about_an_unsegmented_file_given_as_tokenized():
+    from phrasenmt.workflow import base
+
+    ds = {"source": "local", "src": "zh", "tgt": "en", "tokenize": False,
+          "bpe": {"backend": "subword-nmt"},
+          "local": {"train": {"src": str(FIXTURE / "train.zh"),
+                              "tgt": str(FIXTURE / "train.en")}}}
+    config = {"datasets": {"x": ds}}
+    [line] = base.unsegmented_language_warnings(config)
+    assert line.startswith("warning: config datasets.x.src (") and "Han" in line
+    ds["tokenize"] = True  # Moses on zh: the language code says it
+    [line] = base.unsegmented_language_warnings(config)
+    assert "or set bpe.backend: sentencepiece" in line
+    ds["bpe"]["backend"] = "sentencepiece"  # jieba cuts the words
+    assert base.unsegmented_language_warnings(config) == []
