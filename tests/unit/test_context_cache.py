@@ -1,0 +1,144 @@
+"""Frozen context states computed once: a HAN's cached states equal the ones it
+computes itself, step 2 with the cache equals step 2 without it bit for bit,
+and a random-context control reads its cached states by the same index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from phrasenmt.average import average_checkpoints
+from phrasenmt.hparams.han import HanConfig
+from phrasenmt.models.context_cache import ContextStates
+from phrasenmt.models.han import HanEncoderDecoder
+from phrasenmt.nn.batching import pad_context
+from phrasenmt.text.vocab import EOS
+from phrasenmt.training.checkpoint import save_file
+from phrasenmt.training.context_states import with_states
+from phrasenmt.training.data import DataPaths
+from phrasenmt.training.spec import resolve_spec
+from phrasenmt.training.trainer import Trainer
+from tests.unit.test_two_step import TINY, TRAIN, write_corpus
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """Tiny models run fastest on one thread (and leave shared cores free)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def frozen_han(dropout: float = 0.3) -> HanEncoderDecoder:
+    """A tiny HAN (both sides) in training mode with θ_s frozen, as in step 2."""
+    torch.manual_seed(0)
+    model = HanEncoderDecoder(HanConfig(
+        src_vocab_size=30, tgt_vocab_size=30, d_model=16, d_ff=32, n_heads=2,
+        encoder_layers=2, decoder_layers=2, dropout=dropout, context_init="random"))
+    for p in model.sentence_parameters().values():
+        p.requires_grad_(False)
+    return model.train()
+
+
+def random_lines(n: int) -> dict[str, list[list[int]]]:
+    g = torch.Generator().manual_seed(1)
+    return {side: [torch.randint(4, 30, (int(torch.randint(1, 6, (1,), generator=g)),),
+                                 generator=g).tolist() for _ in range(n)]
+            for side in ("src", "tgt")}
+
+
+def test_cached_context_states_equal_recomputed_ones():
+    model, lines = frozen_han(), random_lines(24)
+    store = ContextStates(model, lines, range(24))
+    store.prepare()
+    for j in range(24):  # each line alone, with dropout active in the model
+        alone = model.line_states([torch.tensor([*lines["src"][j], EOS])],
+                                  [torch.tensor([*lines["tgt"][j], EOS])])
+        assert torch.equal(alone["src"][0], store.held["src"][j]), j
+        assert torch.equal(alone["tgt"][0], store.held["tgt"][j]), j
+    # ... and as the model computes them for a batch (lines repeated, missing)
+    rows = [[], [0], [0, 1], [1, 2, 3], [5, 7], [9, 10, 11], [3, 0, 9]]
+    ids = {s: pad_context([[lines[s][j] for j in row] for row in rows], 3)
+           for s in lines}
+    index = torch.tensor([[-1] * (3 - len(r)) + r for r in rows])
+    cached = store.lookup(index)
+    computed = model.batch_line_states(ids)
+    for side in ("src", "tgt"):
+        assert torch.equal(cached[f"{side}_states"], computed[side])
+    src, tgt = torch.randint(4, 30, (7, 5)), torch.randint(4, 30, (7, 4))
+    torch.manual_seed(3)
+    without = model(src, tgt, context=ids)
+    torch.manual_seed(3)
+    assert torch.equal(model(src, tgt, context={**ids, **cached}), without)
+
+
+@pytest.fixture(scope="module")
+def step1(tmp_path_factory) -> tuple:
+    """The corpus and step 1's averaged sentence-level model."""
+    root = tmp_path_factory.mktemp("cache")
+    paths = write_corpus(root)
+    spec = resolve_spec({"arch": "transformer", "model": TINY,
+                         "train": {**TRAIN, "max_steps": 4}})
+    plain = DataPaths(paths.train_src, paths.train_tgt, paths.dev_src, paths.dev_tgt)
+    Trainer(spec, plain, root / "step1", seed=5, device="cpu",
+            progress_bar=False).run()
+    averaged = root / "averaged.pt"
+    save_file(average_checkpoints(sorted(
+        (root / "step1" / "checkpoints").glob("checkpoint_*.pt"))), averaged)
+    return paths, averaged
+
+
+def step2(step1, outdir: Path, steps: int, cache_mb: float, **model) -> Trainer:
+    paths, averaged = step1
+    spec = resolve_spec({"arch": "han_dec", "model": {**TINY, **model},
+                         "train": {**TRAIN, "max_steps": steps,
+                                   "context_cache_mb": cache_mb}})
+    return Trainer(spec, paths, outdir, seed=5, device="cpu", progress_bar=False,
+                   init_from=averaged)
+
+
+def test_step2_with_the_cache_equals_step2_without_it(step1, tmp_path, capsys):
+    runs = {}
+    for mb in (0, 64):
+        t = step2(step1, tmp_path / f"mb{mb}", 3, mb)
+        assert bool(t.context_states) == (mb > 0)
+        start = {n: p.detach().clone() for n, p in t.model.document_parameters().items()}
+        t.run()
+        runs[mb] = t.model.state_dict()
+        assert all(not torch.equal(p, start[n])  # θ_d trained
+                   for n, p in t.model.document_parameters().items() if "norms" not in n)
+    assert runs[0].keys() == runs[64].keys()
+    for key, value in runs[0].items():
+        assert torch.equal(value, runs[64][key]), key
+    assert "frozen context states of" in capsys.readouterr().err
+    small = step2(step1, tmp_path / "small", 1, 1e-6)
+    assert small.context_states == {}
+    assert "over train.context_cache_mb (1e-06); they are computed with every batch" \
+        in capsys.readouterr().err
+
+
+def test_the_random_context_control_reads_its_cached_states(step1, tmp_path):
+    t = step2(step1, tmp_path / "random", 1, 64, context="random")
+    docs = t.train_data.context
+    store = t.context_states["train"]
+    assert store.needed == sorted({j for row in docs.indices for j in row})
+    real = step2(step1, tmp_path / "real", 1, 64).train_data.context.indices
+    assert docs.indices != real  # other documents' lines
+    pairs = [i for i, row in enumerate(docs.indices) if row][:6]
+    batch = t._batch(t.train_data, pairs)
+    K = t.spec.model.context_size
+    assert batch.context["index"].tolist() == [
+        [-1] * (K - len(docs.indices[i])) + docs.indices[i] for i in pairs]
+    plain = {k: v for k, v in batch.context.items() if k != "index"}
+    states = with_states(batch, store).context["tgt_states"]
+    b, k = 0, K - 1  # the newest context line of the first pair
+    j = docs.indices[pairs[0]][-1]
+    assert torch.equal(states[b, k, :len(store.held["tgt"][j])], store.held["tgt"][j])
+    model = t.model.train()
+    torch.manual_seed(0)
+    cached = model(batch.src, batch.tgt_in, context=batch.context)
+    torch.manual_seed(0)
+    assert torch.equal(cached, model(batch.src, batch.tgt_in, context=plain))
