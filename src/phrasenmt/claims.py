@@ -28,7 +28,8 @@ SOURCES = ("paper_table", "paper_text", "slides", "derived")
 # did the model learn?
 RUN_KINDS = {"bleu": ("hyp",), "bleu_subset": ("hyp",),
              "agreement": ("lingeval", "hyp"), "pronouns": ("hyp_tok", "align", "hyp"),
-             "contrastive": ("contrastive", "hyp"), "train_speed": ("summary",)}
+             "contrastive": ("contrastive", "hyp"), "train_speed": ("summary",),
+             "cxmi": ("cxmi",)}
 DECODINGS = ("main", "beam")  # a claim's `decoding`: each model's own, or beam search
 
 
@@ -70,6 +71,10 @@ def _check_claim(entry: Any, n: int, path: Path) -> dict:
                          f"{', '.join(DECODINGS)}", path)
     _check_source(entry, where, path)
     _check_sizes(entry, where, path)
+    if entry["metric"] == "cxmi" and "control" in entry:
+        raise InputError(f"{where} ({entry['id']}): a cxmi claim compares the system "
+                         "with its random-context control as its baseline; drop "
+                         "control", path)
     if "control" in entry and (entry["metric"] == "train_speed"
                                or entry["expect"] != "higher"):
         raise InputError(f"{where} ({entry['id']}): a control compares a quality "

@@ -27,6 +27,7 @@ from phrasenmt.evaluate.scores import read_log_probabilities
 from phrasenmt.evaluate.seed_inference import ratio_interval, ratio_p, tost_p
 from phrasenmt.io import InputError, read_lines
 from phrasenmt.report.baseline_guard import Guard, measure_files
+from phrasenmt.report.json_fields import load_json
 from phrasenmt.report.tables import get_key, load_summary
 
 SPEED_KEY = "tokens_per_second"  # summary.json: target tokens / training seconds
@@ -280,9 +281,32 @@ def speed_result(claim: dict, ev: Evidence) -> dict[str, Any]:
             "seeds": sys_seeds, "baseline_seeds": base_seeds, "items": None}
 
 
+def _sentence_cxmi(path: Path) -> list[float]:
+    """Per test sentence, log p(y|x,C) - log p(y|x,C_random) of one run's CXMI
+    JSON (phrasenmt.evaluate.cxmi)."""
+    values = load_json(path).get("test", {}).get("sentence_cxmi_random")
+    if not isinstance(values, list) or not values:
+        raise InputError("has no test.sentence_cxmi_random list (made by an older "
+                         "phrasenmt.evaluate.cxmi? rerun the cxmi rule)", path)
+    return [float(v) for v in values]
+
+
+def cxmi_result(claim: dict, ev: Evidence) -> dict[str, Any]:
+    """CXMI against a random context (nats per sentence, Fernandes et al.'s mean
+    over test sentences) of the system against its baseline (a document model's
+    random-context control), all seeds, paired by sentence."""
+    sys_seeds, sys_paths = run_files(ev, claim["system"], "cxmi")
+    base_seeds, base_paths = run_files(ev, claim["baseline"], "cxmi")
+    result = multiseed.compare_items([_sentence_cxmi(p) for p in base_paths],
+                                     [_sentence_cxmi(p) for p in sys_paths],
+                                     trials=ev.trials, seed=ev.seed)
+    return {**result, "seeds": sys_seeds, "baseline_seeds": base_seeds}
+
+
 CHECKS = {"bleu": bleu_result, "bleu_subset": bleu_result,
           "agreement": agreement_result, "pronouns": pronoun_result,
-          "contrastive": contrastive_result, "train_speed": speed_result}
+          "contrastive": contrastive_result, "train_speed": speed_result,
+          "cxmi": cxmi_result}
 
 
 def speed_verdict(claim: dict, r: dict[str, Any]) -> str:

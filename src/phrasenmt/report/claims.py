@@ -91,7 +91,7 @@ from phrasenmt.report.tables import write_text
 from phrasenmt.report.wall_clock import add_timing_option, write_csvs
 
 UNITS = {"bleu": "BLEU", "bleu_subset": "BLEU", "agreement": "%", "pronouns": "%",
-         "contrastive": "%", "train_speed": "tokens/s"}
+         "contrastive": "%", "train_speed": "tokens/s", "cxmi": "nats/sentence"}
 COLUMNS = ["claim", "paper", "source", "statement", "data", "paper Δ", "ours",
            "system per seed", "Δ [CI]", "p", "vs random-context control", "seeds",
            "verdict", "p (Holm)", "verdict (Holm)"]
@@ -434,8 +434,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def with_control(claim: dict, ev: Evidence) -> dict:
     """The claim with the control it is judged against: the one --control names
-    for its system (the workflow finds it in the config), else claims.yaml's."""
-    if "control" not in claim or claim["system"] not in ev.controls:
+    for its system (the workflow finds it in the config), else claims.yaml's. A
+    cxmi claim's baseline is that control."""
+    if claim["system"] not in ev.controls:
+        return claim
+    if claim["metric"] == "cxmi":
+        return {**claim, "baseline": ev.controls[claim["system"]]}
+    if "control" not in claim:
         return claim
     return {**claim, "control": ev.controls[claim["system"]]}
 

@@ -46,6 +46,8 @@ def run_file(config: dict, dataset: str, model: str, seed: int, kind: str) -> st
     if kind == "contrastive":
         return discourse.score_file(dataset, contrastive_set(config, dataset), model,
                                     seed)
+    if kind == "cxmi":
+        return discourse.cxmi_file(dataset, model, seed)
     if kind == "hyp_beam":  # the main decoding's file where that is beam search
         return wfn.hyp_file(config, dataset, model, testset, "beam", seed, "txt")
     ext = {"hyp": "txt", "hyp_tok": "tok"}[kind]
@@ -66,6 +68,9 @@ def _available(config: dict, dataset: str, kind: str,
         npmt_table = bool(wfn.npmt_rows(config, dataset))
         return {m for m in models if wfn.main_decoding(config, m) == "beam"
                 or (npmt_table and "beam" in wfn.decodings(config, dataset, m))}
+    if kind == "cxmi":  # the document models (rules/documents_report.smk)
+        return {m for m in models & set(discourse_models(config, dataset))
+                if discourse.is_document(config, m)}
     if kind == "contrastive":  # the rows that score the dataset's first set
         if contrastive_set(config, dataset) is None:
             return set()
@@ -115,8 +120,9 @@ def run_kinds(config: dict, dataset: str,
     controls = discourse.controls(config)
     for claim in claims:
         control = discourse.claim_control(claim, controls)
+        baseline = discourse.claim_baseline(claim, controls)
         for kind in claim_kinds(claim):
-            for model in (claim["system"], claim["baseline"], control):
+            for model in (claim["system"], baseline, control):
                 if model in available[kind]:
                     kinds = wanted.setdefault(model, [])
                     kinds += [] if kind in kinds else [kind]

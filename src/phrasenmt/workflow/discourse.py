@@ -355,6 +355,14 @@ def claim_control(claim: dict, controls: dict[str, str]) -> str | None:
     return controls.get(claim["system"], claim["control"])
 
 
+def claim_baseline(claim: dict, controls: dict[str, str]) -> str:
+    """The baseline a claim is judged against: a cxmi claim's is the config's
+    random-context control of its system (claims.yaml's name without one)."""
+    if claim["metric"] == "cxmi":
+        return controls.get(claim["system"], claim["baseline"])
+    return claim["baseline"]
+
+
 def context_usage_models(config: dict, dataset: str) -> list[str]:
     """Rows of the context-usage table: the discourse rows on BPE'd text (those
     that score a contrastive set where the dataset has one)."""
