@@ -9,12 +9,14 @@ was made with laid over it, as Snakemake reads them:
   1. tokenize: Moses (`tokenize: true`) or only spaces normalised (`false`),
      then lowercased if the dataset says `lowercase: true` (phrasenmt.data.clean);
   2. subwords: the dataset's BPE codes and source vocabulary, with its
-     `bpe.vocab_threshold` (phrasenmt.bpe; results/DATASET/bpe/); word-level
+     `bpe.vocab_threshold`, or its SentencePiece model (phrasenmt.bpe;
+     results/DATASET/bpe/); word-level
      models (NPMT, the continuous-output family) read the tokens as they are;
   3. translate: the run's averaged.pt (fertility.pt for PCoNMT with fertility)
      with the model's decode settings and precision of the config
      (phrasenmt.translate);
-  4. detokenize: Moses, in the target language (phrasenmt.data.detokenize).
+  4. detokenize: Moses, in the target language (phrasenmt.data.detokenize);
+     with bpe.backend sentencepiece on raw text, its decoding.
 
 One input line is one sentence; empty lines are refused. A document-level
 model needs --docs FILE: one document id per input line, the lines of a
@@ -48,7 +50,9 @@ from phrasenmt.io import (
     run_cli,
     write_lines,
 )
+from phrasenmt.text import spm
 from phrasenmt.text.segmentation import ngram_line
+from phrasenmt.text.words import join_unsegmented
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import npmt as wfn
 from phrasenmt.workflow import phrase_repr as wfpr
@@ -156,16 +160,27 @@ class Run:
     def tokenize(self, lines: list[str]) -> list[str]:
         """Step 1: the cleaning step's tokenization of a test set's source."""
         ds = self.config["datasets"][self.dataset]
-        opts = Options(self.src, self.tgt, tokenize=ds["tokenize"],
-                       lowercase=ds["lowercase"])
+        opts = Options(self.src, self.tgt, tokenize=ds["tokenize"] and not self.raw,
+                       raw=self.raw, lowercase=ds["lowercase"])
         return process_side(lines, self.src, opts)
+
+    @property
+    def raw(self) -> bool:
+        """Whether the workflow kept raw text for SentencePiece (`clean --raw`)."""
+        ds = self.config["datasets"][self.dataset]
+        return ds["tokenize"] and ds["bpe"]["backend"] == "sentencepiece"
 
     def subwords(self, tokens: list[str]) -> list[str]:
         """Step 2: the apply_bpe rule's segmentation of the source side."""
         if self.family not in SUBWORD_FAMILIES:
             return tokens
         bpe = self.data_dir / "bpe"
-        threshold = self.config["datasets"][self.dataset]["bpe"]["vocab_threshold"]
+        settings = self.config["datasets"][self.dataset]["bpe"]
+        if settings["backend"] == "sentencepiece":
+            model = spm.load(bpe / f"spm.{'joint' if settings['joint'] else self.src}"
+                             ".model")
+            return [spm.encode(model, line) for line in tokens]
+        threshold = settings["vocab_threshold"]
         seg = Segmenter(read_codes(bpe / "codes"),
                         read_vocabulary(bpe / f"vocab.{self.src}", threshold),
                         bpe / "codes")
@@ -260,6 +275,8 @@ def translate_text(args: argparse.Namespace) -> list[str]:
                          "--configfile the run was made with", options.checkpoint)
     check_lengths(lines, translate.max_input_tokens(loaded[0]), label)
     hyps, _ = translate.decode_lines(options, loaded, lines, side)
+    if run.raw:  # as the detokenize rule's --sentencepiece
+        return [join_unsegmented(" ".join(h.split())) for h in hyps]
     return detokenize(hyps, run.tgt)
 
 
