@@ -24,8 +24,9 @@ def aggregate(tmp: Path, system: str, testset: str, scores: list[float],
               p: float | None, base_scores: list[float] | None = None,
               baseline: str = "transformer", seeds: list[int] | None = None
               ) -> Path:
-    """An all-seed JSON of phrasenmt.evaluate.multiseed."""
-    base = base_scores or [30.0]
+    """An all-seed JSON of phrasenmt.evaluate.multiseed (by default the baseline
+    has as many seeds as the system, each scoring 30)."""
+    base = base_scores or [30.0] * len(scores)
     seeds = seeds or list(range(1, len(scores) + 1))
     mean, base_mean = statistics.fmean(scores), statistics.fmean(base)
     data = {"system": system, "baseline": baseline, "testset": testset,

@@ -55,7 +55,8 @@ def _run(tmp: Path, rows: list[dict[str, str]]) -> pd.DataFrame:
 
 def test_ablation_relative_times_and_delta(tmp_path):
     rows = [_files(tmp_path, "transformer", 30.0, None, 100.0, 1000, 2.0, 100),
-            _files(tmp_path, "pr_max_attn_ta", 31.0, 0.001, 150.0, 1000, 3.0, 100)]
+            _files(tmp_path, "pr_max_attn_ta", [30.5, 31.5], 0.001, 150.0, 1000, 3.0,
+                   100)]
     df = _run(tmp_path, rows)
     assert df.loc["pr_max_attn_ta", "delta"] == pytest.approx(1.0)
     assert df.loc["pr_max_attn_ta", "train_rel"] == pytest.approx(1.5)

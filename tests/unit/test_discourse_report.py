@@ -18,7 +18,7 @@ def _eval(tmp: Path, model: str, testset: str, bleu: float | list[float],
           p: float | None, base: float = 20.0) -> Path:
     """An all-seed JSON (phrasenmt.evaluate.multiseed) against 'sent'."""
     scores = bleu if isinstance(bleu, list) else [bleu]
-    return ef.aggregate(tmp, model, testset, scores, p, [base], "sent")
+    return ef.aggregate(tmp, model, testset, scores, p, [base] * len(scores), "sent")
 
 
 def _seed_eval(tmp: Path, model: str, testset: str, bleu: float) -> Path:
@@ -42,7 +42,7 @@ def _tsv(path: Path, rows: list[dict]) -> Path:
 def test_bleu_table_marks_significant_gains(tmp_path):
     evals = [_eval(tmp_path, "doc", "tst2015", 20.9, 0.2),
              _eval(tmp_path, "sent", "tst2015", 20.0, None),
-             _eval(tmp_path, "doc_both", "tst2015", 21.5, 0.001),
+             _eval(tmp_path, "doc_both", "tst2015", [21.4, 21.6], 0.001),
              _eval(tmp_path, "sent", "tst2014", 18.0, None),
              _eval(tmp_path, "doc_both", "tst2014", 17.5, 0.9, base=18.0)]
     discourse.main(["bleu", "--eval", *map(str, evals), "--baseline", "sent",
@@ -54,10 +54,12 @@ def test_bleu_table_marks_significant_gains(tmp_path):
     assert df.delta.round(2).tolist() == [0.0, 0.9, 1.5, 0.0, -0.5]
     assert df.significant.tolist() == [False, False, True, False, False]
     md = (tmp_path / "t.md").read_text()
-    assert "| tst2015 | doc_both | 21.50 (1 seed)† | 1: 21.50 | +1.50 | 0.001 |" in md
-    assert "| tst2015 | doc | 20.90 (1 seed) | 1: 20.90 | +0.90 | 0.2 |" in md
+    assert ("| tst2015 | doc_both | 21.50 ± 0.14† | 1: 21.40, 2: 21.60 | +1.50 | "
+            "0.001 |") in md
+    assert ("| tst2015 | doc | 20.90 (1 seed) | 1: 20.90 | +0.90 | 0.2 (one seed: "
+            "indicative, no verdict) |") in md
     assert "p < 0.05" in md
-    assert r"21.50 (1 seed)$^\dagger$" in (tmp_path / "t.tex").read_text()
+    assert r"21.50 $\pm$ 0.14$^\dagger$" in (tmp_path / "t.tex").read_text()
 
 
 def test_bleu_table_three_seeds(tmp_path):

@@ -29,10 +29,11 @@ def eval_json(path: Path, system: str, hyps: list[str]) -> Path:
 
 
 def aggregate(tmp: Path, system: str, score: float, p: float | None,
-              baseline: str = "attn_rnn") -> Path:
+              baseline: str = "attn_rnn", n_seeds: int = 1) -> Path:
     """Its all-seed JSON (phrasenmt.evaluate.multiseed) against the baseline."""
     tmp.mkdir(exist_ok=True)
-    return ef.aggregate(tmp, system, "test", [score], p, [5.0], baseline)
+    return ef.aggregate(tmp, system, "test", [score] * n_seeds, p, [5.0] * n_seeds,
+                        baseline)
 
 
 def outputs(tmp_path: Path, stem: str) -> list[str]:
@@ -46,15 +47,17 @@ def rows(path: Path) -> list[dict]:
 
 @pytest.fixture
 def evals(tmp_path) -> list[str]:
-    """--eval (all seeds) then --seed-eval (one seed) options of five cells."""
+    """--eval (all seeds) then --seed-eval (per seed) options of five cells; NPMT's
+    greedy cell has two seeds, the others one."""
     cells = {"attn_rnn:greedy": (BAD, 5.0, None), "attn_rnn:beam": (BAD, 5.0, None),
              "npmt:greedy": (GOOD, 100.0, 0.001), "npmt:beam": (BAD, 5.0, 1.0),
              "npmt_lm:beam": (GOOD, 100.0, 0.001)}
     aggs, seeds = [], []
     for i, (key, (hyps, score, p)) in enumerate(cells.items()):
-        name = key.split(":")[0]
-        aggs.append(f"{key}={aggregate(tmp_path / 'agg', name, score, p)}")
-        seeds.append(f"{key}={eval_json(tmp_path / f'{i}.json', name, hyps)}")
+        name, n = key.split(":")[0], 2 if key == "npmt:greedy" else 1
+        aggs.append(f"{key}={aggregate(tmp_path / 'agg', name, score, p, n_seeds=n)}")
+        seeds += [f"{key}={eval_json(tmp_path / f'{i}.{s}.json', name, hyps)}"
+                  for s in range(n)]
     return ["--eval", *aggs, "--seed-eval", *seeds]
 
 
@@ -68,9 +71,13 @@ def test_table_marks_significance_and_missing_greedy(tmp_path, evals):
     assert "| attn_rnn (baseline) |" in md
     lines = {line.split(" | ")[0].strip("| "): line for line in md.splitlines()
              if line.startswith("| npmt")}
-    assert "100.00 (1 seed)†" in lines["npmt"]  # greedy: significantly better
+    assert "100.00 ± 0.00†" in lines["npmt"]  # greedy: significantly better
     assert "†" not in lines["npmt"].split(" | ")[2]  # beam equals the baseline
-    assert lines["npmt"].split(" | ")[3:5] == ["0.001", "1"]  # p greedy, p beam
+    assert lines["npmt"].split(" | ")[3:5] == [  # p greedy, p beam (one seed)
+        "0.001", "1 (one seed: indicative, no verdict)"]
+    # one seed, better with p < alpha: no mark, the p is indicative
+    assert "†" not in lines["npmt_lm"]
+    assert "0.001 (one seed: indicative, no verdict)" in lines["npmt_lm"]
     assert lines["npmt_lm"].split(" | ")[1] == "–"  # no greedy decoding
     assert "NPMT+LM (x) not run: lmplz not found" in md
     table = rows(tmp_path / "t.csv")
@@ -78,7 +85,7 @@ def test_table_marks_significance_and_missing_greedy(tmp_path, evals):
     assert table[1]["significant_greedy"] == "True"
     assert table[1]["significant_beam"] == "False"
     tex = (tmp_path / "t.tex").read_text()
-    assert r"100.00 (1 seed)$^\dagger$" in tex and "λ" not in tex
+    assert r"100.00 $\pm$ 0.00$^\dagger$" in tex and "λ" not in tex
 
 
 def test_table_rejects_a_model_without_evaluations(tmp_path, evals):

@@ -35,12 +35,13 @@ def _summary(tmp: Path, name: str, params: int, seconds: float,
 
 @pytest.fixture()
 def table_inputs(tmp_path: Path) -> dict[str, list[str]]:
-    """Two test sets; pr is significantly better on t1 only, npmt is worse."""
+    """Two test sets; pr (two seeds) is significantly better on t1 only, npmt is
+    worse."""
     evals = [
         _eval(tmp_path, "npmt", "t1", 29.0, 0.001),       # worse: no mark
-        _eval(tmp_path, "pr", "t1", 31.5, 0.004),         # better, p < .01: mark
+        _eval(tmp_path, "pr", "t1", [31.4, 31.6], 0.004),  # better, p < .01: mark
         _eval(tmp_path, "transformer", "t1", 30.0, None),
-        _eval(tmp_path, "pr", "t2", 30.2, 0.30),          # better, p large: no mark
+        _eval(tmp_path, "pr", "t2", [30.1, 30.3], 0.30),  # better, p large: no mark
         _eval(tmp_path, "transformer", "t2", 30.0, None),
     ]
     summaries = [_summary(tmp_path, "transformer", 61_200_000, 3723),
@@ -88,14 +89,14 @@ def test_dagger_exactly_where_better_and_significant(tmp_path, table_inputs):
     out = _run_table(tmp_path, table_inputs)
     md = out["md"].read_text(encoding="utf-8").splitlines()
     marked = [line for line in md if line.startswith("|") and "†" in line]
-    assert marked == [("| pr | 31.50 (1 seed)† | 1: 31.50 | 0.004 | 32.50 (1 seed) | "
-                       "51.50 (1 seed) | 63.00 | 1:06:40 | bf16 |")]
+    assert marked == [("| pr | 31.50 ± 0.14† | 1: 31.40, 2: 31.60 | 0.004 | "
+                       "32.50 ± 0.14 | 51.50 ± 0.14 | 63.00 | 1:06:40 | bf16 |")]
     assert ("| transformer (baseline) | 30.00 (1 seed) | 1: 30.00 | – | "
             "31.00 (1 seed) | 50.00 (1 seed) | 61.20 | 1:02:03 | fp32 |") in md
     assert md[-1].startswith("† ") and "p < 0.01" in md[-1]
     tex = out["tex"].read_text(encoding="utf-8")
     assert tex.count(r"$^\dagger$") == 2  # the marked cell and the note
-    assert r"pr & 31.50 (1 seed)$^\dagger$ & 1: 31.50" in tex
+    assert r"pr & 31.50 $\pm$ 0.14$^\dagger$ & 1: 31.40" in tex
     assert r"\toprule" in tex and r"\bottomrule" in tex
 
 
@@ -166,6 +167,20 @@ def test_three_seeds_show_mean_sd_each_seed_and_p(tmp_path, table_inputs):
     md = out["md"].read_text(encoding="utf-8")
     assert "| npmt | 32.00 ± 2.00† | 1: 30.00, 2: 32.00, 3: 34.00 | 0.002 |" in md
     assert r"32.00 $\pm$ 2.00$^\dagger$" in out["tex"].read_text(encoding="utf-8")
+
+
+def test_one_seed_gets_no_mark_and_an_indicative_p(tmp_path, table_inputs):
+    """Better with p < alpha, but one seed: the figures, no verdict."""
+    agg, seeds = _eval(tmp_path, "npmt", "t2", 34.0, 0.001)
+    table_inputs["eval"].append(str(agg))
+    table_inputs["seed_eval"] += [str(p) for p in seeds]
+    out = _run_table(tmp_path, table_inputs)
+    df = pd.read_csv(out["csv"])
+    row = df[(df.model == "npmt") & (df.testset == "t2")].iloc[0]
+    assert row.p_value == 0.001 and not row.significant
+    md = out["md"].read_text(encoding="utf-8")
+    assert ("| npmt | 34.00 (1 seed) | 1: 34.00 | 0.001 (one seed: indicative, no "
+            "verdict) |") in md
 
 
 def test_seed_files_must_match_the_aggregate(tmp_path, table_inputs):

@@ -124,7 +124,7 @@ def cells(row, baseline: str, mark: str) -> list[str]:
     seeds = [int(s) for s in str(row.seeds).split(";")]
     scores = [float(v) for v in str(row.bleu_tok_seeds).split(";")]
     return [name, sd.spread(row.bleu_tok, row.bleu_tok_sd, len(seeds)),
-            sd.per_seed(seeds, scores), delta, sd.p_cell(row.p_value),
+            sd.per_seed(seeds, scores), delta, sd.p_cell(row.p_value, len(seeds)),
             f"{row.params_m:.2f}", f"{row.train_rel:.2f}x", f"{row.decode_rel:.2f}x",
             row.precision]
 
@@ -142,8 +142,9 @@ def notes(args: argparse.Namespace) -> str:
     """What the columns mean."""
     return (f"BLEU: tokenized, case-sensitive, mean ± sd over training seeds (or "
             f"1 seed). {tables.DAGGER}: better than {args.baseline} with p < "
-            f"{args.alpha:g} (approximate randomization on detokenized BLEU, "
-            "stratified by seed pair, every seed of both). Times: per target "
+            f"{args.alpha:g} (detokenized BLEU; training seeds and test sentences "
+            "both enter p, every seed of both; a model with one seed gets no "
+            "mark). Times: per target "
             f"token, mean over seeds, relative to {args.baseline} in the same run.")
 
 

@@ -4,8 +4,8 @@
         detokenized BLEU per (test set, model) as the mean ± sd over training
         seeds with each seed's score, the difference of the means to the
         sentence-level baseline, and † where better with p < alpha (the
-        all-seed JSONs of phrasenmt.evaluate.multiseed: approximate
-        randomization stratified by seed pair).
+        all-seed JSONs of phrasenmt.evaluate.multiseed: seeds and test
+        sentences both enter p; no mark with one seed).
     contrastive --tsv SET=TSV... --order A,B
         contrastive accuracy (%) per type, each model with and without context
         (phrasenmt.evaluate.contrastive evaluate).
@@ -104,7 +104,7 @@ def bleu_display(df: pd.DataFrame, baseline: str) -> pd.DataFrame:
                                                              strict=True)],
         "Δ": ["" if m == baseline else f"{d:+.2f}"
               for m, d in zip(df.model, df.delta, strict=True)],
-        "p": [sd.p_cell(p) for p in df.p_value]})
+        "p": [sd.p_cell(p, len(n)) for p, n in zip(df.p_value, seeds, strict=True)]})
 
 
 def contrastive_table(specs: Sequence[tuple[str, Path]], order: list[str]

@@ -130,7 +130,8 @@ def table_cells(row: pd.Series, baseline: str | None, mark: str) -> list[str]:
         bleu, n = row[f"bleu_{d}"], len(str(row[f"seeds_{d}"]).split(";"))
         out.append("–" if math.isnan(bleu) else sd.spread(bleu, row[f"bleu_{d}_sd"], n)
                    + (mark if row[f"significant_{d}"] else ""))
-    out += [sd.p_cell(row[f"p_{d}"]) for d in DECODINGS]
+    out += [sd.p_cell(row[f"p_{d}"], len(str(row[f"seeds_{d}"]).split(";")))
+            for d in DECODINGS]
     seeds = "; ".join(c for c in (_seed_scores(row, d) for d in DECODINGS) if c)
     return [*out, seeds, row.beam_search]
 
@@ -142,8 +143,9 @@ def table_notes(args: argparse.Namespace) -> list[str]:
              "BLEU: mean ± sd over training seeds, or (1 seed)."]
     if args.baseline:
         notes.append(f"{tables.DAGGER} better than {args.baseline} with the same "
-                     f"decoding, p < {args.alpha:g} (approximate randomization on "
-                     "detokenized BLEU, stratified by seed pair, every seed of both).")
+                     f"decoding, p < {args.alpha:g} (detokenized BLEU; training "
+                     "seeds and test sentences both enter p, every seed of both; "
+                     "a model with one seed gets no mark).")
     return [*notes, *args.note]
 
 

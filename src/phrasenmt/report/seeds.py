@@ -3,9 +3,11 @@
 A table cell shows the mean over seeds with the sample standard deviation
 ("27.31 ± 0.42"), or says that there was one seed ("27.31 (1 seed)"); a
 second cell lists each seed's score. Significance comes from the all-seed
-evaluation JSON of ``phrasenmt.evaluate.multiseed`` (approximate randomization
-over sentences stratified by seed pair), whose p-value uses every seed of the
-system and of the baseline.
+evaluation JSON of ``phrasenmt.evaluate.multiseed`` (training seeds and test
+sentences both enter its p-value), whose p-value uses every seed of the
+system and of the baseline. A comparison in which a model has one seed gets
+no mark: its p covers the test sentences only, and its p cell says "one seed:
+indicative, no verdict".
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from phrasenmt.report.json_fields import get_key, load_json
 
 AGGREGATE_KEYS = ("system", "baseline", "testset", "seeds", "scores", "mean", "p",
                   "delta")
+ONE_SEED = "one seed: indicative, no verdict"
 
 
 def load_aggregate(path: Path) -> dict[str, Any]:
@@ -39,7 +42,8 @@ def load_aggregate(path: Path) -> dict[str, Any]:
 def significance(data: dict[str, Any], path: Path, baseline: str, alpha: float
                  ) -> tuple[float, bool]:
     """(p-value, better and p < alpha) of an all-seed evaluation; the baseline's
-    own row has no test (NaN, False)."""
+    own row has no test (NaN, False), and a comparison in which either model
+    has one seed gets no mark (its p is shown, indicative)."""
     if data["baseline"] != baseline:
         raise InputError(f"key 'baseline' is {data['baseline']!r} but --baseline is "
                          f"{baseline!r}", path)
@@ -47,7 +51,13 @@ def significance(data: dict[str, Any], path: Path, baseline: str, alpha: float
         return math.nan, False
     p = float(get_key(data, "p", path, number=True))
     delta = float(get_key(data, "delta", path, number=True))
-    return p, bool(delta > 0 and p < alpha)
+    return p, bool(delta > 0 and p < alpha and not one_seed(data))
+
+
+def one_seed(data: dict[str, Any]) -> bool:
+    """Whether the system or the baseline of an all-seed evaluation has one seed."""
+    counts = (len(data["seeds"]), data.get("n_baseline_seeds", 2))
+    return bool(data.get("one_seed")) or min(counts) == 1
 
 
 def mean_sd(values: Sequence[float]) -> tuple[float, float]:
@@ -72,9 +82,12 @@ def per_seed(seeds: Sequence[int], scores: Sequence[float], digits: int = 2) -> 
                                                             strict=True))
 
 
-def p_cell(p: float) -> str:
-    """A p-value cell ("–" for the baseline's row)."""
-    return "–" if math.isnan(p) else f"{p:.3g}"
+def p_cell(p: float, n_seeds: int = 2) -> str:
+    """A p-value cell ("–" for the baseline's row); with one seed, labelled as
+    indicative."""
+    if math.isnan(p):
+        return "–"
+    return f"{p:.3g}" + (f" ({ONE_SEED})" if n_seeds == 1 else "")
 
 
 def joined(values: Sequence[Any]) -> str:

@@ -3,7 +3,7 @@
 ``main``: one row per (model, test set): detokenized BLEU as the mean over
 training seeds with its sd (or "(1 seed)"), each seed's score, the p-value of
 the all-seed test against the baseline (``phrasenmt.evaluate.multiseed``:
-approximate randomization stratified by seed pair), tokenized BLEU and chrF
+training seeds and test sentences both enter it), tokenized BLEU and chrF
 (means over seeds), parameters and training time (mean over seeds); a dagger
 marks systems whose mean BLEU is higher than the baseline's with p < alpha.
 """
@@ -134,7 +134,7 @@ def display_cells(row: pd.Series, baseline: str, mark: str) -> list[str]:
     scores = [float(v) for v in str(row.bleu_seeds).split(";")]
     bleu = sd.spread(row.bleu, row.bleu_sd, len(seeds))
     bleu += mark if row.significant else ""
-    return [name, bleu, sd.per_seed(seeds, scores), sd.p_cell(row.p_value),
+    return [name, bleu, sd.per_seed(seeds, scores), sd.p_cell(row.p_value, len(seeds)),
             sd.spread(row.bleu_tok, row.bleu_tok_sd, len(seeds)),
             sd.spread(row.chrf, row.chrf_sd, len(seeds)), f"{row.params_m:.2f}",
             format_time(row.train_seconds), row.precision]
@@ -144,8 +144,9 @@ def note(baseline: str, alpha: float) -> str:
     """The one-line explanation of the significance mark."""
     return (f"{DAGGER} mean detokenized BLEU better than the baseline ({baseline}) "
             f"with p < {alpha:g}. Scores: mean ± sd over training seeds, or "
-            "(1 seed); p: approximate randomization over test sentences, "
-            "stratified by seed pair, using every seed of both systems. A model "
+            "(1 seed); p: every seed of both systems, with the variance over "
+            "training seeds and over test sentences (a comparison with one seed "
+            "gets no mark: one seed: indicative, no verdict). A model "
             "the time budget (train.max_minutes) stopped inside its warm-up or "
             "before half of train.max_steps says so after its name.")
 
