@@ -23,6 +23,11 @@ softmax, layer norm and the optimizer are not counted), divided by that
 update's target tokens, times the measured target tokens/s, over the GPU's
 dense bf16 peak (PEAK_TFLOPS by name, or --peak-tflops). Target tokens are
 the real (unpadded) target tokens with </s>, as fairseq counts them.
+
+That MFU counts the products as run, padding included. Beside it, the useful
+MFU counts only what real tokens need (benchmarks/useful.py: per side, plus
+attention over each sentence's own length; the Transformer only), printed
+with the padding fraction of the timed batches (both sides' cells).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from benchmarks import gpu_fairseq as peer
 from benchmarks.ceiling import UNCOUNTED
+from benchmarks.useful import update_figures
 from phrasenmt.training.data import DataPaths
 from phrasenmt.training.spec import resolve_spec
 from phrasenmt.training.trainer import Trainer
@@ -121,6 +127,7 @@ def time_arch(arch: str, preset: str, corpus: Corpus, batch: int, device: str,
     flops_per_token = counter.get_total_flops() / ntokens
     if replay:
         t.iterator.load_state_dict(start_state)
+    useful, padding = useful_figures(t, timed)
     sync(device)
     start, tokens = time.perf_counter(), 0
     for _ in range(timed):
@@ -136,13 +143,26 @@ def time_arch(arch: str, preset: str, corpus: Corpus, batch: int, device: str,
            "seconds_per_update": round(seconds / timed, 4),
            "tokens_per_s": round(speed), "gflop_per_token": round(flops_per_token / 1e9, 3),
            "tflops": round(flops_per_token * speed / 1e12, 1),
-           "mfu": None if peak is None else round(flops_per_token * speed / peak, 4)}
+           "mfu": None if peak is None else round(flops_per_token * speed / peak, 4),
+           "padding": round(padding, 4),
+           "useful_tflops": None if useful is None else round(useful / seconds / 1e12, 1),
+           "useful_mfu": None if peak is None or useful is None
+           else round(useful / seconds / peak, 4)}
     if device == "cuda":
         row["peak_memory_gib"] = round(torch.cuda.max_memory_allocated() / 2**30, 2)
     del t
     if device == "cuda":
         torch.cuda.empty_cache()
     return row
+
+
+def useful_figures(t: Trainer, updates: int) -> tuple[float | None, float]:
+    """The next `updates` updates' useful FLOPs (benchmarks/useful.py; None
+    but for the Transformer) and their padding fraction."""
+    cfg = t.spec.model if t.spec.arch == "transformer" else None
+    figures = [update_figures(cfg, b) for b in t.iterator.lengths_ahead(updates)]
+    flops = None if cfg is None else sum(f for f, _ in figures)
+    return flops, sum(p for _, p in figures) / len(figures)
 
 
 def guarded(arch: str, preset: str, *args) -> dict[str, Any]:
@@ -181,7 +201,8 @@ def run(args, work: Path, deadline: float, save: Callable[[], None]
                       peak, args.warmup, args.timed_updates)
         rows.append(row)
         print(f"  timing {row['status']} {arch}/{preset}: "
-              f"{row.get('tokens_per_s', '-')} tok/s, MFU {row.get('mfu')} "
+              f"{row.get('tokens_per_s', '-')} tok/s, MFU {row.get('mfu')}, useful "
+              f"MFU {row.get('useful_mfu')} at padding {row.get('padding')} "
               f"{row['reason']}", flush=True)
         relative_speeds(rows)
         save()
@@ -215,8 +236,8 @@ def markdown(result: dict[str, Any] | None, fairseq: dict[str, Any] | None) -> l
              f"the batches of {result['warmup']} warm-up updates; MFU against {peak or 'an unknown'} TFLOP/s "
              f"(dense bf16); FLOPs: {result['flop_count']}."), "",
              ("| arch | preset | batch | params | target tok/s | × Transformer | "
-             "GFLOP/tok | TFLOP/s | MFU | peak GiB | status |"),
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "GFLOP/tok | TFLOP/s | MFU | useful MFU | padding | peak GiB | status |"),
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in result["rows"]:
         mfu = r.get("mfu")
         lines.append(
@@ -224,10 +245,15 @@ def markdown(result: dict[str, Any] | None, fairseq: dict[str, Any] | None) -> l
             f"{_m(r.get('params'))} | {r.get('tokens_per_s', '')} | "
             f"{r.get('relative_to_transformer', '')} | {r.get('gflop_per_token', '')} | "
             f"{r.get('tflops', '')} | {'' if mfu is None else f'{mfu:.1%}'} | "
+            f"{_pct(r.get('useful_mfu'))} | {_pct(r.get('padding'))} | "
             f"{r.get('peak_memory_gib', '')} | {r['status']} {r['reason']} |")
     lines.append("")
     lines += peer.markdown(fairseq)
     return lines
+
+
+def _pct(value) -> str:
+    return "" if value is None else f"{value:.1%}"
 
 
 def _m(value) -> str:

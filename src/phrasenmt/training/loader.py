@@ -104,6 +104,22 @@ class UpdateLoader:
         non_blocking = self.device.type == "cuda"
         return [(b.to(self.device, non_blocking), weight) for b in batches], total
 
+    def lengths_ahead(self, count: int) -> list[list[tuple[Any, Any]]]:
+        """Per update of the next `count`, per batch (every rank's): the source
+        and target lengths of its pairs (no specials); nothing is taken."""
+        ahead = BatchIterator(self.iterator.batches, self.iterator.seed)
+        ahead.load_state_dict(self._state)
+        updates = []
+        for _ in range(count):
+            batches, total = [], 0
+            while total < self.update_tokens:
+                rows = next(ahead)
+                batches.append((self.packed.src.lengths[rows],
+                                self.packed.tgt.lengths[rows]))
+                total += self.packed.target_tokens(rows)
+            updates.append(batches)
+        return updates
+
     def state_dict(self) -> dict[str, Any]:
         """The iterator's state after the updates handed out (not the one ahead)."""
         return dict(self._state)

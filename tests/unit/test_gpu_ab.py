@@ -1,0 +1,35 @@
+"""The data-path A/B (benchmarks/gpu_ab.py) on the CPU: every variant runs,
+agrees with the old path's losses bit for bit, and reports its figures."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+@pytest.mark.slow
+def test_the_cpu_form_runs_every_variant_at_loss_parity(tmp_path):
+    from benchmarks import gpu_ab
+
+    out = tmp_path / "ab.json"
+    assert gpu_ab.main(["--device", "cpu", "--out", str(out), "--work",
+                        str(tmp_path / "work"), "--warmup", "0", "--rounds", "2"]) == 0
+    result = json.loads(out.read_text())
+    assert result["status"] == "DONE" and list(result["variants"]) == list(gpu_ab.VARIANTS)
+    for name, v in result["variants"].items():
+        assert v["loss_max_rel_diff"] == 0.0, name  # the same batches, the same sums
+        assert v["tokens_per_s"] > 0 and v["ops_per_update"] > 100
+        assert set(v["phase_ms"]) == {"data", "compute", "optimizer"}
+        assert 0 < v["padding"] < 1 and v["useful_tflops"] > 0
+
+
+def test_cuda_without_a_gpu_is_one_line(capsys, monkeypatch):
+    from benchmarks import gpu_ab
+
+    monkeypatch.setattr("torch.cuda.is_available", lambda: False)
+    with pytest.raises(SystemExit) as stop:
+        gpu_ab.parse_args(["--device", "cuda"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1
+    assert "--device cuda: torch sees no CUDA device" in err
