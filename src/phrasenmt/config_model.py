@@ -117,12 +117,13 @@ def bins(minimum: int) -> Any:
 
 class Evaluate(Strict):
     significance_trials: int = Field(
-        1000, ge=1, description="trials of the approximate-randomization test of every "
-        "model against its baseline over all training seeds (MultEval: stratified by "
-        "seed pair), and as many bootstrap samples for the 95% CI of the difference; "
+        1000, ge=1, description="bootstrap samples over test items of the all-seed "
+        "comparison of every model with its baseline (training seeds and test items "
+        "both enter its p-value and interval; docs/evaluation.md#significance); "
         "renamed from evaluate.bootstrap")
     alpha: float = Field(0.01, gt=0, le=1,
-                         description="significance level for the dagger")
+                         description="significance level of the daggers and the claims "
+                         "table's verdicts; every interval is at 1 - alpha")
     length_bins: bins(1) = Field(
         [15, 25, 35, 45], description="upper bounds of the source-length groups; the "
         "last group is above the last bound")
