@@ -2,8 +2,8 @@
 # tokenized) and chrF of every seed's hypotheses per
 # (model, test set); then one job per (model, test set) that compares all the
 # model's seeds with all the baseline's (phrasenmt.evaluate.multiseed: mean, sd,
-# approximate randomization stratified by seed pair, bootstrap CI): what the
-# tables read. BLEU by source length per test set (each model's first seed).
+# p and an interval at 1 - evaluate.alpha over training seeds and test
+# sentences): what the tables read. BLEU by source length per test set (each model's first seed).
 
 
 rule bleu:
@@ -38,6 +38,7 @@ rule bleu_seeds:
         baseline=W.base.baseline,
         seeds=W.runs.seed_args,
         trials=config["evaluate"]["significance_trials"],
+        alpha=config["evaluate"]["alpha"],
         seed=config["seed"],
         lang=W.corpus.tgt_lang,
     log:
@@ -49,8 +50,8 @@ rule bleu_seeds:
         "--baseline-name {params.baseline} --testset {wildcards.testset} "
         "--ref {input.ref} --lang {params.lang} --hyp {input.hyps} "
         "--baseline-hyp {input.baseline} "
-        "--seeds {params.seeds} --trials {params.trials} --seed {params.seed} "
-        "--out {output} > {log} 2>&1"
+        "--seeds {params.seeds} --trials {params.trials} --alpha {params.alpha} "
+        "--seed {params.seed} --out {output} > {log} 2>&1"
 
 
 rule length_analysis:

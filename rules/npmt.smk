@@ -233,6 +233,7 @@ rule bleu_seeds_decoding:
         baseline=W.npmt.aggregate_baseline,
         seeds=W.runs.seed_args,
         trials=config["evaluate"]["significance_trials"],
+        alpha=config["evaluate"]["alpha"],
         seed=config["seed"],
         lang=W.corpus.tgt_lang,
     log:
@@ -244,5 +245,5 @@ rule bleu_seeds_decoding:
         "--baseline-name {params.baseline} --testset {wildcards.testset} "
         "--ref {input.ref} --lang {params.lang} --hyp {input.hyps} "
         "--baseline-hyp {input.baseline} "
-        "--seeds {params.seeds} --trials {params.trials} --seed {params.seed} "
-        "--out {output} > {log} 2>&1"
+        "--seeds {params.seeds} --trials {params.trials} --alpha {params.alpha} "
+        "--seed {params.seed} --out {output} > {log} 2>&1"
