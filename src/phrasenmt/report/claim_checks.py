@@ -299,7 +299,7 @@ def cxmi_result(claim: dict, ev: Evidence) -> dict[str, Any]:
     base_seeds, base_paths = run_files(ev, claim["baseline"], "cxmi")
     result = multiseed.compare_items([_sentence_cxmi(p) for p in base_paths],
                                      [_sentence_cxmi(p) for p in sys_paths],
-                                     trials=ev.trials, seed=ev.seed)
+                                     trials=ev.trials, seed=ev.seed, alpha=ev.alpha)
     return {**result, "seeds": sys_seeds, "baseline_seeds": base_seeds}
 
 
