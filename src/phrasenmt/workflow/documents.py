@@ -160,7 +160,7 @@ def check_document_keys(config: dict) -> None:
                              f"{entry.get('arch')!r} reads no document context to "
                              "replace; context dropout applies to the "
                              f"document-level archs ({', '.join(wf.DOCUMENT_ARCHS)})"
-                             " only", "config")
+                             " only")
 
 
 def _check_reference(config: dict, name: str) -> None:
