@@ -20,7 +20,11 @@ SUITES = {"families": "model families beside their references (Transformer, phra
           "precision": "fp32 against bf16 autocast, eager against torch.compile",
           "ceiling": "matmul FLOPs per update against this machine's fp32 peak",
           "peers": "our Transformer against fairseq's (training and beam search)",
-          "chain": "alignment, phrase extraction and embeddings, pairs/s and AER"}
+          "chain": "alignment, phrase extraction and embeddings, pairs/s and AER",
+          "context": "step-2 training of the document models (frozen context "
+          "states), against another checkout with --against",
+          "datapath": "collating a 25k-token batch, the trainer's wait for data, "
+          "operators per update; beside another checkout (--against)"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
