@@ -57,6 +57,12 @@ FILES = {
     "e.de": b"",
     "cut.bpe": b"a b\nc d@@\ne f\n",
     "good.scores": b"-1.0\n-2.0\n-3.0\n",
+    "nomargin.yaml": b"claims:\n  - {id: a, paper: P, where: T, statement: s, "
+                     b"metric: bleu, system: a, baseline: b, expect: not_higher, "
+                     b"source: paper_text, quote: q}\n",
+    "badsource.yaml": b"claims:\n  - {id: a, paper: P, where: T, statement: s, "
+                      b"metric: bleu, system: a, baseline: b, expect: higher, "
+                      b"source: paper, quote: q}\n",
     "positive.scores": b"-1.0\n2.5\n-3.0\n",
     "positive2.scores": b"-1.0\n0.5\n",
     "nolines.json": json.dumps({"lines": 3, "items": [
@@ -78,7 +84,17 @@ CTX_SPEC = '{"arch": "ctx_transformer", "preset": "tiny"}'
 CXMI = ["phrasenmt.evaluate.cxmi", "--model", "m", "--out", "OUT"]
 
 # (case, argv with OUT for the output, expected message)
+CLAIMS = ["phrasenmt.report.claims", "--dataset", "d", "--direction", "en-de",
+          "--out-md", "OUT", "--out-tex", "OUT.tex", "--out-csv", "OUT.csv",
+          "--out-timing-csv", "OUT.t.csv"]
 CASES = [
+    ("claim of no gain without a margin", [*CLAIMS, "--claims", "nomargin.yaml"],
+     "error: nomargin.yaml: claim 1 (a): a claim of no gain (expect: not_higher) "
+     "needs margin, the equivalence margin in the metric's unit (a positive number, "
+     "e.g. 0.5 BLEU)"),
+    ("claim of an unknown source kind", [*CLAIMS, "--claims", "badsource.yaml"],
+     "error: badsource.yaml: claim 1 (a): source must be one of paper_table, "
+     "paper_text, slides, derived, got 'paper'"),
     ("mismatched line counts", [*CLEAN, "--src-in", "s3", "--tgt-in", "t2"],
      "error: s3: has 3 lines but t2 has 2; parallel files must match"),
     ("empty line", [*CLEAN, "--src-in", "s3", "--tgt-in", "t3_empty"],
