@@ -1,0 +1,181 @@
+"""The training data path on a CPU, this checkout beside another one.
+
+    python -m benchmarks.speed --suite datapath [--against OTHER/src]
+
+Three figures of the package on the path (and, with --against, of the
+package under OTHER/src, measured by the same code in a child process):
+
+- collate_ms: building one batch of at least `--collate-tokens` (25,000)
+  target tokens from the training corpus as the trainer does (median of
+  `--repeats`); the packed gather where the package has it, else the list
+  collate;
+- wait_share: the trainer's wait for data (time in `Trainer._next_update`)
+  as a share of its updates (Transformer `--preset`, one batch of `--batch`
+  tokens per update, `--updates` timed after one warm-up);
+- ops_per_update: aten operators dispatched in one such update
+  (torch.profiler on the CPU, nested operators included).
+
+This module imports nothing of the package but what both versions have
+(training.data, training.spec, training.trainer), so it runs against older
+checkouts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+DEFAULTS = {"pairs": 10000, "vocab": 8000, "lengths": [10, 40], "collate_tokens": 25000,
+            "repeats": 20, "preset": "base", "batch": 600, "updates": 2, "seed": 1}
+
+
+def write_corpus(root: Path, pairs: int, vocab: int, lengths: Sequence[int],
+                 seed: int) -> list[Path]:
+    """Random-token train and dev files -> [train.src, train.tgt, dev.src, dev.tgt]."""
+    rng = random.Random(seed)
+    paths = []
+    for split, n in (("train", pairs), ("dev", 16)):
+        for side in ("src", "tgt"):
+            lines = (" ".join(f"{side[0]}{rng.randrange(vocab)}"
+                              for _ in range(rng.randint(*lengths))) for _ in range(n))
+            path = root / f"{split}.{side}"
+            path.write_text("\n".join(lines) + "\n")
+            paths.append(path)
+    return paths
+
+
+def trainer(files: list[Path], preset: str, batch: int, outdir: Path) -> Any:
+    """A Transformer Trainer, one batch of `batch` tokens per update, on the CPU."""
+    from phrasenmt.training.data import DataPaths
+    from phrasenmt.training.spec import resolve_spec
+    from phrasenmt.training.trainer import Trainer
+    spec = resolve_spec({"arch": "transformer", "preset": preset, "train": {
+        "max_tokens": batch, "update_tokens": 1, "max_steps": 10**6,
+        "valid_interval": 10**6, "save_interval": 10**6, "log_interval": 10**6}})
+    with contextlib.redirect_stderr(io.StringIO()):
+        return Trainer(spec, DataPaths(*files), outdir, seed=1, device="cpu",
+                       progress_bar=False, precision="fp32")
+
+
+def collate_ms(t: Any, tokens: int, repeats: int) -> dict[str, Any]:
+    """Median milliseconds to build a batch of >= `tokens` target tokens."""
+    corpus = t.train_data
+    order = sorted(range(len(corpus.tgt)), key=lambda i: len(corpus.tgt[i]))
+    rows, total = [], 0
+    for i in order[len(order) // 2:]:  # sentences of similar length
+        if total >= tokens:
+            break
+        rows.append(i)
+        total += len(corpus.tgt[i]) + 1
+    packed = getattr(t.iterator, "packed", None)
+    build = ((lambda: packed.collate(rows)) if packed is not None
+             else (lambda: t._batch(corpus, rows)))
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        build()
+        times.append(time.perf_counter() - start)
+    return {"collate_ms": round(1000 * statistics.median(times), 3),
+            "collate_pairs": len(rows), "collate_target_tokens": total,
+            "collate": "packed gather" if packed is not None else "list collate"}
+
+
+def wait_and_ops(t: Any, updates: int) -> dict[str, Any]:
+    """Wait for data as a share of the updates, and operators per update."""
+    waited = [0.0]
+    next_update = t._next_update
+
+    def timed_next_update():
+        start = time.perf_counter()
+        try:
+            return next_update()
+        finally:
+            waited[0] += time.perf_counter() - start
+
+    t._next_update = timed_next_update
+    t.train_step()  # warm-up
+    waited[0], start = 0.0, time.perf_counter()
+    for _ in range(updates):
+        t.train_step()
+    seconds = time.perf_counter() - start
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        t.train_step()
+    ops = sum(1 for e in prof.events() if e.name.startswith("aten::"))
+    return {"wait_share": round(waited[0] / seconds, 5),
+            "wait_ms_per_update": round(1000 * waited[0] / updates, 3),
+            "ms_per_update": round(1000 * seconds / updates, 1), "ops_per_update": ops}
+
+
+def measure(settings: dict[str, Any]) -> dict[str, Any]:
+    """The three figures of the package on the path."""
+    import phrasenmt
+    s = {**DEFAULTS, **settings}
+    with tempfile.TemporaryDirectory() as tmp:
+        files = write_corpus(Path(tmp), s["pairs"], s["vocab"], s["lengths"], s["seed"])
+        t = trainer(files, s["preset"], s["collate_tokens"], Path(tmp) / "a")
+        out = {"package": str(Path(phrasenmt.__file__).resolve().parents[1]),
+               **collate_ms(t, s["collate_tokens"], s["repeats"])}
+        del t
+        t = trainer(files, s["preset"], s["batch"], Path(tmp) / "b")
+        out.update(wait_and_ops(t, s["updates"]))
+    return out
+
+
+def against(src: Path, settings: dict[str, Any]) -> dict[str, Any]:
+    """`measure` of the package under `src`, in a child process."""
+    repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), str(repo)])}
+    result = subprocess.run([sys.executable, "-m", "benchmarks.datapath",
+                             json.dumps(settings)], capture_output=True, text=True,
+                            env=env, cwd=repo, check=False)
+    if result.returncode:
+        raise RuntimeError(f"the child on {src} failed: {result.stderr[-2000:]}")
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The suite's entry point (benchmarks.speed) -> exit status."""
+    from benchmarks import harness
+    from phrasenmt.cli import positive_int
+    p = harness.parser("datapath", __doc__.split("\n")[0])
+    p.add_argument("--against", type=Path, default=None, metavar="SRC",
+                   help="another checkout's src/ folder to measure beside this one")
+    p.add_argument("--preset", default=DEFAULTS["preset"])
+    p.add_argument("--batch", type=positive_int, default=DEFAULTS["batch"],
+                   help="tokens per update for the wait share and the operators")
+    p.add_argument("--updates", type=positive_int, default=DEFAULTS["updates"])
+    p.add_argument("--repeats", type=positive_int, default=DEFAULTS["repeats"])
+    p.add_argument("--collate-tokens", type=positive_int,
+                   default=DEFAULTS["collate_tokens"])
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = harness.parse(p, argv)
+    if args.device != "cpu":
+        p.error("--device: the data-path suite measures the CPU side; use cpu")
+    if args.against is not None and not (args.against / "phrasenmt").is_dir():
+        p.error(f"--against {args.against}: no phrasenmt package there")
+    settings = {"preset": args.preset, "batch": args.batch, "updates": args.updates,
+                "repeats": args.repeats, "collate_tokens": args.collate_tokens}
+    results = harness.Results("datapath", args, ["--suite", "datapath", *argv])
+    results.add("this checkout", measure(settings))
+    if args.against is not None:
+        results.add(f"against {args.against}", against(args.against, settings))
+    return results.done()
+
+
+if __name__ == "__main__":  # the child of `against`: settings in, figures out
+    torch.set_num_threads(1)
+    print(json.dumps(measure(json.loads(sys.argv[1]))))
