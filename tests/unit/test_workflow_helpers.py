@@ -401,12 +401,13 @@ def test_default_targets_have_every_discourse_table(doc_config):
 
 def test_synthetic_contrastive_set_scored_with_and_without_context(doc_config):
     assert wfdis.contrastive_sets(doc_config, EN_DE) == {"synthetic": {
-        "format": "lingeval", "mirror_pronouns": True}}
+        "format": "lingeval", "mirror_pronouns": True, "dev_fraction": 0.5}}
     assert wfdis.contrastive_sets(doc_config, "synthetic_de_en") == {}
     args = shlex.split(wfdis.contrastive_args(doc_config, EN_DE, "synthetic"))
     raw = f"results/{EN_DE}/raw/test"
     assert args == ["--format", "lingeval", "--context", "2", "--src-lang", "en",
-                    "--tgt-lang", "de", "--json", f"{raw}.lingeval.json",
+                    "--tgt-lang", "de", "--dev-fraction", "0.5", "--split-seed", "1",
+                    "--json", f"{raw}.lingeval.json",
                     "--src-text", f"{raw}.en", "--tgt-text", f"{raw}.de",
                     "--docs", f"{raw}.docs", "--mirror-pronouns"]
     scores = shlex.split(wfdis.contrastive_score_args(doc_config, EN_DE, "synthetic"))
@@ -427,6 +428,10 @@ def test_configured_contrastive_sets_take_their_files(doc_config):
         "context-src": "c.en", "context-tgt": "c.de"}
     args = wfdis.contrastive_args(doc_config, EN_DE, "cp")
     assert "--format contrapro --context 2" in args and "--extracted 1" in args
+    assert "--dev-fraction" not in args  # without dev_fraction: all test items
+    doc_config["datasets"][EN_DE]["contrastive"]["cp"]["dev_fraction"] = 0.3
+    args = wfdis.contrastive_args(doc_config, EN_DE, "cp")
+    assert "--dev-fraction 0.3 --split-seed 1" in args
 
 
 @pytest.mark.parametrize("spec, message", [
