@@ -42,7 +42,6 @@ def test_every_default_model_trains_three_seeds_in_its_family():
     assert {model for _, model, _ in runs} == trained
     assert set(runs) == {(ds, m, s) for ds, m, _ in runs for s in (1, 2, 3)}
     step2 = {m for m, entry in default["models"].items() if entry.get("init_from")}
-    step2 |= {"han_enc_random", "han_enc_dec_random"}  # the controls config.yaml lacks
     budgets = {True: set(), False: set()}  # step 2 or not -> the budgets seen
     for (dataset, model, seed), spec in runs.items():
         assert dataset in ("converged_en_de", "converged_de_en"), dataset
