@@ -223,7 +223,8 @@ def render() -> str:
         "`train:` overrides the preset. **Resumable** keys may change when a "
         "stopped run is resumed; changing any other key makes the run refuse to "
         "resume (it names the key that changed). `max_steps` is not resumable under "
-        "`lr_schedule: linear`, which decays to 0 at it."),
+        "`lr_schedule: linear`, which decays to 0 at it, nor `max_minutes` under "
+        "`schedule: time`, whose warm-up and decay are fractions of it."),
         "",
         *_table(("key", "type", "default", "resumable", "description"),
                 [(f"`{k}`", t, d, "yes" if k in RESUMABLE_FIELDS else "", c)
