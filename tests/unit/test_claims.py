@@ -144,8 +144,9 @@ def test_verdicts_and_not_tested_reasons(setup, capsys):
     assert set(rows["ci_level"].dropna()) == {0.99}  # alpha 0.01: 99% intervals
     assert "synthetic data" in good["data"]
     md = (tmp / "c.md").read_text(encoding="utf-8")
-    assert "one seed: indicative, no verdict" in md.split("| one-seed |")[1].split(
-        "\n")[0]
+    one_seed = md.split("| one-seed |")[1].split("\n")[0]
+    assert "one seed: indicative, no verdict" in one_seed
+    assert "(indicative)" in one_seed  # its p is shown, not used
     assert "one seed" not in md.split("| good |")[1].split("\n")[0]
     assert "Δ [99% CI]" in md and "paper_text: “q”" in md
     assert "All rows are on synthetic data" in md and r"\toprule" in (

@@ -126,6 +126,8 @@ def ours(claim: dict, r: dict) -> tuple[str, str, str]:
             f"{_mean_sd(r['baseline_mean'], r['baseline_sd'])}")
     p = r.get("verdict_p")
     p_text = "–" if p is None else f"{p:.3g}"
+    if p is None and r.get("p") is not None:  # one seed: the figure, no verdict
+        p_text = f"{r['p']:.3g} (indicative)"
     if claim["metric"] == "train_speed":
         interval = (f"×{r['ratio']:.2f} [×{r['ci_low']:.2f}, ×{r['ci_high']:.2f}]"
                     if r["ci_low"] is not None else f"×{r['ratio']:.2f} (no CI)")
