@@ -89,12 +89,12 @@ CLAIMS = ["phrasenmt.report.claims", "--dataset", "d", "--direction", "en-de",
           "--out-timing-csv", "OUT.t.csv"]
 CASES = [
     ("claim of no gain without a margin", [*CLAIMS, "--claims", "nomargin.yaml"],
-     "error: nomargin.yaml: claim 1 (a): a claim of no gain (expect: not_higher) "
+     ("error: nomargin.yaml: claim 1 (a): a claim of no gain (expect: not_higher) "
      "needs margin, the equivalence margin in the metric's unit (a positive number, "
-     "e.g. 0.5 BLEU)"),
+     "e.g. 0.5 BLEU)")),
     ("claim of an unknown source kind", [*CLAIMS, "--claims", "badsource.yaml"],
-     "error: badsource.yaml: claim 1 (a): source must be one of paper_table, "
-     "paper_text, slides, derived, got 'paper'"),
+     ("error: badsource.yaml: claim 1 (a): source must be one of paper_table, "
+     "paper_text, slides, derived, got 'paper'")),
     ("mismatched line counts", [*CLEAN, "--src-in", "s3", "--tgt-in", "t2"],
      "error: s3: has 3 lines but t2 has 2; parallel files must match"),
     ("empty line", [*CLEAN, "--src-in", "s3", "--tgt-in", "t3_empty"],
