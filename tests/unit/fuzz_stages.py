@@ -153,7 +153,7 @@ STAGES = [
             f"--out {{o}}/bpe/{split}.bpe.{lang}", ints={"--threshold": 0})
       for split in ("train", "dev", "test") for lang in ("en", "de")],
     Stage("spm learn", "phrasenmt.bpe",
-          "spm-learn --in {r}/data/train.en {r}/data/train.de --vocab-size 60 "
+          "spm-learn --in {r}/data/train.en {r}/data/train.de --vocab-size 90 "
           "--model {o}/bpe/spm.joint.model --seed 1",
           ints={"--vocab-size": 1, "--seed": 1},
           floats={"--character-coverage": 0.9}),

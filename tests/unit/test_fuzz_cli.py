@@ -70,7 +70,7 @@ def kind(root: Path, rel: str) -> str:
     path = root / rel
     if path.is_dir():
         return "dir"
-    if path.suffix in (".pt", ".bin"):
+    if path.suffix in (".pt", ".bin", ".model"):  # .model: SentencePiece
         return "binary"
     return "json" if path.suffix == ".json" else "text"
 
@@ -204,7 +204,7 @@ def _kind_by_name(rel: str) -> str:
     """`kind` before the pipeline exists (names only), for parametrization."""
     if rel.endswith("/checkpoints"):
         return "dir"
-    if rel.endswith((".pt", ".bin")):
+    if rel.endswith((".pt", ".bin", ".model")):
         return "binary"
     return "json" if rel.endswith(".json") else "text"
 
