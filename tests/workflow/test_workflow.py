@@ -17,12 +17,13 @@ CONFIGS = sorted((REPO / "configs").glob("*.yaml"))
 # converged_baselines.yaml extends config.yaml's synthetic data with its own three models;
 # converged_families.yaml trains config.yaml's models on its own copies of the data;
 # converged_long.yaml generates its own corpus with long sentences; quickstart.yaml
-# a smaller one.
+# a smaller one; sentencepiece_en_de.yaml segments a copy with SentencePiece.
 EXPECTED_JOB = {"npmt_window_sweep": "npmt_window9",
                 "converged_baselines": "transformer_converged",
                 "converged_families": "claims_document",
                 "converged_long": "converged_long_en_de/report/claims_phrase.md",
-                "quickstart": "quickstart_en_de/report/results.md"}
+                "quickstart": "quickstart_en_de/report/results.md",
+                "sentencepiece_en_de": "learn_sentencepiece_joint"}
 
 
 def test_lint_is_clean():
