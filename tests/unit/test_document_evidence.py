@@ -8,6 +8,7 @@ import copy
 import json
 import math
 import random
+import zlib
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -143,6 +144,22 @@ def test_no_document_has_items_on_both_sides(tmp_path, corpus):
     pronouns = [it for it in header["items"] if it["type"] == "pronoun_gender"]
     assert {it["split"] for it in pronouns} == {"dev", "test"}
     assert {it["distance"] for it in pronouns if it["split"] == "test"} == {1, 2, 3}
+
+
+def test_a_model_blind_to_context_scores_half_in_every_distance_bin(tmp_path, corpus):
+    """A mirror's donor is as far back as its item: 50 % per bin and side."""
+    header = _prepare(tmp_path, corpus)
+    src = (tmp_path / "pairs.src").read_text().splitlines()
+    tgt = (tmp_path / "pairs.tgt").read_text().splitlines()
+    scores = [-(zlib.crc32(f"{s}|{t}".encode()) % 1000) / 100 - 0.01
+              for s, t in zip(src, tgt, strict=True)]
+    for split in ("dev", "test"):
+        by_bin = defaultdict(list)
+        for row in contrastive.outcomes(header, scores, split):
+            if row["category"] == "pronoun_gender":
+                by_bin[row["bin"]].append(row["correct"])
+        assert set(by_bin) == {"1", "2", "3"}, split
+        assert all(sum(v) * 2 == len(v) for v in by_bin.values()), by_bin
 
 
 def test_sides_are_seeded_and_leave_none_empty():

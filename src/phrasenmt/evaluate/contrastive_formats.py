@@ -205,16 +205,19 @@ def mirror_pronoun_items(items: list[Item], pronouns: list[PronounItem],
     target sentences the same way under both contexts and so gets exactly one of
     the pair right: its pronoun accuracy is 50 %, whatever its pronoun prior. An
     item without a donor is dropped with its mirror, and the log says how many.
-    Items with a `split` take their donor from their own side, and their mirror
-    is on it too."""
+    The donor's antecedent is as far back as the item's (its mirror is in the
+    item's distance bin, so that the model scores 50 % in every bin), and items
+    with a `split` take their donor from their own side, and their mirror is on
+    it too."""
     by_gender: dict[str, list[PronounItem]] = {}
     for p in sorted(pronouns, key=lambda p: p.line):
         by_gender.setdefault(p.gender, []).append(p)
     mirrors: dict[int, Item] = {}
     for p in pronouns:
-        side = items[p.index].get("split")
+        side, distance = items[p.index].get("split"), items[p.index]["distance"]
         donors = [d for d in by_gender.get(p.contrastive_gender, []) if d.doc != p.doc
-                  and items[d.index].get("split") == side]
+                  and items[d.index].get("split") == side
+                  and items[d.index]["distance"] == distance]
         if not donors:
             continue
         donor = items[next((d for d in donors if d.line > p.line), donors[0]).index]
@@ -236,8 +239,9 @@ def mirror_pronoun_items(items: list[Item], pronouns: list[PronounItem],
         elif k in mirrors:
             out += [item, mirrors[k]]
     log(f"lingeval: {len(mirrors)} {PRONOUN_TYPE} items mirrored"
-        + (f"; {dropped} dropped: no other document has a pronoun item whose "
-           "antecedent has the gender their mirror needs" if dropped else ""))
+        + (f"; {dropped} dropped: no other document (on their side) has a pronoun "
+           "item whose antecedent has the gender their mirror needs at their "
+           "distance" if dropped else ""))
     return out
 
 
