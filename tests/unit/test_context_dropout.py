@@ -72,3 +72,10 @@ def test_the_loader_empties_the_seeded_share_of_pairs():
 def test_a_rate_outside_0_1_names_the_key(rate):
     with pytest.raises(InputError, match=r"train\.empty_context_rate.*\[0, 1\)"):
         TrainConfig(empty_context_rate=rate).check()
+
+
+def test_an_emptied_pair_has_no_context_line_for_the_state_cache():
+    c = corpus().context
+    c.with_index = True  # the HAN's frozen context states are looked up by line
+    out = c.batch([0, 1], [True, False])
+    assert out["index"].tolist() == [[-1], [0]]

@@ -34,9 +34,7 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
-from typing import Any
 
-import matplotlib as mpl
 import pandas as pd
 
 from phrasenmt.cli import (
@@ -48,15 +46,13 @@ from phrasenmt.cli import (
 )
 from phrasenmt.evaluate.contrastive import load_header, outcomes
 from phrasenmt.evaluate.scores import read_log_probabilities
-from phrasenmt.io import InputError, atomic_open, output_set, read_text, run_cli
+from phrasenmt.io import InputError, atomic_open, output_set, run_cli
 from phrasenmt.report import seeds as sd
+from phrasenmt.report.context_usage_figure import BUCKETS, figure
 from phrasenmt.report.continuous import to_latex, to_markdown
-from phrasenmt.report.figures import new_axes, save_figure
 from phrasenmt.report.json_fields import load_json
-from phrasenmt.report.style import RC_PARAMS, model_style, parse_order
+from phrasenmt.report.style import parse_order
 from phrasenmt.report.tables import write_text
-
-BUCKETS = ("0", "1", "2", ">=3")  # antecedent distance in sentences
 
 
 def bucket(label: str) -> str:
@@ -271,7 +267,7 @@ def table(args: argparse.Namespace) -> None:
                + words_section(args.cxmi or [], args.order, args.top_words))
     write_text(args.out_tex, to_latex(shown))
     with atomic_open(args.out_csv) as fh:
-        df.to_csv(fh, index=False, lineterminator="\n", float_format="%.4f")
+        df.to_csv(fh, index=False, lineterminator="\n", float_format="%.6g")
 
 
 def words_section(cxmi: list[tuple[str, Path]], order: list[str], top: int) -> str:
@@ -296,86 +292,6 @@ def words_section(cxmi: list[tuple[str, Path]], order: list[str], top: int) -> s
             "context) summed over its BPE pieces, nats, its mean over the word's "
             "occurrences (n) in the test references, highest first; the model's "
             "first seed.\n")
-
-
-def read_table_csv(path: Path) -> pd.DataFrame:
-    """The table's CSV, with the columns the figure draws."""
-    import io
-
-    try:
-        df = pd.read_csv(io.StringIO(read_text(path)))
-    except (pd.errors.ParserError, pd.errors.EmptyDataError):
-        raise InputError("not a readable CSV", path) from None
-    need = ["model", "items", "accuracy", *(f"accuracy_d{b}" for b in BUCKETS),
-            *(f"items_d{b}" for b in BUCKETS),
-            *(f"{p}_cxmi_random{s}" for p in ("test", "items")
-              for s in ("", "_low", "_high"))]
-    missing = [c for c in need if c not in df.columns]
-    if missing:
-        raise InputError(f"missing column(s) {', '.join(missing)}", path)
-    return df
-
-
-def _cxmi_points(ax: Any, df: pd.DataFrame, models: list[str], order: list[str],
-                 parts: tuple[str, ...]) -> None:
-    """CXMI vs random context of each part (test set, pronoun items) per model,
-    with its interval."""
-    width = 0.8 / len(models)
-    for k, model in enumerate(models):
-        st = model_style(model, order)
-        for j, part in enumerate(parts):
-            key = f"{part}_cxmi_random"
-            value = df.loc[model, key]
-            err = [[value - df.loc[model, key + "_low"]],
-                   [df.loc[model, key + "_high"] - value]]
-            ax.errorbar([j + (k - (len(models) - 1) / 2) * width], [value],
-                        yerr=err, fmt=st.marker, color=st.colour, capsize=3,
-                        label=model if j == 0 else None)
-    ax.axhline(0, color="grey", linewidth=0.8)
-    ax.set_xticks(range(len(parts)), [{"test": "test set", "items": "pronoun items"}[p]
-                                      for p in parts])
-    ax.set_ylabel("CXMI vs random context (nats/token)")
-
-
-def figure(args: argparse.Namespace) -> None:
-    """Accuracy by distance (bars, with a contrastive set) and CXMI vs random
-    (points with intervals)."""
-    df = read_table_csv(args.csv)
-    models = [m for m in args.order if m in set(df["model"])]
-    if not models:
-        raise InputError("no model of --order in the table", args.csv)
-    df = df.set_index("model")
-    if df["items"].max() == 0:  # no contrastive set: the test set's CXMI alone
-        with mpl.rc_context({**RC_PARAMS, "figure.figsize": (5.0, 4.0)}):
-            fig, ax = new_axes()
-            _cxmi_points(ax, df, models, args.order, ("test",))
-            ax.legend(loc="upper left", bbox_to_anchor=(0, -0.12), ncol=2,
-                      fontsize="small")
-            save_figure(fig, args.out_png, args.out_svg)
-        return
-    groups = ["all", *(b for b in BUCKETS if df[f"items_d{b}"].max() > 0)]
-    width = 0.8 / len(models)
-    with mpl.rc_context({**RC_PARAMS, "figure.figsize": (10.0, 4.0)}):
-        fig, _ = new_axes()
-        fig.clear()
-        left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2],
-                                                      "wspace": 0.35})
-        for k, model in enumerate(models):
-            st = model_style(model, args.order)
-            values = [df.loc[model, "accuracy" if g == "all" else f"accuracy_d{g}"]
-                      for g in groups]
-            left.bar([i + (k - (len(models) - 1) / 2) * width for i in
-                      range(len(groups))], values, width, label=model,
-                     color=st.colour, edgecolor="black", hatch=st.hatch)
-        _cxmi_points(right, df, models, args.order, ("test", "items"))
-        left.set_xticks(range(len(groups)),
-                        ["all" if g == "all" else f"d={g}" for g in groups])
-        left.set_xlabel("antecedent distance (sentences)")
-        left.set_ylabel("contrastive pronoun accuracy (%)")
-        left.axhline(50, color="grey", linewidth=0.8, linestyle=":")
-        left.legend(loc="upper left", bbox_to_anchor=(0, -0.15), ncol=3,
-                    fontsize="small")
-        save_figure(fig, args.out_png, args.out_svg)
 
 
 def build_parser() -> argparse.ArgumentParser:
