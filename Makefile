@@ -175,13 +175,16 @@ converged-context-usage: $(STAMP)
 # one tiny real run of both synthetic directions and every family
 # (tests/workflow/tiny_run.yaml), which starts in the background when the tests
 # are collected and is shared by every test that reads a run (marker `slow`).
+# The tests run in one worker process per core (pytest-xdist, a test file to a
+# worker); what is made once per pytest run is shared (tests/shared.py).
 # The SLURM tests are skipped: they change the system (below).
+PYTEST_WORKERS ?= auto
 test: $(DEV_STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 # The suite without the real runs (`slow`): unit tests, lint and dry runs.
 test-fast: $(DEV_STAMP)
-	$(BIN)/pytest -q -m "not slow"
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadfile -m "not slow"
 
 # The SLURM tests (tests/cluster): as root on Debian/Ubuntu they install SLURM,
 # munge and MariaDB with apt-get, write /etc/slurm/slurm.conf, start the daemons

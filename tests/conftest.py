@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import shared
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 # The settings the unit tests read: a frozen copy of config.yaml. A test about the
@@ -32,6 +34,15 @@ def snakemake(*args: str, cwd: Path = REPO, timeout: int = 600
     cmd = [sys.executable, "-m", "snakemake", *args]
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
                           timeout=timeout, check=False, env=LOCAL_ENV)
+
+
+def pytest_configure(config):
+    """One shared folder per pytest run, made before any worker starts (tests/shared.py)."""
+    shared.begin()
+
+
+def pytest_unconfigure(config):
+    shared.end()
 
 
 @pytest.fixture

@@ -3,8 +3,9 @@
 tests/workflow/tiny_run.yaml holds both synthetic directions and every model
 family; its run takes most of the suite's time, so every test that needs a real
 run reads this one. It starts in the background as soon as the tests are
-collected, so the unit tests and dry runs use the cores its jobs leave idle; the
-`tiny_run` fixture waits for it. A test that changes the run folder works on a
+collected (by the first test process of the pytest run: tests/shared.py), so the
+unit tests and dry runs use the cores its jobs leave idle; the `tiny_run`
+fixture waits for it. A test that changes the run folder works on a
 copy (`copy_of`), so that the tests give the same answer in any order.
 
 PHRASENMT_TINY_RUN=DIR reads a finished run of the same config in DIR instead
@@ -13,17 +14,19 @@ PHRASENMT_TINY_RUN=DIR reads a finished run of the same config in DIR instead
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests import shared
 from tests.conftest import LOCAL_ENV, REPO, snakemake
 
 TINY_CONFIG = Path(__file__).resolve().parent / "tiny_run.yaml"
@@ -46,40 +49,52 @@ def copy_of(run: Path, dest: Path) -> Path:
     return dest
 
 
+# Snakemake's output goes to `out`; its exit status to `rc` once it ends, so that
+# any test process (not only the one that started it) can wait for it.
+WRAPPER = 'out="$1"; rc="$2"; shift 2; "$@" >"$out" 2>&1; echo $? >"$rc.part"; mv "$rc.part" "$rc"'
+
+
 @dataclass
 class Background:
     """A Snakemake run of tiny_run.yaml in a folder of its own, started not awaited."""
 
     workdir: Path
-    proc: subprocess.Popen
+
+    @property
+    def out(self) -> Path:
+        return self.workdir / "snakemake.out"
+
+    @property
+    def rc(self) -> Path:
+        return self.workdir / "snakemake.rc"
 
     @classmethod
-    def start(cls, *targets: str) -> Background:
+    def start(cls, name: str, *targets: str) -> Background:
         workdir = Path(tempfile.mkdtemp(prefix="phrasenmt-tiny-"))
         shutil.copyfile(TINY_CONFIG, workdir / "config.yaml")
+        run = cls(workdir)
         cmd = [sys.executable, "-m", "snakemake", *run_args(workdir, "--cores", "2"),
                *targets]
-        with open(workdir / "snakemake.out", "w", encoding="utf-8") as out:
-            proc = subprocess.Popen(cmd, cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
-                                    env=LOCAL_ENV, start_new_session=True)
-        return cls(workdir, proc)
+        proc = subprocess.Popen(["sh", "-c", WRAPPER, "sh", str(run.out), str(run.rc),
+                                 *cmd], cwd=REPO, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, env=LOCAL_ENV,
+                                start_new_session=True)
+        shared.register(name, {"workdir": str(workdir), "rc": str(run.rc),
+                               "pgid": proc.pid})
+        return run
 
     def wait(self) -> Path:
         """The run's folder once it has finished; fails with its last lines."""
-        code = self.proc.wait(timeout=TIMEOUT)
-        text = (self.workdir / "snakemake.out").read_text(encoding="utf-8")
+        deadline = time.monotonic() + TIMEOUT
+        while not self.rc.exists():
+            assert time.monotonic() < deadline, f"the tiny run in {self.workdir} timed out"
+            time.sleep(0.5)
+        code = int(self.rc.read_text(encoding="utf-8"))
+        text = self.out.read_text(encoding="utf-8")
         assert code == 0, f"the tiny run in {self.workdir} failed:\n{text[-5000:]}"
         return self.workdir
 
-    def stop(self) -> None:
-        """End the run (Snakemake and its jobs) if it still runs; remove its folder."""
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            self.proc.wait()
-        shutil.rmtree(self.workdir, ignore_errors=True)
 
-
-RUNS: dict[str, Background] = {}
 STARTS = {"tiny_run": (), "tiny_rerun": RERUN_TARGETS}  # fixture -> its targets
 
 
@@ -95,10 +110,13 @@ def finished_run() -> Path | None:
 
 
 def started(name: str) -> Background:
-    """The background run behind fixture `name`, started now if not yet."""
-    if name not in RUNS:
-        RUNS[name] = Background.start(*STARTS[name])
-    return RUNS[name]
+    """The background run behind fixture `name`, started now by the first test
+    process of this pytest run that asks (the others read its record)."""
+    with shared.locked(name) as root:
+        record = root / f"{name}.run.json"
+        if record.exists():
+            return Background(Path(json.loads(record.read_text())["workdir"]))
+        return Background.start(name, *STARTS[name])
 
 
 def pytest_collection_modifyitems(config, items):
@@ -108,11 +126,6 @@ def pytest_collection_modifyitems(config, items):
             continue
         if any(name in getattr(item, "fixturenames", ()) for item in items):
             started(name)
-
-
-def pytest_sessionfinish(session, exitstatus):
-    for run in RUNS.values():
-        run.stop()
 
 
 @pytest.fixture(scope="session")
@@ -128,9 +141,10 @@ def tiny_rerun() -> Path:
 
 
 @pytest.fixture(scope="session")
-def tiny_report(tiny_run: Path, tmp_path_factory) -> str:
+def tiny_report(tiny_run: Path) -> str:
     """The HTML report (`snakemake --report`) of the tiny run, as text."""
-    html = tmp_path_factory.mktemp("report") / "report.html"
-    result = snakemake(*run_args(tiny_run, "--report", str(html)))
-    assert result.returncode == 0, result.stderr[-3000:]
-    return html.read_text(encoding="utf-8")
+    def make(html: Path) -> None:
+        result = snakemake(*run_args(tiny_run, "--report", str(html)))
+        assert result.returncode == 0, result.stderr[-3000:]
+
+    return shared.once("tiny_report.html", make).read_text(encoding="utf-8")

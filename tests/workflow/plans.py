@@ -3,7 +3,7 @@
 A Snakemake start that plans a config takes 10-20 s on a 2-core machine, and the
 golden-DAG, every-config, paper and family tests all read the same plans. `plan()`
 runs `snakemake -n -p --forceall` once per config file (and `--config` values) and
-keeps its text; `Plan.needed_for(targets)` reads, from that same job list, the jobs
+pytest run, whichever test process asks first, and keeps its text; `Plan.needed_for(targets)` reads, from that same job list, the jobs
 a dry run of those targets plans: the targets' jobs and everything upstream of
 them, which is what Snakemake plans for targets under --forceall
 (tests/workflow/test_plans.py holds one to a targeted dry run of its own).
@@ -15,11 +15,14 @@ whether or not this machine has `lmplz` (it is only looked up, never run).
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests import shared
 from tests.conftest import LOCAL_ENV, REPO
 
 JOB_STARTS = ("rule ", "localrule ", "checkpoint ", "localcheckpoint ")
@@ -135,5 +138,14 @@ def dry_run(configfile: Path | None = None, *config: str, targets: tuple[str, ..
 
 @functools.cache
 def plan(configfile: Path | None = None, *config: str, cwd: Path = REPO) -> Plan:
-    """The dry run of a config and its default target, made once per process."""
-    return dry_run(configfile, *config, cwd=cwd)
+    """The dry run of a config and its default target, made once per pytest run
+    (by the first test process that asks: tests/shared.py)."""
+    key = hashlib.sha256(repr((str(configfile), config, str(cwd))).encode()).hexdigest()
+
+    def make(path: Path) -> None:
+        made = dry_run(configfile, *config, cwd=cwd)
+        path.write_text(json.dumps([made.stdout, made.stderr]), encoding="utf-8")
+
+    stdout, stderr = json.loads(shared.once(f"plan-{key[:16]}.json", make).read_text(
+        encoding="utf-8"))
+    return Plan(stdout, stderr)
