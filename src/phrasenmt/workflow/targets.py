@@ -21,7 +21,7 @@ def final_targets(config: dict) -> list[str]:
     targets = []
     for ds in wf.datasets(config):
         root = f"results/{ds}"
-        targets.append(f"{root}/analysis/data_stats.tsv")
+        targets += [f"{root}/analysis/data_stats.tsv", f"{root}/report/cleaning.md"]
         targets += [f"{root}/phrases/filters.tsv", f"{root}/embeddings/words.vec",
                     f"{root}/embeddings/phrases.vec"]
         if wf.source(config, ds) == "synthetic":
