@@ -11,6 +11,14 @@ import pytest
 
 from tests import shared
 
+# One OpenMP thread per process unless the caller set OMP_NUM_THREADS: the test
+# workers, the background tiny runs and their jobs already fill the cores, tiny
+# models gain nothing from a second thread, and idle OpenMP threads spin, costing
+# CPU time the other processes need. Set when pytest loads this file, before
+# torch is imported and before the workers start, so that every test process and
+# every command a test starts (LOCAL_ENV below) has it.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 # The settings the unit tests read: a frozen copy of config.yaml. A test about the

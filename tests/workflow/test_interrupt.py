@@ -24,7 +24,7 @@ pytestmark = pytest.mark.slow
 
 RESUMED = {"arch": "transformer", "preset": "tiny", "datasets": ["tiny_en_de"],
            "model": {"d_model": 16, "d_ff": 32, "n_heads": 2},
-           "train": {"max_steps": 60, "valid_interval": 20, "save_interval": 5,
+           "train": {"max_steps": 30, "valid_interval": 10, "save_interval": 5,
                      "average_last": 2}}
 TARGET = "results/tiny_en_de/translations/resumed/seed1/test.txt"
 MODEL = "results/tiny_en_de/models/resumed/seed1"
@@ -45,7 +45,7 @@ def test_killed_snakemake_restarts_to_the_same_results(tiny_run: Path, tmp_path:
                             stderr=subprocess.DEVNULL, start_new_session=True,
                             env=LOCAL_ENV)
     deadline = time.time() + 300
-    while not (killed / MODEL / "checkpoints" / "checkpoint_20.pt").exists():
+    while not (killed / MODEL / "checkpoints" / "checkpoint_10.pt").exists():
         assert time.time() < deadline and proc.poll() is None
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)  # snakemake and its jobs, no clean-up at all
