@@ -9,8 +9,11 @@ import torch
 from phrasenmt.io import InputError
 from phrasenmt.text.vocab import PAD
 from phrasenmt.training.config import TrainConfig
-from phrasenmt.training.data import Corpus, DocContext, empty_context_mask
+from phrasenmt.training.data import Corpus, DataPaths, DocContext, empty_context_mask
 from phrasenmt.training.loader import UpdateLoader
+from phrasenmt.training.spec import resolve_spec
+from phrasenmt.training.trainer import Trainer
+from tests.unit.test_two_step import TINY, TRAIN, step1  # noqa: F401 (step1: a fixture)
 
 N = 400  # training pairs, each with one context sentence (the previous line)
 FIRST = 10  # pair i's source is the single id FIRST + i
@@ -79,3 +82,31 @@ def test_an_emptied_pair_has_no_context_line_for_the_state_cache():
     c.with_index = True  # the HAN's frozen context states are looked up by line
     out = c.batch([0, 1], [True, False])
     assert out["index"].tolist() == [[-1], [0]]
+
+
+def test_a_trainer_with_context_dropout_resumes_exactly_and_differs(
+        step1, tmp_path):  # noqa: F811 (the fixture)
+    """The key takes effect (other weights than without it) and a resumed run
+    draws the same pairs (the same weights as an uninterrupted one)."""
+    paths, averaged = step1
+
+    def run(outdir, steps, rate):
+        spec = resolve_spec({"arch": "han_dec", "model": TINY, "train": {
+            **TRAIN, "max_steps": steps, "empty_context_rate": rate}})
+        t = Trainer(spec, paths, tmp_path / outdir, seed=5, device="cpu",
+                    progress_bar=False, init_from=averaged)
+        t.run()
+        return t.model.state_dict()
+
+    full = run("full", 6, 0.5)
+    run("parts", 2, 0.5)
+    resumed = run("parts", 6, 0.5)
+    assert all(torch.equal(full[k], resumed[k]) for k in full)
+    plain = run("plain", 6, 0.0)
+    assert not all(torch.equal(full[k], plain[k]) for k in full)
+    spec = resolve_spec({"arch": "transformer", "model": TINY,
+                         "train": {"empty_context_rate": 0.5}})
+    sentences = DataPaths(paths.train_src, paths.train_tgt, paths.dev_src,
+                          paths.dev_tgt)
+    with pytest.raises(InputError, match="train.empty_context_rate: is 0.5, but arch"):
+        Trainer(spec, sentences, tmp_path / "t", seed=1, device="cpu")
