@@ -34,11 +34,12 @@ QUALITY = {"base": (0.45, 0.5), "doc": (0.1, 0.95), "doc_random": (0.45, 0.5),
 SEEDS = (1, 2, 3)  # a verdict needs training noise: one seed gives none
 
 
-def contrastive_files(tmp: Path, rng: random.Random) -> tuple[Path, dict]:
-    """200 pronoun items (reference + one contrastive line each); scores per model
-    and seed."""
+def contrastive_files(tmp: Path, rng: random.Random, dev: int = 0
+                      ) -> tuple[Path, dict]:
+    """200 pronoun items (reference + one contrastive line each), the first `dev`
+    of them dev items; scores per model and seed."""
     items = [{"type": "pronoun_gender", "lines": [2 * i, 2 * i + 1], "distance": 1}
-             for i in range(200)]
+             | ({"split": "dev"} if i < dev else {}) for i in range(200)]
     path = tmp / "items.json"
     path.write_text(json.dumps({"format": "lingeval", "lines": 400, "items": items}))
     scores = {}
@@ -49,12 +50,12 @@ def contrastive_files(tmp: Path, rng: random.Random) -> tuple[Path, dict]:
     return path, scores
 
 
-def run(tmp: Path, capsys, models: list[str], extra: tuple[str, ...] = ()
-        ) -> pd.DataFrame:
+def run(tmp: Path, capsys, models: list[str], extra: tuple[str, ...] = (),
+        dev: int = 0) -> pd.DataFrame:
     rng = random.Random(5)
     refs = [" ".join(rng.choices(WORDS, k=rng.randint(5, 30))) for _ in range(80)]
     ref = write(tmp / "ref.de", refs)
-    items, ctr = contrastive_files(tmp, rng)
+    items, ctr = contrastive_files(tmp, rng, dev)
     argv = ["--dataset", "toy", "--direction", "en-de", "--synthetic", "--models",
             *models, "--ref", str(ref), "--contrastive", str(items),
             "--trials", "300", "--seed", "2", *extra]
@@ -126,3 +127,10 @@ def test_a_control_on_a_speed_claim_is_refused(tmp_path):
                    "metric: contrastive, system: a, baseline: b, expect: higher, source: paper_text, quote: q}\n")
     with pytest.raises(InputError, match="contrastive needs category"):
         load_claims(bad)
+
+
+def test_contrastive_rows_read_the_test_items_only(tmp_path, capsys):
+    # dev items (kept for choosing budgets) are left out, pairs and all
+    rows = run(tmp_path, capsys, ["base", "doc", "doc_random"], dev=40)
+    assert "n=160" in rows.loc["pronouns", "data"]
+    assert rows.loc["pronouns", "verdict"] == "reproduced"

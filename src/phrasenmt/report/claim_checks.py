@@ -223,7 +223,9 @@ def contrastive_result(claim: dict, ev: Evidence) -> dict[str, Any]:
     workflow makes them (document models with the items' context)."""
     header = contrastive.load_header(need_file(ev, "contrastive",
                                                "contrastive items"))
-    chosen = [item for item in header["items"] if item["type"] == claim["category"]]
+    chosen = [item for item in header["items"]  # the items `outcomes` scores
+              if item["type"] == claim["category"]
+              and contrastive.item_split(item) == "test"]
     return item_result(claim, ev, "contrastive",
                        lambda p: _contrastive_items(claim, header, p),
                        f"no contrastive item of type {claim['category']} on "
