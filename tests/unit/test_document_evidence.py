@@ -168,6 +168,11 @@ def test_sides_are_seeded_and_leave_none_empty():
     assert document_sides(docs, 0.5, 1) != document_sides(docs, 0.5, 2)
     assert set(document_sides(docs, 0.01, 1).values()) == {"dev", "test"}
     assert set(document_sides(docs, None, 1).values()) == {"test"}
+    strata = {d: "1" if i < 4 else "1,3" if i < 8 else "" for i, d in enumerate(docs)}
+    sides = document_sides(docs, 0.5, 1, strata)  # each kind split evenly
+    for kind in ("1", "1,3"):
+        assert sorted(sides[d] for d in docs if strata[d] == kind) == [
+            "dev", "dev", "test", "test"]
 
 
 def _header() -> dict:

@@ -46,6 +46,7 @@ both sides.
 
 from __future__ import annotations
 
+import math
 import os
 import random
 from dataclasses import dataclass
@@ -101,17 +102,25 @@ def _field(obj: Any, key: str, kind: type | tuple, path: Path, where: str) -> An
 
 # --- lingeval (our JSON with doc/line) ----------------------------------------
 
-def document_sides(docs: list[str], dev_fraction: float | None, seed: int
-                   ) -> dict[str, str]:
+def document_sides(docs: list[str], dev_fraction: float | None, seed: int,
+                   strata: dict[str, str] | None = None) -> dict[str, str]:
     """Each document's side, 'dev' or 'test': a seeded share `dev_fraction` of
-    the documents (at least one, and one short of all) is dev; None: all test."""
+    the documents (at least one, and one short of all) is dev, taken evenly from
+    each stratum (`strata`: a document's kind, e.g. the distances of its items)
+    so that every kind has both sides; None: all test."""
     names = sorted(set(docs))
     if dev_fraction is None:
         return dict.fromkeys(names, "test")
     order = list(names)
     random.Random(f"contrastive-sides:{seed}").shuffle(order)
-    n_dev = min(max(round(dev_fraction * len(order)), 1), len(order) - 1)
-    dev = set(order[:n_dev])
+    kinds = strata or {}
+    order.sort(key=lambda d: kinds.get(d, ""))  # stable: each stratum shuffled
+    dev = {d for i, d in enumerate(order)  # every 1/dev_fraction-th document
+           if math.floor((i + 1) * dev_fraction) > math.floor(i * dev_fraction)}
+    if not dev:
+        dev = {order[-1]}
+    if len(dev) == len(order):
+        dev.discard(order[0])
     return {d: "dev" if d in dev else "test" for d in names}
 
 
@@ -120,10 +129,18 @@ def item_document(item: Item, i: int) -> str:
     return item.get("doc") or f"#item{i}"
 
 
-def assign_sides(items: list[Item], dev_fraction: float | None, seed: int) -> None:
-    """`split` of every item without one, by its document (`document_sides`)."""
+def assign_sides(items: list[Item], dev_fraction: float | None, seed: int,
+                 kinds: set[str] | None = None) -> None:
+    """`split` of every item without one, by its document (`document_sides`),
+    the documents stratified by the distances of their items (of `kinds`)."""
     keys = [item_document(item, i) for i, item in enumerate(items)]
-    sides = document_sides(keys, dev_fraction, seed)
+    distances: dict[str, set[int]] = {}
+    for item, key in zip(items, keys, strict=True):
+        found = distances.setdefault(key, set())
+        if kinds is None or item["type"] in kinds:
+            found.add(item.get("distance") or 0)
+    strata = {key: ",".join(map(str, sorted(d))) for key, d in distances.items()}
+    sides = document_sides(keys, dev_fraction, seed, strata)
     for item, key in zip(items, keys, strict=True):
         item.setdefault("split", sides[key])
 
@@ -159,7 +176,7 @@ def read_lingeval(json_path: Path, src_text: Path, tgt_text: Path, docs: Path,
                 pronouns.append(PronounItem(len(items) - 1, entry["doc"], line,
                                             *_genders(err, i, json_path)))
     log(f"lingeval: {len(items)} items; skipped {skipped} entries without doc/line")
-    assign_sides(items, *sides)
+    assign_sides(items, *sides, need_context)
     if mirror_pronouns:
         items = mirror_pronoun_items(items, pronouns, log)
     return items
