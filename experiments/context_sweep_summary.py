@@ -14,7 +14,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from phrasenmt.evaluate.contrastive import choose_on_dev, load_header, split_accuracy
+from phrasenmt.evaluate.contrastive import (
+    choose_on_dev,
+    load_header,
+    outcomes,
+    split_accuracy,
+)
 from phrasenmt.evaluate.scores import read_log_probabilities
 
 CATEGORY = "pronoun_gender"
@@ -24,6 +29,16 @@ def percent(header: dict, scores: list[float], split: str) -> str:
     """'acc' in % of the split's pronoun items, '–' without any."""
     correct, n = split_accuracy(header, scores, split, CATEGORY)
     return f"{100.0 * correct / n:.1f}" if n else "–"
+
+
+def by_distance(header: dict, scores: list[float], split: str) -> str:
+    """' d1:acc(n) d2:...' of the split's pronoun items by distance bin."""
+    cells: dict[str, list[bool]] = {}
+    for row in outcomes(header, scores, split):
+        if row["category"] == CATEGORY:
+            cells.setdefault(row["bin"], []).append(row["correct"])
+    return "".join(f" d{b}:{100.0 * sum(v) / len(v):.1f}({len(v)})"
+                   for b, v in sorted(cells.items()))
 
 
 def dev_losses(job: Path) -> str:
@@ -43,7 +58,7 @@ def main(data: Path, out: Path) -> None:
     base = read_log_probabilities(out / "base_scores.txt", header["lines"])
     print(f"step 1 (no context): dev {percent(header, base, 'dev')} % of "
           f"{counts['dev']}, test {percent(header, base, 'test')} % of "
-          f"{counts['test']} pronoun items")
+          f"{counts['test']} pronoun items; test{by_distance(header, base, 'test')}")
     for job in sorted(p for p in out.iterdir() if p.is_dir()):
         timing = job / "time.txt"
         name = timing.read_text().strip() if timing.exists() else job.name
@@ -55,7 +70,8 @@ def main(data: Path, out: Path) -> None:
         if runs:
             k = choose_on_dev(header, runs, CATEGORY)
             chosen = (f" chosen on dev: {k} (dev {percent(header, runs[k], 'dev')}, "
-                      f"test {percent(header, runs[k], 'test')})")
+                      f"test {percent(header, runs[k], 'test')};"
+                      f"{by_distance(header, runs[k], 'test')})")
         print(name, " ".join(cells) + dev_losses(job) + chosen)
 
 
