@@ -9,7 +9,9 @@ for speed), then times step 2 of each document model (`--archs`, `--preset`,
 K = `--k`) through the trainer itself (`Trainer.train_step`: batching, the
 frozen context states, backward, Adam) and, beside them, the step-1
 Transformer's updates: target tokens per second over `--updates` updates after
-`--warmup` untimed ones. The first updates are timed apart: a model that
+`--warmup` untimed ones, in wall seconds and (on a CPU) this process's CPU
+seconds, which a shared machine's load does not inflate. The first updates
+are timed apart: a model that
 computes its frozen context states once does so in the first update (the
 whole split's states), and that time is reported as `first_seconds`.
 
@@ -29,7 +31,6 @@ import random
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -56,80 +57,43 @@ def write_corpus(folder: Path, sentences: int, doc_length: int,
         (folder / f"{split}.docs").write_text("\n".join(docs) + "\n")
 
 
-def timed_updates(trainer: Any, warmup: int, updates: int) -> dict[str, float]:
-    """First `warmup` updates timed apart, then `updates` timed updates."""
-    def run(n: int) -> tuple[float, int]:
-        tokens, start = 0, time.perf_counter()
-        for _ in range(n):
-            tokens += int(trainer.train_step()[2])
-        harness.sync(trainer.device)
-        return time.perf_counter() - start, tokens
-    first, _ = run(warmup)
-    seconds, tokens = run(updates)
-    return {"first_seconds": round(first, 3), "seconds": round(seconds, 3),
-            "tokens": tokens, "tokens_per_s": round(tokens / seconds, 1)}
+SETTINGS = ("data", "archs", "preset", "k", "max_tokens", "warmup", "updates",
+            "threads", "device")
 
 
-def worker(args: Any) -> dict[str, Any]:
-    """Time every arch with the phrasenmt this process imports."""
-    from phrasenmt.training.data import DataPaths
-    from phrasenmt.training.spec import resolve_spec
-    from phrasenmt.training.trainer import Trainer
-
-    data, work = Path(args.data), Path(tempfile.mkdtemp(prefix="ctxbench-"))
-    files = [data / f for f in ("train.src", "train.tgt", "dev.src", "dev.tgt")]
-    plain = DataPaths(*files)
-    docs = DataPaths(*files, docs=(data / "train.docs", data / "dev.docs"))
-    train = {"max_steps": 100000, "max_tokens": args.max_tokens,
-             "update_tokens": args.max_tokens, "valid_interval": 100000,
-             "save_interval": 100000, "log_interval": 100000}
-
-    def trainer(arch: str, init_from: Path | None = None) -> Any:
-        model = {} if arch == "transformer" else {"context_size": args.k}
-        spec = resolve_spec({"arch": arch, "preset": args.preset, "model": model,
-                             "train": train})
-        return Trainer(spec, docs if model else plain, work / arch, seed=1,
-                       device=args.device, progress_bar=False,
-                       init_from=init_from, precision="fp32")
-
-    step1 = trainer("transformer")
-    step1.train_step()
-    step1.save()
-    checkpoint = work / "transformer" / "checkpoints" / "checkpoint_0.pt"
-    out = {}
-    for arch in args.archs:
-        t = step1 if arch == "transformer" else trainer(arch, checkpoint)
-        out[arch] = timed_updates(t, args.warmup, args.updates)
-        print(f"{arch}: {json.dumps(out[arch])}", file=sys.stderr, flush=True)
-    return out
+def run_worker(args: Any, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """benchmarks.context_worker in a fresh process (with `env`) -> its figures."""
+    settings = json.dumps({k: getattr(args, k) for k in SETTINGS})
+    with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
+        subprocess.run([sys.executable, "-m", "benchmarks.context_worker", settings,
+                        tmp.name], env=env, cwd=harness.REPO, check=True)
+        return json.loads(Path(tmp.name).read_text())
 
 
-def against(args: Any, argv: Sequence[str]) -> dict[str, Any]:
+def against(args: Any) -> dict[str, Any]:
     """Alternate this checkout and `--against` in fresh processes."""
     here = str(harness.REPO / "src")
-    rest = [a for a in argv if a not in ("--against", str(args.against))]
     totals: dict[str, dict[str, dict[str, float]]] = {"this": {}, "other": {}}
     for _ in range(args.rounds):
         for name, src in (("other", str(args.against)), ("this", here)):
             env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, str(harness.REPO)])}
-            with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
-                subprocess.run([sys.executable, "-m", "benchmarks.context", *rest,
-                                "--worker", "--data", args.data, "--out", tmp.name],
-                               env=env, cwd=harness.REPO, check=True)
-                figures = json.loads(Path(tmp.name).read_text())
+            figures = run_worker(args, env)
             for arch, f in figures.items():
-                acc = totals[name].setdefault(arch, {"seconds": 0.0, "tokens": 0,
-                                                     "first_seconds": 0.0})
+                acc = totals[name].setdefault(arch, dict.fromkeys(
+                    ("seconds", "cpu_seconds", "tokens", "first_seconds",
+                     "first_cpu_seconds"), 0.0))
                 for key in acc:
                     acc[key] += f[key]
     out = {}
     for arch in args.archs:
-        this, other = totals["this"][arch], totals["other"][arch]
-        speed = {k: round(v["tokens"] / v["seconds"], 1)
-                 for k, v in (("this", this), ("other", other))}
-        out[arch] = {"tokens_per_s": speed, "ratio": round(speed["this"] / speed["other"], 2),
-                     "first_seconds": {"this": round(this["first_seconds"], 2),
-                                       "other": round(other["first_seconds"], 2)}}
+        sides = {k: totals[k][arch] for k in ("this", "other")}
+        wall = {k: round(v["tokens"] / v["seconds"], 1) for k, v in sides.items()}
+        cpu = {k: round(v["tokens"] / v["cpu_seconds"], 1) for k, v in sides.items()}
+        out[arch] = {"tokens_per_s": wall, "ratio": round(wall["this"] / wall["other"], 2),
+                     "tokens_per_cpu_s": cpu,
+                     "cpu_ratio": round(cpu["this"] / cpu["other"], 2),
+                     **{key: {k: round(v[key], 2) for k, v in sides.items()}
+                        for key in ("first_seconds", "first_cpu_seconds")}}
     return out
 
 
@@ -153,34 +117,23 @@ def build_parser() -> Any:
     p.add_argument("--rounds", type=positive_int, default=1,
                    help="alternations with --against")
     p.add_argument("--against", type=Path, help="another checkout's src folder")
-    p.add_argument("--worker", action="store_true", help=argparse_hidden())
-    p.add_argument("--data", help=argparse_hidden())
     return p
-
-
-def argparse_hidden() -> str:
-    """argparse's marker for an option left out of --help."""
-    import argparse
-    return argparse.SUPPRESS
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the suite -> exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = harness.parse(build_parser(), argv)
-    if args.worker:
-        figures = worker(args)
-        Path(args.out).write_text(json.dumps(figures))
-        return 0
     results = harness.Results("context", args, argv)
     with tempfile.TemporaryDirectory(prefix="ctxbench-data-") as data:
         write_corpus(Path(data), args.sentences, args.doc_length, tuple(args.lengths),
                      args.vocab)
         args.data = data
+        args.archs = list(args.archs)
         if args.against is None:
-            results.add("step2", worker(args))
+            results.add("step2", run_worker(args))
         else:
-            results.add("step2_against", against(args, argv))
+            results.add("step2_against", against(args))
     return results.done()
 
 

@@ -103,9 +103,12 @@ class ContextStates:
 
     def lookup(self, index: Tensor) -> dict[str, Tensor]:
         """Line indices (B, K), -1 where no line (`DocContext.batch`'s "index")
-        -> {"<side>_states": (B, K, L, C)}, zeros where no line; lines not held
-        yet are computed first."""
+        -> {"<side>_states": (B, K, L, C)}, zeros where no line; the first call
+        computes every needed line (`prepare`), any later line not held yet is
+        computed when asked for."""
         rows = index.tolist()
+        if not self.held[self.sides[0]]:
+            self.prepare()  # the first batch: every needed line in one pass
         self.add([j for row in rows for j in row if j >= 0])
         like = next(self.model.parameters())
         empty = like.new_zeros(0, self.d_model)
