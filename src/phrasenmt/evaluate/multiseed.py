@@ -4,8 +4,9 @@ Training seeds are the unit of inference: another seed gives another model,
 and a test that only resamples test sentences (as MultEval's stratified
 randomization does, Clark et al. 2011) takes that noise for an effect.
 
-* Score. Each seed's corpus BLEU (sacreBLEU, 13a tokenizer, its default
-  ``exp`` smoothing, exactly as ``phrasenmt.evaluate.bleu``) is computed from
+* Score. Each seed's corpus BLEU (sacreBLEU with the target language's
+  tokenizer, ``--lang``: 13a, or zh, ja-mecab, char; its default ``exp``
+  smoothing, exactly as ``phrasenmt.evaluate.bleu``) is computed from
   per-sentence sufficient statistics (lengths, matched and total n-grams),
   extracted once; a corpus score of any subset or resample is a sum of rows.
   The reported numbers are the mean and the sample sd over seeds; the
