@@ -72,7 +72,7 @@ def test_reordering_sees_no_padding_but_changes_the_encoding():
     assert tiny_npmt(arch="npmt_noreorder", use_reordering=False).encoder.reorder is None
 
 
-def test_loss_skips_and_counts_impossible_pairs(capsys):
+def test_loss_skips_and_counts_impossible_pairs():
     model = tiny_npmt().train()
     ok = collate([[4, 5, 6]], [[7, 8, 9, 4]])
     mixed = collate([[4, 5, 6], [4]], [[7, 8, 9, 4], [5, 6, 7, 8, 9]])  # 5 > 2·2
@@ -81,12 +81,22 @@ def test_loss_skips_and_counts_impossible_pairs(capsys):
     assert torch.isfinite(loss) and loss == nll
     assert loss.item() == pytest.approx(expected.item(), rel=1e-5)
     assert int(model.skipped_pairs) == 1
-    assert "skipping training pairs" in capsys.readouterr().err
+    model.eval()
+    model.loss(mixed, 0.0)
+    assert int(model.skipped_pairs) == 1  # counted in training only
     loss.backward()
     assert all(torch.isfinite(p.grad).all() for p in model.parameters()
                if p.grad is not None)
     with pytest.raises(InputError, match="train.label_smoothing"):
         model.loss(ok, 0.1)
+
+
+def test_training_data_note_counts_the_pairs_no_segmentation_produces():
+    model = tiny_npmt()  # L = 2: |y| <= 2 (|x| + 1)
+    assert model.training_data_note([3, 1], [8, 4]) is None
+    note = model.training_data_note([3, 1, 0], [9, 5, 2])
+    assert note is not None and note.startswith("note: 2 of 3 training pairs")
+    assert "L = 2" in note and "skipped_pairs" in note
 
 
 def test_loss_is_the_negative_dp_log_likelihood():

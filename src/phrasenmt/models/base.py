@@ -48,8 +48,20 @@ class Seq2Seq(nn.Module):
     def loss(self, batch, label_smoothing: float) -> tuple[Tensor, Tensor]:
         """(smoothed loss sum, NLL sum) over the batch's real target tokens."""
         extra = {"context": batch.context} if self.context_sides else {}
-        logits = self(batch.src, batch.tgt_in, **batch.side, **extra)  # (B, T, V)
+        logits = self(batch.src, batch.tgt_in, **self.side_arguments(batch),
+                      **extra)  # (B, T, V)
         return sequence_loss(logits, batch.tgt_out, label_smoothing)
+
+    def side_arguments(self, batch) -> dict:
+        """The keyword arguments `loss` passes a training batch's side inputs
+        as: the tensors by name; a model that sizes something by a side
+        input's values adds the batch's host count (`Batch.side_sizes`)."""
+        return dict(batch.side)
+
+    def training_data_note(self, src_lengths, tgt_lengths) -> str | None:
+        """A line the trainer logs once about its training pairs (lengths
+        without specials), e.g. those this model cannot learn from; None: none."""
+        return None
 
     def is_document_key(self, name: str) -> bool:
         """Whether a parameter/state-dict name lies in a θ_d module."""

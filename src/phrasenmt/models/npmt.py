@@ -12,7 +12,9 @@ the trainer's division by batch.ntokens gives the NLL per target token (the
 denominator counts one </s> per sentence, which SWAN does not emit). Label
 smoothing does not apply to a marginal likelihood: train.label_smoothing
 must be 0 (the presets set it). Pairs no segmentation can produce
-(|y| > L·T') are skipped (loss 0) and counted in the `skipped_pairs` buffer.
+(|y| > L·T') are skipped (loss 0) and counted on the device in the
+`skipped_pairs` buffer (no read-back per batch); the trainer says how many
+training pairs that is when it loads the data (`training_data_note`).
 `npmt_noreorder` is the same network without the reordering layer.
 Shapes: B batch, S source length (+</s>), T target length, E embedding width,
 D = 2 × encoder width, L max segment length.
@@ -20,6 +22,7 @@ D = 2 × encoder width, L max segment length.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import torch
@@ -118,21 +121,24 @@ class NPMT(Seq2Seq):
                              "train.label_smoothing")
         seg, src_len, tgt_len = self.segment_scores(batch.src, batch.tgt_out)
         ok = possible(src_len, tgt_len, self.cfg.max_segment_len)
-        if not bool(ok.all()):
-            self._count_skipped(int((~ok).sum()))
+        if self.training:  # counted on the device: no read-back
+            self.skipped_pairs += ok.logical_not().sum()
         ll = segment_log_likelihood(seg, src_len, tgt_len)
         nll = -torch.where(ok, ll, 0.0).sum().float()
         return nll, nll
 
-    def _count_skipped(self, n: int) -> None:
-        """Count pairs no segmentation can produce (training only), say so once."""
-        if not self.training:
-            return
-        if int(self.skipped_pairs) == 0:
-            _log.info(f"note: skipping training pairs longer than L·T' (L = "
-                      f"{self.cfg.max_segment_len}); counted in the model's "
-                      f"`skipped_pairs` buffer")
-        self.skipped_pairs += n
+    def training_data_note(self, src_lengths: Sequence[int],
+                           tgt_lengths: Sequence[int]) -> str | None:
+        """How many training pairs (lengths without specials) `loss` will skip:
+        |y| > L·T', T' = |x| + 1 input positions."""
+        L = self.cfg.max_segment_len
+        skip = sum(t > L * (s + 1) for s, t in zip(src_lengths, tgt_lengths,
+                                                   strict=True))
+        if not skip:
+            return None
+        return (f"note: {skip} of {len(src_lengths)} training pairs are longer than "
+                f"L·T' (L = {L}, T' = source tokens + 1): no segmentation produces "
+                f"them; skipped (loss 0), counted in the model's `skipped_pairs` buffer")
 
     @torch.no_grad()
     def score_pairs(self, src: Tensor, tgt_out: Tensor) -> Tensor:

@@ -29,11 +29,16 @@ class Segments:
     counts: Tensor  # (B, P) tokens per phrase (0 for a padded phrase slot)
 
     @classmethod
-    def build(cls, phrases: Tensor) -> Segments:
-        """phrases (B, S) phrase ids, -1 = padding -> Segments."""
+    def build(cls, phrases: Tensor, n_phrases: int | None = None) -> Segments:
+        """phrases (B, S) phrase ids, -1 = padding -> Segments.
+
+        `n_phrases`: 1 + the largest id, counted on the host (a training batch's
+        `side_sizes`); without it the ids are read back from their device once."""
         B = phrases.size(0)
         valid = phrases.ge(0)
-        P = max(int(phrases.max()) + 1, 1)
+        if n_phrases is None:
+            n_phrases = int(phrases.max()) + 1 if phrases.numel() else 0
+        P = max(n_phrases, 1)
         row = torch.arange(B, device=phrases.device)[:, None] * (P + 1)
         index = (row + torch.where(valid, phrases, P)).view(-1)  # (B*S,)
         counts = torch.zeros(B * (P + 1), device=phrases.device)

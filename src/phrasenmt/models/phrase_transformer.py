@@ -95,10 +95,12 @@ class PhraseEncoder(TransformerEncoder):
         self.ta = (TransparentAttention(cfg.encoder_layers + 1, cfg.decoder_layers)
                    if cfg.transparent else None)
 
-    def forward(self, src: Tensor, phrases: Tensor) -> State:
-        """src (B, S), phrases (B, S) -> memory, masks and phrase memory."""
+    def forward(self, src: Tensor, phrases: Tensor, n_phrases: int | None = None
+                ) -> State:
+        """src (B, S), phrases (B, S) -> memory, masks and phrase memory;
+        `n_phrases` as in `Segments.build`."""
         mask = src.ne(PAD)[:, None, None, :]  # (B, 1, 1, S)
-        seg = Segments.build(phrases)
+        seg = Segments.build(phrases, n_phrases)
         phrase_mask = seg.phrase_mask()  # (B, 1, 1, P)
         x = self.embed(src)  # (B, S, C)
         levels = []
@@ -151,13 +153,19 @@ class PhraseTransformer(Transformer):
         self.decoder = PhraseDecoder(cfg)
         self._init_linear_layers()
 
-    def encode(self, src: Tensor, phrases: Tensor | None = None, **side: Tensor
-               ) -> State:
-        """src (B, S), phrases (B, S) -> decoder state (memory + phrase memory)."""
+    def encode(self, src: Tensor, phrases: Tensor | None = None,
+               n_phrases: int | None = None, **side: Tensor) -> State:
+        """src (B, S), phrases (B, S) -> decoder state (memory + phrase memory);
+        `n_phrases`: 1 + the largest phrase id, when known on the host."""
         if phrases is None:
             raise InputError("this model needs the side input 'phrases' "
                              "(--side phrases=FILE)", "--side")
-        return self.encoder(src, phrases)
+        return self.encoder(src, phrases, n_phrases)
+
+    def side_arguments(self, batch) -> dict:
+        """The side inputs, and the phrase count the batch was collated with
+        (no read-back of the ids to size the phrase tensors)."""
+        return {**batch.side, "n_phrases": batch.side_sizes.get("phrases")}
 
     @staticmethod
     def reorder_state(state: State, cache, order: Tensor,

@@ -50,6 +50,13 @@ NEG_INF = float("-inf")
 Hidden = Tensor | tuple[Tensor, Tensor]  # GRU: h; LSTM: (h, c), each (layers, N, H)
 KEEP_LOGITS = 1 << 27  # softmax entries kept for backward (512 MB in fp32) ...
 LOGIT_CHUNK = 1 << 22  # ... else recomputed; rows go in chunks of this many logits
+DEVICE_LOGIT_CHUNK = 1 << 26  # ... on a GPU (LOGIT_CHUNK: 16 MB, a CPU's caches)
+
+
+def logit_chunk(device: torch.device) -> int:
+    """Logits per chunk of the fused projection on `device`: a CPU's caches
+    hold LOGIT_CHUNK; a GPU takes DEVICE_LOGIT_CHUNK (fewer, larger kernels)."""
+    return LOGIT_CHUNK if device.type == "cpu" else DEVICE_LOGIT_CHUNK
 
 
 def _acc(x: Tensor) -> Tensor:
@@ -161,7 +168,7 @@ def _with_ones(h: Tensor) -> Tensor:
 
 
 class _GatherLogSoftmax(torch.autograd.Function):
-    """log_softmax(h Wᵀ + b)[row, index], rows in chunks of LOGIT_CHUNK logits.
+    """log_softmax(h Wᵀ + b)[row, index], rows in chunks of `logit_chunk` logits.
 
     Up to KEEP_LOGITS (M·V) the exponentials are kept for the backward pass
     (three matrix products in all); above it, the backward pass recomputes
@@ -175,7 +182,7 @@ class _GatherLogSoftmax(torch.autograd.Function):
     def forward(ctx, h: Tensor, weight: Tensor, bias: Tensor, index: Tensor) -> Tensor:
         M, V = h.size(0), weight.size(0)
         ha, wa = _with_ones(h), torch.cat([weight, bias[:, None]], dim=1)  # (.., H+1)
-        rows = max(1, LOGIT_CHUNK // V)
+        rows = max(1, logit_chunk(h.device) // V)
         keep = M * V <= KEEP_LOGITS and any(ctx.needs_input_grad)
         views: list = []
         buffer = _cpu_buffer(M * V if keep else min(M, rows) * V, ha, views)
@@ -299,7 +306,7 @@ class SegmentDecoder(nn.Module):
         like = {"dtype": lp0.dtype, "device": dev}
         eos_k = torch.full((B, P, T + 1, L), NEG_INF, **like)
         tok_k = torch.full((B, P, T + 1, L), NEG_INF, **like)
-        rows = self._rollout_rows(at, src_len, tgt_len, L)  # (R, 3): b, t, s
+        rows = self._rollout_rows(at, src_len, tgt_len, L, T)  # (R, 3): b, t, s
         ywin = F.pad(tgt, (0, L), value=PAD).unfold(1, L, 1)  # (B, T+1, L)
         for a in range(0, rows.size(0), max_rollouts):
             chunk = rows[a: a + max_rollouts]
@@ -332,10 +339,11 @@ class SegmentDecoder(nn.Module):
         return gather_log_softmax(out[need], self.output, cols)
 
     @staticmethod
-    def _rollout_rows(at: Tensor, src_len: Tensor, tgt_len: Tensor, L: int) -> Tensor:
-        """(b, t, s) whose segments of length >= 1 some segmentation can use (R, 3)."""
+    def _rollout_rows(at: Tensor, src_len: Tensor, tgt_len: Tensor, L: int, T: int
+                      ) -> Tensor:
+        """(b, t, s) whose segments of length >= 1 some segmentation can use (R, 3);
+        T >= every tgt_len (the padded width: no read-back of the lengths)."""
         P, dev = at.size(1), at.device
-        T = int(tgt_len.max()) if tgt_len.numel() else 0
         t = torch.arange(P, device=dev)[None, :, None]
         s = torch.arange(T, device=dev)[None, None, :]
         ok = at[:, :, None] & (s < tgt_len[:, None, None])

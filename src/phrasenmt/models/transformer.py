@@ -16,7 +16,6 @@ from phrasenmt.models.base import Seq2Seq
 from phrasenmt.models.layers import DecoderLayer, Embeddings, EncoderLayer
 from phrasenmt.models.registry import register_model
 from phrasenmt.nn.loss import linear_sequence_loss
-from phrasenmt.precision import any_autocast
 from phrasenmt.text.vocab import PAD
 
 State = dict[str, Tensor]
@@ -108,19 +107,21 @@ class Transformer(Seq2Seq):
         return self.decoder(tgt_in, self.encode(src, **side))
 
     def loss(self, batch, label_smoothing: float) -> tuple[Tensor, Tensor]:
-        """As `Seq2Seq.loss`; in float32 the output layer and the loss run fused,
-        a chunk of target positions at a time (`nn.loss.linear_sequence_loss`:
-        the same sums and gradients; a `small` update on one CPU thread took
-        2360 instead of 2575 ms, `benchmarks/flops_ceiling.py`). Under bf16
-        autocast, or for a subclass with its own forward, the unfused path:
-        logits, then `sequence_loss`."""
-        if type(self).forward is not Transformer.forward or any_autocast():
+        """As `Seq2Seq.loss`, with the output layer and the loss fused, a chunk
+        of target positions at a time and only the rows of real targets
+        (`nn.loss.linear_sequence_loss`: the same sums and gradients; in float32
+        a `small` update on one CPU thread took 2360 instead of 2575 ms,
+        `benchmarks/flops_ceiling.py`; under bf16 autocast the logits are in
+        bf16 and no float32 positions x vocabulary tensor is made). A subclass
+        with its own forward takes the unfused path: logits, then `sequence_loss`."""
+        if type(self).forward is not Transformer.forward:
             return super().loss(batch, label_smoothing)
         extra = {"context": batch.context} if self.context_sides else {}
         hidden = self.decoder.features(batch.tgt_in,
-                                       self.encode(batch.src, **batch.side, **extra))
+                                       self.encode(batch.src, **self.side_arguments(batch),
+                                                   **extra))
         return linear_sequence_loss(hidden, self.decoder.output.weight, batch.tgt_out,
-                                    label_smoothing)
+                                    label_smoothing, ntokens=batch.ntokens)
 
     def encode(self, src: Tensor, **side: Tensor) -> State:
         """src (B, S) -> decoder state (encoder memory and its padding mask)."""

@@ -27,6 +27,10 @@ class Batch:
     # Document context by side ("src", "tgt") -> (B, K, Lc), see `pad_context`;
     # empty for models that read none.
     context: dict[str, Tensor] = field(default_factory=dict)
+    # Per side input, 1 + its largest value in the batch (0 if all padding),
+    # counted on the host when the batch is collated (`side_sizes`): a model
+    # sizes its tensors by it (e.g. P phrases) without reading the device.
+    side_sizes: dict[str, int] = field(default_factory=dict)
 
     def to(self, device: torch.device | str, non_blocking: bool = False) -> Batch:
         """The same batch on `device` (`non_blocking`: from pinned memory, the
@@ -41,7 +45,7 @@ class Batch:
         """The batch with `fn` applied to each of its tensors."""
         return Batch(fn(self.src), fn(self.tgt_in), fn(self.tgt_out), self.ntokens,
                      {k: fn(v) for k, v in self.side.items()},
-                     {k: fn(v) for k, v in self.context.items()})
+                     {k: fn(v) for k, v in self.context.items()}, dict(self.side_sizes))
 
 
 def pad_sequences(seqs: Sequence[Sequence[int]], value: int = PAD,
@@ -61,8 +65,19 @@ def collate(src: Sequence[Sequence[int]], tgt: Sequence[Sequence[int]],
     src_ids = pad_sequences([[*s, EOS] for s in src])
     tgt_in = pad_sequences([[BOS, *t] for t in tgt])
     tgt_out = pad_sequences([[*t, EOS] for t in tgt])
-    return Batch(src_ids, tgt_in, tgt_out, sum(len(t) + 1 for t in tgt),
-                 pad_side(side or {}, src_ids.size(1)), dict(context or {}))
+    padded = pad_side(side or {}, src_ids.size(1))
+    return Batch(src_ids, tgt_in, tgt_out, sum(len(t) + 1 for t in tgt), padded,
+                 dict(context or {}), side_sizes(padded))
+
+
+def side_sizes(side: dict[str, Tensor]) -> dict[str, int]:
+    """Host side inputs (B, S), padded with -1 -> {name: 1 + largest value}."""
+    for name, values in side.items():
+        if values.device.type != "cpu":
+            raise ValueError(f"side input {name!r}: count its values on the host, "
+                             f"before it goes to {values.device}")
+    return {name: int(values.max()) + 1 if values.numel() else 0
+            for name, values in side.items()}
 
 
 def pad_context(rows: Sequence[Sequence[Sequence[int]]], size: int) -> Tensor:
@@ -213,4 +228,5 @@ class PackedCorpus:
         side = {name: packed.pad(rows, SIDE_PAD, s_width)
                 for name, packed in self.side.items()}
         ntokens = int(self.tgt.lengths[rows].sum()) + len(rows)
-        return Batch(src, tgt_in, tgt_out, ntokens, side, dict(context or {}))
+        return Batch(src, tgt_in, tgt_out, ntokens, side, dict(context or {}),
+                     side_sizes(side))

@@ -3,6 +3,8 @@
 Both functions run outside autocast on float32 (or wider) inputs
 (`precision.full_precision`): under bf16 autocast the logits may come in bf16,
 the log-softmax, its log-sum-exp and the sums over tokens never do.
+`linear_sequence_loss` fuses the output layer into the loss, a chunk of rows
+at a time, in float32 and under autocast alike.
 """
 
 from __future__ import annotations
@@ -101,15 +103,109 @@ class _LinearSmoothedCE(torch.autograd.Function):
                 grad_w * grad_loss if ctx.needs_input_grad[1] else None, None, None, None)
 
 
+class _LinearSmoothedCELowPrecision(torch.autograd.Function):
+    """`_LinearSmoothedCE` under autocast: the logits in the autocast dtype.
+
+    The reference is the unfused path under autocast: the output layer's
+    product in `dtype` (bf16: a float32 accumulation rounded to bf16), then
+    `sequence_loss`, whose log-softmax runs in float32 on those rounded logits.
+    Here each chunk of rows takes the same product in `dtype` and only that
+    chunk's logits are read in float32 (its log-sum-exp, the target's logit and
+    the row sums), so the largest float32 tensor is one chunk (rows x V), never
+    positions x V. The forward pass keeps the rows' inputs in `dtype` and their
+    log-sum-exps; the backward pass recomputes each chunk's logits and takes the
+    gradient of its logits (`_LinearSmoothedCE`'s formula) in float32, then
+    rounds it to `dtype` for the two products, as autocast's backward does.
+    """
+
+    @staticmethod
+    def forward(ctx, h: Tensor, w: Tensor, target: Tensor, epsilon: float,
+                chunk: int, dtype: torch.dtype) -> tuple[Tensor, Tensor]:
+        n, v = h.size(0), w.size(0)
+        with torch.autocast(h.device.type, enabled=False):
+            hl, wl = h.to(dtype), w.to(dtype)
+            keep = target.ne(PAD)
+            lse = torch.empty(n, dtype=torch.float32, device=h.device)
+            nll_sum = torch.zeros((), dtype=torch.float32, device=h.device)
+            smooth_sum = torch.zeros((), dtype=torch.float32, device=h.device)
+            for start in range(0, n, chunk):
+                rows = slice(start, start + chunk)
+                z = torch.mm(hl[rows], wl.t()).float()  # (c, V): one chunk in fp32
+                lse_c = torch.logsumexp(z, dim=-1)  # (c,)
+                lse[rows] = lse_c
+                nll = lse_c - z.gather(1, target[rows, None]).squeeze(1)
+                smooth = v * lse_c - z.sum(dim=-1)
+                nll_sum += torch.where(keep[rows], nll, 0.0).sum()
+                smooth_sum += torch.where(keep[rows], smooth, 0.0).sum()
+        ctx.save_for_backward(hl, wl, target, lse)
+        ctx.epsilon, ctx.chunk, ctx.h_dtype = epsilon, chunk, h.dtype
+        ctx.mark_non_differentiable(nll_sum)
+        eps_i = epsilon / (v - 1)
+        return (1.0 - epsilon - eps_i) * nll_sum + eps_i * smooth_sum, nll_sum
+
+    @staticmethod
+    def backward(ctx, grad_loss: Tensor, _grad_nll: Tensor):
+        hl, wl, target, lse = ctx.saved_tensors
+        v = wl.size(0)
+        eps_i = ctx.epsilon / (v - 1)
+        a = 1.0 - ctx.epsilon - eps_i
+        keep = target.ne(PAD)
+        grad_h = torch.empty_like(hl) if ctx.needs_input_grad[0] else None
+        grad_w = (torch.zeros(wl.shape, dtype=torch.float32, device=wl.device)
+                  if ctx.needs_input_grad[1] else None)
+        for start in range(0, hl.size(0), ctx.chunk):
+            rows = slice(start, start + ctx.chunk)
+            hc, tc = hl[rows], target[rows]
+            g = torch.mm(hc, wl.t()).float().sub_(lse[rows, None]).exp_()  # p (c, V)
+            g.mul_(a + v * eps_i).sub_(eps_i)
+            g.scatter_add_(1, tc[:, None], g.new_full((tc.size(0), 1), -a))
+            g.mul_(keep[rows, None] * grad_loss)
+            gl = g.to(hl.dtype)
+            if grad_h is not None:
+                torch.mm(gl, wl, out=grad_h[rows])
+            if grad_w is not None:
+                grad_w.add_(torch.mm(gl.t(), hc))
+        return (None if grad_h is None else grad_h.to(ctx.h_dtype), grad_w,
+                None, None, None, None)
+
+
+CPU_CHUNK_ROWS = 512  # rows per chunk on a CPU: a chunk's logits stay in its caches
+DEVICE_CHUNK_LOGITS = 1 << 26  # elsewhere (CUDA): logits per chunk (256 MB in fp32)
+
+
+def chunk_rows(device: torch.device, vocab: int) -> int:
+    """Rows per chunk of the fused loss on `device` (a multiple of 8)."""
+    if device.type == "cpu":
+        return CPU_CHUNK_ROWS
+    return max(8, DEVICE_CHUNK_LOGITS // vocab // 8 * 8)
+
+
 def linear_sequence_loss(hidden: Tensor, weight: Tensor, target: Tensor, epsilon: float,
-                         chunk: int = 512) -> tuple[Tensor, Tensor]:
+                         chunk: int | None = None, ntokens: int | None = None
+                         ) -> tuple[Tensor, Tensor]:
     """Hidden states (B, T, C), output weight (V, C) and targets (B, T) ->
     summed (smoothed loss, NLL), as `sequence_loss(hidden @ weight.T, ...)`.
 
-    Fused and chunked (`_LinearSmoothedCE`); float32 only. Under autocast use
-    the unfused path (the output layer then runs in the autocast dtype).
+    Fused and chunked: `_LinearSmoothedCE` in float32, or under autocast
+    `_LinearSmoothedCELowPrecision`, whose logits are in the autocast dtype
+    (the unfused path's numbers: its output layer runs in that dtype too).
+    `ntokens`, the targets that are not <pad> (`Batch.ntokens`, known on the
+    host), lets only those rows through the output layer (read without a host
+    synchronisation); without it every row goes through and padding is masked.
+    `chunk`: rows per chunk (default `chunk_rows` of the device).
     """
-    if any_autocast() or hidden.dtype != torch.float32 or weight.dtype != torch.float32:
-        raise ValueError("linear_sequence_loss is for float32 outside autocast")
-    return _LinearSmoothedCE.apply(hidden.reshape(-1, hidden.size(-1)), weight,
-                                   target.reshape(-1), epsilon, chunk)
+    device = hidden.device.type
+    if any_autocast() and not torch.is_autocast_enabled(device):
+        raise ValueError(f"linear_sequence_loss: autocast is on for another device "
+                         f"than the hidden states' ({device})")
+    lowp = torch.get_autocast_dtype(device) if torch.is_autocast_enabled(device) else None
+    if lowp is None and (hidden.dtype != torch.float32 or weight.dtype != torch.float32):
+        raise ValueError("linear_sequence_loss outside autocast is for float32 inputs")
+    h, t = hidden.reshape(-1, hidden.size(-1)), target.reshape(-1)
+    if ntokens is not None and ntokens < t.numel():
+        rows = torch.nonzero_static(t.ne(PAD), size=ntokens).view(-1)  # (n,)
+        h, t = h.index_select(0, rows), t.index_select(0, rows)
+    chunk = chunk or chunk_rows(hidden.device, weight.size(0))
+    if lowp is not None and lowp != torch.float32:
+        return _LinearSmoothedCELowPrecision.apply(h, weight, t, epsilon, chunk, lowp)
+    return _LinearSmoothedCE.apply(h, weight, t, epsilon, chunk)

@@ -229,6 +229,10 @@ class Trainer:
         self.spec.model.tgt_vocab_size = len(self.tgt_vocab)
         self.model = build_model(self.spec.arch, self.spec.model).to(self.device)
         self.model.attach_vocabularies(self.src_vocab, self.tgt_vocab)
+        note = self.model.training_data_note([len(s) for s in self.train_data.src],
+                                             [len(t) for t in self.train_data.tgt])
+        if note and self.dist.is_main:  # e.g. pairs NPMT cannot produce
+            _log.info(note)
         if self.step1 is not None:
             self._init_from_step1()
         cfg = self.cfg
