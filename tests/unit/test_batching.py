@@ -7,7 +7,7 @@ import random
 import pytest
 import torch
 
-from phrasenmt.nn.batching import BatchIterator, collate, make_batches
+from phrasenmt.nn.batching import BatchIterator, collate, make_batches, side_sizes
 from phrasenmt.text.vocab import BOS, EOS, PAD
 
 
@@ -78,6 +78,18 @@ def test_collate_adds_specials_and_pads():
     assert b.tgt_in.tolist() == [[BOS, 8, PAD, PAD], [BOS, 9, 10, 11]]
     assert b.tgt_out.tolist() == [[8, EOS, PAD, PAD], [9, 10, 11, EOS]]
     assert b.ntokens == 6 and b.src.dtype == torch.long
+
+
+def test_collate_counts_each_side_input_on_the_host():
+    """side_sizes: 1 + the largest value of each side input (padding -1 aside),
+    carried by every copy of the batch."""
+    b = collate([[5, 6, 7], [8]], [[9], [9]], {"phrases": [[0, 0, 2], [1]],
+                                              "fertility": [[-1, -1, -1], [-1]]})
+    assert b.side_sizes == {"phrases": 3, "fertility": 0}
+    assert b.to("cpu").side_sizes == b.apply(lambda t: t + 0).side_sizes == b.side_sizes
+    assert collate([[5]], [[6]]).side_sizes == {}
+    with pytest.raises(ValueError, match="'phrases': count its values on the host"):
+        side_sizes({"phrases": torch.zeros(1, 2, device="meta")})
 
 
 def test_empty_iterator_is_rejected():

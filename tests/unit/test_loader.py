@@ -21,6 +21,7 @@ def assert_same_batch(a: Batch, b: Batch) -> None:
     for name in ("src", "tgt_in", "tgt_out"):
         assert torch.equal(getattr(a, name), getattr(b, name)), name
     assert a.ntokens == b.ntokens and a.side.keys() == b.side.keys()
+    assert a.side_sizes == b.side_sizes
     for name in a.side:
         assert torch.equal(a.side[name], b.side[name]), name
 
