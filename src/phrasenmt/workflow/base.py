@@ -53,7 +53,8 @@ def unsegmented_language_warnings(config: dict) -> list[str]:
     lines = []
     for name in datasets(config):
         ds = config["datasets"][name]
-        if ds.get("tokenize", True) and ds["bpe"].get("backend") == "sentencepiece":
+        backend = ds.get("bpe", {}).get("backend")
+        if ds.get("tokenize", True) and backend == "sentencepiece":
             continue  # raw text cut into words by jieba (others refused at start-up)
         for side in ("src", "tgt"):
             where = f"config datasets.{name}.{side}"
