@@ -24,7 +24,9 @@ SUITES = {"families": "model families beside their references (Transformer, phra
           "context": "step-2 training of the document models (frozen context "
           "states), against another checkout with --against",
           "datapath": "collating a 25k-token batch, the trainer's wait for data, "
-          "operators per update; beside another checkout (--against)"}
+          "operators per update; beside another checkout (--against)",
+          "kernels": "aten operators per Transformer update on the CPU (all, "
+          "kernel-making, read-backs; by phase), beside another checkout (--against)"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

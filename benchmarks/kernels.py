@@ -1,0 +1,183 @@
+"""Operators dispatched per Transformer training update on the CPU, this
+checkout beside another.
+
+    python -m benchmarks.speed --suite kernels [--against OTHER/src] [--compile]
+
+A trainer (Transformer `--preset`, default `base`; one batch of `--batch`
+tokens per update; fp32 or `--precision bf16`; eager, or with `--compile`
+train.compile) takes `--warmup` updates, then torch.profiler records one more
+on the CPU. Its aten operators are counted three ways:
+
+- all: every aten operator, nested ones included (the datapath suite's figure);
+- compute: the outermost operators that are neither views nor allocations
+  nor reads of a scalar (through those, the first such below them): what would
+  launch a kernel on a device. A proxy: `aten::linear` counts once (on CUDA one
+  GEMM with its bias; on the CPU a bias copy and a GEMM), a foreach or fused
+  optimizer operator once (on CUDA a few kernels per group of tensors);
+- read_backs: scalars read back from a tensor (`aten::_local_scalar_dense`:
+  .item(), int(t), bool(t)), a host synchronisation each on a device;
+
+each by phase: `optimizer` (Optimizer.step), `backward` (the autograd engine)
+and `forward` (everything else: the loss's forward pass, the gradient clip,
+the trainer's sums). Both checkouts train on the same batches (same corpus,
+seed and batching); `target_tokens` says so. This module imports nothing of
+the package but what old checkouts have too (training.data, training.spec,
+training.trainer).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+from benchmarks.datapath import write_corpus
+
+DEFAULTS = {"pairs": 2000, "vocab": 8000, "lengths": [10, 40], "preset": "base",
+            "batch": 600, "warmup": 2, "compile": False, "precision": "fp32", "seed": 1}
+# Operators that make no kernel: views, metadata, allocations, and the two
+# names a scalar read goes through (counted apart as read_backs).
+NO_KERNEL = frozenset(
+    f"aten::{name}" for name in (
+        "view", "_unsafe_view", "reshape", "as_strided", "transpose", "t", "permute",
+        "expand", "expand_as", "squeeze", "unsqueeze", "slice", "select", "narrow",
+        "split", "split_with_sizes", "chunk", "unbind", "alias", "detach", "lift_fresh",
+        "resolve_conj", "resolve_neg", "view_as", "unflatten", "flatten", "contiguous",
+        "empty", "empty_strided", "empty_like", "new_empty", "new_empty_strided",
+        "resize_", "to", "type_as", "item", "_local_scalar_dense", "is_nonzero",
+        "result_type", "set_", "_reshape_alias", "numpy_T", "matrix_H", "mT"))
+READ_BACK = "aten::_local_scalar_dense"
+
+
+def trainer(files: list[Path], s: dict[str, Any], outdir: Path) -> Any:
+    """A Transformer Trainer on the CPU, one batch of `batch` tokens per update."""
+    from phrasenmt.training.data import DataPaths
+    from phrasenmt.training.spec import resolve_spec
+    from phrasenmt.training.trainer import Trainer
+    spec = resolve_spec({"arch": "transformer", "preset": s["preset"], "train": {
+        "max_tokens": s["batch"], "update_tokens": 1, "max_steps": 10**6,
+        "compile": s["compile"], "valid_interval": 10**6, "save_interval": 10**6,
+        "log_interval": 10**6}})
+    with contextlib.redirect_stderr(io.StringIO()):
+        return Trainer(spec, DataPaths(*files), outdir, seed=s["seed"], device="cpu",
+                       progress_bar=False, precision=s["precision"])
+
+
+def phase(event: Any) -> str:
+    """optimizer, backward or forward: the phase of a profiler event's root."""
+    while event.cpu_parent is not None:
+        event = event.cpu_parent
+    if event.name.startswith("Optimizer."):
+        return "optimizer"
+    return "backward" if event.name.startswith("autograd::engine") else "forward"
+
+
+def aten_ancestors(event: Any) -> list[Any]:
+    """The aten operators a profiler event runs inside of."""
+    out, event = [], event.cpu_parent
+    while event is not None:
+        if event.name.startswith("aten::"):
+            out.append(event)
+        event = event.cpu_parent
+    return out
+
+
+def count(events: Sequence[Any]) -> dict[str, Any]:
+    """The aten operators of one update: all, compute, read_backs, by phase."""
+    aten = [e for e in events if e.name.startswith("aten::")]
+    compute = {id(e) for e in aten if e.name not in NO_KERNEL
+               and not any(a.name not in NO_KERNEL for a in aten_ancestors(e))}
+    out: dict[str, Any] = {}
+    for kind, keep in (
+            ("all", lambda e: True),
+            ("compute", lambda e: id(e) in compute),
+            ("read_backs", lambda e: e.name == READ_BACK)):
+        by_phase = collections.Counter(phase(e) for e in aten if keep(e))
+        out[kind] = sum(by_phase.values())
+        out[f"{kind}_by_phase"] = {p: by_phase.get(p, 0)
+                                   for p in ("forward", "backward", "optimizer")}
+    names = collections.Counter(e.name for e in aten if id(e) in compute)
+    out["top_compute"] = dict(names.most_common(12))
+    return out
+
+
+def measure(settings: dict[str, Any]) -> dict[str, Any]:
+    """The counts of the package on the path."""
+    import phrasenmt
+    s = {**DEFAULTS, **settings}
+    torch.manual_seed(s["seed"])
+    with tempfile.TemporaryDirectory() as tmp:
+        files = write_corpus(Path(tmp), s["pairs"], s["vocab"], s["lengths"], s["seed"])
+        t = trainer(files, s, Path(tmp) / "run")
+        for _ in range(s["warmup"]):
+            t.train_step()
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            _, _, tokens, _ = t.train_step()
+        out = {"package": str(Path(phrasenmt.__file__).resolve().parents[1]),
+               "target_tokens": tokens, **count(prof.events())}
+    if s["compile"]:
+        from torch._dynamo.utils import counters
+        out["compiled_graphs"] = counters["stats"]["unique_graphs"]
+        out["graph_breaks"] = sum(counters["graph_break"].values())
+    return out
+
+
+def against(src: Path, settings: dict[str, Any]) -> dict[str, Any]:
+    """`measure` of the package under `src`, in a child process."""
+    repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), str(repo)])}
+    result = subprocess.run([sys.executable, "-m", "benchmarks.kernels",
+                             json.dumps(settings)], capture_output=True, text=True,
+                            env=env, cwd=repo, check=False)
+    if result.returncode:
+        raise RuntimeError(f"the child on {src} failed: {result.stderr[-2000:]}")
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The suite's entry point (benchmarks.speed) -> exit status."""
+    from benchmarks import harness
+    from phrasenmt.cli import positive_int
+    p = harness.parser("kernels", __doc__.split("\n")[0])
+    p.add_argument("--against", type=Path, default=None, metavar="SRC",
+                   help="another checkout's src/ folder to measure beside this one")
+    p.add_argument("--preset", default=DEFAULTS["preset"])
+    p.add_argument("--batch", type=positive_int, default=DEFAULTS["batch"],
+                   help="tokens per batch (one batch per update)")
+    p.add_argument("--warmup", type=positive_int, default=DEFAULTS["warmup"],
+                   help="updates before the one profiled")
+    p.add_argument("--compile", action="store_true", help="train.compile: true")
+    p.add_argument("--precision", choices=("fp32", "bf16"), default="fp32")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = harness.parse(p, argv)
+    if args.device != "cpu":
+        p.error("--device: the kernels suite counts operators on the CPU; use cpu")
+    if args.against is not None and not (args.against / "phrasenmt").is_dir():
+        p.error(f"--against {args.against}: no phrasenmt package there")
+    settings = {"preset": args.preset, "batch": args.batch, "warmup": args.warmup,
+                "compile": args.compile, "precision": args.precision}
+    results = harness.Results("kernels", args, ["--suite", "kernels", *argv])
+    mine = measure(settings)
+    results.add("this checkout", mine)
+    if args.against is not None:
+        other = against(args.against, settings)
+        results.add(f"against {args.against}", other)
+        results.add("ratio", {k: round(mine[k] / other[k], 3) if other[k] else None
+                              for k in ("all", "compute", "read_backs")})
+    return results.done()
+
+
+if __name__ == "__main__":  # the child of `against`: settings in, figures out
+    torch.set_num_threads(1)
+    print(json.dumps(measure(json.loads(sys.argv[1]))))
