@@ -32,7 +32,7 @@ KENLM_SKIP := make: no C++ compiler (g++), so KenLM's lmplz is not built and the
 KENLM_NEEDS := make kenlm: needs a C++ compiler: apt-get install g++ \
 	(or conda env create -f envs/kenlm.yaml)
 
-.PHONY: install-package torch-wheel test-cluster test-fast quickstart converged converged-long converged-phrase converged-phrase-pooling converged-phrase-ablation converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
+.PHONY: install-package torch-wheel test-cluster test-fast seeds-document quickstart converged converged-long converged-phrase converged-phrase-pooling converged-phrase-ablation converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs
 
 install: $(STAMP)
 
@@ -169,6 +169,13 @@ converged-baselines: $(STAMP)
 converged-context-usage: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) \
 		results/synthetic_en_de/report/context_usage.md --configfile configs/converged_baselines.yaml
+
+# The default run's document-level family and its random-context controls at
+# three training seeds, config.yaml's budgets (configs/seeds_document.yaml): the
+# context-usage table and the claims table over seeds, in results/seeds_en_de/.
+seeds-document: $(STAMP)
+	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) results/seeds_en_de/report/context_usage.md \
+		results/seeds_en_de/report/claims.md --configfile configs/seeds_document.yaml
 
 # The whole test suite: unit tests, the workflow's lint and dry runs (one dry run
 # per config, shared by every test that reads it: tests/workflow/plans.py) and
