@@ -108,3 +108,32 @@ def test_command_lines_do_not_import_torchdynamo():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["False", "False"]
+
+
+@pytest.mark.slow  # 20 s: TorchDynamo traces the model's forward and backward
+def test_the_fused_loss_compiles_once_for_every_batch_shape():
+    """Under train.compile the fused output layer + loss runs eager behind one
+    graph break (`nn.loss.eager_under_compile`): its loop over chunks of rows
+    would otherwise specialise the graph on the row count, a compilation per
+    batch shape until TorchDynamo's cache limit sends the model back to eager."""
+    from benchmarks.harness import random_batches
+    from phrasenmt.models import build_model
+    from phrasenmt.models.registry import get_model_class
+    from phrasenmt.nn import loss as loss_module
+    from phrasenmt.training.distributed import LossModule
+
+    cfg = get_model_class("transformer").config_class(
+        src_vocab_size=50, tgt_vocab_size=60, d_model=16, d_ff=32, n_heads=2,
+        encoder_layers=1, decoder_layers=1)
+    model = build_model("transformer", cfg).train()
+    real = loss_module._linear_impl
+    loss_module.eager_under_compile()
+    try:
+        compiled = torch.compile(LossModule(model), dynamic=True, backend="aot_eager")
+        for batch in random_batches(6, 4, 50, (3, 12), seed=3):  # 6 shapes
+            loss, _ = compiled(batch, 0.1)
+            loss.backward()
+    finally:
+        loss_module._linear_impl = real
+    from torch._dynamo.utils import counters
+    assert counters["stats"]["unique_graphs"] <= 3  # before, after the loss (+1)

@@ -183,6 +183,14 @@ def chunk_rows(device: torch.device, vocab: int) -> int:
 def linear_sequence_loss(hidden: Tensor, weight: Tensor, target: Tensor, epsilon: float,
                          chunk: int | None = None, ntokens: int | None = None
                          ) -> tuple[Tensor, Tensor]:
+    """As `_linear_sequence_loss`; eager under torch.compile after
+    `eager_under_compile()`."""
+    return _linear_impl(hidden, weight, target, epsilon, chunk, ntokens)
+
+
+def _linear_sequence_loss(hidden: Tensor, weight: Tensor, target: Tensor,
+                          epsilon: float, chunk: int | None = None,
+                          ntokens: int | None = None) -> tuple[Tensor, Tensor]:
     """Hidden states (B, T, C), output weight (V, C) and targets (B, T) ->
     summed (smoothed loss, NLL), as `sequence_loss(hidden @ weight.T, ...)`.
 
@@ -209,3 +217,16 @@ def linear_sequence_loss(hidden: Tensor, weight: Tensor, target: Tensor, epsilon
     if lowp is not None and lowp != torch.float32:
         return _LinearSmoothedCELowPrecision.apply(h, weight, t, epsilon, chunk, lowp)
     return _LinearSmoothedCE.apply(h, weight, t, epsilon, chunk)
+
+
+_linear_impl = _linear_sequence_loss  # replaced by eager_under_compile()
+
+
+def eager_under_compile() -> None:
+    """Run the fused loss eager under train.compile (a graph break before it):
+    its Python loop over chunks of the batch's rows would specialise a compiled
+    graph on the row count, one recompilation per batch shape whatever
+    `dynamic=True` says. Not a decorator at import: `torch.compiler.disable`
+    imports TorchDynamo, so only the compile path calls it."""
+    global _linear_impl
+    _linear_impl = torch.compiler.disable(_linear_sequence_loss)

@@ -40,6 +40,7 @@ from phrasenmt.log import get_logger, shows_progress
 from phrasenmt.models.registry import build_model, get_model_class
 from phrasenmt.models.swan import eager_under_compile
 from phrasenmt.nn.batching import Batch, collate, make_batches
+from phrasenmt.nn.loss import eager_under_compile as loss_eager_under_compile
 from phrasenmt.text.vocab import UNK, Vocabulary
 from phrasenmt.training import checkpoint as ckpt
 from phrasenmt.training.context_states import context_caches, with_states
@@ -138,6 +139,7 @@ def compiled(module: torch.nn.Module, device: torch.device) -> torch.nn.Module:
                          f"and neither {cxx} (CXX) nor clang++ is on PATH; install "
                          "g++ or set train.compile: false", "train.compile")
     eager_under_compile()
+    loss_eager_under_compile()
     return torch.compile(module, dynamic=True)
 
 
