@@ -14,6 +14,9 @@ on the CPU. Its aten operators are counted three ways:
   launch a kernel on a device. A proxy: `aten::linear` counts once (on CUDA one
   GEMM with its bias; on the CPU a bias copy and a GEMM), a foreach or fused
   optimizer operator once (on CUDA a few kernels per group of tensors);
+  with `--compile`, inductor's own C++ kernels count too (each call, made
+  visible to the profiler by `torch._inductor.config.cpp.enable_kernel_profile`;
+  also given apart as `inductor_kernels`);
 - read_backs: scalars read back from a tensor (`aten::_local_scalar_dense`:
   .item(), int(t), bool(t)), a host synchronisation each on a device;
 
@@ -58,6 +61,7 @@ NO_KERNEL = frozenset(
         "resize_", "to", "type_as", "item", "_local_scalar_dense", "is_nonzero",
         "result_type", "set_", "_reshape_alias", "numpy_T", "matrix_H", "mT"))
 READ_BACK = "aten::_local_scalar_dense"
+INDUCTOR_KERNEL = "cpp_fused_"  # in the profiler name of an inductor C++ kernel
 
 
 def trainer(files: list[Path], s: dict[str, Any], outdir: Path) -> Any:
@@ -98,16 +102,21 @@ def count(events: Sequence[Any]) -> dict[str, Any]:
     aten = [e for e in events if e.name.startswith("aten::")]
     compute = {id(e) for e in aten if e.name not in NO_KERNEL
                and not any(a.name not in NO_KERNEL for a in aten_ancestors(e))}
+    inductor = [e for e in events if INDUCTOR_KERNEL in e.name]
+    compute |= {id(e) for e in inductor}
     out: dict[str, Any] = {}
-    for kind, keep in (
-            ("all", lambda e: True),
-            ("compute", lambda e: id(e) in compute),
-            ("read_backs", lambda e: e.name == READ_BACK)):
-        by_phase = collections.Counter(phase(e) for e in aten if keep(e))
+    for kind, pool, keep in (
+            ("all", aten, lambda e: True),
+            ("compute", aten + inductor, lambda e: id(e) in compute),
+            ("inductor_kernels", inductor, lambda e: True),
+            ("read_backs", aten, lambda e: e.name == READ_BACK)):
+        by_phase = collections.Counter(phase(e) for e in pool if keep(e))
         out[kind] = sum(by_phase.values())
         out[f"{kind}_by_phase"] = {p: by_phase.get(p, 0)
                                    for p in ("forward", "backward", "optimizer")}
     names = collections.Counter(e.name for e in aten if id(e) in compute)
+    if inductor:
+        names["inductor C++ kernels"] = len(inductor)
     out["top_compute"] = dict(names.most_common(12))
     return out
 
@@ -117,6 +126,9 @@ def measure(settings: dict[str, Any]) -> dict[str, Any]:
     import phrasenmt
     s = {**DEFAULTS, **settings}
     torch.manual_seed(s["seed"])
+    if s["compile"]:  # inductor's kernels as profiler events
+        import torch._inductor.config as inductor_config
+        inductor_config.cpp.enable_kernel_profile = True
     with tempfile.TemporaryDirectory() as tmp:
         files = write_corpus(Path(tmp), s["pairs"], s["vocab"], s["lengths"], s["seed"])
         t = trainer(files, s, Path(tmp) / "run")
