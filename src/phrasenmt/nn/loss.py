@@ -170,7 +170,8 @@ class _LinearSmoothedCELowPrecision(torch.autograd.Function):
 
 
 CPU_CHUNK_ROWS = 512  # rows per chunk on a CPU: a chunk's logits stay in its caches
-DEVICE_CHUNK_LOGITS = 1 << 26  # elsewhere (CUDA): logits per chunk (256 MB in fp32)
+DEVICE_CHUNK_LOGITS = 1 << 28  # elsewhere (CUDA): logits per chunk (1 GiB in fp32):
+# a 25k-token batch at V = 32k in 3 chunks (2^26: 12, each a dozen kernels a pass)
 
 
 def chunk_rows(device: torch.device, vocab: int) -> int:
