@@ -25,7 +25,7 @@ FULL: dict = {
                 "contrastive": {"c": {
                     "format": "contrapro", "json": "c.json", "text_src": "t.en",
                     "text_tgt": "t.de", "context_src": "c.en", "context_tgt": "c.de",
-                    "extracted": 1}}},
+                    "extracted": 1, "dev_fraction": 0.5}}},
         "m30k": {"source": "download", "name": "multi30k", "src": "en", "tgt": "de"},
         "own": {"source": "local", "src": "en", "tgt": "de",
                 "local": {"train": PAIR, "dev": PAIR, "test": {"t": PAIR}}}},
