@@ -19,6 +19,7 @@ models:
   ctx_transformer: {decode: {beam: 2, lenpen: 1.5}}
   ctx_transformer_random: {decode: {beam: 2, lenpen: 1.5}}  # its control: the same
   han_enc: {decode: {lenpen: 0.3}}
+  han_enc_random: {decode: {lenpen: 0.3}}  # its control: the same
   npmt: {decode: {beam: 8}}
 """
 # model -> the flags of its translate command (the global decode: beam 4,
