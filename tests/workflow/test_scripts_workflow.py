@@ -31,4 +31,5 @@ def test_start_up_warns_on_chinese_with_the_word_level_tokenizer(tmp_path: Path)
         "warning: config datasets.my_zh_en.src: 'zh' (Chinese) puts no space between "
         "words and tokenize: true (Moses) splits only at spaces and punctuation, so "
         "BPE and word alignment would see clause-sized words; segment the text first "
-        "(e.g. with jieba) and set tokenize: false")]
+        "(e.g. with jieba) and set tokenize: false, or set bpe.backend: "
+        "sentencepiece (jieba's words)")]
