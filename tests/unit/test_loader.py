@@ -129,8 +129,11 @@ def test_each_rank_collates_only_its_share(monkeypatch):
             batch, weight = got[k % 2][0][k // 2]
             assert weight == 1.0
             assert_same_batch(batch, want)
-    # every batch was collated once, by one rank (plus the update prepared ahead)
-    assert len(collated) <= sum(len(b) for b, _ in whole) + 2 * 3
+    # each rank collated its own share, not every batch (a rank that collated
+    # all of them would reach about twice the count): the batches of the six
+    # updates plus what the prefetch threads had collated ahead by then, up to
+    # two updates of at most three batches for each of the two ranks
+    assert len(collated) <= sum(len(b) for b, _ in whole) + 2 * 2 * 3
 
 
 def test_a_rank_without_a_batch_joins_with_weight_zero():
