@@ -23,7 +23,8 @@ EXPECTED_JOB = {"npmt_window_sweep": "npmt_window9",
                 "converged_families": "claims_document",
                 "converged_long": "converged_long_en_de/report/claims_phrase.md",
                 "quickstart": "quickstart_en_de/report/results.md",
-                "sentencepiece_en_de": "learn_sentencepiece_joint"}
+                "sentencepiece_en_de": "learn_sentencepiece_joint",
+                "seeds_document": "seeds_en_de/models/han_enc_dec_random/seed3"}
 
 
 def test_lint_is_clean():
