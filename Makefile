@@ -65,10 +65,11 @@ $(BIN)/python:
 	$(BIN)/pip install --quiet --upgrade pip
 
 # The test suite, the linters and the documentation site also need the dev and
-# docs extras (pytest, ruff, hypothesis, mkdocs-material): `make test`, `make
+# docs extras (pytest, pytest-xdist, ruff, hypothesis, mkdocs-material) and the
+# zh extra (jieba, which the Chinese tests segment with): `make test`, `make
 # lint` and `make docs` add them; `make run` does without.
 $(DEV_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet -e ".[dev,docs]"
+	$(BIN)/pip install --quiet -e ".[dev,docs,zh]"
 	touch $(DEV_STAMP)
 
 # NPMT's external LM: the kenlm query module (extra `lm`: kenlm-ex's wheel) and
