@@ -25,10 +25,8 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -137,14 +135,8 @@ def measure(settings: dict[str, Any]) -> dict[str, Any]:
 
 def against(src: Path, settings: dict[str, Any]) -> dict[str, Any]:
     """`measure` of the package under `src`, in a child process."""
-    repo = Path(__file__).resolve().parents[1]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), str(repo)])}
-    result = subprocess.run([sys.executable, "-m", "benchmarks.datapath",
-                             json.dumps(settings)], capture_output=True, text=True,
-                            env=env, cwd=repo, check=False)
-    if result.returncode:
-        raise RuntimeError(f"the child on {src} failed: {result.stderr[-2000:]}")
-    return json.loads(result.stdout.splitlines()[-1])
+    from benchmarks import harness
+    return harness.in_checkout("benchmarks.datapath", src, settings)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,6 +13,7 @@ import os
 import platform
 import shlex
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -171,3 +172,16 @@ def interleaved(steps: dict[str, Callable[[Any], float]], items: Sequence[Any],
                 totals[name][1] += units
     return {name: {"seconds": round(s, 4), "units": u, "per_s": round(u / s, 2)}
             for name, (s, u) in totals.items()}
+
+
+def in_checkout(module: str, src: Path, settings: dict[str, Any]) -> dict[str, Any]:
+    """`python -m module SETTINGS` with another checkout's package (`src`) first
+    on the path: the child prints its figures as JSON on its last line."""
+    repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), str(repo)])}
+    result = subprocess.run([sys.executable, "-m", module, json.dumps(settings)],
+                            capture_output=True, text=True, env=env, cwd=repo,
+                            check=False)
+    if result.returncode:
+        raise RuntimeError(f"the child on {src} failed: {result.stderr[-2000:]}")
+    return json.loads(result.stdout.splitlines()[-1])
