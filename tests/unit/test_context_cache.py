@@ -142,3 +142,48 @@ def test_the_random_context_control_reads_its_cached_states(step1, tmp_path):
     cached = model(batch.src, batch.tgt_in, context=batch.context)
     torch.manual_seed(0)
     assert torch.equal(cached, model(batch.src, batch.tgt_in, context=plain))
+
+
+def test_a_state_pool_scores_as_the_model_alone_and_computes_each_sentence_once():
+    """Forced scoring through a StatePool (shared by passes, keyed by the
+    sentence) equals the model's own per-batch states, for explicit context
+    and document context; the items' shared contexts are computed once."""
+    from phrasenmt.decoding import context as doc_context
+    from phrasenmt.text.vocab import SPECIALS, Vocabulary
+
+    model = frozen_han(dropout=0.0).eval()
+    vocab = Vocabulary([*SPECIALS, *(f"w{i}" for i in range(4, 30))])
+    lines = random_lines(12)
+    text = {s: [" ".join(f"w{i}" for i in ids) for ids in lines[s]]
+            for s in lines}
+    entries = [{s: text[s][max(0, j - 2): j] for s in text} for j in range(12)] * 2
+    src, tgt = text["src"] * 2, text["tgt"] * 2  # every item twice, one context
+    explicit = doc_context.ContextSource(entries=entries, mode=("real", 1))
+    docs = doc_context.ContextSource(doc_ids=["a"] * 6 + ["b"] * 6, mode=("real", 1))
+    calls = []
+    line_states = model.line_states
+
+    def counted(src_rows, tgt_rows=None):
+        calls.append(len(src_rows))
+        return line_states(src_rows, tgt_rows)
+
+    model.line_states = counted
+    pool = doc_context.StatePool(model)
+    with torch.no_grad():
+        pooled = doc_context.score_with_context(model, vocab, vocab, src, tgt,
+                                                explicit, 4, pool=pool)
+        first = sum(calls)
+        doc_pooled = doc_context.score_with_context(model, vocab, vocab, src[:12],
+                                                    tgt[:12], docs, 4, pool=pool)
+        alone = [doc_context.score_with_context(model, vocab, vocab, s, t, c, 4,
+                                                pool=_NoPool())
+                 for s, t, c in ((src, tgt, explicit), (src[:12], tgt[:12], docs))]
+    assert first == len(pool.lines["src"]) <= 11  # distinct context sentences
+    assert pooled == alone[0] and doc_pooled == alone[1]
+
+
+class _NoPool:
+    """A pool that gives no states: the model computes its own per batch."""
+
+    def lookup(self, rows, n_lines):
+        return None

@@ -11,11 +11,13 @@ sentence is decoded its predecessors' translations exist.
 
 A model with frozen context states (a HAN: `frozen_state_sides`) gets them
 from a `models.context_cache.ContextStates` of the test lines wherever the
-context is looked up by index (--docs): each line's states are computed once,
-the first time a batch needs them (a target line's once it is translated),
-instead of once per line whose context it is and per batch. They are the
-states the model computes from the context ids itself (as for an explicit
---context file's sentences, which have no index), so the output is the same.
+context is looked up by index (--docs) in translation: each line's states are
+computed once, the first time a batch needs them (a target line's once it is
+translated), instead of once per line whose context it is and per batch. In
+forced scoring a `StatePool` keys them by the sentence itself, so an explicit
+--context file's sentences (a contrastive set gives every item's variants the
+same context) are computed once too. They are the states the model computes
+from the context ids itself, so the output is the same.
 """
 
 from __future__ import annotations
@@ -176,6 +178,48 @@ def batch_inputs(rows: Rows, size: int, side: dict[str, list[Ids]], chunk: list[
     return extra
 
 
+class StatePool:
+    """A model's frozen context states by sentence content, for forced scoring.
+
+    Each distinct context sentence (its ids on every side the model reads) gets
+    one index, whether it came by --docs index or from an explicit --context
+    file, so its states are computed once per pool: once per scoring pass, or
+    once for all the passes of one model when the caller keeps the pool (CXMI
+    scores the same lines with their own, a random and no context). The states
+    are those the model computes from the ids itself (`ContextStates`)."""
+
+    def __init__(self, model: nn.Module):
+        self.sides: tuple[str, ...] = tuple(model.context_sides)
+        self.lines: dict[str, list[Ids]] = {s: [] for s in self.sides}
+        self.index: dict[tuple[tuple[int, ...], ...], int] = {}
+        self.store = ContextStates(model, self.lines)
+
+    def lookup(self, rows: Rows, n_lines: int) -> StateLookup | None:
+        """A StateLookup of the lines 0..n_lines-1 of `rows`; None where a line
+        has not as many sentences on every side (the model then reports it)."""
+        indices = []
+        for i in range(n_lines):
+            sentences = [rows[s][i] for s in self.sides]
+            if len({len(x) for x in sentences}) > 1:
+                return None
+            row = []
+            for key in zip(*sentences, strict=True):
+                key = tuple(tuple(ids) for ids in key)
+                j = self.index.get(key)
+                if j is None:
+                    j = self.index[key] = len(self.lines[self.sides[0]])
+                    for side, ids in zip(self.sides, key, strict=True):
+                        self.lines[side].append(list(ids))
+                row.append(j)
+            indices.append(row)
+        return StateLookup(self.store, indices)
+
+
+def state_pool(model: nn.Module) -> StatePool | None:
+    """A StatePool for a model with frozen context states (None otherwise)."""
+    return StatePool(model) if getattr(model, "frozen_state_sides", ()) else None
+
+
 def indexed_lookup(model: nn.Module, source: ContextSource,
                    own: dict[str, list[Ids]]) -> StateLookup | None:
     """A StateLookup of the lines' own ids where --docs gives the context by
@@ -186,10 +230,19 @@ def indexed_lookup(model: nn.Module, source: ContextSource,
     return state_lookup(model, own, indices)
 
 
-def chunks(lengths: list[int], lines: list[int], size: int) -> list[list[int]]:
+def chunks(lengths: list, lines: list[int], size: int) -> list[list[int]]:
     """`lines` in batches of `size`, sorted by length (longest first)."""
     order = sorted(lines, key=lambda i: -lengths[i])
     return [order[k: k + size] for k in range(0, len(order), size)]
+
+
+def exact_chunks(lengths: list, lines: list[int], size: int) -> list[list[int]]:
+    """`lines` in batches of at most `size` lines of one length each: no padding."""
+    groups: dict[object, list[int]] = {}
+    for i in lines:
+        groups.setdefault(lengths[i], []).append(i)
+    return [rows[k: k + size] for _, rows in sorted(groups.items(), reverse=True)
+            for k in range(0, len(rows), size)]
 
 
 def search_batch(model: nn.Module, src: Tensor, extra: dict[str, object],
@@ -262,10 +315,13 @@ def translate_with_context(model: nn.Module, src_vocab: Vocabulary,
 
 def _forced_batches(model: nn.Module, src_vocab: Vocabulary, tgt_vocab: Vocabulary,
                     src: list[str], tgt: list[str], source: ContextSource,
-                    batch_size: int, side: dict[str, list[Ids]] | None
+                    batch_size: int, side: dict[str, list[Ids]] | None,
+                    pool: StatePool | None = None, exact: bool = False
                     ) -> Iterator[tuple[list[int], tuple]]:
     """(lines, forced-scoring inputs) per batch: src, tgt_in, tgt_out, extra;
-    target context = earlier references."""
+    target context = earlier references. Frozen context states come from `pool`
+    (a new one when None); `exact` batches only lines of equal source and
+    target lengths, so that no padding enters the batch."""
     device = next(model.parameters()).device
     src_ids = [src_vocab.encode(s) for s in src]
     tgt_ids = [tgt_vocab.encode(t) for t in tgt]
@@ -273,8 +329,15 @@ def _forced_batches(model: nn.Module, src_vocab: Vocabulary, tgt_vocab: Vocabula
     size = model.cfg.context_size
     rows = context_rows(source, size, {s: own[s] for s in model.context_sides},
                         {"src": src_vocab, "tgt": tgt_vocab})
-    lookup = indexed_lookup(model, source, {s: own[s] for s in model.context_sides})
-    for chunk in chunks([len(t) for t in tgt_ids], list(range(len(src))), batch_size):
+    pool = pool or state_pool(model)
+    lookup = pool.lookup(rows, len(src)) if pool is not None else None
+    if exact:
+        batches = exact_chunks([(len(s), len(t)) for s, t in zip(src_ids, tgt_ids,
+                                                                 strict=True)],
+                               list(range(len(src))), batch_size)
+    else:
+        batches = chunks([len(t) for t in tgt_ids], list(range(len(src))), batch_size)
+    for chunk in batches:
         src_batch = pad_sequences([[*src_ids[i], EOS] for i in chunk]).to(device)
         extra = batch_inputs(rows, size, side or {}, chunk, src_batch.size(1), device,
                              lookup)
@@ -287,11 +350,14 @@ def _forced_batches(model: nn.Module, src_vocab: Vocabulary, tgt_vocab: Vocabula
 def score_with_context(model: nn.Module, src_vocab: Vocabulary,
                        tgt_vocab: Vocabulary, src: list[str], tgt: list[str],
                        source: ContextSource, batch_size: int = 64,
-                       side: dict[str, list[Ids]] | None = None) -> list[float]:
-    """log P(tgt | src, context) per pair; target context = earlier references."""
+                       side: dict[str, list[Ids]] | None = None,
+                       pool: StatePool | None = None, exact: bool = False
+                       ) -> list[float]:
+    """log P(tgt | src, context) per pair; target context = earlier references
+    (`pool`, `exact`: as `_forced_batches`)."""
     out = [0.0] * len(src)
     for chunk, inputs in _forced_batches(model, src_vocab, tgt_vocab, src, tgt,
-                                         source, batch_size, side):
+                                         source, batch_size, side, pool, exact):
         for i, s in zip(chunk, forced_log_probs(model, *inputs).tolist(), strict=True):
             out[i] = s
     return out
@@ -299,13 +365,13 @@ def score_with_context(model: nn.Module, src_vocab: Vocabulary,
 
 def token_scores_with_context(model: nn.Module, src_vocab: Vocabulary,
                               tgt_vocab: Vocabulary, src: list[str], tgt: list[str],
-                              source: ContextSource, batch_size: int = 64
-                              ) -> list[list[float]]:
+                              source: ContextSource, batch_size: int = 64,
+                              pool: StatePool | None = None) -> list[list[float]]:
     """log p(y_t | y_<t, src, context) of every target token of every pair, </s>
     last (as many values as the BPE'd line has tokens, plus one)."""
     out: list[list[float]] = [[] for _ in src]
     for chunk, inputs in _forced_batches(model, src_vocab, tgt_vocab, src, tgt,
-                                         source, batch_size, None):
+                                         source, batch_size, None, pool):
         rows = forced_token_log_probs(model, *inputs).tolist()  # (B, T)
         lengths = inputs[2].ne(PAD).sum(dim=1).tolist()
         for i, row, n in zip(chunk, rows, lengths, strict=True):

@@ -165,6 +165,7 @@ def score_files(args: argparse.Namespace, out_dir: Path) -> None:
             check_whole_words(text, path)
     if args.item_files:  # the whole items file, before any scoring
         load_header(args.item_files[0], (args.item_files[1], len(texts["items"][0])))
+    pool = doc_context.state_pool(model)  # frozen context states, for every pass
     for name, (src_path, _, ctx_path) in sets.items():
         src, tgt = texts[name]
         option = {"docs": ctx_path, "context": None} if name == "test" else \
@@ -174,7 +175,8 @@ def score_files(args: argparse.Namespace, out_dir: Path) -> None:
             source = doc_context.context_source(model, ns, src_path, len(src))
             with cast:
                 tokens = doc_context.token_scores_with_context(
-                    model, src_vocab, tgt_vocab, src, tgt, source, args.batch_size)
+                    model, src_vocab, tgt_vocab, src, tgt, source, args.batch_size,
+                    pool)
             write_lines(out_dir / f"{name}.{context_as}.txt",
                         [f"{sum(v):.6f}" for v in tokens])
             if name == "test":  # P-CXMI per word
@@ -182,11 +184,12 @@ def score_files(args: argparse.Namespace, out_dir: Path) -> None:
             if name == "test" and context_as == "own":
                 with cast:
                     args.gates = gate_statistics(model, src_vocab, tgt_vocab, src,
-                                                 tgt, source)
+                                                 tgt, source, args.batch_size, pool)
 
 
 def gate_statistics(model: Any, src_vocab: Any, tgt_vocab: Any, src: list[str],
-                    tgt: list[str], source: Any) -> dict[str, Any]:
+                    tgt: list[str], source: Any, batch_size: int = 64,
+                    pool: Any = None) -> dict[str, Any]:
     """The context gates of a model on a test set with its own context.
 
     For every gate λ = σ(W H + W' S) of the model (per module name: the context
@@ -195,7 +198,9 @@ def gate_statistics(model: Any, src_vocab: Any, tgt_vocab: Any, src: list[str],
     state H that is kept; 1 = the context is shut out) and the mean ratio
     |S| / |H| of the context vector's norm to the state's. `lambda` and
     `norm_ratio` are their means over the gates (null for a model without
-    gates). One line per forward pass, so no padding enters the means."""
+    gates). Each forward pass holds lines of one source and one target length
+    only, so no padding enters the means (`pool`: the frozen context states
+    of the scoring passes)."""
     import torch
 
     from phrasenmt.decoding import context as doc_context
@@ -219,7 +224,7 @@ def gate_statistics(model: Any, src_vocab: Any, tgt_vocab: Any, src: list[str],
 
     with observe_gates(observe), torch.no_grad():
         doc_context.score_with_context(model, src_vocab, tgt_vocab, src, tgt,
-                                       source, batch_size=1)
+                                       source, batch_size, pool=pool, exact=True)
     gates = {name: {"lambda": acc[1] / acc[0], "norm_ratio": acc[2] / acc[0],
                     "positions": int(acc[0])} for name, acc in sorted(sums.items())}
     mean = (lambda key: float(np.mean([g[key] for g in gates.values()]))
