@@ -53,6 +53,19 @@ def pytest_unconfigure(config):
     shared.end()
 
 
+@pytest.fixture(scope="module")
+def one_thread():
+    """One torch thread for a module's tiny models, also where the caller set
+    OMP_NUM_THREADS (they run fastest on one, and leave the shared cores free):
+    `pytestmark = pytest.mark.usefixtures("one_thread")`."""
+    import torch  # here, not above: OMP_NUM_THREADS is set before torch loads
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture
 def repo() -> Path:
     """The repository root."""
