@@ -13,15 +13,7 @@ from phrasenmt.models.transformer import TransformerConfig
 from phrasenmt.text.vocab import Vocabulary
 from phrasenmt.training.checkpoint import load_model, model_payload, save_file
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run fastest on one thread (and leave shared cores free)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def write_checkpoints(folder, seeds, vocab_words="a b c"):

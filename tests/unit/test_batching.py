@@ -10,15 +10,7 @@ import torch
 from phrasenmt.nn.batching import BatchIterator, collate, make_batches, side_sizes
 from phrasenmt.text.vocab import BOS, EOS, PAD
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run fastest on one thread (and leave shared cores free)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def lengths(n: int = 300, seed: int = 0) -> tuple[list[int], list[int]]:

@@ -32,14 +32,7 @@ from phrasenmt.training.trainer import Trainer
 TINY = {"d_model": 16, "d_ff": 32, "n_heads": 2, "dropout": 0.2,
         "attention_dropout": 0.1}
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run fastest on one thread (and leave shared cores free)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def data(folder: Path) -> DataPaths:

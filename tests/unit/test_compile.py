@@ -33,10 +33,8 @@ STEPS = 3
 
 
 @pytest.fixture(autouse=True)
-def one_thread_and_fast_backend(monkeypatch):
+def one_thread_and_fast_backend(one_thread, monkeypatch):
     """One torch thread; torch.compile with the aot_eager backend, counted."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
     calls = []
     real = torch.compile
 
@@ -48,7 +46,6 @@ def one_thread_and_fast_backend(monkeypatch):
     torch._dynamo.reset()
     yield calls
     torch._dynamo.reset()
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")

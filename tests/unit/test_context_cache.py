@@ -22,14 +22,7 @@ from phrasenmt.training.spec import resolve_spec
 from phrasenmt.training.trainer import Trainer
 from tests.unit.test_two_step import TINY, TRAIN, write_corpus
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run fastest on one thread (and leave shared cores free)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def frozen_han(dropout: float = 0.3) -> HanEncoderDecoder:

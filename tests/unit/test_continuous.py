@@ -20,14 +20,7 @@ from phrasenmt.translate import translate_lines
 SIZES = {"embed_size": 8, "hidden_size": 16, "dropout": 0.0}
 WORDS = ["the", "quality", "of", "life", "is", "good"]
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run fastest on one thread (and leave shared cores free)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def write_vec(path: Path, tokens: list[str], dim: int, seed: int) -> Path:

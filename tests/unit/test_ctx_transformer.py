@@ -43,14 +43,7 @@ DOCS = ["x"] * 6 + ["y"] * 3
 VOCAB = Vocabulary.build(SRC + ["z"])
 TGT_VOCAB = Vocabulary.build(TGT)
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run fastest on one thread (and leave shared cores free)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def make_model(arch: str = "ctx_transformer", seed: int = 0, **overrides):

@@ -16,15 +16,7 @@ from phrasenmt.text.vocab import BOS, EOS, PAD, Vocabulary
 from phrasenmt.training.checkpoint import model_payload, save_file
 from phrasenmt.translate import main as translate_main
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run fastest on one thread (and leave shared cores free)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def make_model(seed: int = 0, vocab: int = 12):

@@ -21,14 +21,7 @@ from phrasenmt.text.vocab import BOS, EOS
 ARCHS = ["transformer", *VARIANTS]
 V_SRC, V_TGT = 13, 9
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run fastest on one thread (and leave shared cores free)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 class Uncached(nn.Module):

@@ -51,10 +51,8 @@ def cli(main, argv: list[str]) -> tuple[int, str]:
 
 
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory) -> Path:
+def folder(tmp_path_factory, one_thread) -> Path:
     """Tiny data with document ids, phrase ids and a word table."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
     root = tmp_path_factory.mktemp("empty")
     paths = data(root)
     for split, path in (("train", paths.train_src), ("dev", paths.dev_src)):
@@ -71,8 +69,7 @@ def folder(tmp_path_factory) -> Path:
         w + "".join(f" {x:.4f}" for x in torch.randn(8, generator=gen).tolist()) + "\n"
         for w in words))
     (root / "empty.txt").write_text("")
-    yield root
-    torch.set_num_threads(threads)
+    return root
 
 
 def fill(args: list[str], root: Path, split: str) -> list[str]:

@@ -21,12 +21,8 @@ BF16 = torch.bfloat16
 
 
 @pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
+def one_thread_and_dynamo(one_thread):
     importlib.import_module("torch._dynamo")  # what a dispatch mode imports at first
-    yield
-    torch.set_num_threads(threads)
 
 
 def problem(rows: int, vocab: int, width: int = 16, seed: int = 0):

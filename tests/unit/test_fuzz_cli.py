@@ -33,7 +33,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import torch
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -55,14 +54,11 @@ FLOAT_VALUES = ("nan", "inf", "-inf", "1e999", "unicode", "word", "below")
 
 
 @pytest.fixture(scope="module")
-def pipeline(tmp_path_factory) -> Path:
+def pipeline(tmp_path_factory, one_thread) -> Path:
     """Every stage run once on tiny data (one torch thread: the fastest here)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
     root = tmp_path_factory.mktemp("pipeline")
     build(root)
-    yield root
-    torch.set_num_threads(threads)
+    return root
 
 
 def kind(root: Path, rel: str) -> str:

@@ -24,14 +24,7 @@ SIZES = {"embed_size": 8, "encoder_hidden": 8, "encoder_layers": 1,
          "decoder_hidden": 16, "decoder_layers": 1, "dropout": 0.0, "window": 3,
          "max_segment_len": 2}
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run fastest on one thread (and leave shared cores free)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def tiny_npmt(seed: int = 0, arch: str = "npmt", **cfg) -> NPMT:

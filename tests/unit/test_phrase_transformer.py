@@ -16,14 +16,7 @@ from phrasenmt.training.config import TrainConfig
 ARCHS = list(VARIANTS)
 D, F, H, N_ENC, N_DEC, V_SRC, V_TGT = 16, 24, 2, 2, 2, 13, 11
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run fastest on one thread (and leave shared cores free)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def make_model(arch: str, seed: int = 0, **overrides):

@@ -60,14 +60,7 @@ FAMILY_HEADS = {"transformer": 40, "pr_max_attn_ta": 40, "attn_rnn": 100,
 STEPS = {arch: FAMILY_HEADS.get(arch, 3) for arch in sorted(MODELS)
          if not arch.startswith("test_")}  # test_* archs: other tests' registrations
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run fastest on one thread (and leave shared cores free)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 # -- how auto decides -------------------------------------------------------------

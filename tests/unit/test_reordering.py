@@ -19,14 +19,7 @@ from phrasenmt.nn.batching import pad_sequences
 from phrasenmt.text.vocab import Vocabulary
 from phrasenmt.training.checkpoint import model_payload, save_file
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run fastest on one thread (and leave shared cores free)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def layer(window: int = 7, embed: int = 8, seed: int = 0) -> SoftLocalReordering:

@@ -27,14 +27,7 @@ from phrasenmt.text.vocab import BOS, EOS, PAD
 
 NEG_INF = float("-inf")
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run fastest on one thread (and leave shared cores free)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def valid_mask(P: int, T: int, L: int, src_len: torch.Tensor,

@@ -20,13 +20,7 @@ from phrasenmt.training.trainer import Trainer
 from tests.unit.test_config_startup import refused
 from tests.unit.test_training import TINY, cli_args, reverse_task
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 @pytest.mark.parametrize("progress, linear, inverse_sqrt", [

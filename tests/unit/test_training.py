@@ -28,14 +28,7 @@ from phrasenmt.translate import translate_lines
 
 TINY = {"d_model": 32, "d_ff": 64, "n_heads": 2, "dropout": 0.0}
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run fastest on one thread (and leave shared cores free)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def reverse_task(folder: Path, n_train: int = 1000, n_dev: int = 20) -> DataPaths:

@@ -13,15 +13,7 @@ from phrasenmt.text.vocab import BOS, EOS, PAD
 from phrasenmt.training.config import TrainConfig
 from phrasenmt.training.spec import load_spec, resolve_spec
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run fastest on one thread (and leave shared cores free)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def make_model(pre_norm: bool = False, share: bool = False, seed: int = 0):

@@ -38,6 +38,8 @@ from tests.conftest import REPO
 TINY = {"d_model": 16, "d_ff": 32, "n_heads": 2, "dropout": 0.0}
 NEW_TEXT = "w1 w2 w3 .\nw4 w5 , w6 w7 w8 !\nw9 w19\n"  # "!" is not in training
 
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
+
 
 @pytest.fixture(autouse=True)
 def in_the_repository(monkeypatch):
@@ -50,7 +52,6 @@ def in_the_repository(monkeypatch):
 def results(tmp_path_factory) -> Path:
     """results/synthetic_en_de with BPE files, a trained transformer run and an
     untrained ctx_transformer run (documents)."""
-    torch.set_num_threads(1)
     root = tmp_path_factory.mktemp("tt") / "results" / "synthetic_en_de"
     g = torch.Generator().manual_seed(0)
     words = [f"w{i}" for i in range(20)]
@@ -149,7 +150,6 @@ def test_ngram_phrases_are_made_as_the_segment_rule_makes_them(results: Path,
 def test_a_word_level_model_reads_the_tokens_without_subwords(tmp_path: Path):
     """NPMT (config.yaml's npmt, synthetic_de_en) decodes the cleaned words with
     the search settings the workflow passes (phrasenmt.workflow.npmt)."""
-    torch.set_num_threads(1)
     data = tmp_path / "results" / "synthetic_de_en"
     run = data / "models" / "npmt" / "seed1"
     run.mkdir(parents=True)

@@ -25,14 +25,7 @@ TRAIN = {"max_tokens": 120, "update_tokens": 100, "save_interval": 2,
          "valid_interval": 2, "log_interval": 1, "keep_last": 2, "average_last": 2,
          "lr": 3e-3, "warmup_steps": 2}
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run fastest on one thread (and leave shared cores free)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def write_corpus(folder: Path) -> DataPaths:
