@@ -3,28 +3,26 @@
 Reads the typed config model `phrasenmt.config_model` through the schema it
 generates (every workflow config key with its type, default and description;
 `schemas/config.schema.yaml` is that schema), `TrainConfig` and each
-registered architecture's config dataclass (fields with the comment on their
-line) and the registered presets (what each sets, and the model's size), and
-writes one Markdown page.
+registered architecture's config dataclass (each field's type, bound and
+description from its annotation, the declarations `phrasenmt.fields` reads and
+validation checks) and the registered presets (what each sets, and the model's
+size), and writes one Markdown page.
 The page is committed as docs/reference/configuration.md, so that GitHub
 shows it too; the documentation build (an MkDocs hook) and a unit test stop
 when it differs from what the code generates, so it cannot drift from the
-code, and a field without a comment stops the build.
+code, and a field without a description stops the build.
 
     python -m phrasenmt.docs_reference --out docs/reference/configuration.md
 """
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import inspect
-import io
-import textwrap
-import tokenize
 from pathlib import Path
 from typing import Any
 
+from phrasenmt import fields
 from phrasenmt.cli import ArgumentParser, output_file
 
 REPO = Path(__file__).resolve().parents[2]
@@ -95,44 +93,25 @@ def schema_rows(schema: dict) -> list[tuple[str, str, str, str]]:
     return rows
 
 
-def field_comments(cls: type) -> dict[str, str]:
-    """Field name -> the comment on its line, over the class and its bases."""
-    comments: dict[str, str] = {}
-    for klass in reversed(cls.__mro__):
-        if not dataclasses.is_dataclass(klass) or klass is object:
-            continue
-        source = textwrap.dedent(inspect.getsource(klass))
-        lines = source.splitlines()
-        by_line = {tok.start[0]: tok.string.lstrip("#").strip()
-                   for tok in tokenize.generate_tokens(io.StringIO(source).readline)
-                   if tok.type == tokenize.COMMENT}
-        body = ast.parse(source).body[0]
-        for stmt in getattr(body, "body", []):
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                above, n = [], stmt.lineno - 1  # a comment block right above it
-                while n in by_line and lines[n - 1].lstrip().startswith("#"):
-                    above.insert(0, by_line[n])
-                    n -= 1
-                text = by_line.get(stmt.lineno) or " ".join(above)
-                if text:
-                    comments[stmt.target.id] = text
-    return comments
-
-
-def dataclass_rows(cls: type) -> list[tuple[str, str, str, str]]:
-    """(field, type, default, comment) of a config dataclass; a field without
-    a comment raises ValueError (the reference must say what every key does)."""
-    comments = field_comments(cls)
+def dataclass_rows(cls: type) -> list[tuple[str, str, str, str, str]]:
+    """(field, type, bound, default, description) of a config dataclass, read
+    from each field's annotation (`phrasenmt.fields`); a field without a
+    description raises ValueError (the reference must say what every key does)."""
     rows = []
     for field in dataclasses.fields(cls):
-        if field.name not in comments:
+        info = fields.field_info(cls, field.name)
+        if not info.description:
             raise ValueError(f"{cls.__module__}.{cls.__name__}.{field.name}: no "
-                             "comment on its line; say what the field does there")
+                             "description; declare it in the field's annotation, "
+                             "Field(description=...)")
         default = field.default
         if default is dataclasses.MISSING:
             default = field.default_factory()  # type: ignore[misc]
-        kind = field.type if isinstance(field.type, str) else field.type.__name__
-        rows.append((field.name, kind, _code(default), comments[field.name]))
+        values = fields.choices(info)
+        kind = ("one of " + ", ".join(_code(v) for v in values) if values is not None
+                else fields.type_name(info))
+        rows.append((field.name, kind, fields.bounds_text(info), _code(default),
+                     info.description))
     return rows
 
 
@@ -219,31 +198,38 @@ def render() -> str:
         "",
         "## Training keys (`models.<name>.train`)",
         "",
-        ("Fields of `TrainConfig`. The preset sets some of them; the model entry's "
+        ("Fields of `TrainConfig`, with the bound start-up validation and "
+        "`phrasenmt.train --spec` hold each value to (a value outside it stops the "
+        "run with one line naming the key). The default is the field's; the preset "
+        "sets some of them; the model entry's "
         "`train:` overrides the preset. **Resumable** keys may change when a "
         "stopped run is resumed; changing any other key makes the run refuse to "
         "resume (it names the key that changed). `max_steps` is not resumable under "
         "`lr_schedule: linear`, which decays to 0 at it, nor `max_minutes` under "
         "`schedule: time`, whose warm-up and decay are fractions of it."),
         "",
-        *_table(("key", "type", "default", "resumable", "description"),
-                [(f"`{k}`", t, d, "yes" if k in RESUMABLE_FIELDS else "", c)
-                 for k, t, d, c in dataclass_rows(TrainConfig)]),
+        *_table(("key", "type", "bound", "default", "resumable", "description"),
+                [(f"`{k}`", t, b, d, "yes" if k in RESUMABLE_FIELDS else "", c)
+                 for k, t, b, d, c in dataclass_rows(TrainConfig)]),
         "",
         "## Architectures, their `model:` keys and presets",
         "",
         (f"Parameter counts are for a vocabulary of {VOCAB:,} subwords on each side "
         "(the embeddings and output layer grow with the vocabulary); models that "
-        "read fastText output tables are sized by those tables. A preset row lists "
-        "the keys it sets that differ from the defaults below."),
+        "read fastText output tables are sized by those tables. The `model:` keys' "
+        "defaults are the config class's; a preset row lists the keys it sets that "
+        "differ from them, and the entry's `model:` overrides the preset. A value "
+        "outside a key's bound stops start-up with one line naming "
+        "`models.<name>.model.<key>`."),
         "",
     ]
     for arch in sorted(MODELS):
         cls = MODELS[arch].config_class
         out += [f"### `{arch}`", "",
                 f"`model:` keys (`{cls.__module__}.{cls.__name__}`):", "",
-                *_table(("key", "type", "default", "description"),
-                        [(f"`{k}`", t, d, c) for k, t, d, c in dataclass_rows(cls)]),
+                *_table(("key", "type", "bound", "default", "description"),
+                        [(f"`{k}`", t, b, d, c)
+                         for k, t, b, d, c in dataclass_rows(cls)]),
                 "", "Presets:", "",
                 *_table(("preset", "what", "size", "parameters (M)", "sets"),
                         preset_rows(arch)),

@@ -1,14 +1,17 @@
 """The generated configuration reference names every config key, training key,
-architecture and preset, and refuses a config field without a comment."""
+architecture and preset with each key's type, bound and default, and refuses a
+config field without a description."""
 
 from __future__ import annotations
 
 import dataclasses
 import re
 from pathlib import Path
+from typing import Annotated, Literal
 
 import pytest
 import yaml
+from pydantic import Field
 
 from phrasenmt import docs_reference
 from phrasenmt.models import MODELS, PRESETS
@@ -88,24 +91,34 @@ def test_transformer_tiny_row_gives_its_sizes(page):
     assert re.search(r"\| \d+\.\d\d \|", tiny)  # its parameter count
 
 
-def test_a_field_without_a_comment_stops_the_generator():
+def test_a_field_without_a_description_stops_the_generator():
     @dataclasses.dataclass
     class Bare:
-        width: int = 4  # documented
-        depth: int = 2
+        width: Annotated[int, Field(ge=1, description="documented")] = 4
+        depth: int = 2  # a comment is no description
 
-    with pytest.raises(ValueError, match="Bare.depth: no comment"):
+    with pytest.raises(ValueError, match="Bare.depth: no description"):
         docs_reference.dataclass_rows(Bare)
 
 
-def test_comment_block_above_a_field_counts():
+def test_a_row_gives_the_type_bound_and_description_of_the_annotation():
     @dataclasses.dataclass
-    class Above:
-        # stop gradients at the context states
-        detach: bool = False
+    class Declared:
+        rate: Annotated[float, Field(ge=0, lt=1, description="a share")] = 0.5
+        cell: Annotated[Literal["gru", "lstm"], Field(description="the cell")] = "gru"
 
-    assert docs_reference.dataclass_rows(Above)[0][3] == \
-        "stop gradients at the context states"
+    assert docs_reference.dataclass_rows(Declared) == [
+        ("rate", "float", "in [0, 1)", "`0.5`", "a share"),
+        ("cell", "one of `gru`, `lstm`", "", "`gru`", "the cell")]
+
+
+def test_the_page_lists_each_model_and_training_key_with_its_bound(page):
+    """The bound shown is the one validation holds a value to."""
+    sections = _sections(page)
+    assert "| `dropout` | float | in [0, 1) | `0.1` |" in sections["transformer"]
+    assert "| `n_heads` | int | >= 1 | `4` |" in sections["transformer"]
+    assert "| `cell` | one of `gru`, `lstm` |  | `gru` |" in sections["npmt"]
+    assert "| `lr` | float | > 0 | `0.0005` |" in page
 
 
 def test_make_docs_counts_the_builds_warnings():

@@ -68,7 +68,7 @@ CASES = [
     ("odd RNN width", model("attn_rnn", model={"hidden_size": 33}),
      "models.attn_rnn.model.hidden_size: must be even"),
     ("fertility classes", model("pconmt_fert2", model={"fertility_classes": 3}),
-     "models.pconmt_fert2.model.fertility_classes: must be 0, 2 or 4, got 3"),
+     "models.pconmt_fert2.model.fertility_classes: must be one of 0, 2, 4, got 3"),
     ("unknown model key", model("transformer", model={"d_modle": 64}),
      "models.transformer.model.d_modle: unknown key 'd_modle'"),
     ("wrong type", model("transformer", model={"d_model": "wide"}),

@@ -5,6 +5,10 @@ One module per model family, named as the family's module in
 its archs in `registry`; the model classes register on top of them. Importing
 `phrasenmt.hparams` declares every family; a new family adds one import line.
 The workflow's start-up checks read these classes (`training.spec`).
+
+Each field declares its type, bound and description in its annotation
+(`phrasenmt.fields`); `validate(cfg)` checks every field against it, and a
+class's `check()` runs that and then its rules between fields.
 """
 
 from phrasenmt.hparams import (
@@ -17,6 +21,12 @@ from phrasenmt.hparams import (
     reordering,  # noqa: F401  (attn_rnn_reorder)
     transformer,  # noqa: F401  ("transformer")
 )
-from phrasenmt.hparams.registry import CONFIGS, PRESETS, config_class, get_preset
+from phrasenmt.hparams.registry import (
+    CONFIGS,
+    PRESETS,
+    config_class,
+    get_preset,
+    validate,
+)
 
-__all__ = ["CONFIGS", "PRESETS", "config_class", "get_preset"]
+__all__ = ["CONFIGS", "PRESETS", "config_class", "get_preset", "validate"]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from phrasenmt import ranges
-from phrasenmt.hparams.registry import register_config, register_preset
+from pydantic import Field
+
+from phrasenmt.hparams.registry import register_config, register_preset, validate
 from phrasenmt.io import InputError
 
 
@@ -14,22 +15,25 @@ from phrasenmt.io import InputError
 class RNNConfig:
     """Hyperparameters of the attention RNN; stored in every checkpoint."""
 
-    src_vocab_size: int = 0  # source vocabulary size (set from the data)
-    tgt_vocab_size: int = 0  # target vocabulary size (set from the data)
-    embed_size: int = 256  # source and target input embedding width
-    hidden_size: int = 512  # decoder width; the encoder has hidden/2 per direction
-    layers: int = 1  # LSTM layers in the encoder and in the decoder
-    dropout: float = 0.2  # dropout on embeddings and attentional states
+    src_vocab_size: Annotated[int, Field(
+        ge=0, description="source vocabulary size (set from the data)")] = 0
+    tgt_vocab_size: Annotated[int, Field(
+        ge=0, description="target vocabulary size (set from the data)")] = 0
+    embed_size: Annotated[int, Field(
+        ge=1, description="source and target input embedding width")] = 256
+    hidden_size: Annotated[int, Field(ge=1, description=(
+        "decoder width; the encoder has hidden/2 per direction"))] = 512
+    layers: Annotated[int, Field(
+        ge=1, description="LSTM layers in the encoder and in the decoder")] = 1
+    dropout: Annotated[float, Field(
+        ge=0, lt=1, description="dropout on embeddings and attentional states")] = 0.2
 
     def check(self) -> None:
-        """Reject sizes and rates that cannot work, naming the key."""
-        ranges.finite(self)
-        ranges.at_least(self, 0, ("src_vocab_size", "tgt_vocab_size"))
-        ranges.at_least(self, 1, ("embed_size", "hidden_size", "layers"))
+        """Every field against its annotation, then an even hidden size."""
+        validate(self)
         if self.hidden_size % 2:
             raise InputError(f"must be even (two encoder directions), got "
                              f"{self.hidden_size}", "model.hidden_size")
-        ranges.fraction(self, ("dropout",))
 
 
 register_config("attn_rnn", RNNConfig)

@@ -4,37 +4,38 @@ Park & Tsvetkov 2019) and its presets: one config, four archs."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from phrasenmt import ranges
+from pydantic import Field
+
 from phrasenmt.hparams.attn_rnn import RNNConfig, base_rnn, tiny_rnn
 from phrasenmt.hparams.registry import register_config, register_preset
-from phrasenmt.io import InputError
 
 
 @dataclass
 class ContinuousConfig(RNNConfig):
     """The attention RNN plus the output table, loss and fertility settings."""
 
-    embed_dim: int = 100  # dimension m of the target embedding table
-    word_table: str = ""  # word2vec text file of word vectors (read once, at start)
-    phrase_table: str = ""  # word2vec text file of phrase vectors ("" = words only)
-    fasttext_model: str = ""  # fastText .bin for tokens in neither file ("" = random)
-    center_table: bool = True  # subtract the mean vector before unit-normalizing
-    lambda1: float = 0.02  # weight of the ‖ê‖ penalty (NLLvMF reg. 1; 0 = off)
-    lambda2: float = 0.1  # weight of the cosine term (NLLvMF reg. 2; 1 = off)
-    approximate_logc: bool = False  # closed-form log C_m instead of the exact one
-    fertility_classes: int = 0  # 0 (no fertility module), 2 or 4
-    fertility_hidden: int = 64  # hidden width of the fertility FFNN
-
-    def check(self) -> None:
-        """The RNN's checks plus the table, loss and fertility settings."""
-        super().check()
-        ranges.at_least(self, 1, ("embed_dim", "fertility_hidden"))
-        ranges.at_least(self, 0.0, ("lambda1", "lambda2"))
-        if self.fertility_classes not in (0, 2, 4):
-            raise InputError(f"must be 0, 2 or 4, got {self.fertility_classes}",
-                             "model.fertility_classes")
+    embed_dim: Annotated[int, Field(
+        ge=1, description="dimension m of the target embedding table")] = 100
+    word_table: Annotated[str, Field(
+        description="word2vec text file of word vectors (read once, at start)")] = ""
+    phrase_table: Annotated[str, Field(
+        description="word2vec text file of phrase vectors (\"\" = words only)")] = ""
+    fasttext_model: Annotated[str, Field(
+        description="fastText .bin for tokens in neither file (\"\" = random)")] = ""
+    center_table: Annotated[bool, Field(
+        description="subtract the mean vector before unit-normalizing")] = True
+    lambda1: Annotated[float, Field(
+        ge=0, description="weight of the ‖ê‖ penalty (NLLvMF reg. 1; 0 = off)")] = 0.02
+    lambda2: Annotated[float, Field(
+        ge=0, description="weight of the cosine term (NLLvMF reg. 2; 1 = off)")] = 0.1
+    approximate_logc: Annotated[bool, Field(
+        description="closed-form log C_m instead of the exact one")] = False
+    fertility_classes: Annotated[Literal[0, 2, 4], Field(
+        description="0 (no fertility module), 2 or 4")] = 0
+    fertility_hidden: Annotated[int, Field(
+        ge=1, description="hidden width of the fertility FFNN")] = 64
 
 
 # ---------------------------------------------------------------------------

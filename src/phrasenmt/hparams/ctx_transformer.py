@@ -4,8 +4,10 @@ integration variants; each arch takes every Transformer preset."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Annotated, Literal
 
-from phrasenmt import ranges
+from pydantic import Field
+
 from phrasenmt.data.documents import CONTEXT_MODES
 from phrasenmt.hparams.transformer import TransformerConfig, register_variant
 
@@ -19,33 +21,32 @@ INTEGRATIONS = ("both", "encoder", "decoder")
 # shuts the gates of the source-side models for good, so that they never learn
 # to read their context (docs/context-usage.md#how-the-context-modules-start).
 CONTEXT_INITS = ("identity", "random")
+Integration = Annotated[Literal[INTEGRATIONS], Field(
+    description="context attention in: both | encoder | decoder")]
 
 
 @dataclass
 class ContextTransformerConfig(TransformerConfig):
     """Transformer config plus the document-context settings (θ_d)."""
 
-    context_size: int = 2  # K previous source sentences (the slides' best: 2)
-    context_layers: int = 1  # N_c layers of the context encoder (best: 1)
-    gating: bool = True  # context gating instead of a plain residual
-    context_dropout: float = 0.1  # dropout in the context encoder and its branches
-    integration: str = "both"  # context attention in: both | encoder | decoder
-    # What is read as context: real (the K previous sentences), random (a control:
-    # as many sentences of another document) or none (data.documents explains).
-    context: str = "real"
-    context_seed: int = 1  # draws a random context (the workflow passes its seed)
-    # identity | random: how θ_d is initialised (CONTEXT_INITS)
-    context_init: str = field(default="identity", metadata={"architecture": False})
-
-    def check(self) -> None:
-        """The Transformer's checks plus the context settings."""
-        super().check()
-        ranges.one_of(self, "integration", INTEGRATIONS)
-        ranges.one_of(self, "context_init", CONTEXT_INITS)
-        ranges.one_of(self, "context", CONTEXT_MODES)
-        ranges.at_least(self, 1, ("context_size",))
-        ranges.at_least(self, 0, ("context_layers",))
-        ranges.fraction(self, ("context_dropout",))
+    context_size: Annotated[int, Field(
+        ge=1, description="K previous source sentences (the slides' best: 2)")] = 2
+    context_layers: Annotated[int, Field(
+        ge=0, description="N_c layers of the context encoder (best: 1)")] = 1
+    gating: Annotated[bool, Field(
+        description="context gating instead of a plain residual")] = True
+    context_dropout: Annotated[float, Field(ge=0, lt=1, description=(
+        "dropout in the context encoder and its branches"))] = 0.1
+    integration: Integration = "both"
+    context: Annotated[Literal[CONTEXT_MODES], Field(description=(
+        "What is read as context: real (the K previous sentences), random (a "
+        "control: as many sentences of another document) or none (data.documents "
+        "explains)."))] = "real"
+    context_seed: Annotated[int, Field(
+        description="draws a random context (the workflow passes its seed)")] = 1
+    context_init: Annotated[Literal[CONTEXT_INITS], Field(description=(
+        "identity | random: how θ_d is initialised (CONTEXT_INITS)"))] = field(
+            default="identity", metadata={"architecture": False})
 
 
 # ---------------------------------------------------------------------------
@@ -55,14 +56,14 @@ class ContextTransformerConfig(TransformerConfig):
 class ContextEncoderOnlyConfig(ContextTransformerConfig):
     """Context attention in the encoder layers only."""
 
-    integration: str = "encoder"
+    integration: Integration = "encoder"
 
 
 @dataclass
 class ContextDecoderOnlyConfig(ContextTransformerConfig):
     """Context attention in the decoder layers only."""
 
-    integration: str = "decoder"
+    integration: Integration = "decoder"
 
 
 VARIANTS: dict[str, type[ContextTransformerConfig]] = {

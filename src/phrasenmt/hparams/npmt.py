@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from phrasenmt import ranges
-from phrasenmt.hparams.registry import register_config, register_preset
+from pydantic import Field
+
+from phrasenmt.hparams.registry import register_config, register_preset, validate
 from phrasenmt.hparams.reordering import check_window
 from phrasenmt.io import InputError
 
@@ -15,34 +16,42 @@ from phrasenmt.io import InputError
 class NPMTConfig:
     """Hyperparameters of NPMT; stored in every checkpoint."""
 
-    src_vocab_size: int = 0  # source vocabulary size (set from the data)
-    tgt_vocab_size: int = 0  # target vocabulary size (set from the data)
-    embed_size: int = 256  # source and segment-decoder input embedding width
-    cell: str = "gru"  # recurrent cell of encoder and segment decoder: gru | lstm
-    encoder_hidden: int = 256  # encoder units per direction (x_t has twice this)
-    encoder_layers: int = 2  # bidirectional encoder layers
-    decoder_hidden: int = 512  # segment decoder units
-    decoder_layers: int = 2  # segment decoder layers
-    dropout: float = 0.5  # on RNN inputs, between RNN layers and on RNN outputs
-    use_reordering: bool = True  # the soft local reordering layer (Eq. 2) on/off
-    window: int = 7  # reordering window 2τ+1 (odd)
-    max_segment_len: int = 6  # L: tokens per segment at most (>= 1)
-    lambda1: float = 1.2  # Eq. 3 word-count weight (translate's default)
-    lambda2: float = 0.2  # Eq. 3 LM weight (used when translate gets --lm)
-    beam: int = 10  # beam size (translate's default; 1 = greedy)
-    max_rollouts: int = 16384  # rollouts per scoring chunk (memory bound; see swan)
+    src_vocab_size: Annotated[int, Field(
+        ge=0, description="source vocabulary size (set from the data)")] = 0
+    tgt_vocab_size: Annotated[int, Field(
+        ge=0, description="target vocabulary size (set from the data)")] = 0
+    embed_size: Annotated[int, Field(
+        ge=1, description="source and segment-decoder input embedding width")] = 256
+    cell: Annotated[Literal["gru", "lstm"], Field(description=(
+        "recurrent cell of encoder and segment decoder: gru | lstm"))] = "gru"
+    encoder_hidden: Annotated[int, Field(
+        ge=1, description="encoder units per direction (x_t has twice this)")] = 256
+    encoder_layers: Annotated[int, Field(
+        ge=1, description="bidirectional encoder layers")] = 2
+    decoder_hidden: Annotated[int, Field(
+        ge=1, description="segment decoder units")] = 512
+    decoder_layers: Annotated[int, Field(
+        ge=1, description="segment decoder layers")] = 2
+    dropout: Annotated[float, Field(ge=0, lt=1, description=(
+        "on RNN inputs, between RNN layers and on RNN outputs"))] = 0.5
+    use_reordering: Annotated[bool, Field(
+        description="the soft local reordering layer (Eq. 2) on/off")] = True
+    window: Annotated[int, Field(ge=1, description="reordering window 2τ+1 (odd)")] = 7
+    max_segment_len: Annotated[int, Field(
+        ge=1, description="L: tokens per segment at most (>= 1)")] = 6
+    lambda1: Annotated[float, Field(
+        description="Eq. 3 word-count weight (translate's default)")] = 1.2
+    lambda2: Annotated[float, Field(
+        ge=0, description="Eq. 3 LM weight (used when translate gets --lm)")] = 0.2
+    beam: Annotated[int, Field(
+        ge=1, description="beam size (translate's default; 1 = greedy)")] = 10
+    max_rollouts: Annotated[int, Field(ge=1, description=(
+        "rollouts per scoring chunk (memory bound; see swan)"))] = 16384
 
     def check(self) -> None:
-        """Reject settings that cannot work, naming the config key."""
-        ranges.finite(self)
-        ranges.at_least(self, 0, ("src_vocab_size", "tgt_vocab_size"))
-        ranges.at_least(self, 1, ("embed_size", "encoder_hidden", "encoder_layers",
-                                  "decoder_hidden", "decoder_layers", "beam",
-                                  "max_rollouts", "max_segment_len"))
+        """Every field against its annotation, then an odd window."""
+        validate(self)
         check_window(self.window)
-        ranges.one_of(self, "cell", ("gru", "lstm"))
-        ranges.fraction(self, ("dropout",))
-        ranges.at_least(self, 0.0, ("lambda2",))
 
     def check_train(self, train: Any) -> None:
         """NPMT maximizes a marginal likelihood (Eq. 1): no label smoothing."""

@@ -4,30 +4,36 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated, Literal
 
-from phrasenmt import ranges
+from pydantic import Field
+
 from phrasenmt.hparams.transformer import TransformerConfig, register_variant
 
 SEGMENTATIONS = ("ngram", "parse")
+# The switches Table 2's rows set, declared once for the config and its rows.
+Glance = Annotated[Literal["mean", "max"], Field(
+    description="F_glance of Eq. 2: \"mean\" or \"max\" (max-over-time)")]
+Attentive = Annotated[bool, Field(
+    description="Eq. 3-5: attentive pooling on top of the glance")]
+Transparent = Annotated[bool, Field(
+    description="Eq. 6: Transparent Attention over encoder levels")]
+Segmentation = Annotated[Literal[SEGMENTATIONS], Field(
+    description="side-input file the workflow passes: ngram | parse")]
 
 
 @dataclass
 class PhraseTransformerConfig(TransformerConfig):
     """Transformer config plus the phrase-representation switches."""
 
-    glance: str = "max"  # F_glance of Eq. 2: "mean" or "max" (max-over-time)
-    attentive: bool = True  # Eq. 3-5: attentive pooling on top of the glance
-    transparent: bool = True  # Eq. 6: Transparent Attention over encoder levels
-    segmentation: str = "ngram"  # side-input file the workflow passes: ngram | parse
-    phrase_hidden: int = 0  # width of W1 in Eq. 3 (0 = d_model; not in the paper)
-    combine_hidden: int = 0  # width of W3 in Eq. 8 (0 = d_model; not in the paper)
-
-    def check(self) -> None:
-        """The Transformer's checks plus the phrase-representation switches."""
-        super().check()
-        ranges.one_of(self, "glance", ("mean", "max"))
-        ranges.one_of(self, "segmentation", SEGMENTATIONS)
-        ranges.at_least(self, 0, ("phrase_hidden", "combine_hidden"))
+    glance: Glance = "max"
+    attentive: Attentive = True
+    transparent: Transparent = True
+    segmentation: Segmentation = "ngram"
+    phrase_hidden: Annotated[int, Field(
+        ge=0, description="width of W1 in Eq. 3 (0 = d_model; not in the paper)")] = 0
+    combine_hidden: Annotated[int, Field(
+        ge=0, description="width of W3 in Eq. 8 (0 = d_model; not in the paper)")] = 0
 
 
 # ---------------------------------------------------------------------------
@@ -37,24 +43,24 @@ class PhraseTransformerConfig(TransformerConfig):
 class PRMeanConfig(PhraseTransformerConfig):
     """+Mean: element-wise mean phrases, last encoder level only."""
 
-    glance: str = "mean"
-    attentive: bool = False
-    transparent: bool = False
+    glance: Glance = "mean"
+    attentive: Attentive = False
+    transparent: Transparent = False
 
 
 @dataclass
 class PRMaxConfig(PhraseTransformerConfig):
     """+Max: max-over-time phrases, last encoder level only."""
 
-    attentive: bool = False
-    transparent: bool = False
+    attentive: Attentive = False
+    transparent: Transparent = False
 
 
 @dataclass
 class PRMaxAttnConfig(PhraseTransformerConfig):
     """+Max+Attn: attentive pooling over the max glance, no TA."""
 
-    transparent: bool = False
+    transparent: Transparent = False
 
 
 @dataclass
@@ -66,7 +72,7 @@ class PRMaxAttnTAConfig(PhraseTransformerConfig):
 class PRMaxAttnTAParseConfig(PhraseTransformerConfig):
     """+Max+Attn+TA+Parsing Phrase: phrases from Algorithm 1."""
 
-    segmentation: str = "parse"
+    segmentation: Segmentation = "parse"
 
 
 VARIANTS: dict[str, type[PhraseTransformerConfig]] = {

@@ -11,11 +11,10 @@ importing torch.
 from __future__ import annotations
 
 import dataclasses
-import types
-import typing
 from collections.abc import Callable
 from typing import Any
 
+from phrasenmt.fields import FieldError, check_value
 from phrasenmt.io import InputError
 
 CONFIGS: dict[str, type] = {}
@@ -62,43 +61,41 @@ def get_preset(arch: str, name: str, where: str = "preset") -> Callable:
         raise InputError(f"unknown preset {name!r} for arch {arch!r} "
                          f"(known: {known})", where)
     return presets[name]
-def _check_type(value: Any, hint: Any, key: str) -> Any:
-    """Return `value` if it fits the field type `hint`, else raise InputError."""
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        for arg in typing.get_args(hint):
-            if arg is type(None) and value is None:
-                return value
-            if arg is not type(None):
-                return _check_type(value, arg, key)
-    if hint is bool:
-        ok = isinstance(value, bool)
-    elif hint is int:
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif hint is float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        value = float(value) if ok else value
-    elif hint is str:
-        ok = isinstance(value, str)
-    else:
-        ok = True
-    if not ok:
-        name = getattr(hint, "__name__", str(hint))
-        raise InputError(f"expected {name}, got {value!r}", key)
-    return value
+def check_key(cfg: Any, name: str, value: Any, key: str) -> Any:
+    """`value` as field `name` of config `cfg` holds it; a value of the wrong
+    type, NaN or infinity, or out of the field's bound raises one InputError
+    naming `key` (phrasenmt.fields words it)."""
+    try:
+        return check_value(type(cfg), name, value)
+    except FieldError as err:
+        raise InputError(str(err), key) from None
+
+
+def validate(cfg: Any, section: str | None = None) -> None:
+    """Check every field of config dataclass `cfg` against its annotation (type,
+    bound, finiteness), in field order; the first misfit raises one InputError
+    naming `section.key` (default section: the class's `section`, else model).
+
+    The one range check of the model and training configs: each class's
+    `check()` runs it, then its rules between fields (a width that heads must
+    divide, an even hidden size, ...).
+    """
+    section = section or getattr(cfg, "section", "model")
+    for field in dataclasses.fields(cfg):
+        check_key(cfg, field.name, getattr(cfg, field.name), f"{section}.{field.name}")
 
 
 def apply_overrides(cfg: Any, overrides: dict[str, Any], section: str) -> Any:
-    """Set fields of dataclass `cfg` from `overrides`; unknown keys raise."""
+    """Set fields of dataclass `cfg` from `overrides`, each checked against its
+    field (`check_key`); unknown keys raise."""
     if not isinstance(overrides, dict):
         raise InputError("must be a mapping of field names to values", section)
-    hints = typing.get_type_hints(type(cfg))
     names = {f.name for f in dataclasses.fields(cfg)}
     for key, value in overrides.items():
         if key not in names:
             raise InputError(f"unknown key {key!r} (known: {', '.join(sorted(names))})",
                              f"{section}.{key}")
-        setattr(cfg, key, _check_type(value, hints[key], f"{section}.{key}"))
+        setattr(cfg, key, check_key(cfg, key, value, f"{section}.{key}"))
     return cfg
 
 

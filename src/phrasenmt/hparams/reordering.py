@@ -4,6 +4,9 @@ front (Huang et al. 2018, Section 3.1's ablation), and the window's check."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
+
+from pydantic import Field
 
 from phrasenmt.hparams.attn_rnn import RNNConfig, base_rnn, tiny_rnn
 from phrasenmt.hparams.registry import register_config, register_preset
@@ -21,10 +24,11 @@ def check_window(window: int, key: str = "model.window") -> None:
 class ReorderRNNConfig(RNNConfig):
     """The attention RNN's settings plus the reordering window."""
 
-    window: int = 7  # reordering window 2τ+1 (odd); the paper's 7
+    window: Annotated[int, Field(
+        ge=1, description="reordering window 2τ+1 (odd); the paper's 7")] = 7
 
     def check(self) -> None:
-        """The RNN's checks plus the window."""
+        """The RNN's checks plus an odd window."""
         super().check()
         check_window(self.window)
 

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from phrasenmt import ranges
-from phrasenmt.hparams.registry import PRESETS, register_config, register_preset
+from pydantic import Field
+
+from phrasenmt.hparams.registry import (
+    PRESETS,
+    register_config,
+    register_preset,
+    validate,
+)
+from phrasenmt.io import InputError
 
 TRANSFORMER_PRESETS = ("tiny", "small", "iwslt", "base", "big")
 
@@ -15,28 +22,37 @@ TRANSFORMER_PRESETS = ("tiny", "small", "iwslt", "base", "big")
 class TransformerConfig:
     """Hyperparameters of the Transformer; stored in every checkpoint."""
 
-    src_vocab_size: int = 0  # source vocabulary size (set from the data)
-    tgt_vocab_size: int = 0  # target vocabulary size (set from the data)
-    d_model: int = 128  # width of embeddings and hidden states
-    d_ff: int = 512  # inner width of the feed-forward blocks
-    n_heads: int = 4  # attention heads (d_model must divide by it)
-    encoder_layers: int = 2  # encoder stack depth
-    decoder_layers: int = 2  # decoder stack depth
-    dropout: float = 0.1  # dropout on embeddings and residual branches
-    attention_dropout: float = 0.0  # dropout on attention weights
-    activation_dropout: float = 0.0  # dropout after the feed-forward ReLU
-    pre_norm: bool = False  # layer norm before sublayers (the paper: after)
-    share_decoder_embeddings: bool = False  # tie decoder input and output embeddings
-    max_positions: int = 1024  # longest sequence the position table covers
+    src_vocab_size: Annotated[int, Field(
+        ge=0, description="source vocabulary size (set from the data)")] = 0
+    tgt_vocab_size: Annotated[int, Field(
+        ge=0, description="target vocabulary size (set from the data)")] = 0
+    d_model: Annotated[int, Field(
+        ge=1, description="width of embeddings and hidden states")] = 128
+    d_ff: Annotated[int, Field(
+        ge=1, description="inner width of the feed-forward blocks")] = 512
+    n_heads: Annotated[int, Field(
+        ge=1, description="attention heads (d_model must divide by it)")] = 4
+    encoder_layers: Annotated[int, Field(ge=1, description="encoder stack depth")] = 2
+    decoder_layers: Annotated[int, Field(ge=1, description="decoder stack depth")] = 2
+    dropout: Annotated[float, Field(
+        ge=0, lt=1, description="dropout on embeddings and residual branches")] = 0.1
+    attention_dropout: Annotated[float, Field(
+        ge=0, lt=1, description="dropout on attention weights")] = 0.0
+    activation_dropout: Annotated[float, Field(
+        ge=0, lt=1, description="dropout after the feed-forward ReLU")] = 0.0
+    pre_norm: Annotated[bool, Field(
+        description="layer norm before sublayers (the paper: after)")] = False
+    share_decoder_embeddings: Annotated[bool, Field(
+        description="tie decoder input and output embeddings")] = False
+    max_positions: Annotated[int, Field(
+        ge=1, description="longest sequence the position table covers")] = 1024
 
     def check(self) -> None:
-        """Reject sizes and rates that cannot work, naming the key."""
-        ranges.finite(self)
-        ranges.at_least(self, 0, ("src_vocab_size", "tgt_vocab_size"))
-        ranges.at_least(self, 1, ("d_model", "d_ff", "n_heads", "encoder_layers",
-                                  "decoder_layers", "max_positions"))
-        ranges.divides(self, "n_heads", "d_model")
-        ranges.fraction(self, ("dropout", "attention_dropout", "activation_dropout"))
+        """Every field against its annotation, then heads that divide the width."""
+        validate(self)
+        if self.d_model % self.n_heads:
+            raise InputError(f"{self.n_heads} does not divide d_model {self.d_model}",
+                             "model.n_heads")
 
 
 register_config("transformer", TransformerConfig)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Annotated, ClassVar, Literal
 
-from phrasenmt import ranges
+from pydantic import Field
+
+from phrasenmt.hparams.registry import validate
 from phrasenmt.io import InputError
 
 
@@ -13,59 +15,78 @@ from phrasenmt.io import InputError
 class TrainConfig:
     """Optimisation, batching, validation and checkpointing settings."""
 
-    lr: float = 5e-4  # peak learning rate, reached at the end of warm-up
-    warmup_steps: int = 4000  # linear warm-up, then the decay of lr_schedule
-    lr_schedule: str = "inverse_sqrt"  # decay after warm-up: inverse_sqrt | linear (to 0 at max_steps)
-    # steps | time: what the schedule counts. steps: updates (warmup_steps,
-    # max_steps); time: training time as a fraction of max_minutes (warm-up to
-    # warmup_fraction, linear decay to 0 when the time is up; training.schedule)
-    schedule: str = "steps"
-    warmup_fraction: float = 0.1  # schedule time: warm-up as a fraction of max_minutes
-    adam_beta1: float = 0.9  # Adam beta1 (Vaswani et al.)
-    adam_beta2: float = 0.98  # Adam beta2 (Vaswani et al.)
-    adam_eps: float = 1e-9  # Adam epsilon (Vaswani et al.)
-    weight_decay: float = 0.0  # L2 penalty added to gradients by Adam (0 = off)
-    clip_norm: float = 0.0  # gradient norm clipping threshold (0 = off)
-    label_smoothing: float = 0.1  # epsilon of label-smoothed cross entropy
-    max_tokens: int = 4096  # padded tokens per forward batch (longer side)
-    update_tokens: int = 4096  # at least this many target tokens per update (accum.)
-    max_len: int = 256  # training pairs longer than this (subwords) are skipped
-    vocab_min_freq: int = 1  # tokens seen fewer times in training become <unk> (1 = keep all)
-    max_steps: int = 100000  # number of updates to train for
-    max_minutes: float = 0.0  # wall-clock limit on training time (0 = none)
-    valid_interval: int = 1000  # updates between dev-loss evaluations
-    patience: int = 0  # stop after this many dev-loss evaluations in a row without a gain of min_delta (0 = off)
-    min_delta: float = 0.0  # the dev-loss fall (nats per target token) that counts as a gain for patience
-    save_interval: int = 1000  # updates between checkpoints
-    keep_last: int = 5  # checkpoints kept on disk (older ones are deleted)
-    average_last: int = 5  # checkpoints to average for the final model
-    log_interval: int = 100  # updates between rows of metrics.tsv
-    freeze: str = "sentence"  # --init-from freezes: θ_s | loaded weights | none
-    empty_context_rate: float = 0.0  # document models: share of training pairs per epoch whose context is replaced by an empty one (context dropout; seeded)
-    compile: bool = False  # run the loss forward through torch.compile (trainer)
-    # frozen context states (HAN step 2) kept per split, computed once per
-    # sentence (MB; 0 = computed with every batch; models.context_cache)
-    context_cache_mb: float = 4096.0
+    lr: Annotated[float, Field(
+        gt=0, description="peak learning rate, reached at the end of warm-up")] = 5e-4
+    warmup_steps: Annotated[int, Field(
+        ge=0, description="linear warm-up, then the decay of lr_schedule")] = 4000
+    lr_schedule: Annotated[Literal[SCHEDULES], Field(description=(
+        "decay after warm-up: inverse_sqrt | linear (to 0 at "
+        "max_steps)"))] = "inverse_sqrt"
+    schedule: Annotated[Literal[SCHEDULE_CLOCKS], Field(description=(
+        "steps | time: what the schedule counts. steps: updates (warmup_steps, "
+        "max_steps); time: training time as a fraction of max_minutes (warm-up to "
+        "warmup_fraction, linear decay to 0 when the time is up; "
+        "training.schedule)"))] = "steps"
+    warmup_fraction: Annotated[float, Field(ge=0, lt=1, description=(
+        "schedule time: warm-up as a fraction of max_minutes"))] = 0.1
+    adam_beta1: Annotated[float, Field(
+        ge=0, lt=1, description="Adam beta1 (Vaswani et al.)")] = 0.9
+    adam_beta2: Annotated[float, Field(
+        ge=0, lt=1, description="Adam beta2 (Vaswani et al.)")] = 0.98
+    adam_eps: Annotated[float, Field(
+        gt=0, description="Adam epsilon (Vaswani et al.)")] = 1e-9
+    weight_decay: Annotated[float, Field(
+        ge=0, description="L2 penalty added to gradients by Adam (0 = off)")] = 0.0
+    clip_norm: Annotated[float, Field(
+        ge=0, description="gradient norm clipping threshold (0 = off)")] = 0.0
+    label_smoothing: Annotated[float, Field(
+        ge=0, lt=1, description="epsilon of label-smoothed cross entropy")] = 0.1
+    max_tokens: Annotated[int, Field(
+        ge=1, description="padded tokens per forward batch (longer side)")] = 4096
+    update_tokens: Annotated[int, Field(ge=1, description=(
+        "at least this many target tokens per update (accum.)"))] = 4096
+    max_len: Annotated[int, Field(ge=1, description=(
+        "training pairs longer than this (subwords) are skipped"))] = 256
+    vocab_min_freq: Annotated[int, Field(ge=1, description=(
+        "tokens seen fewer times in training become <unk> (1 = keep all)"))] = 1
+    max_steps: Annotated[int, Field(
+        ge=1, description="number of updates to train for")] = 100000
+    max_minutes: Annotated[float, Field(
+        ge=0, description="wall-clock limit on training time (0 = none)")] = 0.0
+    valid_interval: Annotated[int, Field(
+        ge=1, description="updates between dev-loss evaluations")] = 1000
+    patience: Annotated[int, Field(ge=0, description=(
+        "stop after this many dev-loss evaluations in a row without a gain of "
+        "min_delta (0 = off)"))] = 0
+    min_delta: Annotated[float, Field(ge=0, description=(
+        "the dev-loss fall (nats per target token) that counts as a gain for "
+        "patience"))] = 0.0
+    save_interval: Annotated[int, Field(
+        ge=1, description="updates between checkpoints")] = 1000
+    keep_last: Annotated[int, Field(
+        ge=1, description="checkpoints kept on disk (older ones are deleted)")] = 5
+    average_last: Annotated[int, Field(
+        ge=1, description="checkpoints to average for the final model")] = 5
+    log_interval: Annotated[int, Field(
+        ge=1, description="updates between rows of metrics.tsv")] = 100
+    freeze: Annotated[Literal[FREEZE_MODES], Field(
+        description="--init-from freezes: θ_s | loaded weights | none")] = "sentence"
+    empty_context_rate: Annotated[float, Field(ge=0, lt=1, description=(
+        "document models: share of training pairs per epoch whose context is replaced "
+        "by an empty one (context dropout; seeded)"))] = 0.0
+    compile: Annotated[bool, Field(
+        description="run the loss forward through torch.compile (trainer)")] = False
+    context_cache_mb: Annotated[float, Field(ge=0, description=(
+        "frozen context states (HAN step 2) kept per split, computed once per sentence "
+        "(MB; 0 = computed with every batch; models.context_cache)"))] = 4096.0
     section: ClassVar[str] = "train"  # where its keys live in a spec: train.lr
 
     def check(self) -> None:
-        """Reject values that cannot work, naming the key."""
-        ranges.finite(self)
-        ranges.positive(self, ("lr", "adam_eps"))
-        ranges.at_least(self, 1, ("max_tokens", "update_tokens", "max_len", "vocab_min_freq",
-                                  "max_steps", "valid_interval", "save_interval",
-                                  "keep_last", "average_last", "log_interval"))
-        ranges.at_least(self, 0, ("warmup_steps", "weight_decay", "clip_norm",
-                                  "max_minutes", "patience", "min_delta",
-                                  "context_cache_mb"))
-        ranges.fraction(self, ("adam_beta1", "adam_beta2", "label_smoothing",
-                               "empty_context_rate"))
+        """Every field against its annotation, then the rules between fields."""
+        validate(self)
         if self.keep_last < self.average_last:
             raise InputError(f"keeps {self.keep_last} checkpoints but average_last "
                              f"is {self.average_last}", "train.keep_last")
-        ranges.one_of(self, "freeze", FREEZE_MODES)
-        ranges.one_of(self, "lr_schedule", SCHEDULES)
-        ranges.one_of(self, "schedule", SCHEDULE_CLOCKS)
         self.check_time_schedule()
         if (self.schedule, self.lr_schedule) == ("steps", "linear") and (
                 self.max_steps <= self.warmup_steps):
@@ -74,16 +95,12 @@ class TrainConfig:
                              f"({self.warmup_steps})", "train.max_steps")
 
     def check_time_schedule(self) -> None:
-        """schedule: time needs a time budget and a warm-up fraction below 1."""
-        if self.schedule != "time":
-            return
-        if self.max_minutes <= 0:
+        """schedule: time needs a time budget (warmup_fraction's bound, [0, 1),
+        is on the field)."""
+        if self.schedule == "time" and self.max_minutes <= 0:
             raise InputError("is time, but train.max_minutes is not set: the time "
                              "schedule's warm-up and decay are fractions of it; set "
                              "max_minutes or use schedule: steps", "train.schedule")
-        if not 0 <= self.warmup_fraction < 1:
-            raise InputError(f"must be at least 0 and below 1, got "
-                             f"{self.warmup_fraction}", "train.warmup_fraction")
 
     def resumable_fields(self) -> tuple[str, ...]:
         """RESUMABLE_FIELDS, less the budget the schedule ends at: max_minutes
