@@ -106,7 +106,13 @@ def test_step2_with_the_cache_equals_step2_without_it(step1, tmp_path, capsys):
     assert runs[0].keys() == runs[64].keys()
     for key, value in runs[0].items():
         assert torch.equal(value, runs[64][key]), key
-    assert "frozen context states of" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "frozen context states of" in err and "updates to max_steps read" in err
+    one = step2(step1, tmp_path / "one", 1, 64)  # computes what 1 update reads only
+    read = one.train_data.context.needed(one.iterator.pairs_ahead(1))
+    one.run()
+    assert sorted(one.context_states["train"].held["tgt"]) == read
+    assert 0 < len(read) < len(one.train_data.context.needed())
     small = step2(step1, tmp_path / "small", 1, 1e-6)
     assert small.context_states == {}
     assert "over train.context_cache_mb (1e-06); they are computed with every batch" \

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,9 +72,11 @@ class DocContext:
                                          for row in rows], dtype=torch.long)
         return out
 
-    def needed(self) -> list[int]:
-        """The lines that are some pair's context, in order."""
-        return sorted({j for row in self.indices for j in row})
+    def needed(self, pairs: Iterable[int] | None = None) -> list[int]:
+        """The lines that are some pair's context (of `pairs`: default all), in
+        order."""
+        rows = self.indices if pairs is None else (self.indices[i] for i in pairs)
+        return sorted({j for row in rows for j in row})
 
 
 EMPTY_CONTEXT_STREAM = 0x0C7  # keeps context dropout's draws apart from batching's

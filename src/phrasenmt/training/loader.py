@@ -14,7 +14,7 @@ next update whatever the prefetch had done.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
@@ -104,21 +104,38 @@ class UpdateLoader:
         non_blocking = self.device.type == "cuda"
         return [(b.to(self.device, non_blocking), weight) for b in batches], total
 
-    def lengths_ahead(self, count: int) -> list[list[tuple[Any, Any]]]:
-        """Per update of the next `count`, per batch (every rank's): the source
-        and target lengths of its pairs (no specials); nothing is taken."""
+    def _updates_ahead(self, count: int) -> Iterator[list[Any]]:
+        """Per update of the next `count`, its batches (every rank's: pair index
+        arrays); nothing is taken."""
         ahead = BatchIterator(self.iterator.batches, self.iterator.seed)
         ahead.load_state_dict(self._state)
-        updates = []
         for _ in range(count):
             batches, total = [], 0
             while total < self.update_tokens:
                 rows = next(ahead)
-                batches.append((self.packed.src.lengths[rows],
-                                self.packed.tgt.lengths[rows]))
+                batches.append(rows)
                 total += self.packed.target_tokens(rows)
-            updates.append(batches)
-        return updates
+            yield batches
+
+    def lengths_ahead(self, count: int) -> list[list[tuple[Any, Any]]]:
+        """Per update of the next `count`, per batch (every rank's): the source
+        and target lengths of its pairs (no specials); nothing is taken."""
+        return [[(self.packed.src.lengths[rows], self.packed.tgt.lengths[rows])
+                 for rows in batches] for batches in self._updates_ahead(count)]
+
+    def pairs_ahead(self, count: int) -> set[int] | None:
+        """The pairs the next `count` updates read (every rank's), or None where
+        they take two epochs' batches or more (then: every pair); nothing is
+        taken."""
+        pairs: set[int] = set()
+        seen, limit = 0, 2 * len(self.iterator.batches)
+        for batches in self._updates_ahead(count):
+            for rows in batches:
+                pairs.update(int(i) for i in rows)
+            seen += len(batches)
+            if seen >= limit:
+                return None
+        return pairs
 
     def state_dict(self) -> dict[str, Any]:
         """The iterator's state after the updates handed out (not the one ahead)."""

@@ -516,6 +516,7 @@ class Trainer:
                    disable=not (self.progress_bar and self.dist.is_main
                                 and shows_progress()),  # --quiet hides it
                    mininterval=2.0, unit="upd")
+        self._narrow_context_states()
         with (self._open_metrics() as metrics, self._open_events() as events, bar,
               SignalFlag() as signals):
             done = self._finished()
@@ -527,6 +528,23 @@ class Trainer:
                 if not done and self.dist.any(signals.received is not None):
                     self._stop_on_signal(signals.received or "a signal on another rank")
         return self._write_outputs() if self.dist.is_main else {}
+
+    def _narrow_context_states(self) -> None:
+        """The training split's frozen context states: only the lines that the
+        updates left to max_steps read (a short step 2 reads a fraction of the
+        corpus; computing every line first took longer than the updates)."""
+        store = self.context_states.get("train")
+        if store is None or store.held[store.sides[0]]:
+            return
+        pairs = self.iterator.pairs_ahead(max(0, self.cfg.max_steps - self.state.step))
+        if pairs is None:
+            return
+        every = len(store.needed)
+        store.needed = self.train_data.context.needed(pairs)
+        if self.dist.is_main:
+            _log.info(f"context cache: the {self.cfg.max_steps - self.state.step:,} "
+                      f"updates to max_steps read {len(store.needed):,} of the "
+                      f"{every:,} context sentences; only those are computed")
 
     def _stop_on_signal(self, signame: str) -> None:
         """Save a checkpoint of the finished update (unless just saved) and stop."""
