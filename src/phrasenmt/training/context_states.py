@@ -5,9 +5,12 @@ step 2: `frozen_state_sides`, θ_s frozen) gets, per split, a
 `models.context_cache.ContextStates` of the lines that are some pair's context
 (the real K previous lines, or a random-context control's lines: the same
 lookup by index). The split's `DocContext` then adds each slot's line index to
-its batches, and `with_states` swaps it for the states. All of a split's
-states are computed in one pass at the first batch that needs them (after a
-resumed run has restored its weights) and kept in device memory, at most
+its batches, and `with_states` swaps it for the states. A split's states
+are computed in one pass at the first batch that needs them (after a resumed
+run has restored its weights): for the training split only the lines that the
+updates left to max_steps read (`Trainer._narrow_context_states`; every line
+where those updates take two epochs or more), for the dev split every line;
+they are kept in device memory, at most
 `train.context_cache_mb` for all splits together; where they would take more,
 one log line says so and they are computed with every batch instead (the same
 states: the run is the same either way).
