@@ -94,12 +94,34 @@ def python_markdown_problems(path: Path) -> list[str]:
     return problems
 
 
-def pymarkdown_problems(files: list[Path]) -> list[str]:
+# pymarkdown (0.9.41) formats the whole token list of a page into a debug
+# message at every line it parses (ParserState.mark_start_information), debug
+# logging on or off: a time quadratic in the page's length, two thirds of the
+# lint's time on these pages (docs/reference/configuration.md alone: 6 s). The
+# child below gives its tokens a constant repr() before it scans: nothing of
+# pymarkdown's but a debug message reads a token's repr (str() and the rules'
+# findings are unchanged; tests/unit/test_docs_lint.py compares both outputs).
+QUICK_PYMARKDOWN = """
+import sys
+from pymarkdown.main import PyMarkdownLint
+from pymarkdown.tokens.markdown_token import MarkdownToken
+
+MarkdownToken.__repr__ = lambda self: "<token>"
+PyMarkdownLint().main(sys.argv[1:])
+"""
+
+
+def pymarkdown_command(files: list[Path], quick: bool = True) -> list[str]:
+    """The pymarkdown scan of `files` (quick: with the constant token repr)."""
+    start = ["-c", QUICK_PYMARKDOWN] if quick else ["-m", "pymarkdown"]
+    return [sys.executable, *start, "--strict-config", "--config", str(CONFIG),
+            "scan", *map(str, files)]
+
+
+def pymarkdown_problems(files: list[Path], quick: bool = True) -> list[str]:
     """pymarkdown's findings, one line each (its own format)."""
-    run = subprocess.run(
-        [sys.executable, "-m", "pymarkdown", "--strict-config", "--config",
-         str(CONFIG), "scan", *map(str, files)],
-        capture_output=True, text=True, check=False)
+    run = subprocess.run(pymarkdown_command(files, quick),
+                         capture_output=True, text=True, check=False)
     if run.returncode not in (0, 1):
         raise SystemExit(f"lint_markdown: pymarkdown failed: "
                          f"{(run.stderr or run.stdout).strip()}")

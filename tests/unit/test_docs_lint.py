@@ -26,12 +26,6 @@ def _lint_module():
 lint = _lint_module()
 
 
-def _problems(tmp_path: Path, text: str) -> list[str]:
-    page = tmp_path / "page.md"
-    page.write_text(text, encoding="utf-8")
-    return lint.pymarkdown_problems([page]) + lint.python_markdown_problems(page)
-
-
 def test_readme_changelog_and_docs_pass_the_lint(capsys):
     assert lint.main([]) == 0, capsys.readouterr().out
 
@@ -54,16 +48,49 @@ BROKEN = {
 }
 
 
+WELL_FORMED = ("# T\n\nIntro:\n\n- a run:\n    - seed N\n      of it\n    - seed M\n\n"
+               "    So the model.\n\n```bash\nls\n```\n\n!!! note\n    A note.\n\n"
+               "| a | b |\n|---|---|\n| 1 | 2 |\n")
+
+
+@pytest.fixture(scope="module")
+def scanned(tmp_path_factory) -> tuple[dict[str | None, Path], list[str]]:
+    """Each BROKEN page and WELL_FORMED in a file of its own, and pymarkdown's
+    findings on all of them from one scan (one start of pymarkdown, not one per
+    case)."""
+    folder = tmp_path_factory.mktemp("pages")
+    pages = {}
+    for i, (case, text) in enumerate(sorted({**BROKEN, None: WELL_FORMED}.items(),
+                                            key=lambda kv: str(kv[0]))):
+        pages[case] = folder / f"page{i}.md"
+        pages[case].write_text(text, encoding="utf-8")
+    return pages, lint.pymarkdown_problems(list(pages.values()))
+
+
+def problems(scanned, case: str | None) -> list[str]:
+    """Both passes' findings on one page (None: WELL_FORMED)."""
+    pages, found = scanned
+    page = pages[case]
+    return ([line for line in found if line.startswith(f"{page}:")]
+            + lint.python_markdown_problems(page))
+
+
 @pytest.mark.parametrize("case", sorted(BROKEN))
-def test_the_lint_catches(case, tmp_path):
-    assert _problems(tmp_path, BROKEN[case]), case
+def test_the_lint_catches(case, scanned):
+    assert problems(scanned, case), case
 
 
-def test_a_well_formed_page_passes(tmp_path):
-    page = ("# T\n\nIntro:\n\n- a run:\n    - seed N\n      of it\n    - seed M\n\n"
-            "    So the model.\n\n```bash\nls\n```\n\n!!! note\n    A note.\n\n"
-            "| a | b |\n|---|---|\n| 1 | 2 |\n")
-    assert _problems(tmp_path, page) == []
+def test_the_quick_scan_finds_what_pymarkdown_finds(scanned):
+    """The lint's pymarkdown scan (tokens with a constant repr) reports what
+    `python -m pymarkdown` reports, finding for finding."""
+    pages, found = scanned
+    assert lint.pymarkdown_command([], quick=False)[1:3] == ["-m", "pymarkdown"]
+    assert found  # the pages hold findings of several rules to compare
+    assert found == lint.pymarkdown_problems(list(pages.values()), quick=False)
+
+
+def test_a_well_formed_page_passes(scanned):
+    assert problems(scanned, None) == []
 
 
 def test_make_docs_lints_before_it_builds():
