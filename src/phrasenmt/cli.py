@@ -7,7 +7,9 @@ a negative batch size, a zero beam, NaN, or a number written in non-ASCII
 digits (Python's int() and float() accept '٣' and '𝟑'; a user who typed one
 almost certainly did not mean 3), and output paths of the wrong kind (a folder
 given for a file, a file given for a folder) are refused before any work,
-as are two output options that name the same file. NAME=FILE lists are
+as are two output options that name the same file. An option that sets a
+config key takes its type and bound from that key's field (`field_type`), so
+the option and the config hold a value to one bound. NAME=FILE lists are
 checked whole: `named_file` takes each name once (a model given twice would
 be two rows of one model, or two of its seeds), `named_path` (one entry per
 seed) each entry once. Every parser has `--quiet` and `--verbose`, which set the
@@ -220,14 +222,30 @@ def _bounds(low: float | None, high: float | None, low_open: bool = False,
     return f"in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
 
 
+def _read_int(text: str) -> int:
+    """An integer written in ASCII digits, else ArgumentTypeError."""
+    if not _INT.fullmatch(text.strip()):
+        raise argparse.ArgumentTypeError(
+            f"expected an integer (ASCII digits), got {text!r}")
+    return int(text)
+
+
+def _read_float(text: str) -> float:
+    """A finite number written in ASCII digits, else ArgumentTypeError."""
+    if not _FLOAT.fullmatch(text.strip()):
+        raise argparse.ArgumentTypeError(
+            f"expected a finite number (ASCII digits), got {text!r}")
+    value = float(text)
+    if not math.isfinite(value):  # e.g. 1e999
+        raise argparse.ArgumentTypeError(f"must be finite, got {text!r}")
+    return value
+
+
 def int_range(low: int, high: int | None = None) -> Callable[[str], int]:
     """argparse type: an integer (ASCII digits) in [low, high]."""
 
     def parse(text: str) -> int:
-        if not _INT.fullmatch(text.strip()):
-            raise argparse.ArgumentTypeError(
-                f"expected an integer (ASCII digits), got {text!r}")
-        value = int(text)
+        value = _read_int(text)
         if value < low or (high is not None and value > high):
             raise argparse.ArgumentTypeError(
                 f"must be {_bounds(low, high, False)}, got {value}")
@@ -243,12 +261,7 @@ def float_range(low: float | None = None, high: float | None = None,
     """argparse type: a finite number (ASCII digits) between low and high."""
 
     def parse(text: str) -> float:
-        if not _FLOAT.fullmatch(text.strip()):
-            raise argparse.ArgumentTypeError(
-                f"expected a finite number (ASCII digits), got {text!r}")
-        value = float(text)
-        if not math.isfinite(value):  # e.g. 1e999
-            raise argparse.ArgumentTypeError(f"must be finite, got {text!r}")
+        value = _read_float(text)
         too_low = low is not None and (value <= low if low_open else value < low)
         too_high = high is not None and (value >= high if high_open else value > high)
         if too_low or too_high:
@@ -257,6 +270,33 @@ def float_range(low: float | None = None, high: float | None = None,
         return value
 
     parse.__name__ = "number"
+    return parse
+
+
+def field_type(cls: type, name: str) -> Callable[[str], Any]:
+    """argparse type of an option that sets field `name` of config class `cls`
+    (a pydantic model or a dataclass; `phrasenmt.fields`): a number in ASCII
+    digits of the field's type, held to the bound declared on the field, with
+    the line start-up validation gives (`must be >= 1, got 0`). The option
+    and the config key cannot disagree: the bound is written once."""
+    from phrasenmt import fields  # pydantic: only for the stages that use it
+
+    kind = fields.field_info(cls, name).annotation
+    if kind not in (int, float):
+        raise TypeError(f"{cls.__name__}.{name}: field_type takes int and float "
+                        f"fields, not {kind!r}")
+    read = _read_int if kind is int else _read_float
+
+    def parse(text: str) -> Any:
+        value = read(text)
+        try:
+            return fields.check_value(cls, name, value,
+                                      shown=f"{value:g}" if kind is float else None)
+        except ValueError as err:  # fields.FieldError
+            raise argparse.ArgumentTypeError(str(err)) from None
+
+    parse.__name__ = "integer" if kind is int else "number"
+    parse.field = (cls, name)  # type: ignore[attr-defined]  (the key it sets)
     return parse
 
 

@@ -47,16 +47,18 @@ from torch import nn
 from phrasenmt import precision as prec
 from phrasenmt.cli import (
     ArgumentParser,
-    finite_float,
+    field_type,
     nonnegative_float,
     nonnegative_int,
     output_file,
     positive_int,
 )
+from phrasenmt.config_model import Decode
 from phrasenmt.decoding import context as doc_context
 from phrasenmt.decoding.postprocess import remove_bpe
 from phrasenmt.decoding.scoring import forced_log_probs
 from phrasenmt.decoding.search import beam_search, greedy_search, max_lengths
+from phrasenmt.hparams.npmt import NPMTConfig
 from phrasenmt.io import (
     InputError,
     read_lines,
@@ -211,7 +213,7 @@ def _common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--checkpoint", required=True, type=Path,
                    help="training checkpoint or averaged model")
     p.add_argument("--output", required=True, type=output_file, help="file to write")
-    p.add_argument("--batch-size", type=positive_int, default=64,
+    p.add_argument("--batch-size", type=field_type(Decode, "batch_size"), default=64,
                    help="sentences per batch")
     p.add_argument("--threads", type=positive_int, default=None,
                    help="CPU threads for torch")
@@ -230,19 +232,20 @@ def translate_parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _common_args(p)
     p.add_argument("--input", required=True, type=Path, help="BPE'd source text")
-    p.add_argument("--beam", type=positive_int, default=None,
+    # the options that set a config key take its bound from the key's field
+    p.add_argument("--beam", type=field_type(Decode, "beam"), default=None,
                    help="beam size, 1 = greedy (default 4; SWAN: the preset's)")
-    p.add_argument("--lenpen", type=nonnegative_float, default=None,
+    p.add_argument("--lenpen", type=field_type(Decode, "lenpen"), default=None,
                    help=f"GNMT length penalty alpha of beam search (0 = off; "
                    f"default {LENPEN})")
-    p.add_argument("--max-len-a", type=nonnegative_float, default=1.5)
+    p.add_argument("--max-len-a", type=field_type(Decode, "max_len_a"), default=1.5)
     p.add_argument("--max-len-b", type=nonnegative_float, default=10)
     p.add_argument("--min-len", type=nonnegative_int, default=0,
                    help="at least this many tokens before </s> (fairseq's "
                         "--min-len; the length cap still ends a hypothesis)")
-    p.add_argument("--lambda1", type=finite_float, default=None,
+    p.add_argument("--lambda1", type=field_type(NPMTConfig, "lambda1"), default=None,
                    help="SWAN: Eq. 3 word-count weight (default: the preset's)")
-    p.add_argument("--lambda2", type=nonnegative_float, default=None,
+    p.add_argument("--lambda2", type=field_type(NPMTConfig, "lambda2"), default=None,
                    help="SWAN: Eq. 3 LM weight (default: the preset's with --lm, "
                    "else 0)")
     p.add_argument("--lm", type=Path, default=None,

@@ -39,8 +39,9 @@ from pathlib import Path
 from phrasenmt import experiment, translate
 from phrasenmt import precision as prec
 from phrasenmt.bpe import Segmenter, read_codes, read_vocabulary
-from phrasenmt.cli import ArgumentParser, output_file, positive_int
+from phrasenmt.cli import ArgumentParser, field_type, output_file, positive_int
 from phrasenmt.config import read_config_file
+from phrasenmt.config_model import Decode
 from phrasenmt.data.clean import Options, detokenize, process_side
 from phrasenmt.io import (
     InputError,
@@ -80,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--configfile", type=Path, nargs="+", default=[],
                    help="config files the run was made with, laid over config.yaml "
                    "as snakemake --configfile does (default: config.yaml alone)")
-    p.add_argument("--batch-size", type=positive_int, default=None,
+    p.add_argument("--batch-size", type=field_type(Decode, "batch_size"), default=None,
                    help="sentences per batch (default: the config's decode.batch_size)")
     p.add_argument("--threads", type=positive_int, default=None,
                    help="CPU threads for torch")
