@@ -35,9 +35,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from scipy import stats as sps
+
+
+def _t() -> Any:
+    """Student's t (scipy.stats, imported when first needed: 1 s of start-up
+    that a one-seed table, which tests nothing, does not pay)."""
+    from scipy.stats import t
+
+    return t
+
 
 CHUNK = 256  # bootstrap samples computed at once (bounds memory)
 METHOD = ("two-level variance: seeds (sample variance over seeds) plus test items "
@@ -104,8 +113,8 @@ def t_inference(delta: float, se: float, df: float, alpha: float) -> Inference:
     if se == 0:  # no variation at all: the difference is what it is
         return Inference(delta, 0.0, df, 1.0 if delta == 0 else 0.0, delta, delta,
                          1 - alpha)
-    p = float(2 * sps.t.sf(abs(delta) / se, df))
-    half = float(sps.t.ppf(1 - alpha / 2, df)) * se
+    p = float(2 * _t().sf(abs(delta) / se, df))
+    half = float(_t().ppf(1 - alpha / 2, df)) * se
     return Inference(delta, se, df, min(p, 1.0), delta - half, delta + half,
                      1 - alpha)
 
@@ -142,8 +151,8 @@ def tost_p(delta: float, se: float, df: float, margin: float) -> float:
         raise ValueError(f"the equivalence margin must be positive, got {margin}")
     if se == 0:
         return 0.0 if abs(delta) < margin else 1.0
-    lower = sps.t.sf((delta + margin) / se, df)  # H0: delta <= -margin
-    upper = sps.t.cdf((delta - margin) / se, df)  # H0: delta >= +margin
+    lower = _t().sf((delta + margin) / se, df)  # H0: delta <= -margin
+    upper = _t().cdf((delta - margin) / se, df)  # H0: delta >= +margin
     return float(max(lower, upper))
 
 
@@ -174,7 +183,7 @@ def ratio_interval(system: Sequence[float], baseline: Sequence[float],
              for x in (sys_log, base_log)]
     se = math.sqrt(sum(v for v, _ in parts))
     df = welch_df(parts)
-    half = float(sps.t.ppf(1 - alpha / 2, df)) * se if se > 0 else 0.0
+    half = float(_t().ppf(1 - alpha / 2, df)) * se if se > 0 else 0.0
     return Ratio(math.exp(log_ratio), math.exp(log_ratio - half),
                  math.exp(log_ratio + half), df, se, 1 - alpha)
 
@@ -186,7 +195,7 @@ def ratio_p(r: Ratio, threshold: float) -> float | None:
     distance = math.log(r.ratio) - math.log(threshold)
     if r.se_log == 0:
         return 1.0 if distance == 0 else 0.0
-    return float(min(1.0, 2 * sps.t.sf(abs(distance) / r.se_log, r.df)))
+    return float(min(1.0, 2 * _t().sf(abs(distance) / r.se_log, r.df)))
 
 
 def holm(pvalues: Sequence[float | None]) -> list[float | None]:
