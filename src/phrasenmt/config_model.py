@@ -314,7 +314,7 @@ def rule_error(config: dict) -> str | None:
         where = ".".join(map(str, first["loc"]))
         cause = first.get("ctx", {}).get("error")
         text = str(cause) if isinstance(cause, ValueError) else first["msg"]
-        if first["type"] == "finite_number":  # the words of ranges.finite
+        if first["type"] == "finite_number":  # the words of phrasenmt.fields
             text = f"must be a finite number, got {first['input']}"
         if isinstance(cause, RuleError):
             where, text = ".".join(filter(None, (where, cause.key))), cause.text
