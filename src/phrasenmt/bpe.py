@@ -19,11 +19,12 @@ from subword_nmt import apply_bpe, learn_bpe
 
 from phrasenmt.cli import (
     ArgumentParser,
+    field_type,
     float_range,
-    nonnegative_int,
     output_file,
     positive_int,
 )
+from phrasenmt.config_entries import Bpe
 from phrasenmt.io import (
     InputError,
     atomic_open,
@@ -211,7 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
     lp = sub.add_parser("learn", help="learn joint BPE codes and vocabularies")
     lp.add_argument("--src", required=True, type=Path, help="tokenized source")
     lp.add_argument("--tgt", required=True, type=Path, help="tokenized target")
-    lp.add_argument("--merges", required=True, type=positive_int,
+    lp.add_argument("--merges", required=True, type=field_type(Bpe, "merges"),
                     help="merge operations")
     lp.add_argument("--min-frequency", type=positive_int, default=2,
                     help="stop when the best pair is rarer than this")
@@ -230,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--sentencepiece", type=Path, metavar="MODEL",
                      help="a SentencePiece model (from spm-learn)")
     ap.add_argument("--vocab", type=Path, help="vocabulary of this side (optional)")
-    ap.add_argument("--threshold", type=nonnegative_int, default=None,
+    ap.add_argument("--threshold", type=field_type(Bpe, "vocab_threshold"), default=None,
                     help="subwords rarer than this in --vocab are split further")
     ap.add_argument("--in", required=True, type=Path, metavar="IN")
     ap.add_argument("--out", required=True, type=output_file)

@@ -281,7 +281,7 @@ def field_type(cls: type, name: str) -> Callable[[str], Any]:
     and the config key cannot disagree: the bound is written once."""
     from phrasenmt import fields  # pydantic: only for the stages that use it
 
-    kind = fields.field_info(cls, name).annotation
+    kind = fields.value_type(fields.field_info(cls, name))
     if kind not in (int, float):
         raise TypeError(f"{cls.__name__}.{name}: field_type takes int and float "
                         f"fields, not {kind!r}")

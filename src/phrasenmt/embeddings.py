@@ -36,11 +36,13 @@ from typing import IO
 from phrasenmt.align.phrases import Phrase, read_phrase_list
 from phrasenmt.cli import (
     ArgumentParser,
+    field_type,
     nonnegative_int,
     output_dir,
     output_file,
     positive_int,
 )
+from phrasenmt.config_model import Embeddings
 from phrasenmt.io import (
     InputError,
     atomic_open,
@@ -169,10 +171,12 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--text", required=True, help="(phrase-concatenated) text")
     tr.add_argument("--phrases", help="phrase list TSV (none: no phrases.vec)")
     tr.add_argument("--out-dir", type=output_dir, required=True)
-    for name, kind, default in (
-            ("dim", positive_int, 100), ("epoch", positive_int, 5),
-            ("min-count", positive_int, 1), ("minn", nonnegative_int, 3),
-            ("maxn", nonnegative_int, 6), ("threads", positive_int, 1),
+    for name, kind, default in (  # the config's embeddings keys: their fields' bounds
+            ("dim", field_type(Embeddings, "dim"), 100),
+            ("epoch", field_type(Embeddings, "epoch"), 5),
+            ("min-count", field_type(Embeddings, "min_count"), 1),
+            ("minn", field_type(Embeddings, "minn"), 3),
+            ("maxn", field_type(Embeddings, "maxn"), 6), ("threads", positive_int, 1),
             ("seed", nonnegative_int, 1), ("bucket", positive_int, 200_000)):
         tr.add_argument(f"--{name}", type=kind, default=default)
     return parser

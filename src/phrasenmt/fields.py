@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import types
 import typing
 from typing import Annotated, Any, Literal
 
@@ -80,9 +81,20 @@ def bounds_text(info: FieldInfo) -> str:
     return ""
 
 
+def value_type(info: FieldInfo) -> Any:
+    """The field's type, without the None of an optional key (`int | None`)."""
+    kind = info.annotation
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):
+        given = [arg for arg in typing.get_args(kind) if arg is not type(None)]
+        if len(given) == 1:
+            return given[0]
+    return kind
+
+
 def type_name(info: FieldInfo) -> str:
     """int, float, bool, str, ... (a Literal's values are `choices`)."""
-    return getattr(info.annotation, "__name__", str(info.annotation))
+    kind = value_type(info)
+    return getattr(kind, "__name__", str(kind))
 
 
 def choices_text(values: tuple[Any, ...]) -> str:

@@ -24,7 +24,8 @@ from phrasenmt.align.phrases import (
     stopword_set,
     write_phrases,
 )
-from phrasenmt.cli import ArgumentParser, int_range, output_file, positive_int
+from phrasenmt.cli import ArgumentParser, field_type, output_file
+from phrasenmt.config_model import Phrases
 from phrasenmt.io import output_set, run_cli, write_lines
 
 
@@ -37,9 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tgt", required=True, help="tokenized target text")
     p.add_argument("--alignment", required=True, help="symmetrized Pharaoh links")
     p.add_argument("--tgt-lang", required=True, help="ISO 639-1 code, stopwords")
-    p.add_argument("--min-count", type=positive_int, default=2,
+    p.add_argument("--min-count", type=field_type(Phrases, "min_count"), default=2,
                    help="filter 1: occurrences in the target text (default 2)")
-    p.add_argument("--max-length", type=int_range(2), default=6)
+    p.add_argument("--max-length", type=field_type(Phrases, "max_length"), default=6)
     p.add_argument("--fertility-from", choices=("phrases", "alignment"),
                    default="phrases")
     for name in ("phrases", "filters", "fertility", "fertility2"):

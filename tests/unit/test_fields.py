@@ -5,6 +5,7 @@ validation (`phrasenmt.hparams.validate`, start-up and `phrasenmt.train
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import math
 from typing import Annotated, Literal
@@ -12,9 +13,12 @@ from typing import Annotated, Literal
 import pytest
 from pydantic import Field
 
-from phrasenmt import fields
+from phrasenmt import bpe, embeddings, fields, phrases, translate_text
+from phrasenmt.align import __main__ as align_main
 from phrasenmt.cli import ArgumentParser, field_type
-from phrasenmt.config_model import Decode
+from phrasenmt.config_entries import Bpe, Clean
+from phrasenmt.config_model import Align, Decode, Embeddings, Phrases
+from phrasenmt.data import clean
 from phrasenmt.hparams import validate
 from phrasenmt.hparams.npmt import NPMTConfig
 from phrasenmt.io import InputError
@@ -121,3 +125,47 @@ def test_a_model_key_is_held_to_its_bound_at_start_up_and_by_translate(capsys):
     assert "argument --lambda2: must be >= 0, got -0.5" in parse_error(
         capsys, translate_parser(), "--checkpoint", "c.pt", "--output", "out.txt",
         "--input", "in.txt", "--lambda2", "-0.5")
+
+
+# Other stages' options that set a workflow config key: (module, subcommand,
+# option, the key's class, its field)
+STAGE_OPTIONS = [
+    (bpe, "learn", "--merges", Bpe, "merges"),
+    (bpe, "apply", "--threshold", Bpe, "vocab_threshold"),
+    (phrases, None, "--min-count", Phrases, "min_count"),
+    (phrases, None, "--max-length", Phrases, "max_length"),
+    (clean, None, "--max-len", Clean, "max_len"),
+    (clean, None, "--max-ratio", Clean, "max_ratio"),
+    (align_main, "run", "--samplers", Align, "eflomal_samplers"),
+    (embeddings, "train", "--dim", Embeddings, "dim"),
+    (embeddings, "train", "--epoch", Embeddings, "epoch"),
+    (embeddings, "train", "--min-count", Embeddings, "min_count"),
+    (embeddings, "train", "--minn", Embeddings, "minn"),
+    (embeddings, "train", "--maxn", Embeddings, "maxn"),
+    (translate_text, None, "--batch-size", Decode, "batch_size"),
+]
+
+
+def option_action(parser: argparse.ArgumentParser, command: str | None, option: str):
+    if command is not None:
+        (sub,) = [a for a in parser._actions
+                  if isinstance(a, argparse._SubParsersAction)]
+        parser = sub.choices[command]
+    (action,) = [a for a in parser._actions if option in a.option_strings]
+    return action
+
+
+@pytest.mark.parametrize("module,command,option,cls,name", STAGE_OPTIONS,
+                         ids=[f"{m.__name__} {o}" for m, _, o, _, _ in STAGE_OPTIONS])
+def test_stage_options_take_their_bound_from_the_config_field(
+        capsys, module, command, option, cls, name):
+    parser = module.build_parser()
+    assert option_action(parser, command, option).type.field == (cls, name)
+    info = fields.field_info(cls, name)
+    kind, low = fields.value_type(info), fields.limits(info)["ge"]
+    bad = low - 1 if kind is int else low - 0.5
+    with pytest.raises(fields.FieldError) as err:
+        fields.check_value(cls, name, bad, shown=None if kind is int else f"{bad:g}")
+    argv = [*([command] if command else []), option, str(bad)]
+    assert f"argument {option}: {err.value} (see --help)" in parse_error(
+        capsys, parser, *argv)

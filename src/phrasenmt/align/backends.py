@@ -49,7 +49,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from phrasenmt.align.pharaoh import Link
-from phrasenmt.cli import positive_int
+from phrasenmt.cli import field_type
+from phrasenmt.config_model import Align
 from phrasenmt.io import InputError
 
 Sentences = list[list[str]]
@@ -305,7 +306,7 @@ BACKENDS = {"eflomal": align_eflomal, "fast_align": align_fast_align,
 def add_aligner_options(parser: argparse.ArgumentParser, default: str) -> None:
     """`--backend` (default `default`) and `--samplers`, for every CLI that aligns."""
     parser.add_argument("--backend", choices=sorted(BACKENDS), default=default)
-    parser.add_argument("--samplers", type=positive_int,
+    parser.add_argument("--samplers", type=field_type(Align, "eflomal_samplers"),
                         help="eflomal's independent samplers (default: eflomal's 3)")
 
 

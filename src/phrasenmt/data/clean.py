@@ -20,7 +20,8 @@ from pathlib import Path
 import regex
 from sacremoses import MosesDetokenizer, MosesTokenizer
 
-from phrasenmt.cli import ArgumentParser, float_range, output_file, positive_int
+from phrasenmt.cli import ArgumentParser, field_type, output_file, positive_int
+from phrasenmt.config_entries import Clean
 from phrasenmt.io import InputError, describe_removed, read_lines, run_cli, write_all
 from phrasenmt.log import get_logger
 from phrasenmt.text.punctuation import attach_punctuation, hide_quotes, show_quotes
@@ -358,9 +359,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lowercase", action="store_true")
     p.add_argument("--filter", action="store_true",
                    help="training data: drop empty, too long, badly ratioed pairs")
-    p.add_argument("--max-len", type=positive_int, default=None,
+    p.add_argument("--max-len", type=field_type(Clean, "max_len"), default=None,
                    help=f"--filter: tokens per side (default {MAX_LEN})")
-    p.add_argument("--max-ratio", type=float_range(1.0), default=None,
+    p.add_argument("--max-ratio", type=field_type(Clean, "max_ratio"), default=None,
                    help=f"--filter: longest/shortest side token ratio (default "
                    f"{MAX_RATIO})")
     p.needs("--max-len", "--filter")  # without --filter nothing is dropped
