@@ -21,12 +21,15 @@ from tests.gpu.data import Corpus
 
 def test_fast_path_trains_decodes_times_and_summarizes(tmp_path, capsys):
     out = tmp_path / "check"
+    # two timed updates after two untimed ones (the path, not the numbers); 20
+    # updates on 1,000 pairs: fewer of either and the default search still
+    # gives mostly empty lines
     code = gpu_check.main([
         "--device", "cpu", "--out", str(out), "--work", str(tmp_path / "work"),
         "--archs", "transformer",
         "--updates", "20", "--train-size", "1000", "--test-size", "8",
         "--ddp", "off", "--timing", "on", "--timing-size", "tiny",
-        "--timing-archs", "transformer"])
+        "--timing-archs", "transformer", "--warmup", "2", "--timed-updates", "2"])
     printed = capsys.readouterr().out
     summary = json.loads((out / "summary.json").read_text())
     [row] = summary["families"]
