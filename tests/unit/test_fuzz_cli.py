@@ -14,7 +14,7 @@ anywhere. A leading UTF-8 byte-order mark is the one change that must be
 *handled*: the outputs are the same as without it.
 
 Runs in-process (`phrasenmt.io.run_cli`, what every `__main__` calls; checked
-below) on a pipeline built once per run by `fuzz_stages.build` (8.5 s). One
+below) on a pipeline built once per pytest run by `fuzz_stages.build`. One
 derandomized example per case and no shrinking, so a failure costs one run
 of its stage. Measured on the 2-core dev machine, next to a running
 workflow: `time pytest -q tests/unit/test_fuzz_cli.py` -> 1499 passed in 41 s
@@ -36,6 +36,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from tests import shared
 from tests.conftest import REPO
 from tests.unit.fuzz_stages import STAGES, Stage, build, run_stage
 
@@ -53,12 +54,17 @@ INT_VALUES = ("below", "unicode", "fraction", "word", "blank")
 FLOAT_VALUES = ("nan", "inf", "-inf", "1e999", "unicode", "word", "below")
 
 
-@pytest.fixture(scope="module")
-def pipeline(tmp_path_factory, one_thread) -> Path:
-    """Every stage run once on tiny data (one torch thread: the fastest here)."""
-    root = tmp_path_factory.mktemp("pipeline")
+def _build_pipeline(root: Path) -> None:
+    root.mkdir()
     build(root)
-    return root
+
+
+@pytest.fixture(scope="module")
+def pipeline(one_thread) -> Path:
+    """Every stage run once on tiny data (one torch thread: the fastest here),
+    once per pytest run (tests/shared.py): test_output_sets.py reads the same
+    folder, in whichever worker it runs. No test writes in it (each asserts so)."""
+    return shared.once("fuzz-pipeline", _build_pipeline)
 
 
 def kind(root: Path, rel: str) -> str:
