@@ -21,7 +21,7 @@ ends with a device synchronisation), kernels (CUDA) or operators dispatched
 (benchmarks/useful.py) with the padding fraction, and loss parity: the largest
 relative difference of a variant's per-update loss from the baseline's (0 on a
 CPU, where the variants must agree bit for bit). On CUDA fairseq's Transformer
-runs at the same warm-up where it imports (benchmarks/gpu_fairseq.py).
+runs at the same warm-up where it imports (tests/gpu/fairseq_peer.py).
 
 Defaults: CUDA: Transformer `base`, 25k-token batches, 6 warm-up and 10 timed
 rounds, within 8 minutes on one H100; CPU (`--device cpu`): the tiny preset
@@ -45,8 +45,6 @@ from typing import Any
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from benchmarks import gpu_fairseq as peer
-from benchmarks import gpu_timing as timing
 from benchmarks.harness import commit, machine
 from benchmarks.useful import update_figures
 from phrasenmt import precision as prec
@@ -56,6 +54,8 @@ from phrasenmt.nn.batching import BatchIterator
 from phrasenmt.training.loader import UpdateLoader
 from phrasenmt.training.stopping import Terminated, TerminateOnSignals
 from phrasenmt.training.trainer import Trainer
+from tests.gpu import fairseq_peer as peer
+from tests.gpu import timing
 from tests.gpu.data import random_tokens
 
 VARIANTS = ("baseline", "packed", "one_sync", "prefetch")
@@ -237,7 +237,7 @@ def measure(args: Any, result: dict, save: Callable[[], None]) -> None:
 
 
 def fairseq(args: Any, corpus: Any, size: dict, peak: float | None) -> dict[str, Any]:
-    """fairseq beside the trainer at the same warm-up (gpu_fairseq), or why not."""
+    """fairseq beside the trainer at the same warm-up (tests/gpu/fairseq_peer.py), or why not."""
     if importlib.util.find_spec("fairseq") is None:
         return {"status": "unavailable", "reason": "fairseq does not import here"}
     deadline = time.perf_counter() + 240  # of the 8 minutes

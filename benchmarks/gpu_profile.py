@@ -2,7 +2,7 @@
 
     PYTHONPATH=/tmp/site:src python3 -m benchmarks.gpu_profile --out OUT
 
-Trains the model of the GPU check's part 2 (`benchmarks.gpu_timing.trainer_for`: the
+Trains the model of the GPU check's part 2 (`tests.gpu.timing.trainer_for`: the
 project's Trainer in bf16, one batch of `--batch` padded tokens per update, on
 its corpus of random tokens) and measures, after `--warmup` updates:
 
@@ -42,10 +42,11 @@ from typing import Any
 import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from benchmarks.gpu_timing import SIZES, preset_and_batch, sync, trainer_for
+from benchmarks.harness import sync
 from phrasenmt.cli import ArgumentParser
 from phrasenmt.training.trainer import Trainer
 from tests.gpu.data import random_tokens
+from tests.gpu.timing import SIZES, preset_and_batch, trainer_for
 
 # Kernel kinds by name, the first match wins (cuBLAS/CUTLASS GEMMs are named
 # gemm, sm90_xmma, nvjet, cutlass; fused attention flash/fmha/efficient).

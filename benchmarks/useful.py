@@ -1,6 +1,6 @@
 """Useful FLOPs: what a Transformer update computes on real (non-padding) tokens.
 
-The FLOP counter (gpu_timing) counts the matrix products as run, padding
+The FLOP counter (tests/gpu/timing.py) counts the matrix products as run, padding
 included, so a batch with much padding looks busier than it is. Here every
 sentence counts at its own length, </s> or <s> included, per side:
 

@@ -11,9 +11,9 @@ One command on a machine with one CUDA GPU and no network (docs/gpu.md):
    CPU (tests/gpu/families.py);
 2. training speed at full size in bf16 with 25k-token batches: the Transformer
    `base` (target tokens/s, MFU), pr_max_attn_ta, NPMT `iwslt` and the
-   document-level models relative to it (benchmarks/gpu_timing.py);
+   document-level models relative to it (tests/gpu/timing.py);
 3. fairseq's Transformer on the same data and GPU, alternating with ours, where
-   its wheels were carried (benchmarks/gpu_fairseq.py);
+   its wheels were carried (tests/gpu/fairseq_peer.py);
 4. DDP through the training rule's launcher with 1 process (2 with 2 GPUs;
    tests/gpu/ddp.py);
 5. OUT/summary.json and OUT/summary.md; the table is printed last.
@@ -41,7 +41,6 @@ from pathlib import Path
 
 import torch
 
-from benchmarks import gpu_timing as timing
 from phrasenmt.cli import (
     ArgumentParser,
     int_range,
@@ -54,6 +53,7 @@ from phrasenmt.io import atomic_open, output_set, run_cli
 from phrasenmt.training.stopping import Terminated, TerminateOnSignals
 from tests.gpu import ddp as gpu_ddp
 from tests.gpu import families as fam
+from tests.gpu import timing
 from tests.gpu.data import synthetic
 
 RESERVE_SECONDS = 180  # of the budget, kept for DDP, timing and fairseq

@@ -36,7 +36,7 @@ from tests.gpu.families import one_line
 ROUNDS = 2
 ROUND_SECONDS = 90  # one round: our run, then fairseq's start-up and updates
 PLACEHOLDERS = {"sklearn": ("metrics",), "scipy": ("stats",)}
-PLACEHOLDER_CODE = '''"""Placeholder written by benchmarks/gpu_fairseq.py: {name} is not installed."""
+PLACEHOLDER_CODE = '''"""Placeholder written by tests/gpu/fairseq_peer.py: {name} is not installed."""
 
 
 def __getattr__(attr):

@@ -43,12 +43,13 @@ from typing import Any
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from benchmarks import gpu_fairseq as peer
 from benchmarks.ceiling import UNCOUNTED
+from benchmarks.harness import sync
 from benchmarks.useful import update_figures
 from phrasenmt.training.data import DataPaths
 from phrasenmt.training.spec import resolve_spec
 from phrasenmt.training.trainer import Trainer
+from tests.gpu import fairseq_peer as peer
 from tests.gpu.data import SRC, TGT, Corpus, random_tokens
 from tests.gpu.families import one_line, side_args
 
@@ -83,11 +84,6 @@ def peak_flops(device: str, override: float | None) -> float | None:
         return None
     name = torch.cuda.get_device_name(0)
     return next((tf * 1e12 for key, tf in PEAK_TFLOPS if key in name), None)
-
-
-def sync(device: str) -> None:
-    if device == "cuda":
-        torch.cuda.synchronize()
 
 
 def trainer_for(arch: str, preset: str, corpus: Corpus, batch: int, device: str,

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import gpu_fairseq as peer
 from tests.conftest import REPO
 from tests.gpu import check as gpu_check
 from tests.gpu import ddp as gpu_ddp
+from tests.gpu import fairseq_peer as peer
 from tests.gpu import families as fam
 from tests.gpu.data import Corpus
 
@@ -164,8 +164,8 @@ def test_fairseq_comparison_alternates_and_takes_the_ratio(tmp_path, monkeypatch
 
 @pytest.mark.parametrize("replay", [True, False])
 def test_timed_updates_replay_the_warm_up_batches(tmp_path, monkeypatch, replay):
-    from benchmarks import gpu_timing as timing
     from phrasenmt.training.trainer import Trainer
+    from tests.gpu import timing
     from tests.gpu.data import random_tokens
 
     seen = []
