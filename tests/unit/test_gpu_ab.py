@@ -1,4 +1,4 @@
-"""The data-path A/B (benchmarks/gpu_ab.py) on the CPU: every variant runs,
+"""The data-path A/B (experiments/gpu_ab.py) on the CPU: every variant runs,
 agrees with the old path's losses bit for bit, and reports its figures."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 @pytest.mark.slow
 def test_the_cpu_form_runs_every_variant_at_loss_parity(tmp_path):
-    from benchmarks import gpu_ab
+    from experiments import gpu_ab
 
     out = tmp_path / "ab.json"
     assert gpu_ab.main(["--device", "cpu", "--out", str(out), "--work",
@@ -25,7 +25,7 @@ def test_the_cpu_form_runs_every_variant_at_loss_parity(tmp_path):
 
 
 def test_cuda_without_a_gpu_is_one_line(capsys, monkeypatch):
-    from benchmarks import gpu_ab
+    from experiments import gpu_ab
 
     monkeypatch.setattr("torch.cuda.is_available", lambda: False)
     with pytest.raises(SystemExit) as stop:

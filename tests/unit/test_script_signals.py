@@ -58,7 +58,7 @@ def test_sigterm_ends_the_gpu_check_during_a_training(tmp_path):
 def test_sigterm_ends_the_ab_benchmark(tmp_path):
     out = tmp_path / "ab.json"
     status, seconds, text = stop_when(
-        ["-m", "benchmarks.gpu_ab", "--device", "cpu", "--out", str(out),
+        ["-m", "experiments.gpu_ab", "--device", "cpu", "--out", str(out),
          "--rounds", "200"],
         lambda: out.is_file())  # the first variant's figures are written
     assert status == 128 + signal.SIGTERM and seconds < 30, text[-2000:]

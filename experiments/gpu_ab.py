@@ -1,6 +1,6 @@
 """A/B of the training data path: the old path against each change, interleaved.
 
-    python -m benchmarks.gpu_ab [--device cuda] [--out FILE]
+    python -m experiments.gpu_ab [--device cuda] [--out FILE]
 
 Variants, each a Trainer of the same spec, seed and data (so the same initial
 weights and the same batches), run one update each in turn, round after round:
@@ -66,7 +66,7 @@ SIZES = {"cuda": {**timing.SIZES["full"], "warmup": 6, "rounds": 10},
 
 def parse_args(argv: Sequence[str] | None) -> Any:
     """Command-line options; CUDA asked for where there is none is one line."""
-    p = ArgumentParser(prog="python -m benchmarks.gpu_ab",
+    p = ArgumentParser(prog="python -m experiments.gpu_ab",
                        description=__doc__.split("\n")[0])
     p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     p.add_argument("--out", type=output_file,
@@ -254,7 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     torch.set_num_threads(args.threads)
     result: dict[str, Any] = {
-        "command": " ".join(["python -m benchmarks.gpu_ab", *(argv or sys.argv[1:])]),
+        "command": " ".join(["python -m experiments.gpu_ab", *(argv or sys.argv[1:])]),
         "commit": commit(), "machine": machine(args.device), "status": "RUNNING",
         "warmup": args.warmup, "rounds": args.rounds, "variants": {}, "fairseq": None}
 
