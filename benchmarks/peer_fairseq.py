@@ -11,23 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.peer_ours import (
-    BEAM,
-    LENPEN,
-    MAX_LEN_B,
-    SRC,
-    TGT,
-    BenchmarkError,
-    Data,
-    TrainRun,
-    full_length,
-    our_spec,
-    resolved,
-    run,
-    search_seconds,
-    summarize_windows,
-    thread_env,
-)
+from benchmarks import peer_ours as ours
 
 # In this order: torch first (a local CPU wheel; after fairseq pip would pull a
 # CUDA build), then fairseq's build requirements, then fairseq without build
@@ -83,11 +67,11 @@ def install_peer(venv: Path) -> float:
     """Create `venv` and install torch, then fairseq-fixed, into it -> seconds."""
     start = time.perf_counter()
     if not peer_bin(venv, "python").exists():
-        run([sys.executable, "-m", "venv", str(venv)], "creating " + str(venv))
+        ours.run([sys.executable, "-m", "venv", str(venv)], "creating " + str(venv))
     pip = [str(peer_bin(venv, "python")), "-m", "pip", "install"]
     for step in INSTALL_STEPS:
         print("pip install " + " ".join(step), flush=True)
-        run(pip + step, "pip install " + " ".join(step))
+        ours.run(pip + step, "pip install " + " ".join(step))
     check_peer(venv)
     return time.perf_counter() - start
 
@@ -99,7 +83,7 @@ def check_peer(venv: Path) -> str:
         [str(python), "-c", "import fairseq; print(fairseq.__version__)"],
         check=False, capture_output=True, text=True)
     if not found or found.returncode != 0:
-        raise BenchmarkError(
+        raise ours.BenchmarkError(
             f"fairseq is missing from {venv}: run `python -m benchmarks.speed --suite "
             f"peers --install` (a venv with torch==2.13.0, then fairseq-fixed; minutes)")
     return found.stdout.strip()
@@ -111,12 +95,12 @@ def check_peer(venv: Path) -> str:
 def binarize(work: Path, bpe: Path, venv: Path) -> Path:
     """fairseq-preprocess: one dictionary per side, built from train as ours is."""
     out = work / "bin"
-    run([str(peer_bin(venv, "fairseq-preprocess")), "--source-lang", SRC,
-         "--target-lang", TGT, "--trainpref", str(bpe / "train.bpe"),
+    ours.run([str(peer_bin(venv, "fairseq-preprocess")), "--source-lang", ours.SRC,
+         "--target-lang", ours.TGT, "--trainpref", str(bpe / "train.bpe"),
          "--validpref", str(bpe / "valid.bpe"),
          "--testpref", f"{bpe / 'test.bpe'},{bpe / 'one.bpe'}",
          "--destdir", str(out), "--workers", "1", "--padding-factor", "1"],
-        "fairseq-preprocess", thread_env(1), work / "preprocess.log")
+        "fairseq-preprocess", ours.thread_env(1), work / "preprocess.log")
     return out
 
 
@@ -127,7 +111,7 @@ def fairseq_train_args(model: dict, train: dict) -> list[str]:
     """fairseq-train flags for our resolved model and training config."""
     if train["weight_decay"] or train["clip_norm"] or model["attention_dropout"] \
             or model["activation_dropout"]:
-        raise BenchmarkError("the flags below assume no weight decay, clipping or "
+        raise ours.BenchmarkError("the flags below assume no weight decay, clipping or "
                              "attention/activation dropout")
     sizes = []
     for side, layers in (("encoder", "encoder_layers"), ("decoder", "decoder_layers")):
@@ -140,7 +124,8 @@ def fairseq_train_args(model: dict, train: dict) -> list[str]:
     if model["share_decoder_embeddings"]:
         sizes.append("--share-decoder-input-output-embed")
     betas = f"({train['adam_beta1']}, {train['adam_beta2']})"
-    return ["--task", "translation", "--source-lang", SRC, "--target-lang", TGT,
+    return ["--task", "translation", "--source-lang", ours.SRC,
+            "--target-lang", ours.TGT,
             "--arch", "transformer", *sizes, "--dropout", str(model["dropout"]),
             "--attention-dropout", "0", "--activation-dropout", "0",
             "--max-source-positions", str(model["max_positions"]),
@@ -158,19 +143,20 @@ def fairseq_train_args(model: dict, train: dict) -> list[str]:
             "--log-interval", str(train["log_interval"])]
 
 
-def train_fairseq(args: argparse.Namespace, data: Data, outdir: Path) -> TrainRun:
+def train_fairseq(args: argparse.Namespace, data: ours.Data,
+                  outdir: Path) -> ours.TrainRun:
     """fairseq's `transformer` with the same sizes, batches and schedule."""
-    spec = resolved(our_spec(args))
+    spec = ours.resolved(ours.our_spec(args))
     cmd = [str(peer_bin(args.venv, "fairseq-train")), str(data.bin),
            *fairseq_train_args(spec["model"], spec["train"]), "--cpu",
            "--num-workers", "0", "--seed", "1", "--disable-validation",
            "--save-dir", str(outdir), "--save-interval", "1000000",
            "--no-epoch-checkpoints", "--log-format", "json"]
     log = Path(f"{outdir}.log")
-    wall = run(cmd, "fairseq-train", thread_env(args.threads), log)
+    wall = ours.run(cmd, "fairseq-train", ours.thread_env(args.threads), log)
     rows = fairseq_train_windows(log.read_text("utf-8"))
-    s = summarize_windows(rows, args.updates, args.log_interval)
-    return TrainRun(s["tokens_per_s"], s["loss"], s["nll"], wall,
+    s = ours.summarize_windows(rows, args.updates, args.log_interval)
+    return ours.TrainRun(s["tokens_per_s"], s["loss"], s["nll"], wall,
                     outdir / "checkpoint_last.pt")
 
 
@@ -178,30 +164,30 @@ def train_fairseq(args: argparse.Namespace, data: Data, outdir: Path) -> TrainRu
 
 
 def fairseq_load_env(threads: int) -> dict[str, str]:
-    """`thread_env`, plus torch's documented switch back to full unpickling.
+    """`ours.thread_env`, plus torch's documented switch back to full unpickling.
 
     fairseq 0.12's checkpoints hold an argparse.Namespace, which torch >= 2.6's
     default `torch.load(weights_only=True)` refuses; the checkpoint is the one
     the benchmark just wrote, so loading it in full is safe.
     """
-    return {**thread_env(threads), "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}
+    return {**ours.thread_env(threads), "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}
 
 
-def decode_fairseq(args: argparse.Namespace, data: Data, checkpoint: Path,
+def decode_fairseq(args: argparse.Namespace, data: ours.Data, checkpoint: Path,
                    out: Path) -> tuple[float, float, list[str]]:
     """fairseq-generate (subset test1 is test's first line) -> the same."""
     walls = []
     for subset in ("test1", "test"):
-        walls.append(run([
+        walls.append(ours.run([
             str(peer_bin(args.venv, "fairseq-generate")), str(data.bin), "--path",
-            str(checkpoint), "--task", "translation", "--source-lang", SRC,
-            "--target-lang", TGT, "--gen-subset", subset, "--beam", str(BEAM),
-            "--nbest", "1", "--lenpen", str(LENPEN), "--max-len-a", "0",
-            "--max-len-b", str(MAX_LEN_B - 1), "--batch-size",
+            str(checkpoint), "--task", "translation", "--source-lang", ours.SRC,
+            "--target-lang", ours.TGT, "--gen-subset", subset, "--beam", str(ours.BEAM),
+            "--nbest", "1", "--lenpen", str(ours.LENPEN), "--max-len-a", "0",
+            "--max-len-b", str(ours.MAX_LEN_B - 1), "--batch-size",
             str(args.decode_batch), "--required-batch-size-multiple", "1", "--cpu",
-            "--num-workers", "0", "--remove-bpe", *full_length(args)],
+            "--num-workers", "0", "--remove-bpe", *ours.full_length(args)],
             "fairseq-generate", fairseq_load_env(args.threads),
             Path(f"{out}.{subset}.log")))
     hyps = fairseq_hypotheses(Path(f"{out}.test.log").read_text("utf-8"))
     lines = [hyps[i] for i in sorted(hyps)]
-    return search_seconds(walls[1], walls[0]), walls[1], lines
+    return ours.search_seconds(walls[1], walls[0]), walls[1], lines

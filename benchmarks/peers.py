@@ -45,28 +45,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from benchmarks import harness
-from benchmarks.peer_fairseq import (
-    binarize,
-    check_peer,
-    decode_fairseq,
-    install_peer,
-    train_fairseq,
-)
-from benchmarks.peer_ours import (
-    REPO,
-    SRC,
-    TGT,
-    BenchmarkError,
-    Data,
-    TrainRun,
-    apply_bpe,
-    decode_ours,
-    tokenize,
-    train_ours,
-)
+from benchmarks import peer_fairseq as theirs
+from benchmarks import peer_ours as ours
 from phrasenmt.cli import nonnegative_int, output_dir, positive_int
 
-DEFAULT_VENV = REPO / "benchmarks" / ".peer-venv"
+DEFAULT_VENV = ours.REPO / "benchmarks" / ".peer-venv"
 
 
 # -- pure helpers (unit-tested) ------------------------------------------------
@@ -89,21 +72,21 @@ def comparable_lengths(ours_words: float, fairseq_words: float,
 def vocab_sizes(bpe: Path, binary: Path) -> dict[str, tuple[int, int]]:
     """Per side: (our types incl. 4 specials, fairseq's dictionary incl. 4)."""
     sizes = {}
-    for lang in (SRC, TGT):
+    for lang in (ours.SRC, ours.TGT):
         text = (bpe / f"train.bpe.{lang}").read_text("utf-8")
         dict_lines = (binary / f"dict.{lang}.txt").read_text("utf-8").splitlines()
         sizes[lang] = (len(set(text.split())) + 4, len(dict_lines) + 4)
     return sizes
 
 
-def prepare(args: argparse.Namespace, work: Path) -> Data:
+def prepare(args: argparse.Namespace, work: Path) -> ours.Data:
     """Tokenize, BPE and binarize the benchmark's data in `work`."""
     limits = {"train": args.train_lines, "valid": args.dev_lines,
               "test": args.test_sentences}
-    tok = tokenize(work, args.multi30k, limits)
-    bpe = apply_bpe(work, tok, args.merges)
-    binary = binarize(work, bpe, args.venv)
-    return Data(bpe, binary, vocab_sizes(bpe, binary))
+    tok = ours.tokenize(work, args.multi30k, limits)
+    bpe = ours.apply_bpe(work, tok, args.merges)
+    binary = theirs.binarize(work, bpe, args.venv)
+    return ours.Data(bpe, binary, vocab_sizes(bpe, binary))
 
 
 # -- decoding ------------------------------------------------------------------
@@ -122,20 +105,21 @@ def decode_run(seconds: float, wall: float, lines: list[str],
                sentences: int) -> DecodeRun:
     """Rates of one decode of `sentences` sentences."""
     if len(lines) != sentences:
-        raise BenchmarkError(f"{len(lines)} hypotheses for {sentences} sentences")
+        raise ours.BenchmarkError(f"{len(lines)} hypotheses for {sentences} sentences")
     words = statistics.fmean(len(line.split()) for line in lines)
     return DecodeRun((sentences - 1) / seconds, wall, words)
 
 
 # -- the benchmark ------------------------------------------------------------------
 
-SYSTEMS = {"ours": (train_ours, decode_ours), "fairseq": (train_fairseq, decode_fairseq)}
+SYSTEMS = {"ours": (ours.train_ours, ours.decode_ours),
+           "fairseq": (theirs.train_fairseq, theirs.decode_fairseq)}
 
 
-def alternate(args: argparse.Namespace, data: Data, work: Path
-              ) -> tuple[dict[str, list[TrainRun]], dict[str, list[DecodeRun]]]:
+def alternate(args: argparse.Namespace, data: ours.Data, work: Path
+              ) -> tuple[dict[str, list[ours.TrainRun]], dict[str, list[DecodeRun]]]:
     """Train ours, fairseq, ours, ...; then decode with each run's checkpoint."""
-    trains: dict[str, list[TrainRun]] = {name: [] for name in SYSTEMS}
+    trains: dict[str, list[ours.TrainRun]] = {name: [] for name in SYSTEMS}
     for r in range(args.rounds):
         for name, (train, _) in SYSTEMS.items():
             done = train(args, data, work / f"train.{name}.{r + 1}")
@@ -143,7 +127,7 @@ def alternate(args: argparse.Namespace, data: Data, work: Path
             print(f"round {r + 1} train  {name:8s} {done.tokens_per_s:8.0f} tok/s  "
                   f"loss {done.loss:.3f}  nll {done.nll:.3f}  "
                   f"command {done.wall:.0f} s", flush=True)
-    sentences = len((data.bpe / f"test.bpe.{SRC}").read_text("utf-8").splitlines())
+    sentences = len((data.bpe / f"test.bpe.{ours.SRC}").read_text("utf-8").splitlines())
     decodes: dict[str, list[DecodeRun]] = {name: [] for name in SYSTEMS}
     for r in range(args.rounds):
         for rep in range(args.decode_repeats):  # ours, fairseq, ours, ...
@@ -158,7 +142,7 @@ def alternate(args: argparse.Namespace, data: Data, work: Path
     return trains, decodes
 
 
-def table(trains: dict[str, list[TrainRun]], decodes: dict[str, list[DecodeRun]],
+def table(trains: dict[str, list[ours.TrainRun]], decodes: dict[str, list[DecodeRun]],
           updates: int, full_length: bool = False) -> str:
     """A Markdown table of the means over rounds, with ours / fairseq.
 
@@ -259,13 +243,13 @@ def main(argv: Sequence[str]) -> int:
     args = parse_args(argv)
     try:
         if args.install:
-            seconds = install_peer(args.venv)
-            print(f"fairseq {check_peer(args.venv)} installed in {args.venv} "
+            seconds = theirs.install_peer(args.venv)
+            print(f"fairseq {theirs.check_peer(args.venv)} installed in {args.venv} "
                   f"in {seconds / 60:.1f} min")
             return 0
-        version = check_peer(args.venv)
+        version = theirs.check_peer(args.venv)
         if args.updates % args.log_interval or args.updates < 2 * args.log_interval:
-            raise BenchmarkError("--updates must be a multiple of --log-interval, "
+            raise ours.BenchmarkError("--updates must be a multiple of --log-interval, "
                                  "at least two windows")
         results = harness.Results("peers", args, ["--suite", "peers", *argv])
         work = args.workdir or Path(tempfile.mkdtemp(prefix="peers."))
@@ -273,7 +257,7 @@ def main(argv: Sequence[str]) -> int:
         benchmark(args, version, work, results)
         if args.workdir is None:
             shutil.rmtree(work)
-    except BenchmarkError as err:
+    except ours.BenchmarkError as err:
         print(f"peers: {err}", file=sys.stderr)
         return 1
     return results.done()
