@@ -18,7 +18,7 @@ Per variant: target tokens/s, the update's phases (host seconds waiting for
 data, in forward/backward up to the read-back, in clipping and Adam; the update
 ends with a device synchronisation), kernels (CUDA) or operators dispatched
 (CPU) per update from torch.profiler, peak device memory, useful MFU
-(benchmarks/useful.py) with the padding fraction, and loss parity: the largest
+(tests/gpu/useful.py) with the padding fraction, and loss parity: the largest
 relative difference of a variant's per-update loss from the baseline's (0 on a
 CPU, where the variants must agree bit for bit). On CUDA fairseq's Transformer
 runs at the same warm-up where it imports (tests/gpu/fairseq_peer.py).
@@ -46,7 +46,6 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 from benchmarks.harness import commit, machine
-from benchmarks.useful import update_figures
 from phrasenmt import precision as prec
 from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file, positive_int
 from phrasenmt.io import atomic_open
@@ -57,6 +56,7 @@ from phrasenmt.training.trainer import Trainer
 from tests.gpu import fairseq_peer as peer
 from tests.gpu import timing
 from tests.gpu.data import random_tokens
+from tests.gpu.useful import update_figures
 
 VARIANTS = ("baseline", "packed", "one_sync", "prefetch")
 SIZES = {"cuda": {**timing.SIZES["full"], "warmup": 6, "rounds": 10},

@@ -25,7 +25,7 @@ dense bf16 peak (PEAK_TFLOPS by name, or --peak-tflops). Target tokens are
 the real (unpadded) target tokens with </s>, as fairseq counts them.
 
 That MFU counts the products as run, padding included. Beside it, the useful
-MFU counts only what real tokens need (benchmarks/useful.py: per side, plus
+MFU counts only what real tokens need (tests/gpu/useful.py: per side, plus
 attention over each sentence's own length; the Transformer only), printed
 with the padding fraction of the timed batches (both sides' cells).
 """
@@ -45,13 +45,13 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from benchmarks.ceiling import UNCOUNTED
 from benchmarks.harness import sync
-from benchmarks.useful import update_figures
 from phrasenmt.training.data import DataPaths
 from phrasenmt.training.spec import resolve_spec
 from phrasenmt.training.trainer import Trainer
 from tests.gpu import fairseq_peer as peer
 from tests.gpu.data import SRC, TGT, Corpus, random_tokens
 from tests.gpu.families import one_line, side_args
+from tests.gpu.useful import update_figures
 
 TIMED = ("transformer", "pr_max_attn_ta", "npmt", "ctx_transformer",
          "ctx_transformer_enc", "ctx_transformer_dec", "han_enc", "han_dec",
@@ -153,7 +153,7 @@ def time_arch(arch: str, preset: str, corpus: Corpus, batch: int, device: str,
 
 
 def useful_figures(t: Trainer, updates: int) -> tuple[float | None, float]:
-    """The next `updates` updates' useful FLOPs (benchmarks/useful.py; None
+    """The next `updates` updates' useful FLOPs (tests/gpu/useful.py; None
     but for the Transformer) and their padding fraction."""
     cfg = t.spec.model if t.spec.arch == "transformer" else None
     figures = [update_figures(cfg, b) for b in t.iterator.lengths_ahead(updates)]

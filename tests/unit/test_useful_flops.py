@@ -1,4 +1,4 @@
-"""Useful FLOPs (benchmarks/useful.py): on a batch without padding they are the
+"""Useful FLOPs (tests/gpu/useful.py): on a batch without padding they are the
 FLOP counter's figure (up to the decoder's causal half and the counter's
 attention-backward convention); padding is not counted."""
 
@@ -9,10 +9,10 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from benchmarks.ceiling import UNCOUNTED
-from benchmarks.useful import transformer_update_flops, update_figures
 from phrasenmt.hparams.transformer import TransformerConfig
 from phrasenmt.models.registry import build_model
 from phrasenmt.nn.batching import collate
+from tests.gpu.useful import transformer_update_flops, update_figures
 
 CFG = {"src_vocab_size": 50, "tgt_vocab_size": 60, "d_model": 32, "d_ff": 64,
        "n_heads": 2, "encoder_layers": 2, "decoder_layers": 1, "dropout": 0.0,
