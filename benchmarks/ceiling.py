@@ -136,7 +136,8 @@ def matmul_gflops(m: int, k: int, n: int, seconds: float = 1.0) -> float:
 
 def main(argv: Sequence[str]) -> int:
     """FLOPs per update, achieved and peak GFLOP/s, and the ceiling -> the result file."""
-    p = harness.parser("ceiling", __doc__.split("\n")[0])
+    p = harness.parser("ceiling", __doc__.split("\n")[0], cpu_only=(
+        "the ceiling is this CPU's; on a GPU, python -m tests.gpu.check gives MFU"))
     p.add_argument("--preset", default="small", help="Transformer preset")
     p.add_argument("--max-tokens", type=positive_int, default=4096,
                    help="padded tokens per batch, longer side (the peers suite's default)")
@@ -153,9 +154,6 @@ def main(argv: Sequence[str]) -> int:
                    help="then profile --steps fused updates: each operator's share "
                         "of the self CPU time")
     args = harness.parse(p, argv)
-    if args.device != "cpu":
-        p.error("--device: the ceiling is this CPU's; on a GPU, python -m "
-                "benchmarks.gpu_check gives MFU")
     results = harness.Results("ceiling", args, ["--suite", "ceiling", *argv])
     rng = random.Random(1)
     cfg = TransformerConfig(src_vocab_size=args.src_vocab, tgt_vocab_size=args.tgt_vocab)

@@ -74,7 +74,8 @@ def chain(args: argparse.Namespace, backend: str, samplers: int | None,
 
 def main(argv: Sequence[str]) -> int:
     """Run the chain with every backend, writing the result file after each."""
-    p = harness.parser("chain", __doc__.splitlines()[0])
+    p = harness.parser("chain", __doc__.splitlines()[0],
+                       cpu_only="the chain runs on the CPU")
     p.add_argument("--src", required=True, type=Path)
     p.add_argument("--tgt", required=True, type=Path)
     p.add_argument("--gold", type=Path, help="gold Pharaoh links, for AER")
@@ -86,8 +87,6 @@ def main(argv: Sequence[str]) -> int:
     p.add_argument("--workdir", type=output_dir,
                    help="keep outputs here (default: a temporary folder)")
     args = harness.parse(p, argv)
-    if args.device != "cpu":
-        p.error("--device: the chain runs on the CPU")
     args.src, args.tgt = str(args.src), str(args.tgt)
     args.gold = args.gold and str(args.gold)
     n_pairs = len(read_lines(args.src))

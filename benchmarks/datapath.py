@@ -56,17 +56,20 @@ def write_corpus(root: Path, pairs: int, vocab: int, lengths: Sequence[int],
     return paths
 
 
-def trainer(files: list[Path], preset: str, batch: int, outdir: Path) -> Any:
-    """A Transformer Trainer, one batch of `batch` tokens per update, on the CPU."""
+def trainer(files: list[Path], outdir: Path, preset: str, batch: int, seed: int = 1,
+            precision: str = "fp32", compile: bool = False) -> Any:
+    """A Transformer Trainer on the CPU, one batch of `batch` tokens per update
+    (train.compile given only when on: older checkouts lack the key)."""
     from phrasenmt.training.data import DataPaths
     from phrasenmt.training.spec import resolve_spec
     from phrasenmt.training.trainer import Trainer
+    train = {"max_tokens": batch, "update_tokens": 1, "max_steps": 10**6,
+             "valid_interval": 10**6, "save_interval": 10**6, "log_interval": 10**6}
     spec = resolve_spec({"arch": "transformer", "preset": preset, "train": {
-        "max_tokens": batch, "update_tokens": 1, "max_steps": 10**6,
-        "valid_interval": 10**6, "save_interval": 10**6, "log_interval": 10**6}})
+        **train, **({"compile": True} if compile else {})}})
     with contextlib.redirect_stderr(io.StringIO()):
-        return Trainer(spec, DataPaths(*files), outdir, seed=1, device="cpu",
-                       progress_bar=False, precision="fp32")
+        return Trainer(spec, DataPaths(*files), outdir, seed=seed, device="cpu",
+                       progress_bar=False, precision=precision)
 
 
 def collate_ms(t: Any, tokens: int, repeats: int) -> dict[str, Any]:
@@ -124,28 +127,21 @@ def measure(settings: dict[str, Any]) -> dict[str, Any]:
     s = {**DEFAULTS, **settings}
     with tempfile.TemporaryDirectory() as tmp:
         files = write_corpus(Path(tmp), s["pairs"], s["vocab"], s["lengths"], s["seed"])
-        t = trainer(files, s["preset"], s["collate_tokens"], Path(tmp) / "a")
+        t = trainer(files, Path(tmp) / "a", s["preset"], s["collate_tokens"])
         out = {"package": str(Path(phrasenmt.__file__).resolve().parents[1]),
                **collate_ms(t, s["collate_tokens"], s["repeats"])}
         del t
-        t = trainer(files, s["preset"], s["batch"], Path(tmp) / "b")
+        t = trainer(files, Path(tmp) / "b", s["preset"], s["batch"])
         out.update(wait_and_ops(t, s["updates"]))
     return out
-
-
-def against(src: Path, settings: dict[str, Any]) -> dict[str, Any]:
-    """`measure` of the package under `src`, in a child process."""
-    from benchmarks import harness
-    return harness.in_checkout("benchmarks.datapath", src, settings)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The suite's entry point (benchmarks.speed) -> exit status."""
     from benchmarks import harness
     from phrasenmt.cli import positive_int
-    p = harness.parser("datapath", __doc__.split("\n")[0])
-    p.add_argument("--against", type=Path, default=None, metavar="SRC",
-                   help="another checkout's src/ folder to measure beside this one")
+    p = harness.parser("datapath", __doc__.split("\n")[0], against=True, cpu_only=(
+        "the data-path suite measures the CPU side; use cpu"))
     p.add_argument("--preset", default=DEFAULTS["preset"])
     p.add_argument("--batch", type=positive_int, default=DEFAULTS["batch"],
                    help="tokens per update for the wait share and the operators")
@@ -155,16 +151,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                    default=DEFAULTS["collate_tokens"])
     argv = list(sys.argv[1:] if argv is None else argv)
     args = harness.parse(p, argv)
-    if args.device != "cpu":
-        p.error("--device: the data-path suite measures the CPU side; use cpu")
-    if args.against is not None and not (args.against / "phrasenmt").is_dir():
-        p.error(f"--against {args.against}: no phrasenmt package there")
     settings = {"preset": args.preset, "batch": args.batch, "updates": args.updates,
                 "repeats": args.repeats, "collate_tokens": args.collate_tokens}
     results = harness.Results("datapath", args, ["--suite", "datapath", *argv])
     results.add("this checkout", measure(settings))
     if args.against is not None:
-        results.add(f"against {args.against}", against(args.against, settings))
+        results.add(f"against {args.against}", harness.in_checkout(
+            "benchmarks.datapath", args.against, settings))
     return results.done()
 
 

@@ -8,6 +8,7 @@ part, so a run stopped from outside keeps what it measured.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -31,10 +32,16 @@ REPO = Path(__file__).resolve().parents[1]
 RESULTS = Path("results") / "benchmarks" / "speed"
 
 
-def parser(suite: str, description: str) -> ArgumentParser:
-    """A suite's parser with the options every suite has: --out, --threads, --device."""
+def parser(suite: str, description: str, cpu_only: str = "",
+           against: bool = False) -> ArgumentParser:
+    """A suite's parser with the options every suite has: --out, --threads,
+    --device (`cpu_only`: why --device cuda is refused); `against`: --against SRC."""
     p = ArgumentParser(prog=f"python -m benchmarks.speed --suite {suite}",
                        description=description)
+    p.set_defaults(cpu_only=cpu_only)
+    if against:
+        p.add_argument("--against", type=checkout_src, metavar="SRC",
+                       help="another checkout's src/ folder to measure beside this one")
     p.add_argument("--out", type=output_file, default=RESULTS / f"{suite}.json",
                    help="JSON result file (default: %(default)s)")
     p.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads")
@@ -42,11 +49,22 @@ def parser(suite: str, description: str) -> ArgumentParser:
     return p
 
 
+def checkout_src(value: str) -> Path:
+    """--against: another checkout's src/ folder, holding its phrasenmt package."""
+    if not (Path(value) / "phrasenmt").is_dir():
+        raise argparse.ArgumentTypeError(f"{value}: no phrasenmt package there")
+    return Path(value)
+
+
 def parse(p: ArgumentParser, argv: Sequence[str] | None) -> Any:
-    """Parse, refuse CUDA where there is none, set the threads."""
+    """Parse, refuse CUDA where there is none (or the suite's CPU-only reason),
+    set the threads."""
     args = p.parse_args(argv)
+    if args.device == "cuda" and args.cpu_only:
+        p.error(f"--device: {args.cpu_only}")
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: torch sees no CUDA device")
+    del args.cpu_only
     torch.set_num_threads(args.threads)
     return args
 
@@ -177,10 +195,9 @@ def interleaved(steps: dict[str, Callable[[Any], float]], items: Sequence[Any],
 def in_checkout(module: str, src: Path, settings: dict[str, Any]) -> dict[str, Any]:
     """`python -m module SETTINGS` with another checkout's package (`src`) first
     on the path: the child prints its figures as JSON on its last line."""
-    repo = Path(__file__).resolve().parents[1]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), str(repo)])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), str(REPO)])}
     result = subprocess.run([sys.executable, "-m", module, json.dumps(settings)],
-                            capture_output=True, text=True, env=env, cwd=repo,
+                            capture_output=True, text=True, env=env, cwd=REPO,
                             check=False)
     if result.returncode:
         raise RuntimeError(f"the child on {src} failed: {result.stderr[-2000:]}")

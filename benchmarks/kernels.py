@@ -31,8 +31,6 @@ training.trainer).
 from __future__ import annotations
 
 import collections
-import contextlib
-import io
 import json
 import sys
 import tempfile
@@ -43,7 +41,7 @@ from typing import Any
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from benchmarks.datapath import write_corpus
+from benchmarks.datapath import trainer, write_corpus
 
 DEFAULTS = {"pairs": 2000, "vocab": 8000, "lengths": [10, 40], "preset": "base",
             "batch": 600, "warmup": 2, "compile": False, "precision": "fp32", "seed": 1}
@@ -60,20 +58,6 @@ NO_KERNEL = frozenset(
         "result_type", "set_", "_reshape_alias", "numpy_T", "matrix_H", "mT"))
 READ_BACK = "aten::_local_scalar_dense"
 INDUCTOR_KERNEL = "cpp_fused_"  # in the profiler name of an inductor C++ kernel
-
-
-def trainer(files: list[Path], s: dict[str, Any], outdir: Path) -> Any:
-    """A Transformer Trainer on the CPU, one batch of `batch` tokens per update."""
-    from phrasenmt.training.data import DataPaths
-    from phrasenmt.training.spec import resolve_spec
-    from phrasenmt.training.trainer import Trainer
-    spec = resolve_spec({"arch": "transformer", "preset": s["preset"], "train": {
-        "max_tokens": s["batch"], "update_tokens": 1, "max_steps": 10**6,
-        "compile": s["compile"], "valid_interval": 10**6, "save_interval": 10**6,
-        "log_interval": 10**6}})
-    with contextlib.redirect_stderr(io.StringIO()):
-        return Trainer(spec, DataPaths(*files), outdir, seed=s["seed"], device="cpu",
-                       progress_bar=False, precision=s["precision"])
 
 
 def phase(event: Any) -> str:
@@ -129,7 +113,8 @@ def measure(settings: dict[str, Any]) -> dict[str, Any]:
         inductor_config.cpp.enable_kernel_profile = True
     with tempfile.TemporaryDirectory() as tmp:
         files = write_corpus(Path(tmp), s["pairs"], s["vocab"], s["lengths"], s["seed"])
-        t = trainer(files, s, Path(tmp) / "run")
+        t = trainer(files, Path(tmp) / "run", s["preset"], s["batch"], s["seed"],
+                    s["precision"], s["compile"])
         for _ in range(s["warmup"]):
             t.train_step()
         with profile(activities=[ProfilerActivity.CPU]) as prof:
@@ -143,19 +128,12 @@ def measure(settings: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def against(src: Path, settings: dict[str, Any]) -> dict[str, Any]:
-    """`measure` of the package under `src`, in a child process."""
-    from benchmarks import harness
-    return harness.in_checkout("benchmarks.kernels", src, settings)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """The suite's entry point (benchmarks.speed) -> exit status."""
     from benchmarks import harness
     from phrasenmt.cli import positive_int
-    p = harness.parser("kernels", __doc__.split("\n")[0])
-    p.add_argument("--against", type=Path, default=None, metavar="SRC",
-                   help="another checkout's src/ folder to measure beside this one")
+    p = harness.parser("kernels", __doc__.split("\n")[0], against=True, cpu_only=(
+        "the kernels suite counts operators on the CPU; use cpu"))
     p.add_argument("--preset", default=DEFAULTS["preset"])
     p.add_argument("--batch", type=positive_int, default=DEFAULTS["batch"],
                    help="tokens per batch (one batch per update)")
@@ -165,17 +143,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--precision", choices=("fp32", "bf16"), default="fp32")
     argv = list(sys.argv[1:] if argv is None else argv)
     args = harness.parse(p, argv)
-    if args.device != "cpu":
-        p.error("--device: the kernels suite counts operators on the CPU; use cpu")
-    if args.against is not None and not (args.against / "phrasenmt").is_dir():
-        p.error(f"--against {args.against}: no phrasenmt package there")
     settings = {"preset": args.preset, "batch": args.batch, "warmup": args.warmup,
                 "compile": args.compile, "precision": args.precision}
     results = harness.Results("kernels", args, ["--suite", "kernels", *argv])
     mine = measure(settings)
     results.add("this checkout", mine)
     if args.against is not None:
-        other = against(args.against, settings)
+        other = harness.in_checkout("benchmarks.kernels", args.against, settings)
         results.add(f"against {args.against}", other)
         results.add("ratio", {k: round(mine[k] / other[k], 3) if other[k] else None
                               for k in ("all", "compute", "read_backs")})

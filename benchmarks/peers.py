@@ -195,7 +195,9 @@ def benchmark(args: argparse.Namespace, version: str, work: Path,
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """Command-line options."""
-    p = harness.parser("peers", __doc__.split("\n")[0])
+    p = harness.parser("peers", __doc__.split("\n")[0], cpu_only=(
+        "both sides train on the CPU here; on a GPU, python -m tests.gpu.check "
+        "compares with fairseq"))
     p.add_argument("--install", action="store_true",
                    help="create --venv and install torch, then fairseq-fixed; exit")
     p.add_argument("--venv", type=Path, default=DEFAULT_VENV,
@@ -230,9 +232,6 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help="keep data, logs and checkpoints here (default: a temp dir, "
                         "removed at the end)")
     args = harness.parse(p, argv)
-    if args.device != "cpu":
-        p.error("--device: both sides train on the CPU here; on a GPU, python -m "
-                "tests.gpu.check compares with fairseq")
     if not args.install and args.multi30k is None:
         p.error("--multi30k is required: a Multi30k mirror (data/task1/raw/*.gz)")
     return args

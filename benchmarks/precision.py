@@ -111,7 +111,9 @@ PARTS = {"bf16": bf16, "compile": compile_}
 
 def main(argv: Sequence[str]) -> int:
     """Run the chosen parts, writing the result file after each."""
-    p = harness.parser("precision", __doc__.split("\n")[0])
+    p = harness.parser("precision", __doc__.split("\n")[0], cpu_only=(
+        "this suite measures the CPU's precisions; the GPU's are in python -m "
+        "tests.gpu.check"))
     p.add_argument("--parts", nargs="+", choices=list(PARTS), default=list(PARTS))
     p.add_argument("--preset", default="tiny", help="Transformer preset")
     p.add_argument("--steps", type=positive_int, default=30,
@@ -125,9 +127,6 @@ def main(argv: Sequence[str]) -> int:
     p.add_argument("--run-updates", type=positive_int, default=500,
                    help="compile: updates of the run to judge")
     args = harness.parse(p, argv)
-    if args.device != "cpu":
-        p.error("--device: this suite measures the CPU's precisions; the GPU's are "
-                "in python -m benchmarks.gpu_check")
     results = harness.Results("precision", args, ["--suite", "precision", *argv])
     for part in args.parts:
         results.add(part, PARTS[part](args))
