@@ -25,10 +25,7 @@ checkout's tokens/s over the other's.
 
 from __future__ import annotations
 
-import json
-import os
 import random
-import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -61,23 +58,19 @@ SETTINGS = ("data", "archs", "preset", "k", "max_tokens", "warmup", "updates",
             "threads", "device")
 
 
-def run_worker(args: Any, env: dict[str, str] | None = None) -> dict[str, Any]:
-    """benchmarks.context_worker in a fresh process (with `env`) -> its figures."""
-    settings = json.dumps({k: getattr(args, k) for k in SETTINGS})
-    with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
-        subprocess.run([sys.executable, "-m", "benchmarks.context_worker", settings,
-                        tmp.name], env=env, cwd=harness.REPO, check=True)
-        return json.loads(Path(tmp.name).read_text())
+def run_worker(args: Any, src: Path) -> dict[str, Any]:
+    """benchmarks.context_worker with the package under `src`, in a fresh
+    process -> its figures."""
+    return harness.in_checkout("benchmarks.context_worker", src,
+                               {k: getattr(args, k) for k in SETTINGS})
 
 
 def against(args: Any) -> dict[str, Any]:
     """Alternate this checkout and `--against` in fresh processes."""
-    here = str(harness.REPO / "src")
     totals: dict[str, dict[str, dict[str, float]]] = {"this": {}, "other": {}}
     for _ in range(args.rounds):
-        for name, src in (("other", str(args.against)), ("this", here)):
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, str(harness.REPO)])}
-            figures = run_worker(args, env)
+        for name, src in (("other", args.against), ("this", harness.REPO / "src")):
+            figures = run_worker(args, src)
             for arch, f in figures.items():
                 acc = totals[name].setdefault(arch, dict.fromkeys(
                     ("seconds", "cpu_seconds", "tokens", "first_seconds",
@@ -99,7 +92,7 @@ def against(args: Any) -> dict[str, Any]:
 
 def build_parser() -> Any:
     """The suite's options."""
-    p = harness.parser("context", __doc__.splitlines()[0])
+    p = harness.parser("context", __doc__.splitlines()[0], against=True)
     p.add_argument("--archs", nargs="+", default=list(DEFAULT_ARCHS))
     p.add_argument("--preset", default="small")
     p.add_argument("--k", type=positive_int, default=3, help="context sentences K")
@@ -116,7 +109,6 @@ def build_parser() -> Any:
     p.add_argument("--updates", type=positive_int, default=6, help="timed updates")
     p.add_argument("--rounds", type=positive_int, default=1,
                    help="alternations with --against")
-    p.add_argument("--against", type=Path, help="another checkout's src folder")
     return p
 
 
@@ -124,14 +116,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the suite -> exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = harness.parse(build_parser(), argv)
-    results = harness.Results("context", args, argv)
+    results = harness.Results("context", args, ["--suite", "context", *argv])
     with tempfile.TemporaryDirectory(prefix="ctxbench-data-") as data:
         write_corpus(Path(data), args.sentences, args.doc_length, tuple(args.lengths),
                      args.vocab)
         args.data = data
         args.archs = list(args.archs)
         if args.against is None:
-            results.add("step2", run_worker(args))
+            results.add("step2", run_worker(args, harness.REPO / "src"))
         else:
             results.add("step2_against", against(args))
     return results.done()

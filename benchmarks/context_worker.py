@@ -2,7 +2,7 @@
 model with the phrasenmt this process imports (an older checkout's too, so it
 imports nothing else of this repository).
 
-    python -m benchmarks.context_worker SETTINGS_JSON OUT_JSON
+    python -m benchmarks.context_worker SETTINGS_JSON  # figures: stdout's last line
 """
 
 from __future__ import annotations
@@ -70,5 +70,4 @@ def measure(s: dict[str, Any]) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    settings, target = json.loads(sys.argv[1]), Path(sys.argv[2])
-    target.write_text(json.dumps(measure(settings)))
+    print(json.dumps(measure(json.loads(sys.argv[1]))))

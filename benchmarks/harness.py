@@ -194,11 +194,13 @@ def interleaved(steps: dict[str, Callable[[Any], float]], items: Sequence[Any],
 
 def in_checkout(module: str, src: Path, settings: dict[str, Any]) -> dict[str, Any]:
     """`python -m module SETTINGS` with another checkout's package (`src`) first
-    on the path: the child prints its figures as JSON on its last line."""
+    on the path: the child prints its figures as JSON on its last line (its
+    stderr, progress and errors, passes through)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), str(REPO)])}
     result = subprocess.run([sys.executable, "-m", module, json.dumps(settings)],
-                            capture_output=True, text=True, env=env, cwd=REPO,
+                            stdout=subprocess.PIPE, text=True, env=env, cwd=REPO,
                             check=False)
     if result.returncode:
-        raise RuntimeError(f"the child on {src} failed: {result.stderr[-2000:]}")
+        raise RuntimeError(f"the child on {src} failed (exit {result.returncode}; "
+                           "its errors above)")
     return json.loads(result.stdout.splitlines()[-1])
