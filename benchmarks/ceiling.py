@@ -26,9 +26,8 @@ the trainer and fairseq batch.
 from __future__ import annotations
 
 import random
-import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import torch
@@ -37,10 +36,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from benchmarks import harness
 from phrasenmt.cli import positive_int
-from phrasenmt.models import build_model
 from phrasenmt.models.base import Seq2Seq
-from phrasenmt.models.registry import get_preset
-from phrasenmt.models.transformer import TransformerConfig
 from phrasenmt.nn.batching import Batch, collate
 from phrasenmt.training.config import TrainConfig
 
@@ -73,18 +69,6 @@ def batches_of(lengths: list[tuple[int, int]], max_tokens: int, vocab: tuple[int
         rows.append(([rng.randrange(4, vocab[0]) for _ in range(s)],
                      [rng.randrange(4, vocab[1]) for _ in range(t)]))
     return out
-
-
-def step(model: torch.nn.Module, opt: torch.optim.Optimizer, batch: Batch,
-         smoothing: float, loss_fn=None) -> float:
-    """One trainer-like update -> seconds; `loss_fn(model, batch, smoothing)`
-    instead of `model.loss` if given."""
-    start = time.perf_counter()
-    loss = (loss_fn or type(model).loss)(model, batch, smoothing)[0]
-    (loss / batch.ntokens).backward()
-    opt.step()
-    opt.zero_grad(set_to_none=True)
-    return time.perf_counter() - start
 
 
 def _cpu_attention(query_shape, key_shape, value_shape, *_, **__) -> int:
@@ -156,27 +140,19 @@ def main(argv: Sequence[str]) -> int:
     args = harness.parse(p, argv)
     results = harness.Results("ceiling", args, ["--suite", "ceiling", *argv])
     rng = random.Random(1)
-    cfg = TransformerConfig(src_vocab_size=args.src_vocab, tgt_vocab_size=args.tgt_vocab)
-    train = TrainConfig()
-    get_preset("transformer", args.preset)(cfg, train)
-    torch.manual_seed(0)
-    model = build_model("transformer", cfg).train()
-    opt = torch.optim.Adam(model.parameters(), 1e-4)
+    model = harness.preset_model("transformer", args.preset, args.src_vocab,
+                                 tgt_vocab_size=args.tgt_vocab)
+    cfg, smoothing = model.cfg, TrainConfig().label_smoothing
     batches = batches_of(pair_lengths(args.lengths, 40 * args.max_tokens // 14, rng),
                          args.max_tokens, (args.src_vocab, args.tgt_vocab), rng)
     batches = rng.sample(batches, min(len(batches), args.steps + 3))
-    smoothing = train.label_smoothing
     flops = [step_flops(model, b, smoothing)[0] for b in batches[3:]]
     _, by_op = step_flops(model, batches[-1], smoothing)
-    for b in batches[:3]:
-        step(model, opt, b, smoothing)  # warm-up
-        step(model, opt, b, smoothing, Seq2Seq.loss)
-    seconds, unfused = [], []
-    for b in batches[3:]:  # alternating, so that machine load affects both alike
-        seconds.append(step(model, opt, b, smoothing))
-        unfused.append(step(model, opt, b, smoothing, Seq2Seq.loss))
-    tokens = sum(b.ntokens for b in batches[3:])
-    total_flops, total_s = sum(flops), sum(seconds)
+    fused = harness.trainer_update(model, loss=lambda b: model.loss(b, smoothing)[0])
+    speed = harness.interleaved({"fused": fused, "unfused": harness.trainer_update(
+        model, loss=lambda b: Seq2Seq.loss(model, b, smoothing)[0])}, batches, warmup=3)
+    updates, tokens = len(batches) - 3, speed["fused"]["units"]
+    total_flops, total_s = sum(flops), speed["fused"]["seconds"]
     d, ff, v = cfg.d_model, cfg.d_ff, args.tgt_vocab
     rows = args.max_tokens  # tokens per batch: the step's GEMMs have this many rows
     vp, chunk = v + -v % 8, 512  # the fused loss's padded vocabulary and chunk rows
@@ -191,16 +167,16 @@ def main(argv: Sequence[str]) -> int:
     achieved = total_flops / total_s / 1e9
     ceiling = tokens / (total_flops / (peak * 1e9))
     figures = {
-        "updates": len(seconds), "target_tokens_per_update": round(tokens / len(seconds)),
-        "gflop_per_update": round(total_flops / len(seconds) / 1e9, 2),
+        "updates": updates, "target_tokens_per_update": round(tokens / updates),
+        "gflop_per_update": round(total_flops / updates / 1e9, 2),
         "mflop_per_target_token": round(total_flops / tokens / 1e6, 2),
         "flops_by_operator_pct": {op: round(100 * n / sum(by_op.values()), 1) for op, n
                                   in sorted(by_op.items(), key=lambda kv: -kv[1])[:6]},
-        "update_ms": round(1000 * statistics.mean(seconds)),
+        "update_ms": round(1000 * total_s / updates),
         "target_tokens_per_s": round(tokens / total_s),
         "matmul_gflops_achieved": round(achieved, 1),
-        "unfused_update_ms": round(1000 * statistics.mean(unfused)),
-        "unfused_over_fused_time": round(sum(unfused) / total_s, 2),
+        "unfused_update_ms": round(1000 * speed["unfused"]["seconds"] / updates),
+        "unfused_over_fused_time": round(speed["unfused"]["seconds"] / total_s, 2),
         "fp32_matmul_gflops": {name: round(g, 1) for name, g in peaks.items()},
         "share_of_peak": round(achieved / peak, 3),
         "ceiling_target_tokens_per_s": round(ceiling),
@@ -209,18 +185,18 @@ def main(argv: Sequence[str]) -> int:
         figures["ceiling_over_peer"] = round(ceiling / args.peer_tokens_per_s, 2)
     results.add("ceiling", figures)
     if args.profile:
-        results.add("profile", profile_updates(model, opt, batches[3:], smoothing))
+        results.add("profile", profile_updates(fused, batches[3:]))
     return results.done()
 
 
-def profile_updates(model: torch.nn.Module, opt: torch.optim.Optimizer,
-                    batches: list[Batch], smoothing: float) -> dict[str, float]:
+def profile_updates(update: Callable[[Batch], int],
+                    batches: list[Batch]) -> dict[str, float]:
     """Each operator's share of the self CPU time of these (fused) updates."""
     from torch.profiler import ProfilerActivity, profile
 
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         for b in batches:
-            step(model, opt, b, smoothing)
+            update(b)
     events = sorted(prof.key_averages(), key=lambda e: -e.self_cpu_time_total)
     total = sum(e.self_cpu_time_total for e in events)
     return {e.key: round(100 * e.self_cpu_time_total / total, 1) for e in events[:12]}

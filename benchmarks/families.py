@@ -38,27 +38,15 @@ from benchmarks import harness
 from phrasenmt.cli import positive_int
 from phrasenmt.decoding.search import beam_search
 from phrasenmt.io import read_lines
-from phrasenmt.models import build_model, get_model_class
+from phrasenmt.models import build_model
 from phrasenmt.models.layers import Embeddings
 from phrasenmt.models.phrase_transformer import VARIANTS
-from phrasenmt.models.registry import get_preset
 from phrasenmt.models.swan import safe_logsumexp, segment_log_likelihood
 from phrasenmt.models.transformer import TransformerConfig
 from phrasenmt.nn.batching import collate, pad_sequences
 from phrasenmt.nn.loss import sequence_loss
 from phrasenmt.text.vocab import EOS, PAD, Vocabulary
 from phrasenmt.training.checkpoint import load_model
-from phrasenmt.training.config import TrainConfig
-
-
-def preset_model(arch: str, preset: str, vocab: int, **over) -> nn.Module:
-    """`arch` at the preset's sizes, both vocabularies of size `vocab`, seed 0."""
-    torch.manual_seed(0)
-    cfg = get_model_class(arch).config_class(src_vocab_size=vocab, tgt_vocab_size=vocab)
-    get_preset(arch, preset)(cfg, TrainConfig())
-    for key, value in over.items():
-        setattr(cfg, key, value)
-    return build_model(arch, cfg)
 
 
 class ReferenceTransformer(nn.Module):
@@ -87,7 +75,7 @@ class ReferenceTransformer(nn.Module):
 
 def transformer(args) -> dict:
     """Ours against torch.nn.Transformer: training tokens/s; our beam's sentences/s."""
-    ours = preset_model("transformer", args.preset, args.vocab).to(args.device)
+    ours = harness.preset_model("transformer", args.preset, args.vocab).to(args.device)
     torch.manual_seed(0)
     ref = ReferenceTransformer(ours.cfg).to(args.device)
     batches = on(args, harness.random_batches(args.steps + 1, args.sentences, args.vocab))
@@ -113,7 +101,8 @@ def transformer(args) -> dict:
 def phrase(args) -> dict:
     """ms per target token of training and of decoding at init, per variant."""
     archs = ["transformer", *args.archs]
-    models = {a: preset_model(a, args.preset, args.vocab).to(args.device) for a in archs}
+    models = {a: harness.preset_model(a, args.preset, args.vocab).to(args.device)
+              for a in archs}
     batches = on(args, harness.random_batches(args.steps + 1, args.sentences, args.vocab,
                                               (10, 40), phrases=True))
 
@@ -228,7 +217,7 @@ def npmt_decoding(args) -> dict:
         model, src_vocab, tgt_vocab, _ = load_model(args.npmt_checkpoint)
         lines = read_lines(args.npmt_input)[: args.decode_sentences]
     else:
-        model = preset_model("npmt", args.preset, args.vocab).eval()
+        model = harness.preset_model("npmt", args.preset, args.vocab).eval()
         words = [f"w{i}" for i in range(args.vocab - 4)]
         src_vocab = tgt_vocab = Vocabulary.build([" ".join(words)])
         g = torch.Generator().manual_seed(3)
@@ -249,7 +238,7 @@ def npmt_decoding(args) -> dict:
 
 def npmt_memory(preset: str, vocab: int, B: int = 64, T: int = 50, L: int = 6) -> dict:
     """Peak resident MB of one batch's segment scores, DP and backward (this process)."""
-    model = preset_model("npmt", preset, vocab, max_segment_len=L).train()
+    model = harness.preset_model("npmt", preset, vocab, max_segment_len=L).train()
     g = torch.Generator().manual_seed(0)
     rows = [torch.randint(4, vocab, (T,), generator=g).tolist() for _ in range(B)]
     batch = collate(rows, rows)
@@ -267,7 +256,7 @@ def npmt_memory(preset: str, vocab: int, B: int = 64, T: int = 50, L: int = 6) -
 
 def npmt(args) -> dict:
     """NPMT against the Transformer of its size, the DP, decoding and memory."""
-    model = preset_model("npmt", args.preset, args.vocab)
+    model = harness.preset_model("npmt", args.preset, args.vocab)
     size = model.num_parameters()
     best = min(range(16, 513, 16), key=lambda d: abs(size - build_model(
         "transformer", TransformerConfig(src_vocab_size=args.vocab,

@@ -25,8 +25,11 @@ import torch
 
 from phrasenmt.cli import ArgumentParser, output_file, positive_int
 from phrasenmt.io import atomic_open
+from phrasenmt.models import build_model, get_model_class
+from phrasenmt.models.registry import get_preset
 from phrasenmt.nn.batching import Batch, collate
 from phrasenmt.text.segmentation import ngram_phrases
+from phrasenmt.training.config import TrainConfig
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = Path("results") / "benchmarks" / "speed"
@@ -123,6 +126,16 @@ class Results:
         """Say where the figures went -> exit status 0."""
         print(f"wrote {self.path}")
         return 0
+
+
+def preset_model(arch: str, preset: str, vocab: int, **over) -> torch.nn.Module:
+    """`arch` at the preset's sizes, both vocabularies of size `vocab`, seed 0."""
+    torch.manual_seed(0)
+    cfg = get_model_class(arch).config_class(src_vocab_size=vocab, tgt_vocab_size=vocab)
+    get_preset(arch, preset)(cfg, TrainConfig())
+    for key, value in over.items():
+        setattr(cfg, key, value)
+    return build_model(arch, cfg)
 
 
 def random_batches(n: int, sentences: int, vocab: int, lengths: tuple[int, int] = (10, 20),

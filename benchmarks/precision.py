@@ -27,22 +27,10 @@ import torch
 from benchmarks import harness
 from phrasenmt import precision as prec
 from phrasenmt.cli import positive_int
-from phrasenmt.models import build_model
-from phrasenmt.models.registry import get_preset
-from phrasenmt.models.transformer import TransformerConfig
-from phrasenmt.training.config import TrainConfig
 from phrasenmt.training.distributed import LossModule
 from phrasenmt.training.trainer import compiled
 
 CPU = torch.device("cpu")
-
-
-def transformer(preset: str, vocab: int) -> torch.nn.Module:
-    """The Transformer at `preset`, seed 0 (every copy starts the same)."""
-    cfg = TransformerConfig(src_vocab_size=vocab, tgt_vocab_size=vocab)
-    get_preset("transformer", preset)(cfg, TrainConfig())
-    torch.manual_seed(0)
-    return build_model("transformer", cfg)
 
 
 def contexts(precision: str):
@@ -59,7 +47,7 @@ def bf16(args) -> dict:
     steps = {}
     for name in names:
         cast, kernels = contexts(name)
-        model = transformer(args.preset, args.vocab)
+        model = harness.preset_model("transformer", args.preset, args.vocab)
 
         def loss(batch, model=model, cast=cast):
             with cast():
@@ -86,8 +74,9 @@ def varying_batches(n: int, sentences: int, vocab: int) -> list:
 
 def compile_(args) -> dict:
     """Compile overhead, ms per update eager and compiled, where compiling pays."""
-    eager = LossModule(transformer(args.preset, args.vocab))
-    fast = compiled(LossModule(transformer(args.preset, args.vocab)), CPU)
+    eager, fast = (LossModule(harness.preset_model("transformer", args.preset, args.vocab))
+                   for _ in range(2))
+    fast = compiled(fast, CPU)
     steps = {"eager": harness.trainer_update(eager, loss=lambda b: eager(b, 0.1)[0]),
              "compiled": harness.trainer_update(fast, loss=lambda b: fast(b, 0.1)[0])}
     batches = varying_batches(args.compile_warmup + args.steps, args.sentences, args.vocab)
