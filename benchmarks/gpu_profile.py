@@ -1,28 +1,13 @@
 """Where one training update's time goes: phases, kernels and GPU idle time.
 
-    PYTHONPATH=/tmp/site:src python3 -m benchmarks.gpu_profile --out OUT
+    python -m benchmarks.gpu_profile --out OUT [--device cpu --size tiny]
 
-Trains the model of the GPU check's part 2 (`tests.gpu.timing.trainer_for`: the
-project's Trainer in bf16, one batch of `--batch` padded tokens per update, on
-its corpus of random tokens) and measures, after `--warmup` updates:
-
-1. **speed**: `--timed-updates` updates between two synchronisations (target
-   tokens/s, as part 2 measures it);
-2. **phases**: the same number of updates with a synchronisation after each
-   phase (batching on the CPU and the copy to the device, forward+backward,
-   gradient clipping, the optimizer step): wall milliseconds per phase;
-3. **profile**: `--profile-updates` updates under torch.profiler: kernel time
-   by kind (matrix products, attention, elementwise, reductions, optimizer,
-   copies, other), the GPU's busy share of the wall clock (the union of the
-   kernels' intervals over the profiled window), kernel launches per update,
-   and the top operators by device and by CPU self time.
-
-A GPU busy share well below 100 % means the update waits on the CPU (Python,
-launches, synchronisations); a busy GPU with most kernel time outside the
-matrix products means elementwise and memory-bound work. Writes OUT/profile.json
-and OUT/profile.md (and OUT/trace.json.gz with --trace). On a CPU
-(`--device cpu --size tiny`) it runs the same measurements without kernels: a
-smoke test that the script does not rot.
+The GPU check's part 2 trainer (`tests.gpu.timing.trainer_for`), after
+`--warmup` updates: target tokens/s over `--timed-updates` updates, the wall
+time of each phase (synchronised after each), then, for `--profile-updates`
+under torch.profiler, kernel time by kind (KINDS), kernel launches, the GPU's
+busy share of the wall clock and the top operators -> OUT/profile.json,
+OUT/profile.md (docs/gpu.md, "Where an update's time goes").
 """
 
 from __future__ import annotations
