@@ -25,7 +25,6 @@ checkout's tokens/s over the other's.
 
 from __future__ import annotations
 
-import random
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -33,25 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import harness
+from benchmarks.datapath import write_corpus
 from phrasenmt.cli import positive_int
 
 DEFAULT_ARCHS = ("transformer", "han_dec", "ctx_transformer")
-
-
-def write_corpus(folder: Path, sentences: int, doc_length: int,
-                 lengths: tuple[int, int], vocab: int, seed: int = 1) -> None:
-    """train/dev .src/.tgt/.docs of random words, documents of `doc_length`."""
-    rng = random.Random(seed)
-    for split, n in (("train", sentences), ("dev", max(sentences // 10, doc_length))):
-        lines: dict[str, list[str]] = {"src": [], "tgt": []}
-        for _ in range(n):
-            for rows in lines.values():
-                k = rng.randint(*lengths)
-                rows.append(" ".join(f"w{rng.randrange(vocab)}" for _ in range(k)))
-        docs = [f"{split}-{i // doc_length:05d}" for i in range(n)]
-        for side, rows in lines.items():
-            (folder / f"{split}.{side}").write_text("\n".join(rows) + "\n")
-        (folder / f"{split}.docs").write_text("\n".join(docs) + "\n")
 
 
 SETTINGS = ("data", "archs", "preset", "k", "max_tokens", "warmup", "updates",
@@ -118,8 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = harness.parse(build_parser(), argv)
     results = harness.Results("context", args, ["--suite", "context", *argv])
     with tempfile.TemporaryDirectory(prefix="ctxbench-data-") as data:
-        write_corpus(Path(data), args.sentences, args.doc_length, tuple(args.lengths),
-                     args.vocab)
+        write_corpus(Path(data), args.sentences, args.vocab, args.lengths, 1,
+                     max(args.sentences // 10, args.doc_length), args.doc_length)
         args.data = data
         args.archs = list(args.archs)
         if args.against is None:

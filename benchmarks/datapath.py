@@ -42,17 +42,21 @@ DEFAULTS = {"pairs": 10000, "vocab": 8000, "lengths": [10, 40], "collate_tokens"
 
 
 def write_corpus(root: Path, pairs: int, vocab: int, lengths: Sequence[int],
-                 seed: int) -> list[Path]:
-    """Random-token train and dev files -> [train.src, train.tgt, dev.src, dev.tgt]."""
+                 seed: int, dev: int = 16, doc_length: int = 0) -> list[Path]:
+    """Random-token train and dev files -> [train.src, train.tgt, dev.src, dev.tgt];
+    `doc_length`: also {train,dev}.docs, documents of that many lines."""
     rng = random.Random(seed)
     paths = []
-    for split, n in (("train", pairs), ("dev", 16)):
+    for split, n in (("train", pairs), ("dev", dev)):
         for side in ("src", "tgt"):
             lines = (" ".join(f"{side[0]}{rng.randrange(vocab)}"
                               for _ in range(rng.randint(*lengths))) for _ in range(n))
             path = root / f"{split}.{side}"
             path.write_text("\n".join(lines) + "\n")
             paths.append(path)
+        if doc_length:
+            (root / f"{split}.docs").write_text("".join(
+                f"{split}-{i // doc_length:05d}\n" for i in range(n)))
     return paths
 
 
