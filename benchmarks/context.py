@@ -2,25 +2,19 @@
 
     python -m benchmarks.speed --suite context [--against SRC] [options]
 
-Writes a document corpus of random sentences (`--sentences` lines in
-documents of `--doc-length`, `--lengths` tokens a sentence), trains a
-sentence-level Transformer for one update (step 1: its weights do not matter
-for speed), then times step 2 of each document model (`--archs`, `--preset`,
-K = `--k`) through the trainer itself (`Trainer.train_step`: batching, the
-frozen context states, backward, Adam) and, beside them, the step-1
-Transformer's updates: target tokens per second over `--updates` updates after
-`--warmup` untimed ones, in wall seconds and (on a CPU) this process's CPU
-seconds, which a shared machine's load does not inflate. The first updates
-are timed apart: a model that
-computes its frozen context states once does so in the first update (the
-whole split's states), and that time is reported as `first_seconds`.
-
-With `--against SRC` (the `src` folder of another checkout, e.g. a
-`git worktree` of an older commit) each round runs both code bases in fresh
-processes, one after the other (`--rounds` times, alternating, so that the
-machine's load falls on both alike), on the same corpus and settings; the
-figures are summed over rounds per code base and the ratio is this
-checkout's tokens/s over the other's.
+On a document corpus of random sentences (`--sentences` lines, documents of
+`--doc-length`, `--lengths` tokens a sentence) a step-1 Transformer takes one
+update (its weights do not matter for speed); then step 2 of each document
+model (`--archs`, `--preset`, K = `--k`) trains through `Trainer.train_step`
+(batching, frozen context states, backward, Adam) beside the step-1
+Transformer's updates: target tokens/s over `--updates` updates after
+`--warmup` ones timed apart (`first_seconds`: where a model computes the whole
+split's frozen context states once), in wall and (on a CPU) this process's CPU
+seconds, which a shared machine's load does not inflate. With `--against SRC`
+(another checkout's `src`, e.g. a `git worktree` of an older commit) both code
+bases run in fresh processes, alternating `--rounds` times on the same corpus
+and settings; figures are summed per code base, the ratio is this checkout's
+tokens/s over the other's.
 """
 
 from __future__ import annotations

@@ -2,22 +2,16 @@
 
     python -m benchmarks.speed --suite datapath [--against OTHER/src]
 
-Three figures of the package on the path (and, with --against, of the
-package under OTHER/src, measured by the same code in a child process):
-
-- collate_ms: building one batch of at least `--collate-tokens` (25,000)
-  target tokens from the training corpus as the trainer does (median of
-  `--repeats`); the packed gather where the package has it, else the list
-  collate;
-- wait_share: the trainer's wait for data (time in `Trainer._next_update`)
-  as a share of its updates (Transformer `--preset`, one batch of `--batch`
-  tokens per update, `--updates` timed after one warm-up);
-- ops_per_update: aten operators dispatched in one such update
-  (torch.profiler on the CPU, nested operators included).
-
-This module imports nothing of the package but what both versions have
-(training.data, training.spec, training.trainer), so it runs against older
-checkouts.
+Three figures of the package on the path (with --against, also of the one
+under OTHER/src, by the same code in a child process): collate_ms, building
+one batch of at least `--collate-tokens` target tokens as the trainer does
+(median of `--repeats`; the packed gather where the package has it, else the
+list collate); wait_share, the trainer's wait for data (`Trainer._next_update`)
+as a share of its updates (Transformer `--preset`, one batch of `--batch`
+tokens per update, `--updates` timed after one warm-up); ops_per_update, aten
+operators dispatched in one such update (torch.profiler, nested included).
+This module imports of the package only what older checkouts have too
+(training.data, training.spec, training.trainer).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
 from benchmarks.harness import sync
-from phrasenmt.cli import ArgumentParser
+from phrasenmt.cli import ArgumentParser, nonnegative_int, positive_int
 from phrasenmt.training.trainer import Trainer
 from tests.gpu.data import random_tokens
 from tests.gpu.timing import SIZES, preset_and_batch, trainer_for
@@ -55,20 +55,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--arch", default="transformer")
     p.add_argument("--size", choices=tuple(SIZES), default="full",
                    help="full: the base preset at 25k-token batches; tiny: a CPU smoke test")
-    p.add_argument("--batch", type=int, default=None,
+    p.add_argument("--batch", type=positive_int, default=None,
                    help="padded tokens per update (default: the size's)")
-    p.add_argument("--warmup", type=int, default=10)
-    p.add_argument("--timed-updates", type=int, default=20)
-    p.add_argument("--profile-updates", type=int, default=3)
+    p.add_argument("--warmup", type=nonnegative_int, default=10)
+    p.add_argument("--timed-updates", type=positive_int, default=20)
+    p.add_argument("--profile-updates", type=positive_int, default=3)
     p.add_argument("--sdp", choices=("auto", "no-cudnn"), default="auto",
                    help="attention kernels: PyTorch's choice, or every SDPA backend "
                    "but cuDNN's (which builds a plan per new shape)")
     p.add_argument("--trace", action="store_true",
                    help="also write the profiler's Chrome trace (trace.json.gz)")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=nonnegative_int, default=1)
     args = p.parse_args(argv)
-    if min(args.timed_updates, args.profile_updates) < 1 or args.warmup < 0:
-        p.error("--timed-updates and --profile-updates must be >= 1, --warmup >= 0")
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: torch sees no CUDA device (use --device cpu)")
     return args
@@ -180,11 +178,6 @@ def top_table(prof: profile, key: str, limit: int = 20) -> str:
     return averages.table(row_limit=limit)
 
 
-def measure(args: argparse.Namespace) -> dict[str, Any]:
-    with sdp_backends(args.sdp):
-        return _measure(args)
-
-
 def timed_updates(t: Trainer, device: str, n: int) -> tuple[float, int]:
     """`n` updates between two synchronisations -> (wall seconds, target tokens)."""
     sync(device)
@@ -195,7 +188,8 @@ def timed_updates(t: Trainer, device: str, n: int) -> tuple[float, int]:
     return time.perf_counter() - start, tokens
 
 
-def _measure(args: argparse.Namespace) -> dict[str, Any]:
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    """Speed, phases and the profile of `args.arch` -> {result, tables}."""
     size = SIZES[args.size]
     work = args.work or args.out / "runs"
     corpus = random_tokens(work / "data", size["pairs"], size["vocab"], size["lengths"],
@@ -279,7 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     if args.device == "cuda":
         torch.backends.cudnn.allow_tf32 = False  # as the GPU check; bf16 unaffected
-    m = measure(args)
+    with sdp_backends(args.sdp):
+        m = measure(args)
     (args.out / "profile.json").write_text(json.dumps(m, indent=2) + "\n", "utf-8")
     text = markdown(m)
     (args.out / "profile.md").write_text(text, "utf-8")

@@ -3,29 +3,20 @@ checkout beside another.
 
     python -m benchmarks.speed --suite kernels [--against OTHER/src] [--compile]
 
-A trainer (Transformer `--preset`, default `base`; one batch of `--batch`
-tokens per update; fp32 or `--precision bf16`; eager, or with `--compile`
-train.compile) takes `--warmup` updates, then torch.profiler records one more
-on the CPU. Its aten operators are counted three ways:
-
-- all: every aten operator, nested ones included (the datapath suite's figure);
-- compute: the outermost operators that are neither views nor allocations
-  nor reads of a scalar (through those, the first such below them): what would
-  launch a kernel on a device. A proxy: `aten::linear` counts once (on CUDA one
-  GEMM with its bias; on the CPU a bias copy and a GEMM), a foreach or fused
-  optimizer operator once (on CUDA a few kernels per group of tensors);
-  with `--compile`, inductor's own C++ kernels count too (each call, made
-  visible to the profiler by `torch._inductor.config.cpp.enable_kernel_profile`;
-  also given apart as `inductor_kernels`);
-- read_backs: scalars read back from a tensor (`aten::_local_scalar_dense`:
-  .item(), int(t), bool(t)), a host synchronisation each on a device;
-
-each by phase: `optimizer` (Optimizer.step), `backward` (the autograd engine)
-and `forward` (everything else: the loss's forward pass, the gradient clip,
-the trainer's sums). Both checkouts train on the same batches (same corpus,
-seed and batching); `target_tokens` says so. This module imports nothing of
-the package but what old checkouts have too (training.data, training.spec,
-training.trainer).
+A CPU trainer (Transformer `--preset`, one batch of `--batch` tokens per
+update, fp32 or `--precision bf16`, eager or `--compile`) takes `--warmup`
+updates; torch.profiler records the next. Its aten operators count as: all
+(nested included: the datapath suite's figure); compute, the outermost ones
+that are neither views, allocations nor scalar reads (through those, the first
+such below them), a proxy for device kernels (`aten::linear` once, a foreach or
+fused optimizer operator once; under --compile each call of an inductor C++
+kernel too, made visible by `torch._inductor.config.cpp.enable_kernel_profile`
+and also given as `inductor_kernels`); read_backs (`aten::_local_scalar_dense`:
+.item(), int(t), bool(t), a host synchronisation each on a device). Each by
+phase: optimizer (Optimizer.step), backward (the autograd engine), forward (the
+rest: the loss's forward pass, the clip, the trainer's sums). Both checkouts
+train on the same batches (`target_tokens` says so); this module imports of the
+package only what old checkouts have too (training.data, .spec, .trainer).
 """
 
 from __future__ import annotations

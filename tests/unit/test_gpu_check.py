@@ -201,6 +201,14 @@ def test_gpu_profile_on_the_cpu_times_phases_and_lists_operators(tmp_path):
     assert "| forward_backward |" in text and "Top operators by self CPU time" in text
 
 
+def test_gpu_profile_bad_counts_are_one_line_naming_the_option(capsys):
+    from benchmarks import gpu_profile
+
+    with pytest.raises(SystemExit):
+        gpu_profile.parse_args(["--device", "cpu", "--timed-updates", "0"])
+    assert "argument --timed-updates: must be >= 1, got 0" in capsys.readouterr().err
+
+
 def test_gpu_profile_kernel_kinds_and_busy_time():
     from benchmarks import gpu_profile
 
