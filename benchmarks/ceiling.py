@@ -40,8 +40,7 @@ from phrasenmt.models.base import Seq2Seq
 from phrasenmt.nn.batching import Batch, collate
 from phrasenmt.training.config import TrainConfig
 
-ROOT = Path(__file__).resolve().parents[1]
-LENGTHS = ROOT / "results" / "multi30k_en_de" / "bpe"
+LENGTHS = harness.REPO / "results" / "multi30k_en_de" / "bpe"
 
 
 def pair_lengths(folder: Path, n: int, rng: random.Random) -> list[tuple[int, int]]:

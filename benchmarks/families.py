@@ -1,24 +1,21 @@
 """Training and decoding speed of the model families, each beside its reference.
 
 Parts (`--parts`, all by default), every model on the same random batches,
-updates interleaved (benchmarks.harness):
-
-- transformer: our Transformer against torch.nn.Transformer between the same
-  embeddings and output layer: training target tokens/s; our beam search's
-  sentences/s (random weights, outputs up to source length + 5).
-- phrase: every phrase-representation variant (`--archs`) against the
-  Transformer: ms per target token of training, and of beam search per
-  generated token at initialisation (outputs run to the length limit).
-- continuous: training sentence pairs/s of attn_rnn (softmax over
-  `--output-vocab` words), CoNMT (vMF against a frozen table) and PCoNMT
-  (words + `--phrases` phrases).
-- npmt: NPMT's training target tokens/s (CPU time) against the Transformer of
-  the closest parameter count; the segment DP (B 64, T = T' = 50, L 6, forward
-  and backward) batched against a per-sentence, per-position loop of the same
-  recursion; greedy and beam-10 output tokens/s through the translate code
-  path (random weights whose $ bias gives segments of about one token, or a
-  trained `--npmt-checkpoint` with `--npmt-input`); and, in a fresh process,
-  the peak memory of one such batch's scores, DP and backward (Linux /proc).
+updates interleaved (benchmarks.harness): transformer, ours against
+torch.nn.Transformer between the same embeddings and output layer (training
+target tokens/s; our beam search's sentences/s, random weights, outputs up to
+source length + 5); phrase, every phrase-representation variant (`--archs`)
+against the Transformer (ms per target token of training, and of beam search
+per generated token at initialisation, outputs running to the length limit);
+continuous, training pairs/s of attn_rnn (softmax over `--output-vocab`
+words), CoNMT (vMF against a frozen table) and PCoNMT (words + `--phrases`
+phrases); npmt, NPMT's training target tokens/s (CPU time) against the
+Transformer of the closest parameter count, the segment DP (B 64, T = T' = 50,
+L 6, forward and backward) batched against a per-sentence, per-position loop of
+the same recursion, greedy and beam-10 output tokens/s through the translate
+code path (random weights whose $ bias gives segments of about one token, or a
+trained `--npmt-checkpoint` with `--npmt-input`) and, in a fresh process, the
+peak memory of one such batch's scores, DP and backward (Linux /proc).
 """
 
 from __future__ import annotations
@@ -78,7 +75,8 @@ def transformer(args) -> dict:
     ours = harness.preset_model("transformer", args.preset, args.vocab).to(args.device)
     torch.manual_seed(0)
     ref = ReferenceTransformer(ours.cfg).to(args.device)
-    batches = on(args, harness.random_batches(args.steps + 1, args.sentences, args.vocab))
+    batches = harness.random_batches(args.steps + 1, args.sentences, args.vocab,
+                                     device=args.device)
     speed = harness.interleaved({
         "ours": harness.trainer_update(ours),
         "torch.nn.Transformer": harness.trainer_update(ref, loss=lambda b: sequence_loss(
@@ -103,8 +101,8 @@ def phrase(args) -> dict:
     archs = ["transformer", *args.archs]
     models = {a: harness.preset_model(a, args.preset, args.vocab).to(args.device)
               for a in archs}
-    batches = on(args, harness.random_batches(args.steps + 1, args.sentences, args.vocab,
-                                              (10, 40), phrases=True))
+    batches = harness.random_batches(args.steps + 1, args.sentences, args.vocab,
+                                     (10, 40), phrases=True, device=args.device)
 
     def decoder(arch: str):
         side = {} if arch == "transformer" else {"phrases": "phrases"}
@@ -144,8 +142,8 @@ def continuous(args) -> dict:
             model.table.copy_(F.normalize(torch.randn(model.table.shape), dim=-1))
             model.is_phrase[args.output_vocab:] = True
         models[arch] = model
-    batches = on(args, harness.random_batches(args.steps + 1, args.sentences,
-                                              args.output_vocab, (25, 25)))
+    batches = harness.random_batches(args.steps + 1, args.sentences, args.output_vocab,
+                                     (25, 25), device=args.device)
     def pairs(update):
         return lambda batch: update(batch) and batch.src.size(0)  # counts pairs
 
@@ -258,15 +256,15 @@ def npmt(args) -> dict:
     """NPMT against the Transformer of its size, the DP, decoding and memory."""
     model = harness.preset_model("npmt", args.preset, args.vocab)
     size = model.num_parameters()
-    best = min(range(16, 513, 16), key=lambda d: abs(size - build_model(
-        "transformer", TransformerConfig(src_vocab_size=args.vocab,
-                                         tgt_vocab_size=args.vocab, d_model=d, d_ff=4 * d,
-                                         n_heads=4, encoder_layers=2, decoder_layers=2)
-    ).num_parameters()))
-    torch.manual_seed(0)
-    base = build_model("transformer", TransformerConfig(
-        src_vocab_size=args.vocab, tgt_vocab_size=args.vocab, d_model=best, d_ff=4 * best,
-        n_heads=4, encoder_layers=2, decoder_layers=2, dropout=0.1))
+
+    def transformer(d: int) -> nn.Module:  # 2+2 layers of width d, seed 0
+        torch.manual_seed(0)
+        return build_model("transformer", TransformerConfig(
+            src_vocab_size=args.vocab, tgt_vocab_size=args.vocab, d_model=d,
+            d_ff=4 * d, n_heads=4, encoder_layers=2, decoder_layers=2, dropout=0.1))
+
+    base = transformer(min(range(16, 513, 16),
+                           key=lambda d: abs(size - transformer(d).num_parameters())))
     npmt_update = harness.trainer_update(model, loss=lambda b: model.loss(b, 0.0)[0])
     speed = harness.interleaved(
         {"npmt": npmt_update, "transformer": harness.trainer_update(base)},
@@ -288,11 +286,6 @@ def npmt(args) -> dict:
 
 PARTS = {"transformer": transformer, "phrase": phrase, "continuous": continuous,
          "npmt": npmt}
-
-
-def on(args, batches: list) -> list:
-    """The batches on the benchmark's device."""
-    return [b.to(args.device) for b in batches]
 
 
 def main(argv: Sequence[str]) -> int:

@@ -139,9 +139,11 @@ def preset_model(arch: str, preset: str, vocab: int, **over) -> torch.nn.Module:
 
 
 def random_batches(n: int, sentences: int, vocab: int, lengths: tuple[int, int] = (10, 20),
-                   seed: int = 1, phrases: bool = False) -> list[Batch]:
-    """n batches of random pairs, lengths drawn from `lengths` (inclusive) per
-    sentence and side; `phrases`: n-gram phrase ids as the `phrases` side input."""
+                   seed: int = 1, phrases: bool = False, device: str = "cpu"
+                   ) -> list[Batch]:
+    """n batches of random pairs on `device`, lengths drawn from `lengths`
+    (inclusive) per sentence and side; `phrases`: n-gram phrase ids as the
+    `phrases` side input."""
     g = torch.Generator().manual_seed(seed)
 
     def sentence() -> list[int]:
@@ -152,7 +154,7 @@ def random_batches(n: int, sentences: int, vocab: int, lengths: tuple[int, int] 
     for _ in range(n):
         src = [sentence() for _ in range(sentences)]
         side = {"phrases": [ngram_phrases(len(s)) for s in src]} if phrases else None
-        out.append(collate(src, [sentence() for _ in range(sentences)], side))
+        out.append(collate(src, [sentence() for _ in range(sentences)], side).to(device))
     return out
 
 

@@ -51,30 +51,28 @@ READ_BACK = "aten::_local_scalar_dense"
 INDUCTOR_KERNEL = "cpp_fused_"  # in the profiler name of an inductor C++ kernel
 
 
+def ancestors(event: Any) -> list[Any]:
+    """The profiler events an event runs inside of, innermost first."""
+    out = []
+    while event.cpu_parent is not None:
+        out.append(event := event.cpu_parent)
+    return out
+
+
 def phase(event: Any) -> str:
     """optimizer, backward or forward: the phase of a profiler event's root."""
-    while event.cpu_parent is not None:
-        event = event.cpu_parent
-    if event.name.startswith("Optimizer."):
+    root = (ancestors(event) or [event])[-1]
+    if root.name.startswith("Optimizer."):
         return "optimizer"
-    return "backward" if event.name.startswith("autograd::engine") else "forward"
-
-
-def aten_ancestors(event: Any) -> list[Any]:
-    """The aten operators a profiler event runs inside of."""
-    out, event = [], event.cpu_parent
-    while event is not None:
-        if event.name.startswith("aten::"):
-            out.append(event)
-        event = event.cpu_parent
-    return out
+    return "backward" if root.name.startswith("autograd::engine") else "forward"
 
 
 def count(events: Sequence[Any]) -> dict[str, Any]:
     """The aten operators of one update: all, compute, read_backs, by phase."""
     aten = [e for e in events if e.name.startswith("aten::")]
     compute = {id(e) for e in aten if e.name not in NO_KERNEL
-               and not any(a.name not in NO_KERNEL for a in aten_ancestors(e))}
+               and not any(a.name.startswith("aten::") and a.name not in NO_KERNEL
+                           for a in ancestors(e))}
     inductor = [e for e in events if INDUCTOR_KERNEL in e.name]
     compute |= {id(e) for e in inductor}
     out: dict[str, Any] = {}
