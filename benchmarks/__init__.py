@@ -1,3 +1,3 @@
 """Speed benchmarks of phrasenmt, run from the repository root as modules:
-`python -m benchmarks.speed --suite NAME`, `python -m benchmarks.gpu_check`,
-`python -m benchmarks.gpu_profile` (docs/benchmarks.md)."""
+`python -m benchmarks.speed --suite NAME`, `python -m benchmarks.gpu_profile`
+(docs/benchmarks.md)."""

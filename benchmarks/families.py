@@ -284,8 +284,7 @@ def npmt(args) -> dict:
             "memory_B64_T50_L6": memory}
 
 
-PARTS = {"transformer": transformer, "phrase": phrase, "continuous": continuous,
-         "npmt": npmt}
+PARTS = {part.__name__: part for part in (transformer, phrase, continuous, npmt)}
 
 
 def main(argv: Sequence[str]) -> int:

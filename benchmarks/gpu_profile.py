@@ -135,11 +135,10 @@ def sdp_backends(choice: str) -> contextlib.AbstractContextManager:
         from torch.nn.attention import SDPBackend, sdpa_kernel
     except ImportError:  # torch < 2.3: no cuDNN attention backend
         return contextlib.nullcontext()
-    cudnn = getattr(SDPBackend, "CUDNN_ATTENTION", None)
-    if choice == "auto" or cudnn is None:
+    if choice == "auto" or not hasattr(SDPBackend, "CUDNN_ATTENTION"):
         return contextlib.nullcontext()
-    return sdpa_kernel([b for b in (SDPBackend.FLASH_ATTENTION,
-                                    SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH)])
+    return sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION,
+                        SDPBackend.MATH])
 
 
 def kernel_events(prof: profile) -> list[tuple[str, float, float]]:

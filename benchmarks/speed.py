@@ -1,10 +1,7 @@
 """The speed suites: `python -m benchmarks.speed --suite NAME [options]`.
 
-Each suite times its models with one loop (benchmarks.harness: warm-up first,
-models interleaved) and writes its figures to a JSON file (`--out`, default
-results/benchmarks/speed/NAME.json) with the machine, the torch version, the
-commit and the command. `python -m benchmarks.speed --suite NAME --help`
-lists a suite's options.
+`--suite NAME --help` lists a suite's options; each times its models with the
+harness's loop and writes its figures to `--out` (benchmarks/harness.py).
 """
 
 from __future__ import annotations
