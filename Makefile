@@ -220,7 +220,7 @@ report: $(STAMP)
 # Ruff, the package's layers (.importlinter: each layer imports only from the
 # layers below it; docs/development.md) and Snakemake's own lint.
 lint: $(DEV_STAMP)
-	$(BIN)/ruff check src tests benchmarks tools
+	$(BIN)/ruff check src tests benchmarks experiments tools
 	$(BIN)/lint-imports --no-cache --no-logo
 	$(LOCAL_PATH) $(BIN)/snakemake --lint
 
@@ -228,7 +228,7 @@ clean-results:
 	rm -rf results .snakemake
 
 # Wheels for a GPU node without a package index (docs/gpu.md): what
-# benchmarks/gpu_check.py imports beyond the node's torch, numpy, pyyaml and
+# tests/gpu/check.py imports beyond the node's torch, numpy, pyyaml and
 # sacrebleu, and fairseq-fixed (the one fairseq with a Python 3.12 wheel) with
 # what it imports, for CPython $(GPU_PYTHON) on manylinux x86_64, into .whl/
 # (58 MB: scipy 35, fairseq 21; FAIRSEQ= leaves fairseq out, and the check then
