@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -110,18 +109,18 @@ def test_bad_config_gives_one_clear_line(override: str, message: str):
 ], ids=["model setting", "key written twice", "dataset setting"])
 def test_bad_experiment_fails_the_dry_run_fast(tmp_path: Path, text: str,
                                                message: str):
-    """Found at start-up, not when a job runs (a budget of 10 s; measured
-    3-7 s on a loaded 2-core machine; the assertion leaves room for slower CI)."""
+    """Found at start-up, while the Snakefile is read: before Snakemake builds
+    the DAG, so before any job (what takes how long is not asserted: a timed
+    test fails on a busy machine)."""
     bad = tmp_path / "bad.yaml"
     bad.write_text(text, encoding="utf-8")
-    start = time.monotonic()
     result = snakemake("-n", "--configfile", str(bad))
-    elapsed = time.monotonic() - start
+    output = result.stdout + result.stderr
     assert result.returncode != 0
     message = message.format(bad=bad)
-    assert f"invalid configuration: {message}" in result.stdout + result.stderr
-    assert "Traceback" not in result.stdout + result.stderr
-    assert elapsed < 20, f"{elapsed:.1f} s"
+    assert f"invalid configuration: {message}" in output
+    assert "Traceback" not in output
+    assert "Building DAG of jobs" not in output and "Job stats" not in output
 
 
 def test_dry_run_fertility_labels_on_a_local_dataset(tmp_path: Path):
