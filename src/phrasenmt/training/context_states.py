@@ -51,8 +51,8 @@ def context_caches(model: nn.Module, corpora: dict[str, Corpus], limit_mb: float
     for d in docs.values():
         d.with_index = True
     if log:
-        _log.info(f"context cache: the frozen context states of {lines:,} sentences "
-                  f"({need / BYTES_PER_MB:,.1f} MB) are computed once")
+        _log.info(f"context cache: the frozen context states of up to {lines:,} "
+                  f"sentences ({need / BYTES_PER_MB:,.1f} MB) are computed once each")
     return stores
 
 
