@@ -25,6 +25,15 @@ Integration = Annotated[Literal[INTEGRATIONS], Field(
     description="context attention in: both | encoder | decoder")]
 
 
+
+# The context fields every document model declares (han.py reads them too).
+ContextMode = Annotated[Literal[CONTEXT_MODES], Field(description=(
+    "What is read as context: real (the K previous sentences), random (a "
+    "control: as many sentences of another document) or none (data.documents "
+    "explains)."))]
+ContextSeed = Annotated[int, Field(
+    description="draws a random context (the workflow passes its seed)")]
+
 @dataclass
 class ContextTransformerConfig(TransformerConfig):
     """Transformer config plus the document-context settings (θ_d)."""
@@ -38,12 +47,8 @@ class ContextTransformerConfig(TransformerConfig):
     context_dropout: Annotated[float, Field(ge=0, lt=1, description=(
         "dropout in the context encoder and its branches"))] = 0.1
     integration: Integration = "both"
-    context: Annotated[Literal[CONTEXT_MODES], Field(description=(
-        "What is read as context: real (the K previous sentences), random (a "
-        "control: as many sentences of another document) or none (data.documents "
-        "explains)."))] = "real"
-    context_seed: Annotated[int, Field(
-        description="draws a random context (the workflow passes its seed)")] = 1
+    context: ContextMode = "real"
+    context_seed: ContextSeed = 1
     context_init: Annotated[Literal[CONTEXT_INITS], Field(description=(
         "identity | random: how θ_d is initialised (CONTEXT_INITS)"))] = field(
             default="identity", metadata={"architecture": False})

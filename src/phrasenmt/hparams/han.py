@@ -8,8 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from phrasenmt.data.documents import CONTEXT_MODES
-from phrasenmt.hparams.ctx_transformer import CONTEXT_INITS
+from phrasenmt.hparams.ctx_transformer import CONTEXT_INITS, ContextMode, ContextSeed
 from phrasenmt.hparams.transformer import TransformerConfig, register_variant
 
 ARCHS = ("han_enc", "han_dec", "han_enc_dec")
@@ -23,12 +22,8 @@ class HanConfig(TransformerConfig):
         ge=1, description="K previous sentences (the paper's default and best: 3)")] = 3
     context_dropout: Annotated[float, Field(
         ge=0, lt=1, description="dropout on d_t and inside the HAN's FFN")] = 0.1
-    context: Annotated[Literal[CONTEXT_MODES], Field(description=(
-        "What is read as context: real (the K previous sentences), random (a "
-        "control: as many sentences of another document) or none (data.documents "
-        "explains)."))] = "real"
-    context_seed: Annotated[int, Field(
-        description="draws a random context (the workflow passes its seed)")] = 1
+    context: ContextMode = "real"
+    context_seed: ContextSeed = 1
     reference_norms: Annotated[bool, Field(description=(
         "The reference code's layer normalizations, which the paper does not give: on "
         "the queries (before f_w, f_s), on the word-level summaries s^j, a pre-norm "
