@@ -12,6 +12,7 @@ checked against what the rules and stages accept.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import types
@@ -84,20 +85,26 @@ def _field_types(hint: Any) -> list[str]:
     return [names[a] for a in args if a in names]
 
 
+@functools.cache
+def _class_field_types(cls: type) -> dict[str, list[str]]:
+    """JSON type names of every field of a config dataclass (read only; cached:
+    resolving the annotations is what costs)."""
+    import dataclasses
+
+    resolved = typing.get_type_hints(cls)
+    return {f.name: _field_types(resolved[f.name]) for f in dataclasses.fields(cls)}
+
+
 def declare_field_numbers(config: dict) -> None:
     """`config.declared_number` on the values of every model entry's `model:`,
     `train:` and `joint_finetune.train:` and every sweep's `values`, by the
     field types of the entry's arch (in place): `max_steps: 1125.0` is 1125."""
-    import dataclasses
-
     from phrasenmt.hparams import config_class
     from phrasenmt.training.config import TrainConfig
 
     def hints(arch: str) -> dict[str, dict[str, list[str]]]:
-        classes = {"model": config_class(arch), "train": TrainConfig}
-        return {section: {f.name: _field_types(typing.get_type_hints(cls)[f.name])
-                          for f in dataclasses.fields(cls)}
-                for section, cls in classes.items()}
+        return {"model": _class_field_types(config_class(arch)),
+                "train": _class_field_types(TrainConfig)}
 
     models = config["models"]
     for entry in models.values():

@@ -46,8 +46,14 @@ def field_info(cls: type, name: str) -> FieldInfo:
         return model_fields[name]
     if not dataclasses.is_dataclass(cls):
         raise TypeError(f"{cls!r} is neither a pydantic model nor a dataclass")
-    hint = typing.get_type_hints(cls, include_extras=True)[name]
-    return FieldInfo.from_annotation(hint)
+    return FieldInfo.from_annotation(_hints(cls)[name])
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    """The resolved annotations of a dataclass, once per class (resolving them
+    evaluates every annotation string of the class)."""
+    return typing.get_type_hints(cls, include_extras=True)
 
 
 def limits(info: FieldInfo) -> dict[str, Any]:
