@@ -125,10 +125,15 @@ def in_family(claim: dict, models: list[str] | set[str]) -> bool:
     return claim["system"] in models and claim["baseline"] in models
 
 
+# libyaml's loader where PyYAML was built with it: the registry is long, and
+# every Snakemake start reads it
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_claims(path: Path = CLAIMS) -> list[dict]:
     """The validated claims of a claims file; ids must be unique."""
     try:
-        data = yaml.safe_load(read_text(path))
+        data = yaml.load(read_text(path), Loader=_LOADER)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         raise InputError(f"invalid YAML: {getattr(err, 'problem', err)}", path,

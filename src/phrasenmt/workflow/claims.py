@@ -14,6 +14,8 @@ for every seed of the model.
 
 from __future__ import annotations
 
+import copy
+import functools
 import re
 import shlex
 
@@ -109,11 +111,22 @@ def table_family(config: dict, dataset: str, table: str) -> list[str] | None:
     return family_models(config, dataset, table.removeprefix("claims_"))
 
 
+@functools.cache
+def _registry() -> tuple[dict, ...]:
+    return tuple(load_claims())
+
+
+def registry() -> list[dict]:
+    """The claims registry, read once per Snakemake start (copies: callers may
+    change them)."""
+    return copy.deepcopy(list(_registry()))
+
+
 def run_kinds(config: dict, dataset: str,
               among: list[str] | None = None) -> dict[str, list[str]]:
     """Per model of the table, the kinds of file some claim of it reads."""
     wanted: dict[str, list[str]] = {}
-    claims = [c for c in load_claims()  # a family's table: its claims only
+    claims = [c for c in registry()  # a family's table: its claims only
               if among is None or in_family(c, among)]
     available = {kind: _available(config, dataset, kind, among)
                  for claim in claims for kind in claim_kinds(claim)}
