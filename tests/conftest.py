@@ -36,10 +36,16 @@ LOCAL_ENV = {**os.environ,
              "PATH": f"{REPO / 'tools' / 'shims'}{os.pathsep}{os.environ['PATH']}"}
 
 
-def snakemake(*args: str, cwd: Path = REPO, timeout: int = 600
+def snakemake(*args: str, cwd: Path = REPO, timeout: int = 600, fork: bool = False
               ) -> subprocess.CompletedProcess:
-    """Run the project's Snakemake (local executor) from the test interpreter."""
+    """Run the project's Snakemake (local executor) from the test interpreter;
+    `fork`: in a fork of a warm interpreter (tests/forkrun.py), for a run that
+    starts no job (a dry run, a configuration that must fail)."""
     cmd = [sys.executable, "-m", "snakemake", *args]
+    if fork:
+        from tests import forkrun
+
+        return forkrun.run(cmd, cwd=cwd, timeout=timeout, env=LOCAL_ENV)
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
                           timeout=timeout, check=False, env=LOCAL_ENV)
 

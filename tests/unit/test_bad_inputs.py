@@ -1,6 +1,7 @@
 """Every stage CLI meets each kind of bad input with one clear line and no output.
 
-Each case runs `python -m phrasenmt.<stage>` as a user would and checks: a
+Each case runs `python -m phrasenmt.<stage>` as a user would (in a fork of a
+warm interpreter: tests/forkrun.py) and checks: a
 non-zero exit, no traceback, one `error:` line naming the file and line (or the
 key), and that the output file was not created. The tables of docs/bad-input.md
 quote these messages.
@@ -10,13 +11,13 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from phrasenmt.training.checkpoint import load_file, save_file
+from tests import forkrun
 from tests.conftest import LOCAL_ENV, REPO
 from tests.unit.test_checkpoint import data, run
 
@@ -256,8 +257,7 @@ def folder(tmp_path_factory) -> Path:
 def test_bad_input_gives_one_clear_line(folder: Path, argv: list[str], message: str):
     out = folder / f"out-{abs(hash(message))}"
     argv = [str(out) if a == "OUT" else a.replace("OUT", str(out)) for a in argv]
-    result = subprocess.run([sys.executable, "-m", *argv], cwd=folder,
-                            capture_output=True, text=True, timeout=120, check=False)
+    result = forkrun.run([sys.executable, "-m", *argv], cwd=folder, timeout=120)
     lines = result.stderr.strip().splitlines()
     assert result.returncode != 0
     assert "Traceback" not in result.stderr, result.stderr
@@ -273,8 +273,7 @@ def test_bad_input_gives_one_clear_line(folder: Path, argv: list[str], message: 
 ])
 def test_bad_config_names_the_key(override: str, message: str):
     cmd = [sys.executable, "-m", "snakemake", "-n", "--config", override]
-    result = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True,
-                            timeout=120, check=False, env=LOCAL_ENV)
+    result = forkrun.run(cmd, cwd=REPO, timeout=120, env=LOCAL_ENV)
     assert result.returncode != 0
     assert message in result.stdout + result.stderr, result.stderr[-2000:]
     assert "Traceback" not in result.stdout + result.stderr

@@ -12,6 +12,7 @@ import pytest
 
 from phrasenmt.evaluate import bleu
 from phrasenmt.io import InputError, read_lines
+from tests import forkrun
 
 SACREBLEU = Path(sys.executable).parent / "sacrebleu"
 WORDS = [f"w{i}" for i in range(40)] + ["Haus", "the", "a", "cat", "dog"]
@@ -123,7 +124,7 @@ def test_mismatched_line_counts_name_both_files(corpus, tmp_path):
 
 
 def test_cli_reports_error_in_one_line(corpus, tmp_path):
-    out = subprocess.run(
+    out = forkrun.run(
         [sys.executable, "-m", "phrasenmt.evaluate.bleu", "--system", "s",
          "--testset", "t", "--hyp", str(tmp_path / "missing"), "--ref",
          str(corpus["ref"]), "--hyp-tok", str(corpus["good_tok"]), "--ref-tok",

@@ -9,6 +9,7 @@ import pytest
 
 from phrasenmt import bpe
 from phrasenmt.io import InputError, read_lines
+from tests import forkrun
 
 STEMS = ["haus", "garten", "tür", "fenster", "baum", "weg", "spiel"]
 
@@ -87,11 +88,10 @@ def test_vocabulary_threshold_splits_rare_subwords(learned):
 @pytest.mark.parametrize("module, command", [
     ("phrasenmt.bpe", "apply"), ("phrasenmt.evaluate.contrastive", "bpe")])
 def test_a_threshold_without_a_vocabulary_is_a_usage_error(learned, module, command):
-    import subprocess
     import sys
 
     out = learned / "t.out"
-    result = subprocess.run(
+    result = forkrun.run(
         [sys.executable, "-m", module, command, "--codes", str(learned / "codes"),
          "--threshold", "2", "--in", str(learned / "x"), "--out", str(out)],
         capture_output=True, text=True, timeout=120, check=False)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import pytest
 
 from phrasenmt.data import clean
 from phrasenmt.io import InputError, read_lines
+from tests import forkrun
 
 
 def _write(path: Path, lines: list[str]) -> Path:
@@ -165,7 +165,7 @@ def test_bad_utf8_names_file_and_line(corpus):
 def test_cli_reports_one_line_and_exit_1(corpus):
     cmd = [sys.executable, "-m", "phrasenmt.data.clean", *_args(corpus, "--filter")]
     cmd[cmd.index("--src-in") + 1] = str(corpus / "missing.en")
-    proc = subprocess.run(cmd, check=False, capture_output=True, text=True,
+    proc = forkrun.run(cmd, check=False, capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 1
     assert proc.stderr.strip() == f"error: {corpus / 'missing.en'}: file not found"

@@ -3,13 +3,13 @@ value and silently drop the first (`--out a.json --out b.json`)."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from phrasenmt.cli import ArgumentParser, positive_int
+from tests import forkrun
 
 
 def parser() -> ArgumentParser:
@@ -49,7 +49,7 @@ def test_repeatable_options_and_flags_may_repeat():
 
 
 def test_a_stage_refuses_an_output_given_twice(tmp_path: Path):
-    result = subprocess.run(
+    result = forkrun.run(
         [sys.executable, "-m", "phrasenmt.evaluate.aer", "--gold", "g", "--pred",
          "p", "--src", "s", "--tgt", "t", "--out", str(tmp_path / "a.json"),
          "--out", str(tmp_path / "b.json")],

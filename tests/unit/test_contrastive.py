@@ -11,7 +11,6 @@ evaluate path must reach the same counts, per category where the script has them
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import zlib
 from collections import Counter, defaultdict
@@ -25,6 +24,7 @@ from phrasenmt.data.documents import read_context_file
 from phrasenmt.evaluate import contrastive
 from phrasenmt.evaluate.contrastive_formats import split_eos
 from phrasenmt.io import InputError, read_lines
+from tests import forkrun
 
 
 def toy_score(src: str, tgt: str, ctx_src: list[str], ctx_tgt: list[str]) -> float:
@@ -451,7 +451,7 @@ def test_cli_error_is_one_line_and_writes_nothing(tmp_path):
     cmd = [sys.executable, "-m", "phrasenmt.evaluate.contrastive", "prepare", *args]
     for opt in out:
         cmd += [opt, str(tmp_path / opt)]
-    proc = subprocess.run(cmd, check=False, capture_output=True, text=True)
+    proc = forkrun.run(cmd, check=False, capture_output=True, text=True)
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and "anaphora.prev.en" in proc.stderr
     assert not any((tmp_path / opt).exists() for opt in out)

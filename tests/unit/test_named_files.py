@@ -4,13 +4,13 @@ is a usage error naming the option, before any file is read."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from phrasenmt.cli import ArgumentParser, named_file, named_path
+from tests import forkrun
 
 
 def parser() -> ArgumentParser:
@@ -63,7 +63,7 @@ def test_every_command_with_named_files_refuses_a_repeat(tmp_path: Path,
                                                          argv: list[str]):
     out = tmp_path / "out"
     argv = [str(out) if a == "OUT" else a for a in argv]
-    result = subprocess.run([sys.executable, "-m", *argv], cwd=tmp_path,
+    result = forkrun.run([sys.executable, "-m", *argv], cwd=tmp_path,
                             capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 2, result.stderr
     assert "twice" in result.stderr and "Traceback" not in result.stderr

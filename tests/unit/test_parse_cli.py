@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import pytest
 
 from phrasenmt import parse
 from phrasenmt.io import InputError
+from tests import forkrun
 
 TREE = "(ROOT (S (NP (DT the) (NN dog)) (VP (VBZ barks))))"
 
@@ -17,7 +17,7 @@ TREE = "(ROOT (S (NP (DT the) (NN dog)) (VP (VBZ barks))))"
 def test_missing_stanza_models_say_how_to_get_them(tmp_path: Path):
     text = tmp_path / "src.en"
     text.write_text("the dog barks\n", encoding="utf-8")
-    result = subprocess.run(
+    result = forkrun.run(
         [sys.executable, "-m", "phrasenmt.parse", "stanza", "--text", str(text),
          "--stanza-dir", str(tmp_path / "none"), "--out", str(tmp_path / "o")],
         capture_output=True, text=True, check=False)

@@ -4,7 +4,6 @@ tokens."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import unicodedata
 from pathlib import Path
@@ -19,6 +18,7 @@ from phrasenmt.data import clean
 from phrasenmt.io import BIDI_CONTROLS, read_lines
 from phrasenmt.text.scripts import detect_unsegmented, unsegmented_warning
 from phrasenmt.workflow import base as wf
+from tests import forkrun
 
 # --- unsegmented scripts ------------------------------------------------------
 
@@ -206,7 +206,7 @@ def test_clean_never_makes_a_bidi_control_a_token_and_logs_the_count(tmp_path, m
            "--tgt-in", str(tgt), "--src-lang", "ar", "--tgt-lang", "en", mode,
            "--src-out", str(tmp_path / "x.ar"), "--tgt-out", str(tmp_path / "x.en"),
            "--stats", str(tmp_path / "x.tsv")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+    proc = forkrun.run(cmd, capture_output=True, text=True, timeout=120,
                           check=False)
     assert proc.returncode == 0, proc.stderr
     assert (f"{src}: removed 6 bidirectional control characters (2 U+200F "
@@ -224,7 +224,7 @@ def test_a_line_of_only_bidi_controls_is_an_empty_line(tmp_path):
            "--tgt-in", str(tgt), "--src-lang", "ar", "--tgt-lang", "en",
            "--src-out", str(tmp_path / "x.ar"), "--tgt-out", str(tmp_path / "x.en"),
            "--stats", str(tmp_path / "x.tsv")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+    proc = forkrun.run(cmd, capture_output=True, text=True, timeout=120,
                           check=False)
     assert proc.returncode == 1
     assert proc.stderr.strip() == f"error: {src}:2: empty line"

@@ -1,0 +1,169 @@
+"""`python -m phrasenmt.<stage> ...` for tests, without a Python and a PyTorch start each.
+
+A stage's bad-input case fails in milliseconds, but a fresh interpreter spends
+about 3 s of CPU importing PyTorch, pandas and the package first. `run()` sends
+the command to a server process (one per test process, started on first use)
+that has imported those once; the server forks a child per command. The child
+is a process of its own, as `subprocess.run` would start: its own working
+folder, environment, argv, stdin (/dev/null), stdout and stderr files and exit
+status; its module runs as `__main__` from a fresh copy (the server's imported
+copy of that module is dropped in the child, so `python -m`'s semantics hold).
+An uncaught exception prints its traceback and exits 1, `SystemExit` exits
+with its code, and atexit handlers run, as the interpreter does.
+
+Only `[sys.executable, "-m", MODULE, *args]` commands are accepted; anything
+else raises, so a test that must start a real interpreter (signals, process
+groups, import-time behaviour) keeps `subprocess.run`.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+# What every stage imports and what costs: imported once by the server.
+PRELOAD = ("torch", "pandas", "sacremoses", "sacrebleu", "phrasenmt.io", "phrasenmt.cli",
+           "phrasenmt.training.trainer", "phrasenmt.decoding.search")
+
+SERVER = r"""
+import atexit, importlib.util, json, os, runpy, sys, traceback
+for name in sys.argv[1:]:
+    __import__(name)
+replies = os.fdopen(os.dup(1), "w")
+null_in = os.open(os.devnull, os.O_RDONLY)
+null_out = os.open(os.devnull, os.O_WRONLY)
+os.dup2(null_out, 1)  # what the server itself prints must not reach the replies
+for line in sys.stdin:
+    req = json.loads(line)
+    module = req["module"]
+    try:
+        __import__(module)  # warm for the next command of the same stage
+    except BaseException:
+        pass  # the child meets the same error and reports it
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            replies.close()
+            os.dup2(null_in, 0)
+            os.dup2(os.open(req["stdout"], os.O_WRONLY | os.O_TRUNC), 1)
+            os.dup2(os.open(req["stderr"], os.O_WRONLY | os.O_TRUNC), 2)
+            os.chdir(req["cwd"])
+            os.environ.clear()
+            os.environ.update(req["env"])
+            sys.argv = [module, *req["args"]]
+            sys.path[0] = req["cwd"]
+            try:
+                spec = importlib.util.find_spec(module)
+                if spec is None:  # as `python -m` says it
+                    print(f"{sys.executable}: No module named {module}", file=sys.stderr)
+                    os._exit(1)
+                # what runs as __main__ (a package's __main__) starts from a fresh copy
+                sys.modules.pop(module if spec.submodule_search_locations is None
+                                else module + ".__main__", None)
+                runpy.run_module(module, run_name="__main__", alter_sys=True)
+                code = 0
+            except SystemExit as exit:
+                if exit.code is None:
+                    code = 0
+                elif isinstance(exit.code, int):
+                    code = exit.code
+                else:
+                    print(exit.code, file=sys.stderr)
+                    code = 1
+            except BaseException:
+                traceback.print_exc()
+                code = 1
+            try:
+                atexit._run_exitfuncs()
+            except BaseException:
+                traceback.print_exc()
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+    replies.write(json.dumps({"pid": pid}) + "\n")
+    replies.flush()
+    _, status = os.waitpid(pid, 0)
+    replies.write(json.dumps({"status": os.waitstatus_to_exitcode(status)}) + "\n")
+    replies.flush()
+"""
+
+
+class _Server:
+    def __init__(self):
+        env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+        self.proc = subprocess.Popen([sys.executable, "-c", SERVER, *PRELOAD],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, cwd=REPO, env=env)
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+
+    def reply(self, timeout: float | None) -> dict | None:
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not ready:
+            return None
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("the test's fork server ended")
+        return json.loads(line)
+
+
+_server: _Server | None = None
+
+
+def run(cmd: list[str], cwd: Path | str | None = None, env: dict | None = None,
+        timeout: float = 120, check: bool = False, capture_output: bool = True,
+        text: bool = True) -> subprocess.CompletedProcess:
+    """As `subprocess.run(cmd, capture_output=True, text=True, ...)` for
+    `cmd = [sys.executable, "-m", MODULE, *args]`, in a fork of a warm server
+    (stdin is /dev/null)."""
+    if len(cmd) < 3 or cmd[0] != sys.executable or cmd[1] != "-m":
+        raise ValueError(f"forkrun runs `{sys.executable} -m MODULE ...` only, not {cmd}")
+    if not (capture_output and text):
+        raise ValueError("forkrun captures stdout and stderr as text only")
+    done = _run(cmd, cwd, env, timeout)
+    if check:
+        done.check_returncode()
+    return done
+
+
+def _run(cmd: list[str], cwd: Path | str | None, env: dict | None,
+         timeout: float) -> subprocess.CompletedProcess:
+    global _server
+    if _server is None or _server.proc.poll() is not None:
+        _server = _Server()
+    with tempfile.TemporaryDirectory(prefix="forkrun-") as tmp:
+        out, err = Path(tmp, "stdout"), Path(tmp, "stderr")
+        out.touch()
+        err.touch()
+        request = {"module": cmd[2], "args": [str(a) for a in cmd[3:]],
+                   "cwd": str(Path(cwd or os.getcwd()).resolve()),
+                   "env": dict(os.environ if env is None else env),
+                   "stdout": str(out), "stderr": str(err)}
+        _server.proc.stdin.write(json.dumps(request) + "\n")
+        _server.proc.stdin.flush()
+        pid = _server.reply(None)["pid"]
+        done = _server.reply(timeout)
+        if done is None:
+            os.kill(pid, signal.SIGKILL)
+            _server.reply(None)
+            raise subprocess.TimeoutExpired(cmd, timeout, out.read_text(), err.read_text())
+        return subprocess.CompletedProcess(cmd, done["status"],
+                                           out.read_text(encoding="utf-8"),
+                                           err.read_text(encoding="utf-8"))
