@@ -10,6 +10,10 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from phrasenmt.config import check_config_file
 from phrasenmt.workflow.scheduler import coalesce_reevaluation_timers
 
+# Stages started on this machine run in a warm server that has imported PyTorch
+# once (phrasenmt/warm.py); PHRASENMT_WARM=0 in the environment switches it off.
+os.environ.setdefault("PHRASENMT_WARM", "1")
+
 # Snakemake's scheduler otherwise gathers one timer per finished job, each waking
 # it every second (phrasenmt/workflow/scheduler.py).
 coalesce_reevaluation_timers()

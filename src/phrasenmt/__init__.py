@@ -1,3 +1,13 @@
 """phrasenmt: phrase-based neural machine translation as a reproducible workflow."""
 
+import os as _os
+import sys as _sys
+
 __version__ = "0.1.0"
+
+# `python -m phrasenmt.<stage>` with PHRASENMT_WARM=1 runs in a warm server
+# (phrasenmt/warm.py): decided here, before the stage imports anything.
+if _os.environ.get("PHRASENMT_WARM") == "1" and _sys.argv[:1] == ["-m"]:
+    from phrasenmt.warm import hand_off as _hand_off
+
+    _hand_off()
