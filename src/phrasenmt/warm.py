@@ -18,8 +18,9 @@ same; what it no longer pays is the imports.
   is passed on to the stage; a starting process that dies (SIGKILL) takes the
   stage with it.
 - Not used (the stage starts as usual): when `PHRASENMT_WARM` is not `1`, with
-  interpreter options before `-m`, outside Linux, in a SLURM job or a torchrun
-  worker, or when no server can be reached or started.
+  interpreter options before `-m`, outside Linux, on a machine with an NVIDIA
+  driver (CUDA in a forked process is not tested), in a SLURM job or a
+  torchrun worker, or when no server can be reached or started.
 - What differs from a fresh interpreter: BLAS and OpenMP libraries are loaded
   once with one thread (every stage sets its own thread count through
   `--threads`), and Snakemake's benchmark files measure the starting process's
@@ -62,6 +63,8 @@ def _stage() -> tuple[str, list[str]] | None:
     if os.environ.get("PHRASENMT_WARM") != "1" or not sys.platform.startswith("linux"):
         return None
     if any(name in os.environ for name in _OFF_IN) or sys.argv[:1] != ["-m"]:
+        return None
+    if os.path.exists("/proc/driver/nvidia"):  # CUDA after a fork is not measured
         return None
     argv = getattr(sys, "orig_argv", [])
     if len(argv) < 3 or argv[1] != "-m":

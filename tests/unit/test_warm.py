@@ -16,6 +16,8 @@ from phrasenmt import warm
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="warm start is for Linux")
+on_a_gpu_machine = pytest.mark.skipif(os.path.exists("/proc/driver/nvidia"),
+                                      reason="warm start is off where an NVIDIA driver is")
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +37,7 @@ def stage(tmp: Path, warm_on: bool, *args: str, **kw) -> subprocess.CompletedPro
                           timeout=300, check=False, **kw)
 
 
+@on_a_gpu_machine
 @pytest.mark.parametrize("args", [
     ["--lang", "en", "--in", "in.en", "--out", "OUT"],
     ["--lang", "en", "--in", "missing.en", "--out", "OUT"],  # one error line, exit 1
@@ -106,6 +109,9 @@ def test_where_it_does_not_apply_the_stage_starts_as_usual(monkeypatch):
     monkeypatch.setenv("PHRASENMT_WARM", "1")
     for name in warm._OFF_IN:
         monkeypatch.delenv(name, raising=False)
+    real_exists = os.path.exists
+    monkeypatch.setattr(os.path, "exists", lambda p: False if p == "/proc/driver/nvidia"
+                        else real_exists(p))
     assert warm._stage() == ("phrasenmt.train", [])
     monkeypatch.setenv("SLURM_JOB_ID", "7")  # a cluster job: its server would die with it
     assert warm._stage() is None
@@ -115,5 +121,9 @@ def test_where_it_does_not_apply_the_stage_starts_as_usual(monkeypatch):
     monkeypatch.setattr(sys, "orig_argv", [sys.executable, "-m", "other.module"])
     assert warm._stage() is None
     monkeypatch.setattr(sys, "orig_argv", [sys.executable, "-m", "phrasenmt.train"])
+    monkeypatch.setattr(os.path, "exists", lambda p: True if p == "/proc/driver/nvidia"
+                        else real_exists(p))
+    assert warm._stage() is None  # a GPU machine
+    monkeypatch.setattr(os.path, "exists", real_exists)
     monkeypatch.setenv("PHRASENMT_WARM", "0")
     assert warm._stage() is None
