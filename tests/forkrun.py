@@ -9,7 +9,10 @@ folder, environment, argv, stdin (/dev/null), stdout and stderr files and exit
 status; its module runs as `__main__` from a fresh copy (the server's imported
 copy of that module is dropped in the child, so `python -m`'s semantics hold).
 An uncaught exception prints its traceback and exits 1, `SystemExit` exits
-with its code, and atexit handlers run, as the interpreter does.
+with its code, and atexit handlers run, as the interpreter does. The child
+runs `phrasenmt.warm.run_child`, what the workflow's warm start runs; the
+server differs from the warm start's in talking over pipes and files, so that
+a test reads what the command printed.
 
 Only `[sys.executable, "-m", MODULE, *args]` commands are accepted; anything
 else raises, so a test that must start a real interpreter (signals, process
@@ -28,14 +31,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+from phrasenmt.warm import PRELOAD  # what the workflow's warm start imports once
+
 REPO = Path(__file__).resolve().parents[1]
 
-# What every stage imports and what costs: imported once by the server.
-PRELOAD = ("torch", "pandas", "sacremoses", "sacrebleu", "phrasenmt.io", "phrasenmt.cli",
-           "phrasenmt.training.trainer", "phrasenmt.decoding.search")
 
 SERVER = r"""
-import atexit, importlib.util, json, os, runpy, sys, traceback
+import json, os, sys
+from phrasenmt.warm import run_child
 for name in sys.argv[1:]:
     __import__(name)
 replies = os.fdopen(os.dup(1), "w")
@@ -56,39 +59,9 @@ for line in sys.stdin:
         code = 1
         try:
             replies.close()
-            os.dup2(null_in, 0)
-            os.dup2(os.open(req["stdout"], os.O_WRONLY | os.O_TRUNC), 1)
-            os.dup2(os.open(req["stderr"], os.O_WRONLY | os.O_TRUNC), 2)
-            os.chdir(req["cwd"])
-            os.environ.clear()
-            os.environ.update(req["env"])
-            sys.argv = [module, *req["args"]]
-            sys.path[0] = req["cwd"]
-            try:
-                spec = importlib.util.find_spec(module)
-                if spec is None:  # as `python -m` says it
-                    print(f"{sys.executable}: No module named {module}", file=sys.stderr)
-                    os._exit(1)
-                # what runs as __main__ (a package's __main__) starts from a fresh copy
-                sys.modules.pop(module if spec.submodule_search_locations is None
-                                else module + ".__main__", None)
-                runpy.run_module(module, run_name="__main__", alter_sys=True)
-                code = 0
-            except SystemExit as exit:
-                if exit.code is None:
-                    code = 0
-                elif isinstance(exit.code, int):
-                    code = exit.code
-                else:
-                    print(exit.code, file=sys.stderr)
-                    code = 1
-            except BaseException:
-                traceback.print_exc()
-                code = 1
-            try:
-                atexit._run_exitfuncs()
-            except BaseException:
-                traceback.print_exc()
+            fds = [null_in, os.open(req["stdout"], os.O_WRONLY | os.O_TRUNC),
+                   os.open(req["stderr"], os.O_WRONLY | os.O_TRUNC)]
+            code = run_child(req, fds)  # what the workflow's warm start runs
             sys.stdout.flush()
             sys.stderr.flush()
         finally:

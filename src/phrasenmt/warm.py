@@ -181,7 +181,7 @@ def _exactly(sock: socket.socket, size: int) -> bytes:
 
 
 def _signal_job(pid: int, signum: int) -> None:
-    """Signal the stage's process group (it leads one: `_run_child`), as a shell's
+    """Signal the stage's process group (it leads one: `run_child`), as a shell's
     job is signalled; the stage alone if it has not made its group yet."""
     try:
         os.killpg(pid, signum)
@@ -235,8 +235,9 @@ def hand_off() -> None:
 
 # ----------------------------------------------------------------- the server side
 
-def _run_child(request: dict, fds: list[int]) -> int:
-    """In the fork: become the stage and run it; its exit status."""
+def run_child(request: dict, fds: list[int]) -> int:
+    """In a fork: become the stage `request` names (module, args, cwd, env) on
+    descriptors `fds` (stdin, stdout, stderr) and run it; its exit status."""
     import importlib.util
     import runpy
     import traceback
@@ -367,7 +368,7 @@ def _start(conn: socket.socket, jobs: dict[int, socket.socket],
             conn.close()
             for other in jobs.values():
                 other.close()
-            code = _run_child(request, fds)
+            code = run_child(request, fds)
         finally:
             try:
                 sys.stdout.flush()
