@@ -47,9 +47,15 @@ IDLE = 120  # seconds a server waits for a job before it exits
 START_TIMEOUT = 120  # seconds a stage waits for a server it started to listen
 # What the stages import and what costs (a missing one is skipped).
 # torch._dynamo: every torch optimizer imports it when it is built (about 2.5 s).
+# matplotlib's Agg canvas: the figure jobs (0.6-1.5 s each); scipy.special:
+# the t tests of the seed comparisons and vMF; the rest: the stages that run
+# once per model and seed (translate, detokenize, BLEU, pronoun alignment).
 PRELOAD = ("numpy", "torch", "torch._dynamo", "pandas", "sacremoses", "sacrebleu", "regex",
+           "scipy.special", "matplotlib.figure", "matplotlib.backends.backend_agg",
            "phrasenmt.io", "phrasenmt.cli", "phrasenmt.training.trainer",
-           "phrasenmt.decoding.search")
+           "phrasenmt.decoding.search", "phrasenmt.translate",
+           "phrasenmt.data.detokenize", "phrasenmt.evaluate.multiseed",
+           "phrasenmt.evaluate.pronouns", "phrasenmt.bpe")
 _FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT,
               signal.SIGUSR1, signal.SIGUSR2)
 _OFF_IN = ("SLURM_JOB_ID", "TORCHELASTIC_RUN_ID", "LOCAL_RANK")

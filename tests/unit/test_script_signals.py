@@ -21,7 +21,8 @@ pytestmark = pytest.mark.slow  # each starts Python with torch, then trains
 def stop_when(argv: list[str], started, limit: float = 240.0) -> tuple[int, float, str]:
     """Start `argv`; once `started()` holds, send SIGTERM -> (status, seconds it
     took to end, output)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)]),
+           "PYTHONFAULTHANDLER": "1"}  # SIGABRT dumps every thread's stack
     proc = subprocess.Popen([sys.executable, *argv], cwd=REPO, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
@@ -33,7 +34,12 @@ def stop_when(argv: list[str], started, limit: float = 240.0) -> tuple[int, floa
         assert started(), "did not reach the point where it is stopped"
         sent = time.monotonic()
         proc.send_signal(signal.SIGTERM)
-        out, _ = proc.communicate(timeout=60)
+        try:
+            out, _ = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # where it hangs, for the failure
+            proc.send_signal(signal.SIGABRT)
+            out, _ = proc.communicate(timeout=30)
+            pytest.fail("still running 60 s after SIGTERM; its stacks:\n" + out[-6000:])
         return proc.returncode, time.monotonic() - sent, out
     finally:
         if proc.poll() is None:

@@ -126,3 +126,28 @@ def test_pairs_resampled_together_widen_the_interval_of_correlated_pairs():
     width = (together["ci_high"] - together["ci_low"]) / (apart["ci_high"]
                                                           - apart["ci_low"])
     assert 1.15 < width < 1.6
+
+
+def test_student_t_is_scipy_stats_t_without_importing_it():
+    """The t functions come from scipy.special (scipy.stats costs 1 s of each
+    evaluation job's start-up); they equal scipy.stats.t bit for bit."""
+    import subprocess
+    import sys
+
+    from scipy.stats import t
+
+    from phrasenmt.evaluate.seed_inference import _t
+
+    rng = np.random.default_rng(0)
+    for x, df, q in zip(rng.normal(0, 4, 300), rng.uniform(0.3, 200, 300),
+                        rng.uniform(0.001, 0.999, 300), strict=True):
+        assert _t().sf(x, df) == float(t.sf(x, df))
+        assert _t().cdf(x, df) == float(t.cdf(x, df))
+        assert _t().ppf(q, df) == float(t.ppf(q, df))
+    for df in (0.0, -1.0, math.nan):  # outside t's support: nan, as scipy.stats gives
+        assert math.isnan(_t().sf(1.0, df)) and math.isnan(float(t.sf(1.0, df)))
+    code = ("import sys; from phrasenmt.evaluate.seed_inference import t_inference; "
+            "t_inference(1.0, 0.5, 4.5, 0.05); print('scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == ["False"]

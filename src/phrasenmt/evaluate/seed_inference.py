@@ -35,17 +35,39 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 
-def _t() -> Any:
-    """Student's t (scipy.stats, imported when first needed: 1 s of start-up
-    that a one-seed table, which tests nothing, does not pay)."""
-    from scipy.stats import t
+class _StudentT:
+    """Student's t with real-valued degrees of freedom: the functions
+    scipy.stats.t calls (`scipy.special.stdtr`, `stdtrit`), without importing
+    scipy.stats (1 s of every evaluation job's start-up); nan where df is not
+    positive, as scipy.stats.t gives."""
 
-    return t
+    @staticmethod
+    def _ok(df: float) -> bool:
+        return df > 0  # False for nan too
+
+    def cdf(self, x: float, df: float) -> float:
+        from scipy.special import stdtr
+
+        return float(stdtr(df, x)) if self._ok(df) else math.nan
+
+    def sf(self, x: float, df: float) -> float:
+        from scipy.special import stdtr
+
+        return float(stdtr(df, -x)) if self._ok(df) else math.nan
+
+    def ppf(self, q: float, df: float) -> float:
+        from scipy.special import stdtrit
+
+        return float(stdtrit(df, q)) if self._ok(df) else math.nan
+
+
+def _t() -> _StudentT:
+    """Student's t (scipy.special, imported when first needed)."""
+    return _StudentT()
 
 
 CHUNK = 256  # bootstrap samples computed at once (bounds memory)
