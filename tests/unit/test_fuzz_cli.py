@@ -78,14 +78,17 @@ def kind(root: Path, rel: str) -> str:
 
 
 def snapshot(*folders: Path) -> dict[str, tuple[int, int]]:
-    """(size, mtime) of every file and folder below the folders."""
-    seen = {}
-    for folder in folders:
-        for base, dirs, files in os.walk(folder):
-            for name in dirs + files:
-                path = Path(base, name)
-                stat = path.stat()
-                seen[str(path)] = (stat.st_size, stat.st_mtime_ns)
+    """(size, mtime) of every file and folder below the folders (os.scandir:
+    taken twice per case, over a few hundred files)."""
+    seen: dict[str, tuple[int, int]] = {}
+    todo = [str(f) for f in folders if os.path.isdir(f)]
+    while todo:
+        with os.scandir(todo.pop()) as entries:
+            for entry in entries:
+                stat = entry.stat(follow_symlinks=True)
+                seen[entry.path] = (stat.st_size, stat.st_mtime_ns)
+                if entry.is_dir(follow_symlinks=False):
+                    todo.append(entry.path)
     return seen
 
 
