@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 SERVER = r"""
 import json, os, sys
-from phrasenmt.warm import run_child
+from phrasenmt.warm import fork_stage
 for name in sys.argv[1:]:
     __import__(name)
 replies = os.fdopen(os.dup(1), "w")
@@ -47,25 +47,13 @@ null_out = os.open(os.devnull, os.O_WRONLY)
 os.dup2(null_out, 1)  # what the server itself prints must not reach the replies
 for line in sys.stdin:
     req = json.loads(line)
-    module = req["module"]
-    try:
-        __import__(module)  # warm for the next command of the same stage
-    except BaseException:
-        pass  # the child meets the same error and reports it
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            replies.close()
-            fds = [null_in, os.open(req["stdout"], os.O_WRONLY | os.O_TRUNC),
-                   os.open(req["stderr"], os.O_WRONLY | os.O_TRUNC)]
-            code = run_child(req, fds)  # what the workflow's warm start runs
-            sys.stdout.flush()
-            sys.stderr.flush()
-        finally:
-            os._exit(code)
+
+    def child_fds():
+        replies.close()
+        return [null_in, os.open(req["stdout"], os.O_WRONLY | os.O_TRUNC),
+                os.open(req["stderr"], os.O_WRONLY | os.O_TRUNC)]
+
+    pid = fork_stage(req, child_fds)  # what the workflow's warm start runs
     replies.write(json.dumps({"pid": pid}) + "\n")
     replies.flush()
     _, status = os.waitpid(pid, 0)

@@ -42,6 +42,7 @@ import socket
 import struct
 import sys
 import time
+from collections.abc import Callable
 
 IDLE = 120  # seconds a server waits for a job before it exits
 START_TIMEOUT = 120  # seconds a stage waits for a server it started to listen
@@ -241,6 +242,34 @@ def hand_off() -> None:
 
 # ----------------------------------------------------------------- the server side
 
+def fork_stage(request: dict, child_fds: Callable[[], list[int]],
+               preimport: bool = True) -> int:
+    """Import the stage's module here first (`preimport`: warm for the next
+    command; an error is left to the child, which meets it and reports it),
+    then fork. The child takes its stdin, stdout and stderr from `child_fds()`
+    (which also closes what the stage must not hold), runs the stage
+    (`run_child`) and exits with its status. -> the child's pid."""
+    if preimport:
+        try:
+            __import__(request["module"])
+        except BaseException:  # noqa: BLE001, S110 - the child meets it and reports it
+            pass
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            code = run_child(request, child_fds())
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+    return pid
+
+
 def run_child(request: dict, fds: list[int]) -> int:
     """In a fork: become the stage `request` names (module, args, cwd, env) on
     descriptors `fds` (stdin, stdout, stderr) and run it; its exit status."""
@@ -359,28 +388,17 @@ def _start(conn: socket.socket, jobs: dict[int, socket.socket],
             os.close(fd)
         conn.close()
         return
-    if request["module"].startswith("phrasenmt."):  # import-safe: warm for the next job
-        try:
-            __import__(request["module"])
-        except BaseException:  # noqa: BLE001, S110 - the child meets it and reports it
-            pass
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            listener.close()
-            conn.close()
-            for other in jobs.values():
-                other.close()
-            code = run_child(request, fds)
-        finally:
-            try:
-                sys.stdout.flush()
-                sys.stderr.flush()
-            finally:
-                os._exit(code)
+
+    def child_fds() -> list[int]:  # what the stage must not hold, closed
+        listener.close()
+        conn.close()
+        for other in jobs.values():
+            other.close()
+        return fds
+
+    # only the package's modules are import-safe: warm for the next job
+    pid = fork_stage(request, child_fds,
+                     preimport=request["module"].startswith("phrasenmt."))
     for fd in fds:
         os.close(fd)
     try:
