@@ -38,36 +38,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# Student's t with real-valued degrees of freedom: the functions scipy.stats.t
+# calls (`scipy.special.stdtr`, `stdtrit`), without importing scipy.stats (1 s
+# of every evaluation job's start-up); nan where df is not positive (or nan), as
+# scipy.stats.t gives.
 
-class _StudentT:
-    """Student's t with real-valued degrees of freedom: the functions
-    scipy.stats.t calls (`scipy.special.stdtr`, `stdtrit`), without importing
-    scipy.stats (1 s of every evaluation job's start-up); nan where df is not
-    positive, as scipy.stats.t gives."""
+def t_cdf(x: float, df: float) -> float:
+    from scipy.special import stdtr
 
-    @staticmethod
-    def _ok(df: float) -> bool:
-        return df > 0  # False for nan too
-
-    def cdf(self, x: float, df: float) -> float:
-        from scipy.special import stdtr
-
-        return float(stdtr(df, x)) if self._ok(df) else math.nan
-
-    def sf(self, x: float, df: float) -> float:
-        from scipy.special import stdtr
-
-        return float(stdtr(df, -x)) if self._ok(df) else math.nan
-
-    def ppf(self, q: float, df: float) -> float:
-        from scipy.special import stdtrit
-
-        return float(stdtrit(df, q)) if self._ok(df) else math.nan
+    return float(stdtr(df, x)) if df > 0 else math.nan
 
 
-def _t() -> _StudentT:
-    """Student's t (scipy.special, imported when first needed)."""
-    return _StudentT()
+def t_sf(x: float, df: float) -> float:
+    return t_cdf(-x, df)
+
+
+def t_ppf(q: float, df: float) -> float:
+    from scipy.special import stdtrit
+
+    return float(stdtrit(df, q)) if df > 0 else math.nan
 
 
 CHUNK = 256  # bootstrap samples computed at once (bounds memory)
@@ -135,8 +124,8 @@ def t_inference(delta: float, se: float, df: float, alpha: float) -> Inference:
     if se == 0:  # no variation at all: the difference is what it is
         return Inference(delta, 0.0, df, 1.0 if delta == 0 else 0.0, delta, delta,
                          1 - alpha)
-    p = float(2 * _t().sf(abs(delta) / se, df))
-    half = float(_t().ppf(1 - alpha / 2, df)) * se
+    p = float(2 * t_sf(abs(delta) / se, df))
+    half = float(t_ppf(1 - alpha / 2, df)) * se
     return Inference(delta, se, df, min(p, 1.0), delta - half, delta + half,
                      1 - alpha)
 
@@ -173,8 +162,8 @@ def tost_p(delta: float, se: float, df: float, margin: float) -> float:
         raise ValueError(f"the equivalence margin must be positive, got {margin}")
     if se == 0:
         return 0.0 if abs(delta) < margin else 1.0
-    lower = _t().sf((delta + margin) / se, df)  # H0: delta <= -margin
-    upper = _t().cdf((delta - margin) / se, df)  # H0: delta >= +margin
+    lower = t_sf((delta + margin) / se, df)  # H0: delta <= -margin
+    upper = t_cdf((delta - margin) / se, df)  # H0: delta >= +margin
     return float(max(lower, upper))
 
 
@@ -205,7 +194,7 @@ def ratio_interval(system: Sequence[float], baseline: Sequence[float],
              for x in (sys_log, base_log)]
     se = math.sqrt(sum(v for v, _ in parts))
     df = welch_df(parts)
-    half = float(_t().ppf(1 - alpha / 2, df)) * se if se > 0 else 0.0
+    half = float(t_ppf(1 - alpha / 2, df)) * se if se > 0 else 0.0
     return Ratio(math.exp(log_ratio), math.exp(log_ratio - half),
                  math.exp(log_ratio + half), df, se, 1 - alpha)
 
@@ -217,7 +206,7 @@ def ratio_p(r: Ratio, threshold: float) -> float | None:
     distance = math.log(r.ratio) - math.log(threshold)
     if r.se_log == 0:
         return 1.0 if distance == 0 else 0.0
-    return float(min(1.0, 2 * _t().sf(abs(distance) / r.se_log, r.df)))
+    return float(min(1.0, 2 * t_sf(abs(distance) / r.se_log, r.df)))
 
 
 def holm(pvalues: Sequence[float | None]) -> list[float | None]:
