@@ -173,21 +173,26 @@ def schedule(jobs: list[Job], chosen: list[Job], workers: int) -> list[dict]:
     report: list[dict] = []
     pending = list(chosen)
     failed: set[int] = set()
+    finished: set[int] = set()  # chosen jobs that ended with rc 0
     running: dict[Future, Job] = {}
 
     def blocker(job: Job) -> str | None:
         """Why the job cannot start now: 'wait', a reason to skip, or None."""
         for path in job.inputs:
+            producer = maker.get(path)
+            if producer is not None and id(producer) in chosen_ids \
+                    and id(producer) not in finished:
+                # An output exists as soon as its job opens it: only the
+                # producer's end says it is whole.
+                return f"input {path}: its job failed" if id(producer) in failed \
+                    else "wait"
             if os.path.exists(path):
                 continue
-            producer = maker.get(path)
             if producer is None:
                 return f"input {path} is missing and no job makes it"
-            if id(producer) in failed:
-                return f"input {path}: its job failed"
             if id(producer) not in chosen_ids:
                 return f"input {path} comes from rule {producer.rule}, not chosen"
-            return "wait"
+            return f"input {path}: its job ended without making it"
         return None
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -222,6 +227,8 @@ def schedule(jobs: list[Job], chosen: list[Job], workers: int) -> list[dict]:
                 report.append(result)
                 if result["rc"] != 0:
                     failed.add(id(job))
+                else:
+                    finished.add(id(job))
                 print(f"{'done' if result['rc'] == 0 else 'FAILED'} {job.rule} "
                       f"{job.outputs[0]} ({result['seconds']} s)", flush=True)
     return report

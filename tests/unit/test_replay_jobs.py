@@ -64,6 +64,27 @@ def test_jobs_run_in_dependency_order_and_write_benchmarks(tmp_path):
     assert (tmp_path / "out/b.txt").read_text() == "kept\n"
 
 
+def test_a_job_waits_for_its_producer_to_end_not_for_its_output_to_appear(tmp_path):
+    # The producer opens its output at once and fills it a second later; another
+    # job ends in between, so the scheduler looks again while the file is
+    # empty: a consumer started on the file's existence would read it empty.
+    dry = ("Building DAG of jobs...\n"
+           + block("slow", ["in.txt"], ["out/a.txt"],
+                   "touch out/a.txt; sleep 1; cat in.txt > out/a.txt")
+           + block("quick", ["in.txt"], ["out/q.txt"], "sleep 0.3; touch out/q.txt")
+           + block("upper", ["out/a.txt"], ["out/b.txt"],
+                   "tr a-z A-Z < out/a.txt > out/b.txt")
+           + "This was a dry-run (flag -n).\n")
+    (tmp_path / "in.txt").write_text("abc\n")
+    (tmp_path / "dry.log").write_text(dry)
+    out = subprocess.run([sys.executable, str(SCRIPT), "--dry-run", "dry.log",
+                          "--rules", "slow", "quick", "upper", "--jobs", "3"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                         check=False)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "out/b.txt").read_text() == "ABC\n"
+
+
 def test_list_inputs_names_what_the_node_needs(tmp_path):
     (tmp_path / "in.txt").write_text("abc\n")
     out = replay(tmp_path, "--rules", "first", "second", "--list-inputs")
