@@ -36,12 +36,21 @@ LOCAL_ENV = {**os.environ,
              "PATH": f"{REPO / 'tools' / 'shims'}{os.pathsep}{os.environ['PATH']}"}
 
 
-def snakemake(*args: str, cwd: Path = REPO, timeout: int = 600, fork: bool = False
+# Options under which Snakemake starts no job: such a run goes to a fork of the
+# tests' warm interpreter (tests/forkrun.py), which has imported Snakemake once.
+NO_JOBS = {"-n", "--dry-run", "--dryrun", "--lint", "--unlock", "--report",
+           "--list-rules", "--summary"}
+
+
+def snakemake(*args: str, cwd: Path = REPO, timeout: int = 600, fork: bool | None = None
               ) -> subprocess.CompletedProcess:
     """Run the project's Snakemake (local executor) from the test interpreter;
-    `fork`: in a fork of a warm interpreter (tests/forkrun.py), for a run that
-    starts no job (a dry run, a configuration that must fail)."""
+    `fork`: in a fork of a warm interpreter (tests/forkrun.py), by default for a
+    run that starts no job (a dry run, the lint, a configuration that must
+    fail); a run of jobs gets an interpreter of its own, as a user's does."""
     cmd = [sys.executable, "-m", "snakemake", *args]
+    if fork is None:
+        fork = any(a in NO_JOBS for a in args)
     if fork:
         from tests import forkrun
 

@@ -17,26 +17,17 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests import shared
+from tests import forkrun, shared
 from tests.conftest import LOCAL_ENV, REPO
 
 JOB_STARTS = ("rule ", "localrule ", "checkpoint ", "localcheckpoint ")
-# Snakemake run in-process with the LM's availability pinned.
-RUNNER = """
-import sys
-sys.path.insert(0, {src!r})
-from phrasenmt.workflow import base
-assert callable(base.lm_unavailable_reason), "rules/common.smk's LM check moved"
-base.lm_unavailable_reason = lambda: None
-from snakemake.cli import main
-sys.argv = ["snakemake", *sys.argv[1:]]
-main()
-"""
+# Snakemake with the LM's availability pinned (tests/workflow/planned.py), in a
+# fork of the tests' warm interpreter (tests/forkrun.py).
+PLANNER = "tests.workflow.planned"
 
 
 @dataclass(frozen=True)
@@ -126,10 +117,9 @@ def dry_run(configfile: Path | None = None, *config: str, targets: tuple[str, ..
     extra = ["--configfile", str(configfile)] if configfile else []
     if config:
         extra += ["--config", *config]
-    cmd = [sys.executable, "-c", RUNNER.format(src=str(REPO / "src")), "-n", "-p",
-           "--forceall", "--cores", "2", *extra, "--", *targets]
-    result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
-                            timeout=600, check=False, env=LOCAL_ENV)
+    cmd = [sys.executable, "-m", PLANNER, "-n", "-p", "--forceall", "--cores", "2",
+           *extra, "--", *targets]
+    result = forkrun.run(cmd, cwd=cwd, timeout=600, env=LOCAL_ENV)
     if result.returncode != 0:
         raise RuntimeError(f"dry run of {configfile or 'config.yaml'} {config} failed:\n"
                            + (result.stdout + result.stderr)[-3000:])

@@ -94,7 +94,7 @@ def test_dry_run_paper_config(configfile: Path):
     ("baseline=nope", "baseline: 'nope' is not one of the models"),
 ])
 def test_bad_config_gives_one_clear_line(override: str, message: str):
-    result = snakemake("-n", "--config", override, fork=True)
+    result = snakemake("-n", "--config", override)
     assert result.returncode != 0
     assert f"invalid configuration: {message}" in result.stdout + result.stderr
 
@@ -114,7 +114,7 @@ def test_bad_experiment_fails_the_dry_run_fast(tmp_path: Path, text: str,
     test fails on a busy machine)."""
     bad = tmp_path / "bad.yaml"
     bad.write_text(text, encoding="utf-8")
-    result = snakemake("-n", "--configfile", str(bad), fork=True)
+    result = snakemake("-n", "--configfile", str(bad))
     output = result.stdout + result.stderr
     assert result.returncode != 0
     message = message.format(bad=bad)
