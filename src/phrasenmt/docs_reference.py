@@ -18,6 +18,7 @@ code, and a field without a description stops the build.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 from pathlib import Path
 from typing import Any
@@ -169,8 +170,10 @@ def preset_rows(arch: str) -> list[tuple[str, str, str, str, str]]:
     return rows
 
 
+@functools.cache
 def render() -> str:
-    """The whole reference page as Markdown."""
+    """The whole reference page as Markdown (made once per process: it builds
+    every preset of every model, on `meta`, to count its parameters)."""
     from phrasenmt.config_schema import generate
     from phrasenmt.models import MODELS
     from phrasenmt.training.config import RESUMABLE_FIELDS, TrainConfig
