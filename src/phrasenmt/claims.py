@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from phrasenmt.io import InputError, read_text
+from phrasenmt.io import InputError, read_text, safe_yaml_loader
 
 CLAIMS = Path(__file__).with_name("claims.yaml")
 REQUIRED = ("id", "paper", "where", "statement", "metric", "system", "baseline",
@@ -125,15 +125,12 @@ def in_family(claim: dict, models: list[str] | set[str]) -> bool:
     return claim["system"] in models and claim["baseline"] in models
 
 
-# libyaml's loader where PyYAML was built with it: the registry is long, and
-# every Snakemake start reads it
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def load_claims(path: Path = CLAIMS) -> list[dict]:
     """The validated claims of a claims file; ids must be unique."""
     try:
-        data = yaml.load(read_text(path), Loader=_LOADER)
+        # libyaml where PyYAML has it: the registry is long, and every Snakemake
+        # start reads it
+        data = yaml.load(read_text(path), Loader=safe_yaml_loader())
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         raise InputError(f"invalid YAML: {getattr(err, 'problem', err)}", path,

@@ -17,7 +17,7 @@ import jsonschema
 import yaml
 
 from phrasenmt.config_model import INHERITED, rule_error
-from phrasenmt.io import InputError, read_text
+from phrasenmt.io import InputError, read_text, safe_yaml_loader
 
 SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
 
@@ -106,15 +106,10 @@ def _message(error: jsonschema.ValidationError) -> str:
     return f"{where}: {error.message}"
 
 
-# LibYAML's parser where PyYAML has it (the same documents, ten times faster);
-# the constructor and resolver are the safe loader's either way.
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 @functools.lru_cache(maxsize=8)
 def _parsed_schema(path: str, mtime_ns: int, size: int) -> dict:
     with open(path, encoding="utf-8") as fh:
-        return yaml.load(fh, Loader=_SAFE_LOADER)
+        return yaml.load(fh, Loader=safe_yaml_loader())
 
 
 def load_schema(path: str | os.PathLike = SCHEMA) -> dict:
