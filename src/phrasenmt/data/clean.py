@@ -16,9 +16,9 @@ from collections import Counter
 from dataclasses import dataclass
 from multiprocessing import Pool
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import regex
-from sacremoses import MosesDetokenizer, MosesTokenizer
 
 from phrasenmt.cli import ArgumentParser, field_type, output_file, positive_int
 from phrasenmt.config_entries import Clean
@@ -32,6 +32,9 @@ from phrasenmt.text.words import (
     line_length,
     word_segmenter,
 )
+
+if TYPE_CHECKING:
+    from sacremoses import MosesDetokenizer, MosesTokenizer
 
 _log = get_logger(__name__)
 
@@ -51,13 +54,18 @@ _JOINER = regex.compile(
 
 @functools.cache
 def _tokenizer(lang: str) -> MosesTokenizer:
-    """One cached Moses tokenizer per language."""
+    """One cached Moses tokenizer per language (sacremoses compiles its
+    patterns when imported, about 0.9 s: only a run that tokenizes pays it)."""
+    from sacremoses import MosesTokenizer
+
     return MosesTokenizer(lang=lang)
 
 
 @functools.cache
 def _detokenizer(lang: str) -> MosesDetokenizer:
     """One cached Moses detokenizer per language."""
+    from sacremoses import MosesDetokenizer
+
     return MosesDetokenizer(lang=lang)
 
 
