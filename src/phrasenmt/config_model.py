@@ -61,6 +61,11 @@ class Align(Strict):
         3, ge=1, description="eflomal's independent Gibbs samplers, for the training "
         "alignment and pronoun accuracy (eflomal's default 3; unused by the other "
         "backends)")
+    eflomal_rel_iterations: float = Field(
+        1.0, gt=0, description="eflomal's Gibbs iterations relative to its default, "
+        "which falls with corpus size (about 5000 / sqrt(sentence pairs) per model, "
+        "at least 2): 0.5 samples half as long; for the training alignment and "
+        "pronoun accuracy (unused by the other backends)")
 
 
 class Phrases(Strict):

@@ -163,11 +163,13 @@ STAGES = [
     # one eflomal sampler, not its default 3: a third of the CPU of each of the
     # stage's runs (the full-disk test of test_output_sets.py runs it 5 times)
     Stage("align run", "phrasenmt.align.__main__",
-          "run --backend eflomal --samplers 1 --src {r}/data/train.en "
+          "run --backend eflomal --samplers 1 --rel-iterations 0.2 "
+          "--src {r}/data/train.en "
           "--tgt {r}/data/train.de --heldout test {r}/data/test.en {r}/data/test.de "
           "--heldout-dir {o}/align/heldout/ "
           "--fwd {o}/align/train.fwd --rev {o}/align/train.rev --seed 1",
           ints={"--seed": 0, "--threads": 1, "--samplers": 1},
+          floats={"--rel-iterations": 0.0},
           aligned=("data/train.en", "data/train.de")),
     Stage("align symmetrize", "phrasenmt.align.__main__",
           "symmetrize --fwd {r}/align/train.fwd --rev {r}/align/train.rev "

@@ -131,19 +131,41 @@ def test_aligners_give_valid_in_range_links(backend):
     assert hits / sum(len(g) for g in gold) > 0.9
 
 
-def test_eflomal_samplers_reach_eflomal_and_only_eflomal(monkeypatch):
+def test_eflomal_samplers_and_iterations_reach_eflomal_and_only_eflomal(monkeypatch):
     import eflomal
 
     seen = []
     real = eflomal.Aligner.__init__
     monkeypatch.setattr(eflomal.Aligner, "__init__", lambda self, **kw: (
-        seen.append(kw["n_samplers"]), real(self, **kw))[1])
+        seen.append((kw["n_samplers"], kw["rel_iterations"])), real(self, **kw))[1])
     src, tgt, _ = _tiny_corpus(40)
-    fwd, _ = align("eflomal", src, tgt, samplers=1)
+    fwd, _ = align("eflomal", src, tgt, samplers=1, rel_iterations=0.25)
     align("eflomal", src, tgt)
-    assert seen == [1, 3] and len(fwd) == len(src)  # None: eflomal's default 3
-    with pytest.raises(InputError, match="eflomal backend only"):
+    # None: eflomal's defaults, 3 samplers and its own iteration count
+    assert seen == [(1, 0.25), (3, 1.0)] and len(fwd) == len(src)
+    with pytest.raises(InputError, match="--samplers applies to the eflomal backend only"):
         align("fast_align", src, tgt, samplers=1)
+    with pytest.raises(InputError, match="--rel-iterations applies to the eflomal "
+                       "backend only"):
+        align("fast_align", src, tgt, rel_iterations=0.5)
+
+
+def test_fewer_eflomal_iterations_sample_for_less_time(monkeypatch):
+    """rel_iterations scales what eflomal's binary is told: its iteration counts
+    per model (eflomal's own default falls with corpus size)."""
+    import eflomal
+
+    told = []
+    real = eflomal.align
+
+    def spy(*args, **kwargs):
+        told.append(kwargs["rel_iterations"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(eflomal, "align", spy)
+    src, tgt, _ = _tiny_corpus(40)
+    align("eflomal", src, tgt, samplers=1, rel_iterations=0.5, seed=1)
+    assert told == [0.5]
 
 
 def test_fast_align_directions_reproduce_the_package_symmetrization(tmp_path):

@@ -137,6 +137,7 @@ STAGE_OPTIONS = [
     (clean, None, "--max-len", Clean, "max_len"),
     (clean, None, "--max-ratio", Clean, "max_ratio"),
     (align_main, "run", "--samplers", Align, "eflomal_samplers"),
+    (align_main, "run", "--rel-iterations", Align, "eflomal_rel_iterations"),
     (embeddings, "train", "--dim", Embeddings, "dim"),
     (embeddings, "train", "--epoch", Embeddings, "epoch"),
     (embeddings, "train", "--min-count", Embeddings, "min_count"),
@@ -162,7 +163,8 @@ def test_stage_options_take_their_bound_from_the_config_field(
     parser = module.build_parser()
     assert option_action(parser, command, option).type.field == (cls, name)
     info = fields.field_info(cls, name)
-    kind, low = fields.value_type(info), fields.limits(info)["ge"]
+    kind, limits = fields.value_type(info), fields.limits(info)
+    low = limits["ge"] if "ge" in limits else limits["gt"]  # gt: the bound is out too
     bad = low - 1 if kind is int else low - 0.5
     with pytest.raises(fields.FieldError) as err:
         fields.check_value(cls, name, bad, shown=None if kind is int else f"{bad:g}")

@@ -627,6 +627,12 @@ def test_discourse_files_and_options(doc_config):
         "--backend eflomal --samplers 1 --seed 1 --train-lines 3000")
     fast = {**doc_config, "align": {**doc_config["align"], "backend": "fast_align"}}
     assert wf.aligner_args(fast) == "--backend fast_align"  # samplers are eflomal's
+    shorter = {**doc_config, "align": {**doc_config["align"],
+                                       "eflomal_rel_iterations": 0.25}}
+    assert wf.aligner_args(shorter) == (
+        "--backend eflomal --samplers 1 --rel-iterations 0.25")
+    fast["align"]["eflomal_rel_iterations"] = 0.25
+    assert wf.aligner_args(fast) == "--backend fast_align"
     assert wfdis.lsa_args(doc_config) == "--dims 100 --seed 1"
     assert wfdis.pronoun_tsv(EN_DE, "test", "han_enc", 2) == (
         f"results/{EN_DE}/analysis/pronouns/test/han_enc/seed2.tsv")

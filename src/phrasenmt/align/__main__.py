@@ -2,6 +2,7 @@
 
     run        --backend eflomal|fast_align[|fast_align-bin] --src F --tgt F
                --fwd OUT --rev OUT [--seed N] [--threads N]
+               [--samplers N] [--rel-iterations X]   (eflomal's)
                [--heldout NAME SRC TGT ... --heldout-dir DIR]
     symmetrize --fwd F --rev F --method grow-diag-final-and|... --out OUT
                [--src F --tgt F]   (lengths for range checks; else max index)
@@ -91,7 +92,8 @@ def run_alignment(args: argparse.Namespace) -> None:
     src = [s for _, part, _ in parts for s in part]
     tgt = [t for _, _, part in parts for t in part]
     fwd, rev = align(args.backend, src, tgt, threads=args.threads,
-                     seed=args.seed, samplers=args.samplers)
+                     seed=args.seed, samplers=args.samplers,
+                     rel_iterations=args.rel_iterations)
     for name, links in (("forward", fwd), ("reverse", rev)):
         if len(links) != len(src):
             raise RuntimeError(f"{args.backend} returned {len(links)} {name} "

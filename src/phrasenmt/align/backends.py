@@ -13,8 +13,10 @@ link), reverse the target->source model (every source word has at most one).
   directions, take their states from one shared generator in the order the
   threads get there, which under load differed between runs. Same seed, same
   links; without a C compiler a seeded eflomal run is refused (one line).
-  `samplers` is its number of independent samplers (eflomal's default 3); the
-  others have no such option, and `align` refuses it for them.
+  `samplers` is its number of independent samplers (eflomal's default 3) and
+  `rel_iterations` scales its number of Gibbs iterations per model (its
+  default falls with corpus size, about 5000 / sqrt(sentence pairs)); the
+  others have no such options, and `align` refuses them for them.
 * `fast_align`: the fast_align model (IBM Model 1 reparameterised, Dyer et al.
   2013) trained by EM in the systran-align package. That package only returns
   a grow-diag-final-and alignment, so we read the two lexical tables it trains
@@ -158,16 +160,17 @@ def _seeded(seed: int | None, threads: int, tmp: Path
 
 
 def align_eflomal(src: Sentences, tgt: Sentences, threads: int = 1,
-                  seed: int | None = None,
-                  samplers: int = 3) -> tuple[Alignments, Alignments]:
-    """Align with eflomal, seeded by `seed` (None: eflomal's own random seed)."""
+                  seed: int | None = None, samplers: int = 3,
+                  rel_iterations: float = 1.0) -> tuple[Alignments, Alignments]:
+    """Align with eflomal, seeded by `seed` (None: eflomal's own random seed),
+    sampling `rel_iterations` times as long as eflomal's default."""
     import eflomal
 
     with tempfile.TemporaryDirectory(prefix="phrasenmt-eflomal-") as name:
         tmp = Path(name)
         fwd_path, rev_path = tmp / "fwd", tmp / "rev"
         with _seeded(seed, threads, tmp):
-            aligner = eflomal.Aligner(n_samplers=samplers)
+            aligner = eflomal.Aligner(n_samplers=samplers, rel_iterations=rel_iterations)
             aligner.align([" ".join(s) for s in src], [" ".join(t) for t in tgt],
                           links_filename_fwd=str(fwd_path),
                           links_filename_rev=str(rev_path), quiet=True)
@@ -304,18 +307,26 @@ BACKENDS = {"eflomal": align_eflomal, "fast_align": align_fast_align,
 
 
 def add_aligner_options(parser: argparse.ArgumentParser, default: str) -> None:
-    """`--backend` (default `default`) and `--samplers`, for every CLI that aligns."""
+    """`--backend` (default `default`), `--samplers` and `--rel-iterations`, for
+    every CLI that aligns."""
     parser.add_argument("--backend", choices=sorted(BACKENDS), default=default)
     parser.add_argument("--samplers", type=field_type(Align, "eflomal_samplers"),
                         help="eflomal's independent samplers (default: eflomal's 3)")
+    parser.add_argument("--rel-iterations",
+                        type=field_type(Align, "eflomal_rel_iterations"),
+                        help="eflomal's iterations relative to its default (1)")
 
 
 def align(backend: str, src: Sentences, tgt: Sentences, threads: int = 1,
-          seed: int | None = None,
-          samplers: int | None = None) -> tuple[Alignments, Alignments]:
-    """Run `backend`; `samplers` (None: the backend's default) is eflomal's only."""
-    if samplers is not None and backend != "eflomal":
-        raise InputError(f"--samplers applies to the eflomal backend only, "
-                         f"not to {backend}", "--samplers")
-    options = {} if samplers is None else {"samplers": samplers}
+          seed: int | None = None, samplers: int | None = None,
+          rel_iterations: float | None = None) -> tuple[Alignments, Alignments]:
+    """Run `backend`; `samplers` and `rel_iterations` (None: the backend's
+    default) are eflomal's only."""
+    eflomal_only = {"samplers": samplers, "rel_iterations": rel_iterations}
+    for name, value in eflomal_only.items():
+        option = "--" + name.replace("_", "-")
+        if value is not None and backend != "eflomal":
+            raise InputError(f"{option} applies to the eflomal backend only, "
+                             f"not to {backend}", option)
+    options = {k: v for k, v in eflomal_only.items() if v is not None}
     return BACKENDS[backend](src, tgt, threads=threads, seed=seed, **options)

@@ -199,12 +199,13 @@ def _stopwords(lang: str) -> frozenset[str]:
 
 def align_lines(src: list[list[str]], tgt: list[list[str]], train: tuple[list, list],
                 backend: str, seed: int, threads: int,
-                samplers: int | None = None) -> list[set[Link]]:
+                samplers: int | None = None,
+                rel_iterations: float | None = None) -> list[set[Link]]:
     """Symmetrized links of each (src, tgt) line, aligned after the training text."""
     keep = [n for n in range(len(src)) if src[n] and tgt[n]]
     corpus = (train[0] + [src[n] for n in keep], train[1] + [tgt[n] for n in keep])
     fwd, rev = align_corpus(backend, *corpus, threads=threads, seed=seed,
-                            samplers=samplers)
+                            samplers=samplers, rel_iterations=rel_iterations)
     out: list[set[Link]] = [set() for _ in src]
     for k, n in enumerate(keep, start=len(train[0])):
         out[n] = symmetrize(fwd[k], rev[k], "grow-diag-final-and")
@@ -223,7 +224,7 @@ def align(args: argparse.Namespace) -> None:
         n = len(a) if args.train_lines is None else args.train_lines
         train = ([s.split() for s in a[:n]], [t.split() for t in b[:n]])
     links = align_lines(src, tgt, train, args.backend, args.seed, args.threads,
-                        args.samplers)
+                        args.samplers, args.rel_iterations)
     write_lines(args.out, [format_links(x) for x in links])
 
 

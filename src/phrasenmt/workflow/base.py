@@ -234,11 +234,14 @@ def local_args(config: dict, dataset: str) -> str:
 
 
 def aligner_args(config: dict) -> str:
-    """`--backend` of `phrasenmt.align run` and `pronouns align`, and eflomal's samplers."""
-    backend = config["align"]["backend"]
-    args = ["--backend", backend]
-    if backend == "eflomal":
-        args += ["--samplers", str(config["align"]["eflomal_samplers"])]
+    """`--backend` of `phrasenmt.align run` and `pronouns align`, and eflomal's
+    samplers and relative iterations (the latter only when not eflomal's own)."""
+    align = config["align"]
+    args = ["--backend", align["backend"]]
+    if align["backend"] == "eflomal":
+        args += ["--samplers", str(align["eflomal_samplers"])]
+        if align["eflomal_rel_iterations"] != 1.0:
+            args += ["--rel-iterations", f"{align['eflomal_rel_iterations']:g}"]
     return shlex.join(args)
 
 
