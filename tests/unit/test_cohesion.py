@@ -77,6 +77,10 @@ def test_bad_inputs_name_the_file(tmp_path):
         cohesion.main(["score", "--lsa", str(tmp_path / "lsa.pkl"), "--lang", "en",
                        "--docs", _write(tmp_path / "d", ["x", "x", "y"]),
                        "--system", f"m={short}", "--out", str(tmp_path / "c.tsv")])
-    with pytest.raises(InputError, match="--dims must be between 1"):
+    with pytest.raises(InputError) as err:
         cohesion.fit_lsa(TRAIN, dims=50, seed=1)
+    vocabulary = len({w.lower() for line in TRAIN for w in line.split()})
+    assert str(err.value) == (
+        "--dims 50: must be between 1 and the vocabulary size of the training text "
+        f"- 1 ({vocabulary - 1}) (config discourse.lsa_dims; lower it or give more text)")
     assert not (tmp_path / "c.tsv").exists()

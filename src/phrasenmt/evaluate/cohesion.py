@@ -80,8 +80,9 @@ def fit_lsa(lines: list[str], dims: int, seed: int):
                                  token_pattern=None)
     matrix = vectorizer.fit_transform(lines)
     if not 1 <= dims < matrix.shape[1]:
-        raise InputError(f"--dims must be between 1 and the vocabulary size - 1 "
-                         f"({matrix.shape[1] - 1})")
+        raise InputError(f"--dims {dims}: must be between 1 and the vocabulary size "
+                         f"of the training text - 1 ({matrix.shape[1] - 1}) (config "
+                         f"discourse.lsa_dims; lower it or give more text)")
     svd = TruncatedSVD(n_components=dims, random_state=seed).fit(matrix)
     return {"vectorizer": vectorizer, "svd": svd, "dims": dims, "seed": seed}
 
