@@ -160,8 +160,9 @@ STAGES = [
     Stage("spm apply", "phrasenmt.bpe",
           "apply --sentencepiece {r}/bpe/spm.joint.model --in {r}/data/test.de "
           "--out {o}/bpe/test.spm.de"),
-    # one eflomal sampler, not its default 3: a third of the CPU of each of the
-    # stage's runs (the full-disk test of test_output_sets.py runs it 5 times)
+    # one eflomal sampler, not its default 3, sampling a fifth of its default
+    # iterations: each of the stage's runs (the full-disk test of
+    # test_output_sets.py runs it once per output, and once whole) costs little
     Stage("align run", "phrasenmt.align.__main__",
           "run --backend eflomal --samplers 1 --rel-iterations 0.2 "
           "--src {r}/data/train.en "

@@ -150,9 +150,9 @@ def test_eflomal_samplers_and_iterations_reach_eflomal_and_only_eflomal(monkeypa
         align("fast_align", src, tgt, rel_iterations=0.5)
 
 
-def test_fewer_eflomal_iterations_sample_for_less_time(monkeypatch):
-    """rel_iterations scales what eflomal's binary is told: its iteration counts
-    per model (eflomal's own default falls with corpus size)."""
+def test_rel_iterations_reach_eflomal_s_run_under_the_seed_library(monkeypatch):
+    """A seeded run (the seed library, one thread) passes rel_iterations on to
+    eflomal's binary, which scales its iteration counts per model by it."""
     import eflomal
 
     told = []
