@@ -382,8 +382,11 @@ def test_bf16_trains_scores_and_decodes_like_fp32(arch, corpus, capsys):
     for a, b in zip(score16, score32, strict=True):
         assert abs(a - b) <= 0.1 and a < 0
     if arch in FAMILY_HEADS:  # trained: ties are rare (not so after 3 steps)
-        same = sum(a == b for a, b in zip(hyp16, hyp32, strict=True)) / len(hyp32)
-        assert same >= 0.9, list(zip(hyp16, hyp32, strict=True))
+        # At most 2 of the 16 differ: bf16 rounds each product, so a search can
+        # take the other branch of a near tie. Without AMX every family agreed
+        # on 15 or 16; with AMX's bf16 kernels han_enc_dec on 14, three on 15.
+        differ = sum(a != b for a, b in zip(hyp16, hyp32, strict=True))
+        assert differ <= 2, list(zip(hyp16, hyp32, strict=True))
         assert sum(bool(h) for h in hyp32) >= 4  # it translates: not all empty
 
 
