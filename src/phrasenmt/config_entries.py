@@ -419,3 +419,6 @@ class Sweep(Strict):
         description="the values, in table order")
     enabled: bool = Field(True, description="false switches the sweep off (its models "
                           "are not derived)")
+    seeds: Seeds | None = _text(
+        "training seeds of the derived models (default: the base's); each must be a "
+        "seed of the base, e.g. [1] for a sweep at the base's first seed only")

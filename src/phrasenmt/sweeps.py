@@ -104,10 +104,17 @@ def derive_sweeps(config: dict) -> None:
         if config["models"][base].get("checkpoint_of"):
             raise InputError(f"{where}.model: {base!r} decodes another model's "
                              "checkpoint; sweep a model that trains", "config")
+        own_seeds = config["models"][base].get("seeds") or config.get("seeds", [])
+        extra = sorted(set(sweep.get("seeds") or []) - set(own_seeds))
+        if extra:
+            raise InputError(f"{where}.seeds: {extra} are not seeds of {base!r} "
+                             f"({sorted(own_seeds)})", "config")
         for value, model in sweep_points(config, name):
             if model == base:
                 continue
             entry = _derived_entry(config["models"][base], sweep["key"], value)
+            if sweep.get("seeds"):
+                entry["seeds"] = list(sweep["seeds"])
             if config["models"].get(model, entry) != entry:
                 raise InputError(f"{where}: derived model {model!r} is already a "
                                  "different entry of models", "config")

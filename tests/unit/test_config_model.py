@@ -41,7 +41,8 @@ FULL: dict = {
     "families": {"f": ["t", "c"]},
     "embeddings": {"dim": 32},
     "discourse": {"align_train_lines": 10, "lsa_train_lines": 10},
-    "sweeps": {"s": {"model": "t", "key": "train.lr", "values": [0.001, 2]}},
+    "sweeps": {"s": {"model": "t", "key": "train.lr", "values": [0.001, 2],
+                     "seeds": [1]}},
 }
 
 

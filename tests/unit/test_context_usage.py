@@ -138,6 +138,7 @@ def test_controls_cxmi_inputs_and_specs_of_the_default_config():
     assert wfdis.control_of(converged, "han_enc_dec_random") == "han_enc_dec"
     rows = wfdis.context_usage_models(config, "synthetic_en_de")
     assert {"transformer", "han_dec", "han_dec_random"} <= set(rows)
+    assert not any("context_size" in m for m in rows)  # the sweeps are off here
     files = wfdis.cxmi_inputs(config, "synthetic_en_de")
     assert files["test_docs"] == "results/synthetic_en_de/data/test.docs"
     assert files["pairs_items"].endswith("contrastive/synthetic/items.json")
@@ -263,3 +264,28 @@ def test_a_document_dataset_without_a_contrastive_set_gets_context_usage():
     assert "--control ctx_transformer_random=ctx_transformer" in args
     assert "item_file" not in wfdr.context_usage_inputs(config, "my_docs")
     assert "pairs_items" not in wfdis.cxmi_inputs(config, "my_docs")
+
+
+def test_converged_document_models_read_every_antecedent_and_sweep_k():
+    """The converged corpus puts antecedents 1 to 3 sentences back: every document
+    model reads K = 3, and the K sweeps add K = 1 and 2 (first seed only) as rows
+    of the context-usage table, after the family's own rows."""
+    override = yaml.safe_load((REPO / "configs" / "converged_families.yaml")
+                              .read_text(encoding="utf-8"))
+    converged = validate_config(shipped_with(override))
+    wf.derive_sweeps(converged)
+    distances = converged["datasets"]["converged_en_de"]["synthetic"][
+        "antecedent_distance"]
+    docs = [m for m in converged["families"]["document"] if m != "transformer"]
+    for model in docs:
+        spec = json.loads(wf.model_spec(converged, model))
+        assert spec["model"]["context_size"] == max(distances), model
+    rows = wfdis.context_usage_models(converged, "converged_en_de")
+    points = ["ctx_transformer_context_size1", "ctx_transformer_context_size2",
+              "han_dec_context_size1", "han_dec_context_size2"]
+    assert rows == ["transformer", *docs, *points]
+    for model in points:
+        assert converged["models"][model]["seeds"] == [1]
+    files = wfdis.context_usage_files(converged, "converged_en_de")
+    assert [s for m, s in files["cxmi"] if m == "han_dec_context_size1"] == [
+        "results/converged_en_de/analysis/cxmi/han_dec_context_size1/seed1.json"]

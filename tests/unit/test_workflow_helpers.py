@@ -318,6 +318,18 @@ def test_sweep_files_and_switch(config):
          "results/synthetic_en_de/eval/transformer_lr0p002/seed1/test.beam.json")]
 
 
+def test_sweep_seeds_train_the_points_at_those_seeds_only(config):
+    config["sweeps"] = {"lr": {"model": "transformer", "key": "train.lr",
+                               "values": [0.001, 0.002], "seeds": [1]}}
+    wf.derive_sweeps(config)
+    assert config["models"]["transformer_lr0p001"]["seeds"] == [1]
+    assert "seeds" not in config["models"]["transformer"]
+    config["sweeps"]["lr"]["seeds"] = [1, 9]
+    with pytest.raises(InputError, match=r"sweeps.lr.seeds: \[9\] are not seeds "
+                       "of 'transformer'"):
+        wf.derive_sweeps(config)
+
+
 @pytest.mark.parametrize("sweep, message", [
     ({"model": "nope", "key": "model.window", "values": [5]}, "unknown model 'nope'"),
     ({"model": "npmt_lm", "key": "model.window", "values": [5]},

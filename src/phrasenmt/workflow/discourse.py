@@ -365,8 +365,13 @@ def claim_baseline(claim: dict, controls: dict[str, str]) -> str:
 
 def context_usage_models(config: dict, dataset: str) -> list[str]:
     """Rows of the context-usage table: the discourse rows on BPE'd text (those
-    that score a contrastive set where the dataset has one)."""
-    return contrastive_models(config, dataset)
+    that score a contrastive set where the dataset has one), then the points of
+    the enabled document sweeps on `dataset` (e.g. K = 1, 2, 3: accuracy by
+    antecedent distance for each K)."""
+    rows = contrastive_models(config, dataset)
+    points = [m for name in document_sweeps(config, dataset)
+              for m in sweep_models(config, name) if m not in rows]
+    return rows + list(dict.fromkeys(points))
 
 
 def context_usage_files(config: dict, dataset: str) -> dict:
