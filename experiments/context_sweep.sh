@@ -31,6 +31,10 @@
 #       antecedents 1 to 3 sentences back (synthetic.antecedent_distance):
 #       ctx_transformer (ctx_k3), han_dec (handec_k3) and han_enc (hanenc_k3)
 #       with K = 3, as config.yaml trains them, one job at a time with ONLY
+#   JOBS=converged DEVICE=cpu STEPS=2500 SAVE=500 ... run DATA OUT   han_dec and
+#       ctx_transformer with the converged family's step 2 (K = 3, dropout 0.1,
+#       context dropout 0.1) for longer than its 1,000 updates, from a
+#       `prepare`d results/converged_en_de (two jobs at once)
 #   JOBS=start STEP1=CKPT DEVICE=cpu STEPS=750 SAVE=125 ... run DATA OUT
 #       ctx_transformer (K = 1, no context dropout) and han_dec (K = 1, from
 #       the identity and from Xavier) from another step 1, e.g. a checkpoint of
@@ -82,6 +86,10 @@ python3 -m phrasenmt.translate score --checkpoint "$STEP1" --src "$D"/pairs.bpe.
   > "$O"/base.log 2>&1 &
 K1='"context_size": 1, "context_dropout": 0.0'  # ctx_transformer as config.yaml trains it
 case "${JOBS:-norms}" in
+converged)  # the converged family's step 2 (configs/converged_families.yaml): K = 3, dropout 0.1, context dropout 0.1
+job conv_handec_k3 han_dec '{"context_size": 3, "context_init": "identity", "dropout": 0.1}' 3.0e-3 100 '"empty_context_rate": 0.1' &
+job conv_ctx_k3 ctx_transformer '{"context_size": 3, "context_dropout": 0.0, "dropout": 0.1}' 3.0e-3 100 '"empty_context_rate": 0.1' &
+;;
 dist)  # antecedents up to 3 sentences back: K = 3, as config.yaml trains them
 job ctx_k3 ctx_transformer '{"context_size": 3, "context_dropout": 0.0}' 3.0e-3 100 &
 job handec_k3 han_dec '{"context_size": 3, "context_init": "random"}' 3.0e-3 100 &
