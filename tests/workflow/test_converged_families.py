@@ -20,6 +20,11 @@ FAMILY_TARGETS = {"phrase": "converged_en_de", "phrase-pooling": "converged_en_d
                   "npmt": "converged_de_en", "document": "converged_en_de"}
 
 
+# the models of the document family's K sweeps and their K
+SWEEP_POINTS = {"ctx_transformer_context_size1": 1, "ctx_transformer_context_size2": 2,
+                "han_dec_context_size1": 1, "han_dec_context_size2": 2}
+
+
 def train_runs(text: str) -> dict[tuple[str, str, int], dict]:
     """(dataset, model, seed) -> --spec of each training job of a dry run's commands."""
     runs = {}
@@ -39,7 +44,11 @@ def test_every_default_model_trains_three_seeds_in_its_family():
     result = plan(CONFIG)
     runs = train_runs(result.stdout)
     trained = in_families - {"npmt_lm"}  # decodes npmt's checkpoints
-    assert {model for _, model, _ in runs} == trained
+    points = set(SWEEP_POINTS)  # the K sweeps: seed 1 only
+    assert {model for _, model, _ in runs} == trained | points
+    assert {(ds, m, s) for ds, m, s in runs if m in points} == {
+        ("converged_en_de", m, 1) for m in points}
+    runs = {key: spec for key, spec in runs.items() if key[1] not in points}
     assert set(runs) == {(ds, m, s) for ds, m, _ in runs for s in (1, 2, 3)}
     step2 = {m for m, entry in default["models"].items() if entry.get("init_from")}
     budgets = {True: set(), False: set()}  # step 2 or not -> the budgets seen
@@ -80,6 +89,11 @@ def test_each_family_target_builds_only_its_models():
         targets = make_targets(family)
         assert targets[0] == f"results/{dataset}/report/claims_{family}.md"
         result = plan(CONFIG).needed_for(*targets)
-        trained = {m for _, m, _ in train_runs(result.stdout)}
-        assert trained == set(families[family]) - {"npmt_lm"}, family
+        runs = train_runs(result.stdout)
+        trained = {m for _, m, _ in runs}
+        points = set(SWEEP_POINTS) if family == "document" else set()
+        assert trained == set(families[family]) - {"npmt_lm"} | points, family
+        for (_, model, _), spec in runs.items():
+            if model in points:  # the K sweep, on the family's step 2
+                assert spec["model"]["context_size"] == SWEEP_POINTS[model]
         assert "--family-only" in result.stdout
