@@ -23,9 +23,10 @@ relative difference of a variant's per-update loss from the baseline's (0 on a
 CPU, where the variants must agree bit for bit). On CUDA fairseq's Transformer
 runs at the same warm-up where it imports (tests/gpu/fairseq_peer.py).
 
-Defaults: CUDA: Transformer `base`, 25k-token batches, 6 warm-up and 10 timed
-rounds, within 8 minutes on one H100; CPU (`--device cpu`): the tiny preset
-at 1k-token batches, within 60 s. SIGTERM/SIGUSR1 end it at once with status
+Defaults: CUDA: Transformer `base` (`--preset big` for the big one),
+25k-token batches, 6 warm-up and 10 timed rounds, within 8 minutes on one
+H100; CPU (`--device cpu`): the tiny preset at 1k-token batches, within 60 s.
+`--variants` runs a subset (baseline always: parity is against it). SIGTERM/SIGUSR1 end it at once with status
 128 + the signal, the JSON saying STOPPED.
 """
 
@@ -69,6 +70,12 @@ def parse_args(argv: Sequence[str] | None) -> Any:
     p = ArgumentParser(prog="python -m experiments.gpu_ab",
                        description=__doc__.split("\n")[0])
     p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
+    p.add_argument("--preset", choices=("base", "big"), default=None,
+                   help="the Transformer's preset on CUDA (default: base; the CPU "
+                        "runs tiny)")
+    p.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS),
+                   metavar="NAME", help=f"of {', '.join(VARIANTS)} (default: all; "
+                                        "baseline always runs: parity is against it)")
     p.add_argument("--out", type=output_file,
                    default=Path("results/benchmarks/speed/gpu_ab.json"))
     p.add_argument("--work", type=Path, default=Path("results/benchmarks/gpu_ab"),
@@ -85,7 +92,13 @@ def parse_args(argv: Sequence[str] | None) -> Any:
     args = p.parse_args(argv)
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: torch sees no CUDA device (use --device cpu)")
+    if args.preset is not None and args.device == "cpu":
+        p.error("--preset: the CPU form runs the tiny preset only")
+    args.variants = [v for v in VARIANTS if v in {"baseline", *args.variants}]
+    if args.variants == ["baseline"]:
+        p.error("--variants: name at least one of packed, one_sync, prefetch")
     size = SIZES[args.device]
+    args.size = {**size, "preset": args.preset or size["preset"]}
     args.warmup = size["warmup"] if args.warmup is None else args.warmup
     args.rounds = size["rounds"] if args.rounds is None else args.rounds
     return args
@@ -179,17 +192,18 @@ def count_ops(step: Callable, device: str) -> int:
 
 def measure(args: Any, result: dict, save: Callable[[], None]) -> None:
     """Build the variants, run the rounds, fill `result["variants"]`."""
-    size = SIZES[args.device]
+    size = args.size
     corpus = random_tokens(args.work / "data", size["pairs"], size["vocab"],
                            size["lengths"], args.seed)
-    variants = {n: make_variant(n, args, corpus, size) for n in VARIANTS}
+    variants = {n: make_variant(n, args, corpus, size) for n in args.variants}
     peak = timing.peak_flops(args.device, args.peak_tflops)
     stats = {n: {"seconds": 0.0, "tokens": 0, "phases": {}, "losses": [],
-                 "useful": 0.0, "padding": []} for n in VARIANTS}
+                 "useful": 0.0, "padding": []} for n in args.variants}
+    planner = variants[args.variants[-1]][0]  # its loader advances (baseline's does not)
     for r in range(args.warmup + args.rounds):
         # every variant takes the same batches: plan them once per round
-        [plan] = variants["prefetch"][0].iterator.lengths_ahead(1)
-        flops, padding = update_figures(variants["prefetch"][0].spec.model, plan)
+        [plan] = planner.iterator.lengths_ahead(1)
+        flops, padding = update_figures(planner.spec.model, plan)
         for name, (_, step) in variants.items():
             timing.sync(args.device)
             start = time.perf_counter()

@@ -4,7 +4,10 @@ The Transformer (tiny, fp32, no dropout) trains under `torchrun --standalone
 --nproc-per-node N -m phrasenmt.train` (rules/common.smk, train_launcher) and
 as one plain process with the same spec, seed and data; the per-update losses
 must agree to DDP_TOL (relative). With one rank the trainer needs no process
-group (it wraps the model in DistributedDataParallel from 2 ranks).
+group (it wraps the model in DistributedDataParallel from 2 ranks). Two ranks
+on a node with one GPU share it through gloo (PHRASENMT_DIST_BACKEND=gloo):
+the process group, DDP's gradient all-reduce of CUDA tensors, each rank's own
+share of the batches and the trainer's sums, without NCCL.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from phrasenmt.train import main as train_main
+from phrasenmt.training.distributed import BACKEND_VARIABLE
 from tests.gpu.families import (
     CheckFailed,
     Settings,
@@ -41,19 +45,22 @@ def ddp_command(procs: int) -> list[str]:
             "--nproc-per-node", str(procs), "-m", "phrasenmt.train"]
 
 
-def subprocess_env() -> dict[str, str]:
-    """This process' environment with this checkout's src/ first on PYTHONPATH."""
-    src = str(Path(__file__).resolve().parents[1] / "src")
+def subprocess_env(backend: str = "auto") -> dict[str, str]:
+    """This process' environment with this checkout's src/ first on PYTHONPATH
+    and the process group's backend (PHRASENMT_DIST_BACKEND)."""
+    src = str(Path(__file__).resolve().parents[2] / "src")
     path = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)
-    return {**os.environ, "PYTHONPATH": path}
+    return {**os.environ, "PYTHONPATH": path, BACKEND_VARIABLE: backend}
 
 
-def run_group(argv: list[str], timeout: float) -> subprocess.CompletedProcess:
+def run_group(argv: list[str], timeout: float,
+              backend: str = "auto") -> subprocess.CompletedProcess:
     """Run the launcher in its own process group; if this process is stopped
     (SIGTERM raises Terminated) or the time runs out, the launcher and its
     ranks get SIGTERM, then SIGKILL 10 s later: no rank is left behind."""
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=subprocess_env(), start_new_session=True)
+                            text=True, env=subprocess_env(backend),
+                            start_new_session=True)
     try:
         out, err = proc.communicate(timeout=timeout)
     except BaseException:
@@ -67,12 +74,15 @@ def run_group(argv: list[str], timeout: float) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
-def check_ddp(s: Settings, procs: int, timeout: float) -> dict[str, Any]:
-    """The Transformer under the launcher with `procs` ranks vs one process (fp32)."""
+def check_ddp(s: Settings, procs: int, timeout: float,
+              backend: str = "auto") -> dict[str, Any]:
+    """The Transformer under the launcher with `procs` ranks vs one process (fp32),
+    the process group's backend `backend` (PHRASENMT_DIST_BACKEND)."""
     folder = s.workdir / f"ddp{procs}"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    row: dict[str, Any] = {"check": f"DDP, {procs} process(es)", "status": "FAIL"}
+    name = f"DDP, {procs} process(es)" + ("" if backend == "auto" else f", {backend}")
+    row: dict[str, Any] = {"check": name, "status": "FAIL", "backend": backend}
     start = time.perf_counter()
     try:
         single = folder / "single"
@@ -80,7 +90,7 @@ def check_ddp(s: Settings, procs: int, timeout: float) -> dict[str, Any]:
              folder / "single.log")
         result = run_group(
             [*ddp_command(procs), *train_args("transformer", s, folder / "ddp", "fp32")],
-            timeout)
+            timeout, backend)
         (folder / "ddp.log").write_text(result.stdout + result.stderr, "utf-8")
         if result.returncode != 0:
             tail = [x for x in result.stderr.splitlines() if x.strip()][-1:] or [""]

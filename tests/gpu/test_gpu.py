@@ -44,8 +44,8 @@ def test_architecture_trains_resumes_and_decodes_on_cuda(arch, settings):
 
 @pytest.mark.parametrize("procs", [1, 2])
 def test_ddp_through_the_launcher_follows_one_process(procs, settings):
-    if procs > torch.cuda.device_count():
-        pytest.skip(f"DDP with {procs} processes needs {procs} GPUs")
-    row = ddp.check_ddp(settings, procs, timeout=600)
+    # more ranks than GPUs share them over gloo (NCCL needs a GPU per rank)
+    backend = "gloo" if procs > torch.cuda.device_count() else "auto"
+    row = ddp.check_ddp(settings, procs, timeout=600, backend=backend)
     assert row["status"] == "PASS", row["reason"]
     assert row["max_rel_diff"] <= ddp.DDP_TOL

@@ -5,6 +5,7 @@ collectives refuse a tensor the process group cannot reduce."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,12 @@ import torch
 from phrasenmt.train import main as train_main
 from phrasenmt.training.checkpoint import load_file
 from phrasenmt.training.data import DataPaths
-from phrasenmt.training.distributed import Distributed
+from phrasenmt.io import InputError
+from phrasenmt.training.distributed import (
+    BACKEND_VARIABLE,
+    Distributed,
+    backend_for,
+)
 from tests.unit.test_checkpoint import data
 
 # No dropout: each rank draws its own masks, so only dropout-free runs can match.
@@ -118,3 +124,31 @@ def test_a_collective_refuses_a_tensor_off_the_group_s_device(monkeypatch):
 
 def _no_reduce(tensor: torch.Tensor) -> None:
     """all_reduce of a group of which this process holds every rank's value."""
+
+
+@pytest.mark.parametrize(("asked", "cuda", "gpus", "ranks", "backend"), [
+    (None, False, 0, 2, "gloo"), (None, True, 2, 2, "nccl"), ("auto", True, 4, 2, "nccl"),
+    ("gloo", True, 1, 2, "gloo"), ("gloo", False, 0, 4, "gloo")])
+def test_the_backend_follows_the_device_or_the_variable(monkeypatch, asked, cuda, gpus,
+                                                        ranks, backend):
+    monkeypatch.delenv(BACKEND_VARIABLE, raising=False)
+    if asked is not None:
+        monkeypatch.setenv(BACKEND_VARIABLE, asked)
+    assert backend_for(cuda, gpus, ranks) == backend
+
+
+@pytest.mark.parametrize(("asked", "cuda", "gpus", "ranks", "message"), [
+    ("mpi", True, 1, 1, "is 'mpi'; choose one of auto, nccl, gloo"),
+    ("nccl", False, 0, 2, "is nccl, but NCCL reduces GPU memory and this run trains "
+                          "on the CPU"),
+    (None, True, 1, 2, "NCCL needs one GPU per rank, but this node runs 2 ranks on 1 "
+                       "GPU(s)"),
+    ("nccl", True, 2, 4, "runs 4 ranks on 2 GPU(s)")])
+def test_a_backend_that_cannot_work_is_one_line(monkeypatch, asked, cuda, gpus, ranks,
+                                                message):
+    monkeypatch.delenv(BACKEND_VARIABLE, raising=False)
+    if asked is not None:
+        monkeypatch.setenv(BACKEND_VARIABLE, asked)
+    with pytest.raises(InputError, match=re.escape(message)) as err:
+        backend_for(cuda, gpus, ranks)
+    assert str(err.value).startswith(f"{BACKEND_VARIABLE}: ")

@@ -33,3 +33,29 @@ def test_cuda_without_a_gpu_is_one_line(capsys, monkeypatch):
     err = capsys.readouterr().err
     assert stop.value.code == 2 and err.count("\n") == 1
     assert "--device cuda: torch sees no CUDA device" in err
+
+
+def test_a_subset_of_variants_keeps_the_baseline(tmp_path):
+    from experiments import gpu_ab
+
+    out = tmp_path / "ab.json"
+    assert gpu_ab.main(["--device", "cpu", "--out", str(out), "--work",
+                        str(tmp_path / "work"), "--warmup", "0", "--rounds", "2",
+                        "--variants", "prefetch"]) == 0
+    result = json.loads(out.read_text())
+    assert list(result["variants"]) == ["baseline", "prefetch"]
+    assert result["variants"]["prefetch"]["loss_max_rel_diff"] == 0.0
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--device", "cpu", "--variants", "baseline"],
+     "--variants: name at least one of packed, one_sync, prefetch"),
+    (["--device", "cpu", "--preset", "big"], "--preset: the CPU form runs the tiny "
+                                             "preset only")])
+def test_a_choice_that_cannot_run_is_one_line(capsys, argv, message):
+    from experiments import gpu_ab
+
+    with pytest.raises(SystemExit) as stop:
+        gpu_ab.parse_args(argv)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1 and message in err

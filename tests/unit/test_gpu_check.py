@@ -59,9 +59,11 @@ def test_ddp_through_the_launcher_follows_one_process(tmp_path):
 
     corpus = synthetic(tmp_path / "data", 1, 300, 8, 16)
     s = fam.Settings("cpu", 10, "smaller", corpus, tmp_path / "runs")
-    row = gpu_ddp.check_ddp(s, 1, timeout=300)
+    # two ranks, the backend named as the check names it on a node with one GPU
+    row = gpu_ddp.check_ddp(s, 2, timeout=300, backend="gloo")
     assert row["status"] == "PASS", row
     assert row["updates"] == 10 and row["max_rel_diff"] <= gpu_ddp.DDP_TOL
+    assert row["check"] == "DDP, 2 process(es), gloo"
     assert gpu_ddp.ddp_command(2)[1:5] == ["-m", "torch.distributed.run", "--standalone",
                                        "--nproc-per-node"]
 

@@ -2,7 +2,9 @@
 
 `torchrun --standalone --nproc-per-node N -m phrasenmt.train ...` starts N
 ranks with RANK/WORLD_SIZE/LOCAL_RANK set; each joins one process group (NCCL
-on GPUs, gloo on CPU). Every rank picks the same list of batches for an update
+on GPUs, gloo on CPU; PHRASENMT_DIST_BACKEND=gloo|nccl chooses, and gloo lets
+the ranks of a node share its GPUs: rank r on GPU r mod the GPUs, e.g. two
+ranks on a workstation's one GPU to try DDP before a cluster). Every rank picks the same list of batches for an update
 and collates only its disjoint share of it (batch k goes to rank k mod N), so
 N ranks see exactly the batches one process would; DistributedDataParallel sums
 their gradients. The trainer's own sums (losses, the stop flag) are reduced on
@@ -17,6 +19,30 @@ from collections.abc import Sequence
 import torch
 import torch.distributed as dist
 from torch import nn
+
+from phrasenmt.io import InputError
+
+BACKEND_VARIABLE = "PHRASENMT_DIST_BACKEND"
+BACKENDS = ("auto", "nccl", "gloo")
+
+
+def backend_for(cuda: bool, gpus: int, local_world: int) -> str:
+    """The process group's backend: PHRASENMT_DIST_BACKEND, `auto` (the default)
+    being NCCL on GPUs and gloo on CPU; NCCL needs a GPU of its own per rank."""
+    asked = os.environ.get(BACKEND_VARIABLE, "auto") or "auto"
+    if asked not in BACKENDS:
+        raise InputError(f"is {asked!r}; choose one of {', '.join(BACKENDS)}",
+                         BACKEND_VARIABLE)
+    backend = ("nccl" if cuda else "gloo") if asked == "auto" else asked
+    if backend == "nccl" and not cuda:
+        raise InputError("is nccl, but NCCL reduces GPU memory and this run trains "
+                         "on the CPU (use gloo)", BACKEND_VARIABLE)
+    if backend == "nccl" and local_world > gpus:
+        raise InputError(f"NCCL needs one GPU per rank, but this node runs "
+                         f"{local_world} ranks on {gpus} GPU(s): start at most {gpus} "
+                         f"(--nproc-per-node), or set {BACKEND_VARIABLE}=gloo to let "
+                         "ranks share a GPU", BACKEND_VARIABLE)
+    return backend
 
 
 class LossModule(nn.Module):
@@ -37,9 +63,11 @@ class Distributed:
         self.world = int(os.environ.get("WORLD_SIZE", "1"))
         self.rank = int(os.environ.get("RANK", "0"))
         self.local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+        self.local_world = int(os.environ.get("LOCAL_WORLD_SIZE", str(self.world)))
         if self.world > 1 and not dist.is_initialized():
-            backend = "nccl" if torch.cuda.is_available() else "gloo"
-            dist.init_process_group(backend)
+            cuda = torch.cuda.is_available()
+            dist.init_process_group(backend_for(
+                cuda, torch.cuda.device_count() if cuda else 0, self.local_world))
         # Where the group's collectives take their tensors: NCCL reduces GPU
         # memory only, gloo host memory.
         self.collective_device = torch.device("cpu")
@@ -52,10 +80,12 @@ class Distributed:
         return self.rank == 0
 
     def device(self, device: torch.device) -> torch.device:
-        """This rank's GPU when training on CUDA (one GPU per rank)."""
+        """This rank's GPU when training on CUDA: GPU `local_rank` (NCCL: one
+        per rank), or under gloo `local_rank` mod the node's GPUs (shared)."""
         if device.type == "cuda" and self.world > 1:
-            torch.cuda.set_device(self.local_rank)
-            return torch.device("cuda", self.local_rank)
+            index = self.local_rank % torch.cuda.device_count()
+            torch.cuda.set_device(index)
+            return torch.device("cuda", index)
         return device
 
     def wrap(self, model: nn.Module) -> nn.Module:
@@ -63,7 +93,8 @@ class Distributed:
         loss_module = LossModule(model)
         if self.world == 1:
             return loss_module
-        ids = [self.local_rank] if next(model.parameters()).is_cuda else None
+        param = next(model.parameters())
+        ids = [param.device.index] if param.is_cuda else None
         return nn.parallel.DistributedDataParallel(loss_module, device_ids=ids)
 
     def share(self, n: int) -> list[int]:
