@@ -239,7 +239,8 @@ clean-results:
 # (58 MB: scipy 35, fairseq 21; FAIRSEQ= leaves fairseq out, and the check then
 # reports it unavailable).
 GPU_PYTHON ?= 3.12
-GPU_WHEELS := tqdm==4.70.1 jsonschema==4.26.0 jsonschema-specifications==2025.9.1 \
+GPU_WHEELS := pydantic==2.14.4 pydantic-core==2.50.5 annotated-types==0.8.0 \
+	typing-inspection==0.4.5 typing-extensions==4.16.0 tqdm==4.70.1 jsonschema==4.26.0 jsonschema-specifications==2025.9.1 \
 	referencing==0.37.0 rpds-py==2026.9.1 attrs==26.1.0 stopwordsiso==0.7.1 \
 	tensorboardX==2.6.5 protobuf==7.36.2 scipy==1.17.1
 FAIRSEQ ?= fairseq-fixed==0.12.3.1 hydra-core==1.3.2 omegaconf==2.3.0 \
@@ -266,7 +267,8 @@ gpu-wheels:
 NODE_CONFIG ?= config.yaml
 NODE_TARGETS ?=
 NODE_RULES ?= plain_text concat_phrases fasttext fasttext_plain
-NODE_WHEELS := jsonschema==4.26.0 jsonschema-specifications==2025.9.1 \
+NODE_WHEELS := pydantic==2.14.4 pydantic-core==2.50.5 annotated-types==0.8.0 \
+	typing-inspection==0.4.5 typing-extensions==4.16.0 jsonschema==4.26.0 jsonschema-specifications==2025.9.1 \
 	referencing==0.37.0 rpds-py==2026.9.1 stopwordsiso==0.7.1 tensorboardX==2.6.5 \
 	fasttext-wheel==0.9.2 kenlm-ex==0.2.1
 node-stage: $(STAMP)

@@ -211,7 +211,10 @@ def in_checkout(module: str, src: Path, settings: dict[str, Any]) -> dict[str, A
     """`python -m module SETTINGS` with another checkout's package (`src`) first
     on the path: the child prints its figures as JSON on its last line (its
     stderr, progress and errors, passes through)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), str(REPO)])}
+    # `src` first; what PYTHONPATH held after it (e.g. wheels unpacked on a node)
+    path = [str(src), str(REPO), *filter(None, os.environ.get("PYTHONPATH", "").split(
+        os.pathsep))]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
     result = subprocess.run([sys.executable, "-m", module, json.dumps(settings)],
                             stdout=subprocess.PIPE, text=True, env=env, cwd=REPO,
                             check=False)

@@ -3,7 +3,9 @@
     python -m experiments.gpu_ab [--device cuda] [--out FILE]
 
 Variants, each a Trainer of the same spec, seed and data (so the same initial
-weights and the same batches), run one update each in turn, round after round:
+weights and the same batches), run one update each in turn, round after round,
+the order turned by one each round (the first of a round meets the round's new
+batch shapes first: on a GPU cuDNN attention plans each new shape once):
 
 - baseline: the path before (a list collate per batch on the training
   thread, synchronous copies, two host read-backs per batch: loss and NLL);
@@ -86,6 +88,9 @@ def parse_args(argv: Sequence[str] | None) -> Any:
                    help="timed rounds (default: 10 on CUDA, 3 on the CPU)")
     p.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads")
     p.add_argument("--fairseq", choices=("auto", "off"), default="auto")
+    p.add_argument("--fairseq-warmup", type=nonnegative_int, default=None,
+                   help="untimed updates of both sides of the fairseq comparison "
+                        "(default: --warmup)")
     p.add_argument("--peak-tflops", type=float, default=None,
                    help="dense bf16 peak for MFU (default: from the GPU's name)")
     p.add_argument("--seed", type=nonnegative_int, default=1)
@@ -204,7 +209,12 @@ def measure(args: Any, result: dict, save: Callable[[], None]) -> None:
         # every variant takes the same batches: plan them once per round
         [plan] = planner.iterator.lengths_ahead(1)
         flops, padding = update_figures(planner.spec.model, plan)
-        for name, (_, step) in variants.items():
+        # the order turns each round: the first variant of a round meets its new
+        # batch shapes first (cuDNN attention plans a new shape on first sight)
+        names = list(variants)
+        names = names[r % len(names):] + names[:r % len(names)]
+        for name in names:
+            step = variants[name][1]
             timing.sync(args.device)
             start = time.perf_counter()
             loss, tokens, phases = step()
@@ -255,12 +265,13 @@ def fairseq(args: Any, corpus: Any, size: dict, peak: float | None) -> dict[str,
     if importlib.util.find_spec("fairseq") is None:
         return {"status": "unavailable", "reason": "fairseq does not import here"}
     deadline = time.perf_counter() + 240  # of the 8 minutes
+    warmup = args.warmup if args.fairseq_warmup is None else args.fairseq_warmup
     return peer.compare(corpus, size, args.work / "fairseq", deadline,
                         lambda: timing.guarded("transformer", size["preset"], corpus,
                                                size["batch"], args.device,
                                                args.work / "fairseq_ours", peak,
-                                               args.warmup, args.rounds, False),
-                        args.warmup, args.rounds)
+                                               warmup, args.rounds, False),
+                        warmup, args.rounds)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

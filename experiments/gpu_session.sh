@@ -14,6 +14,7 @@
 #   4. the A/B at the big preset (baseline and the trainer's own path).
 # The wheels in WHEELS (default .whl/, from make gpu-wheels) are installed into
 # /tmp/site first; WHEELS=none skips that (a Python that has them already).
+# STEPS (default: check ab_base context ab_big) names the parts to run.
 set -u
 OUT=${1:?usage: bash experiments/gpu_session.sh OUT [cuda|cpu]}
 DEVICE=${2:-cuda}
@@ -29,9 +30,11 @@ if [ -d "$WHEELS" ]; then
 fi
 export PYTHONPATH=$PWD/src:$PWD${PYTHONPATH:+:$PYTHONPATH}
 
+STEPS=" ${STEPS:-check ab_base context ab_big} "
 step() {  # step NAME SECONDS COMMAND...: one part, its status and time in the log
   local name=$1 limit=$2 start=$SECONDS
   shift 2
+  [[ $STEPS == *" $name "* ]] || return 0
   echo "== $name: $* (limit ${limit}s)" | tee -a "$LOG"
   timeout -s TERM -k 20 "$limit" "$@" >>"$LOG" 2>&1
   echo "== $name: exit $? after $((SECONDS - start))s" | tee -a "$LOG"
@@ -45,7 +48,7 @@ if [ "$DEVICE" = cuda ]; then
   step check 150 $PY -m tests.gpu.check --out "$OUT/check" --work /tmp/gpu_check \
     --archs transformer --timing off --fairseq off --budget-minutes 2.3
   step ab_base 240 $PY -m experiments.gpu_ab --device cuda --out "$OUT/ab_base.json" \
-    --work /tmp/ab_base
+    --work /tmp/ab_base --rounds 12 --fairseq-warmup 150
   step context 80 $PY -m benchmarks.speed --suite context --device cuda --preset base \
     --k 3 --sentences 4000 --max-tokens 8192 --warmup 3 --updates 20 \
     --out "$OUT/context.json"
@@ -62,4 +65,7 @@ else
     --k 3 --sentences 200 --max-tokens 1024 --warmup 1 --updates 3 \
     --out "$OUT/context.json"
 fi
+for log in "$OUT"/check/logs/ddp*/*.log; do  # below the depth that comes back
+  [ -f "$log" ] && { echo "== tail of $log"; tail -n 25 "$log"; } >>"$LOG"
+done
 echo "== done $(date -u)" | tee -a "$LOG"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -74,6 +75,17 @@ def run_group(argv: list[str], timeout: float,
     return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
+def rank_error(stderr: str) -> str:
+    """The line that says why a rank failed: the last `...Error: ...` line of the
+    ranks' output (not the launcher's ChildFailedError, whose summary ends in a
+    rule of '='), else the last line that is not such a rule."""
+    lines = [re.sub(r"^\[(default)?rank\d+\]:\s*", "", x.strip())
+             for x in stderr.splitlines() if x.strip()]
+    errors = [x for x in lines if re.match(r"^[\w.]*(Error|Exception)\b.*:", x)
+              and "ChildFailedError" not in x]
+    return one_line((errors or [x for x in lines if set(x) != {"="}] or [""])[-1])
+
+
 def check_ddp(s: Settings, procs: int, timeout: float,
               backend: str = "auto") -> dict[str, Any]:
     """The Transformer under the launcher with `procs` ranks vs one process (fp32),
@@ -93,8 +105,7 @@ def check_ddp(s: Settings, procs: int, timeout: float,
             timeout, backend)
         (folder / "ddp.log").write_text(result.stdout + result.stderr, "utf-8")
         if result.returncode != 0:
-            tail = [x for x in result.stderr.splitlines() if x.strip()][-1:] or [""]
-            raise CheckFailed(f"exit {result.returncode}: {one_line(tail[0])}")
+            raise CheckFailed(f"exit {result.returncode}: {rank_error(result.stderr)}")
         one, _ = losses(single)
         many, _ = losses(folder / "ddp")
         diff = max(relative(a, b) for a, b in zip(many, one, strict=True))

@@ -70,8 +70,9 @@ class Distributed:
                 cuda, torch.cuda.device_count() if cuda else 0, self.local_world))
         # Where the group's collectives take their tensors: NCCL reduces GPU
         # memory only, gloo host memory.
+        self.backend = dist.get_backend() if self.world > 1 else None
         self.collective_device = torch.device("cpu")
-        if self.world > 1 and dist.get_backend() == "nccl":
+        if self.backend == "nccl":
             self.collective_device = torch.device("cuda", self.local_rank)
 
     @property
@@ -105,11 +106,14 @@ class Distributed:
         """Element-wise sum over ranks, read back to the host (one synchronisation).
 
         A tensor must be on the group's device (`collective_device`); numbers
-        are put there."""
+        are put there. Under gloo a GPU tensor is copied to the host first
+        (gloo reduces host memory, and the copy is the read-back anyway)."""
         if not isinstance(values, torch.Tensor):
             values = torch.tensor(values, dtype=torch.float64,
                                   device=self.collective_device)
         if self.world > 1:
+            if self.backend == "gloo":
+                values = values.cpu()
             self.check_device(values)
             dist.all_reduce(values)
         return values.tolist()
