@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One call on a lent GPU: the checks that need one, in priority order, each
+# One call on a GPU held for minutes: the checks that need one, in priority order, each
 # under its own time limit, everything written to OUT (at most 8 files).
 #
 #   bash experiments/gpu_session.sh OUT [DEVICE]

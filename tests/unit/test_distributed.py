@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 import torch
 
+from phrasenmt.io import InputError
 from phrasenmt.train import main as train_main
 from phrasenmt.training.checkpoint import load_file
 from phrasenmt.training.data import DataPaths
-from phrasenmt.io import InputError
 from phrasenmt.training.distributed import (
     BACKEND_VARIABLE,
     Distributed,
@@ -139,10 +139,10 @@ def test_the_backend_follows_the_device_or_the_variable(monkeypatch, asked, cuda
 
 @pytest.mark.parametrize(("asked", "cuda", "gpus", "ranks", "message"), [
     ("mpi", True, 1, 1, "is 'mpi'; choose one of auto, nccl, gloo"),
-    ("nccl", False, 0, 2, "is nccl, but NCCL reduces GPU memory and this run trains "
-                          "on the CPU"),
-    (None, True, 1, 2, "NCCL needs one GPU per rank, but this node runs 2 ranks on 1 "
-                       "GPU(s)"),
+    ("nccl", False, 0, 2, ("is nccl, but NCCL reduces GPU memory and this run trains "
+                          "on the CPU")),
+    (None, True, 1, 2, ("NCCL needs one GPU per rank, but this node runs 2 ranks on 1 "
+                       "GPU(s)")),
     ("nccl", True, 2, 4, "runs 4 ranks on 2 GPU(s)")])
 def test_a_backend_that_cannot_work_is_one_line(monkeypatch, asked, cuda, gpus, ranks,
                                                 message):

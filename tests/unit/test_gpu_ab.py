@@ -50,8 +50,8 @@ def test_a_subset_of_variants_keeps_the_baseline(tmp_path):
 @pytest.mark.parametrize(("argv", "message"), [
     (["--device", "cpu", "--variants", "baseline"],
      "--variants: name at least one of packed, one_sync, prefetch"),
-    (["--device", "cpu", "--preset", "big"], "--preset: the CPU form runs the tiny "
-                                             "preset only")])
+    (["--device", "cpu", "--preset", "big"], ("--preset: the CPU form runs the tiny "
+                                             "preset only"))])
 def test_a_choice_that_cannot_run_is_one_line(capsys, argv, message):
     from experiments import gpu_ab
 
