@@ -23,7 +23,9 @@ SUITES = {"families": "model families beside their references (Transformer, phra
           "datapath": "collating a 25k-token batch, the trainer's wait for data, "
           "operators per update; beside another checkout (--against)",
           "kernels": "aten operators per Transformer update on the CPU (all, "
-          "kernel-making, read-backs; by phase), beside another checkout (--against)"}
+          "kernel-making, read-backs; by phase), beside another checkout (--against)",
+          "shapes": "batch shapes per epoch and padding, with and without "
+          "train.length_buckets (counting only)"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -98,8 +98,11 @@ def value_type(info: FieldInfo) -> Any:
 
 
 def type_name(info: FieldInfo) -> str:
-    """int, float, bool, str, ... (a Literal's values are `choices`)."""
+    """int, float, bool, str, list of int, ... (a Literal's values are `choices`)."""
     kind = value_type(info)
+    if typing.get_origin(kind) is list:
+        [item] = typing.get_args(kind)
+        return f"list of {getattr(item, '__name__', str(item))}"
     return getattr(kind, "__name__", str(kind))
 
 

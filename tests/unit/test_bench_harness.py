@@ -41,3 +41,34 @@ def test_the_result_file_holds_the_options_not_the_refusal(tmp_path):
     assert data["settings"] == {"threads": 1, "device": "cpu", "against": None}
     assert data["figures"] == {"part": {"x": 1}}
     assert data["command"] == f"python -m benchmarks.speed --suite demo --out {out}"
+
+
+def test_the_shapes_suite_counts_fewer_shapes_with_buckets(tmp_path):
+    import json
+
+    from benchmarks import speed
+
+    src, tgt = tmp_path / "s", tmp_path / "t"
+    src.write_text("".join("a " * (1 + i % 37) + "\n" for i in range(600)))
+    tgt.write_text("".join("b " * (1 + i % 37 + i % 3) + "\n" for i in range(600)))
+    out = tmp_path / "shapes.json"
+    assert speed.main(["--suite", "shapes", "--src", str(src), "--tgt", str(tgt),
+                       "--max-tokens", "400", "--out", str(out)]) == 0
+    fig = json.loads(out.read_text())["figures"]
+    assert fig["plain"]["batches"] > 10 and fig["plain"]["buckets"] == []
+    assert fig["buckets"]["shapes"] < fig["plain"]["shapes"] / 2
+    assert 0 <= fig["plain"]["padding"] < fig["buckets"]["padding"] < 1
+
+
+def test_the_shapes_suite_refuses_one_file_and_unequal_files(tmp_path, capsys):
+    from benchmarks import speed
+
+    (tmp_path / "s").write_text("a\nb\n")
+    (tmp_path / "t").write_text("a\n")
+    for argv, message in ((["--src", str(tmp_path / "s")], "give both or neither"),
+                          (["--src", str(tmp_path / "s"), "--tgt", str(tmp_path / "t")],
+                           "--src has 2 lines but --tgt has 1"),
+                          (["--buckets", "16", "8"], "must be increasing")):
+        with pytest.raises(SystemExit):
+            speed.main(["--suite", "shapes", *argv, "--out", str(tmp_path / "o.json")])
+        assert message in capsys.readouterr().err

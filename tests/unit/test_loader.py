@@ -119,7 +119,7 @@ def test_each_rank_collates_only_its_share(monkeypatch):
     collated = []
     real = PackedCorpus.collate
     monkeypatch.setattr(PackedCorpus, "collate",
-                        lambda self, idx, ctx=None: collated.append(list(idx))
+                        lambda self, idx, ctx=None, buckets=(): collated.append(list(idx))
                         or real(self, idx, ctx))
     for batches, total in whole:
         got = [r.next_update() for r in ranks]

@@ -48,6 +48,15 @@ class Batch:
                      {k: fn(v) for k, v in self.context.items()}, dict(self.side_sizes))
 
 
+def bucket_width(width: int, buckets: Sequence[int] = ()) -> int:
+    """`width` rounded up to the smallest of the increasing `buckets` that holds
+    it (a width past the last bucket, or no buckets, stays as it is)."""
+    for bucket in buckets:
+        if bucket >= width:
+            return bucket
+    return width
+
+
 def pad_sequences(seqs: Sequence[Sequence[int]], value: int = PAD,
                   length: int | None = None) -> Tensor:
     """Right-pad int lists with `value` into a (B, L) long tensor."""
@@ -60,11 +69,15 @@ def pad_sequences(seqs: Sequence[Sequence[int]], value: int = PAD,
 
 def collate(src: Sequence[Sequence[int]], tgt: Sequence[Sequence[int]],
             side: dict[str, Sequence[Sequence[int]]] | None = None,
-            context: dict[str, Tensor] | None = None) -> Batch:
-    """Build a Batch from parallel id lists (no specials in the inputs)."""
-    src_ids = pad_sequences([[*s, EOS] for s in src])
-    tgt_in = pad_sequences([[BOS, *t] for t in tgt])
-    tgt_out = pad_sequences([[*t, EOS] for t in tgt])
+            context: dict[str, Tensor] | None = None,
+            buckets: Sequence[int] = ()) -> Batch:
+    """Build a Batch from parallel id lists (no specials in the inputs); with
+    `buckets`, each side padded to its bucket's width (`bucket_width`)."""
+    s_width = bucket_width(max(len(s) for s in src) + 1, buckets)
+    t_width = bucket_width(max(len(t) for t in tgt) + 1, buckets)
+    src_ids = pad_sequences([[*s, EOS] for s in src], length=s_width)
+    tgt_in = pad_sequences([[BOS, *t] for t in tgt], length=t_width)
+    tgt_out = pad_sequences([[*t, EOS] for t in tgt], length=t_width)
     padded = pad_side(side or {}, src_ids.size(1))
     return Batch(src_ids, tgt_in, tgt_out, sum(len(t) + 1 for t in tgt), padded,
                  dict(context or {}), side_sizes(padded))
@@ -101,16 +114,19 @@ def pad_side(side: dict[str, Sequence[Sequence[int]]], length: int
 
 
 def make_batches(src_lens: Sequence[int], tgt_lens: Sequence[int],
-                 max_tokens: int, seed: int) -> list[list[int]]:
+                 max_tokens: int, seed: int,
+                 buckets: Sequence[int] = ()) -> list[list[int]]:
     """Group sentence indices into batches of similar length.
 
     Sentences are sorted by (target, source) length, ties broken by a seeded
     shuffle, and cut so that batch size x longest side (with the added
     </s> or <s>) stays within `max_tokens`; a sentence longer than that alone
-    forms a batch of one.
+    forms a batch of one. With `buckets` each side's length counts as its
+    bucket's width (`bucket_width`), as the batch is then padded: the batches
+    of a bucket share one shape (batch size x width), so a GPU meets few shapes.
     """
-    src_len = np.asarray(src_lens, dtype=np.int64) + 1
-    tgt_len = np.asarray(tgt_lens, dtype=np.int64) + 1
+    src_len = np.asarray([bucket_width(n + 1, buckets) for n in src_lens], np.int64)
+    tgt_len = np.asarray([bucket_width(n + 1, buckets) for n in tgt_lens], np.int64)
     order = np.random.default_rng(seed).permutation(len(src_len))
     order = order[np.lexsort((src_len[order], tgt_len[order]))]
     batches: list[list[int]] = []
@@ -217,11 +233,12 @@ class PackedCorpus:
         return int(self.tgt.lengths[np.asarray(indices, np.int64)].sum()) + len(indices)
 
     def collate(self, indices: Sequence[int],
-                context: dict[str, Tensor] | None = None) -> Batch:
+                context: dict[str, Tensor] | None = None,
+                buckets: Sequence[int] = ()) -> Batch:
         """The Batch of pairs `indices`: equal to `collate` of their id lists."""
         rows = np.asarray(indices, np.int64)
-        s_width = int(self.src.lengths[rows].max()) + 1
-        t_width = int(self.tgt.lengths[rows].max()) + 1
+        s_width = bucket_width(int(self.src.lengths[rows].max()) + 1, buckets)
+        t_width = bucket_width(int(self.tgt.lengths[rows].max()) + 1, buckets)
         src = self.src.pad(rows, PAD, s_width, last=EOS)
         tgt_in = self.tgt.pad(rows, PAD, t_width, shift=1, first=BOS)
         tgt_out = self.tgt.pad(rows, PAD, t_width, last=EOS)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import itertools
+from dataclasses import dataclass, field
 from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
@@ -76,6 +77,11 @@ class TrainConfig:
         "by an empty one (context dropout; seeded)"))] = 0.0
     compile: Annotated[bool, Field(
         description="run the loss forward through torch.compile (trainer)")] = False
+    length_buckets: Annotated[list[int], Field(description=(
+        "increasing widths (tokens, </s> included); each side of a batch is padded "
+        "up to the first that holds it, so a GPU and torch.compile meet few shapes "
+        "(empty = off; a longer side keeps its own width)"))] = field(
+        default_factory=list)
     context_cache_mb: Annotated[float, Field(ge=0, description=(
         "frozen context states (HAN step 2) kept per split, computed once per sentence "
         "(MB; 0 = computed with every batch; models.context_cache)"))] = 4096.0
@@ -88,6 +94,11 @@ class TrainConfig:
             raise InputError(f"keeps {self.keep_last} checkpoints but average_last "
                              f"is {self.average_last}", "train.keep_last")
         self.check_time_schedule()
+        buckets = list(self.length_buckets)
+        if any(b < 1 for b in buckets) or any(
+                a >= b for a, b in itertools.pairwise(buckets)):
+            raise InputError(f"must be positive and increasing, got {buckets}",
+                             "train.length_buckets")
         if (self.schedule, self.lr_schedule) == ("steps", "linear") and (
                 self.max_steps <= self.warmup_steps):
             raise InputError(f"lr_schedule linear decays to 0 at max_steps "

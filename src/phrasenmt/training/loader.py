@@ -30,12 +30,14 @@ def pack(corpus: Corpus) -> PackedCorpus:
 
 
 def collate_pairs(packed: PackedCorpus, corpus: Corpus, indices: Sequence[int],
-                  empty: Sequence[bool] | None = None) -> Batch:
+                  empty: Sequence[bool] | None = None,
+                  buckets: Sequence[int] = ()) -> Batch:
     """The batch of pairs `indices` (host memory), with their document context
-    (empty for the pairs flagged in `empty`, indexed by pair: context dropout)."""
+    (empty for the pairs flagged in `empty`, indexed by pair: context dropout),
+    each side padded to its bucket's width (`train.length_buckets`)."""
     # Context by the pairs' own indices, never from the batch's other rows.
     context = corpus.context.batch(indices, empty) if corpus.context else None
-    return packed.collate(indices, context)
+    return packed.collate(indices, context, buckets)
 
 
 class UpdateLoader:
@@ -49,8 +51,8 @@ class UpdateLoader:
     def __init__(self, corpus: Corpus, batches: list[list[int]], seed: int,
                  update_tokens: int, share: Callable[[int], list[int]],
                  device: torch.device, prefetch: bool = True,
-                 empty_context_rate: float = 0.0):
-        self.corpus, self.packed = corpus, pack(corpus)
+                 empty_context_rate: float = 0.0, buckets: Sequence[int] = ()):
+        self.corpus, self.packed, self.buckets = corpus, pack(corpus), tuple(buckets)
         self.seed, self.empty_context_rate = seed, empty_context_rate
         self._empty: tuple[int, list[bool]] = (0, [])  # epoch, its flags
         self.iterator = BatchIterator(batches, seed)
@@ -80,7 +82,8 @@ class UpdateLoader:
 
     def _collate(self, mine: list[tuple[list[int], list[bool] | None]]
                  ) -> list[Batch]:
-        out = [collate_pairs(self.packed, self.corpus, b, e) for b, e in mine]
+        out = [collate_pairs(self.packed, self.corpus, b, e, self.buckets)
+               for b, e in mine]
         return [b.pin_memory() for b in out] if self.device.type == "cuda" else out
 
     def _prepare(self) -> None:

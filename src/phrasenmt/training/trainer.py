@@ -256,11 +256,12 @@ class Trainer:
             cfg.context_cache_mb, self.dist.is_main)
         batches = make_batches([len(s) for s in self.train_data.src],
                                [len(t) for t in self.train_data.tgt],
-                               cfg.max_tokens, self.seed)
+                               cfg.max_tokens, self.seed, cfg.length_buckets)
         # Collates the next update's batches while this one computes (loader).
         self.iterator = UpdateLoader(self.train_data, batches, self.seed,
                                      cfg.update_tokens, self.dist.share, self.device,
-                                     empty_context_rate=cfg.empty_context_rate)
+                                     empty_context_rate=cfg.empty_context_rate,
+                                     buckets=cfg.length_buckets)
 
     def _init_from_step1(self) -> None:
         """Step 2: load step 1's weights (θ_d new), freeze per train.freeze, say so."""
@@ -292,7 +293,8 @@ class Trainer:
         # Context by the pairs' own indices, never from the batch's other rows.
         context = corpus.context.batch(indices) if corpus.context else None
         return collate([corpus.src[i] for i in indices],
-                       [corpus.tgt[i] for i in indices], side, context).to(self.device)
+                       [corpus.tgt[i] for i in indices], side, context,
+                       self.cfg.length_buckets).to(self.device)
 
     def _next_update(self) -> tuple[list[tuple[Batch, float]], int]:
         """This rank's share of the next update's batches, each with its weight,
@@ -343,7 +345,7 @@ class Trainer:
         self.model.eval()
         batches = make_batches([len(s) for s in self.dev_data.src],
                                [len(t) for t in self.dev_data.tgt],
-                               self.cfg.max_tokens, seed=0)
+                               self.cfg.max_tokens, 0, self.cfg.length_buckets)
         nll_sum, ntokens = torch.zeros((), dtype=torch.float64, device=self.device), 0
         for indices in batches:
             batch = self._batch(self.dev_data, indices)

@@ -1,0 +1,89 @@
+"""Batch shapes per epoch and their padding, with and without train.length_buckets.
+
+    python -m benchmarks.speed --suite shapes [--src FILE --tgt FILE] [options]
+
+A GPU pays for every new batch shape (cuDNN attention builds a plan for each;
+torch.compile with static shapes compiles each), and padding costs compute.
+For a corpus (`--src`/`--tgt`, subword-segmented text as the trainer reads
+it; default: random sentences of `--lengths` tokens), the trainer's batching
+(`make_batches`, `--max-tokens` padded tokens per batch) is run once plain
+and once per bucket list: batches per epoch, distinct (batch, source width,
+target width) shapes, and the share of the batches' cells that is padding
+(both sides). Counting only: nothing is trained, so it runs anywhere.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from phrasenmt.nn.batching import bucket_width, make_batches
+
+# Widths of 8 up to 64, of 16 up to 128, of 32 up to 256 (tokens, </s> included).
+DEFAULT_BUCKETS = [*range(8, 65, 8), *range(80, 129, 16), *range(160, 257, 32)]
+
+
+def lengths_of(path: Path) -> list[int]:
+    """Tokens per line of a segmented text file."""
+    with path.open(encoding="utf-8") as fh:
+        return [len(line.split()) for line in fh]
+
+
+def figures(src: list[int], tgt: list[int], max_tokens: int,
+            buckets: Sequence[int]) -> dict[str, Any]:
+    """Batches, distinct shapes and padding share of one epoch's batching."""
+    batches = make_batches(src, tgt, max_tokens, 1, buckets)
+    shapes, cells, real = set(), 0, 0
+    for rows in batches:
+        s_w = bucket_width(max(src[i] for i in rows) + 1, buckets)
+        t_w = bucket_width(max(tgt[i] for i in rows) + 1, buckets)
+        shapes.add((len(rows), s_w, t_w))
+        cells += len(rows) * (s_w + t_w)
+        real += sum(src[i] + 1 + tgt[i] + 1 for i in rows)
+    return {"buckets": list(buckets), "batches": len(batches), "shapes": len(shapes),
+            "widths": len({(s, t) for _, s, t in shapes}),
+            "padding": round(1 - real / cells, 4)}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The suite's entry point (benchmarks.speed) -> exit status."""
+    from benchmarks import harness
+    from phrasenmt.cli import positive_int
+    p = harness.parser("shapes", __doc__.split("\n")[0],
+                       cpu_only="the shapes suite only counts; use cpu")
+    p.add_argument("--src", type=Path, default=None, help="segmented source text")
+    p.add_argument("--tgt", type=Path, default=None, help="segmented target text")
+    p.add_argument("--pairs", type=positive_int, default=20000,
+                   help="random sentences when no files are given")
+    p.add_argument("--lengths", type=positive_int, nargs=2, default=[5, 60])
+    p.add_argument("--max-tokens", type=positive_int, default=8192)
+    p.add_argument("--buckets", type=positive_int, nargs="+", default=DEFAULT_BUCKETS,
+                   help="one bucket list (default: 8 to 64 by 8, to 128 by 16, to "
+                        "256 by 32)")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = harness.parse(p, argv)
+    if (args.src is None) != (args.tgt is None):
+        p.error("--src and --tgt: give both or neither")
+    if args.src is not None:
+        src, tgt = lengths_of(args.src), lengths_of(args.tgt)
+        if len(src) != len(tgt):
+            p.error(f"--src has {len(src)} lines but --tgt has {len(tgt)}")
+    else:
+        rng = random.Random(1)
+        src = [rng.randint(*args.lengths) for _ in range(args.pairs)]
+        tgt = [max(1, n + rng.randint(-3, 3)) for n in src]
+    buckets = list(args.buckets)
+    if any(a >= b for a, b in itertools.pairwise(buckets)):
+        p.error(f"--buckets: must be increasing, got {buckets}")
+    results = harness.Results("shapes", args, ["--suite", "shapes", *argv])
+    results.add("plain", figures(src, tgt, args.max_tokens, []))
+    results.add("buckets", figures(src, tgt, args.max_tokens, buckets))
+    return results.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
