@@ -80,6 +80,8 @@ def _field_types(hint: Any) -> list[str]:
     """The JSON-Schema type names of a config dataclass field's type hint."""
     names = {int: "integer", float: "number", bool: "boolean", str: "string",
              type(None): "null"}
+    if typing.get_origin(hint) is list:  # list[int]: ["items:integer"]
+        return [f"items:{t}" for t in _field_types(typing.get_args(hint)[0])]
     args = typing.get_args(hint) if typing.get_origin(hint) in (
         typing.Union, types.UnionType) else (hint,)
     return [names[a] for a in args if a in names]
@@ -114,8 +116,13 @@ def declare_field_numbers(config: dict) -> None:
         for section, values in sections:
             if isinstance(values, dict):
                 for key, value in values.items():
-                    if key in fields[section]:
-                        values[key] = declared_number(value, fields[section][key])
+                    declared = fields[section].get(key, ())
+                    items = [t.removeprefix("items:") for t in declared
+                             if t.startswith("items:")]
+                    if items and isinstance(value, list):  # length_buckets: [8.0]
+                        values[key] = [declared_number(v, items) for v in value]
+                    elif key in fields[section]:
+                        values[key] = declared_number(value, declared)
     for sweep in config.get("sweeps", {}).values():
         section, _, key = sweep["key"].partition(".")
         if sweep["model"] in models and "." not in key:

@@ -5,6 +5,8 @@ the same pairs padded to their own longest sentence."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -114,3 +116,27 @@ def test_the_trainer_s_batches_take_the_bucket_widths(corpus, tmp_path, monkeypa
     t.iterator.close()
     assert widths <= {3, 5, 8}, widths  # sentences of 2-5 words, plus </s>
     assert len(widths) >= 2  # both short and long batches were seen
+
+
+@pytest.mark.parametrize(("value", "outcome"), [
+    ([16.0, 32.0], [16, 32]),  # whole floats are the integers, as in every int key
+    ([16, 8], ("models.transformer.train.length_buckets: must be positive and "
+              "increasing, got [16, 8]")),
+    ([8.5], "models.transformer.train.length_buckets: expected list of int, got [8.5]")])
+def test_the_workflow_config_checks_the_buckets_at_start_up(value, outcome):
+    import yaml
+
+    from phrasenmt.config import validate_config
+    from phrasenmt.experiment import check_experiment, declare_field_numbers
+    from tests.conftest import TEST_CONFIG
+
+    config = yaml.safe_load(TEST_CONFIG.read_text(encoding="utf-8"))
+    config["models"]["transformer"].setdefault("train", {})["length_buckets"] = value
+    validate_config(config, "config.yaml")
+    declare_field_numbers(config)
+    if isinstance(outcome, str):
+        with pytest.raises(InputError, match=re.escape(outcome)):
+            check_experiment(config)
+    else:
+        check_experiment(config)
+        assert config["models"]["transformer"]["train"]["length_buckets"] == outcome
