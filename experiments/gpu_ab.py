@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
+import itertools
 import json
 import math
 import sys
@@ -86,6 +87,9 @@ def parse_args(argv: Sequence[str] | None) -> Any:
                    help="untimed rounds (default: 6 on CUDA, 1 on the CPU)")
     p.add_argument("--rounds", type=positive_int, default=None,
                    help="timed rounds (default: 10 on CUDA, 3 on the CPU)")
+    p.add_argument("--length-buckets", type=positive_int, nargs="+", default=[],
+                   metavar="WIDTH", help="train.length_buckets of every variant (the "
+                   "same batches for all; compare with a run without)")
     p.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads")
     p.add_argument("--fairseq", choices=("auto", "off"), default="auto")
     p.add_argument("--fairseq-warmup", type=nonnegative_int, default=None,
@@ -100,6 +104,9 @@ def parse_args(argv: Sequence[str] | None) -> Any:
     if args.preset is not None and args.device == "cpu":
         p.error("--preset: the CPU form runs the tiny preset only")
     args.variants = [v for v in VARIANTS if v in {"baseline", *args.variants}]
+    widths = args.length_buckets
+    if any(a >= b for a, b in itertools.pairwise(widths)):
+        p.error(f"--length-buckets: must be increasing, got {widths}")
     if args.variants == ["baseline"]:
         p.error("--variants: name at least one of packed, one_sync, prefetch")
     size = SIZES[args.device]
@@ -168,7 +175,8 @@ def make_variant(name: str, args: Any, corpus: Any, size: dict) -> tuple[Trainer
     """The Trainer of a variant and its step."""
     with contextlib.redirect_stderr(io.StringIO()):
         t = timing.trainer_for("transformer", size["preset"], corpus, size["batch"],
-                               args.device, args.work / name)
+                               args.device, args.work / name,
+                               {"length_buckets": list(args.length_buckets)})
     if name == "prefetch":
         return t, trainer_step(t)
     loader = t.iterator
@@ -208,7 +216,7 @@ def measure(args: Any, result: dict, save: Callable[[], None]) -> None:
     for r in range(args.warmup + args.rounds):
         # every variant takes the same batches: plan them once per round
         [plan] = planner.iterator.lengths_ahead(1)
-        flops, padding = update_figures(planner.spec.model, plan)
+        flops, padding = update_figures(planner.spec.model, plan, args.length_buckets)
         # the order turns each round: the first variant of a round meets its new
         # batch shapes first (cuDNN attention plans a new shape on first sight)
         names = list(variants)
@@ -281,7 +289,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     result: dict[str, Any] = {
         "command": " ".join(["python -m experiments.gpu_ab", *(argv or sys.argv[1:])]),
         "commit": commit(), "machine": machine(args.device), "status": "RUNNING",
-        "warmup": args.warmup, "rounds": args.rounds, "variants": {}, "fairseq": None}
+        "warmup": args.warmup, "rounds": args.rounds,
+        "length_buckets": list(args.length_buckets), "variants": {}, "fairseq": None}
 
     def save() -> None:
         with atomic_open(args.out) as fh:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One call on a GPU held for minutes: the checks that need one, in priority order, each
-# under its own time limit, everything written to OUT (at most 8 files).
+# under its own time limit (on CUDA 590 s together, within a 10-minute call),
+# everything written to OUT (at most 8 files).
 #
 #   bash experiments/gpu_session.sh OUT [DEVICE]
 #
@@ -9,12 +10,14 @@
 #      the launcher with 1 and 2 ranks (2 ranks on one GPU share it over gloo);
 #   2. the data-path A/B (experiments/gpu_ab.py): Transformer base, 25k-token
 #      batches, every variant, fairseq beside it where its wheels were carried;
-#   3. step 2 of the document models against the step-1 Transformer
+#   3. the A/B again with train.length_buckets (few batch shapes: what the
+#      plans of new shapes cost, against part 2 at the same warm-up);
+#   4. step 2 of the document models against the step-1 Transformer
 #      (benchmarks/context.py): K = 3, frozen context states;
-#   4. the A/B at the big preset (baseline and the trainer's own path).
+#   5. the A/B at the big preset (baseline and the trainer's own path).
 # The wheels in WHEELS (default .whl/, from make gpu-wheels) are installed into
 # /tmp/site first; WHEELS=none skips that (a Python that has them already).
-# STEPS (default: check ab_base context ab_big) names the parts to run.
+# STEPS (default: check ab_base ab_buckets context ab_big) names the parts to run.
 set -u
 OUT=${1:?usage: bash experiments/gpu_session.sh OUT [cuda|cpu]}
 DEVICE=${2:-cuda}
@@ -30,7 +33,7 @@ if [ -d "$WHEELS" ]; then
 fi
 export PYTHONPATH=$PWD/src:$PWD${PYTHONPATH:+:$PYTHONPATH}
 
-STEPS=" ${STEPS:-check ab_base context ab_big} "
+STEPS=" ${STEPS:-check ab_base ab_buckets context ab_big} "
 step() {  # step NAME SECONDS COMMAND...: one part, its status and time in the log
   local name=$1 limit=$2 start=$SECONDS
   shift 2
@@ -45,19 +48,24 @@ step() {  # step NAME SECONDS COMMAND...: one part, its status and time in the l
   git rev-parse --short HEAD 2>/dev/null; } >>"$LOG" 2>&1
 
 if [ "$DEVICE" = cuda ]; then
-  step check 150 $PY -m tests.gpu.check --out "$OUT/check" --work /tmp/gpu_check \
+  step check 140 $PY -m tests.gpu.check --out "$OUT/check" --work /tmp/gpu_check \
     --archs transformer --timing off --fairseq off --budget-minutes 2.3
-  step ab_base 240 $PY -m experiments.gpu_ab --device cuda --out "$OUT/ab_base.json" \
+  step ab_base 220 $PY -m experiments.gpu_ab --device cuda --out "$OUT/ab_base.json" \
     --work /tmp/ab_base --rounds 12 --fairseq-warmup 150
-  step context 80 $PY -m benchmarks.speed --suite context --device cuda --preset base \
+  step ab_buckets 100 $PY -m experiments.gpu_ab --device cuda \
+    --out "$OUT/ab_buckets.json" --work /tmp/ab_buckets --rounds 12 --fairseq off \
+    --length-buckets 8 16 24 32 40 48 56 64 80 96 112 128 160 192 224 256
+  step context 60 $PY -m benchmarks.speed --suite context --device cuda --preset base \
     --k 3 --sentences 4000 --max-tokens 8192 --warmup 3 --updates 20 \
     --out "$OUT/context.json"
-  step ab_big 90 $PY -m experiments.gpu_ab --device cuda --preset big \
+  step ab_big 70 $PY -m experiments.gpu_ab --device cuda --preset big \
     --variants prefetch --fairseq off --warmup 4 --rounds 6 \
     --out "$OUT/ab_big.json" --work /tmp/ab_big
 else
   step ab_base 120 $PY -m experiments.gpu_ab --device cpu --out "$OUT/ab_base.json" \
     --work /tmp/ab_base
+  step ab_buckets 120 $PY -m experiments.gpu_ab --device cpu \
+    --out "$OUT/ab_buckets.json" --work /tmp/ab_buckets --length-buckets 8 16 24 32
   step check 300 $PY -m tests.gpu.check --device cpu --out "$OUT/check" \
     --work /tmp/gpu_check --archs transformer han_dec --timing off --fairseq off \
     --budget-minutes 4

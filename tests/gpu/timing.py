@@ -87,11 +87,13 @@ def peak_flops(device: str, override: float | None) -> float | None:
 
 
 def trainer_for(arch: str, preset: str, corpus: Corpus, batch: int, device: str,
-                outdir: Path) -> Trainer:
-    """A bf16 Trainer of `arch`/`preset`, one batch of `batch` tokens per update."""
+                outdir: Path, train: dict[str, Any] | None = None) -> Trainer:
+    """A bf16 Trainer of `arch`/`preset`, one batch of `batch` tokens per update
+    (`train`: more train keys, e.g. length_buckets)."""
     spec = resolve_spec({"arch": arch, "preset": preset, "train": {
         "max_tokens": batch, "update_tokens": 1, "max_steps": 10**6,
-        "valid_interval": 10**6, "save_interval": 10**6, "log_interval": 10**6}})
+        "valid_interval": 10**6, "save_interval": 10**6, "log_interval": 10**6,
+        **(train or {})}})
     side = side_args(arch, corpus, ("train", "dev"))
     paths = DataPaths(corpus.path("train", SRC), corpus.path("train", TGT),
                       corpus.path("dev", SRC), corpus.path("dev", TGT))

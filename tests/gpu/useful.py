@@ -25,6 +25,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from phrasenmt.nn.batching import bucket_width
+
 
 def transformer_update_flops(cfg: object, src_lens: Sequence[int],
                              tgt_lens: Sequence[int]) -> float:
@@ -49,15 +51,17 @@ def padding_fraction(real: Sequence[int], padded: Sequence[int]) -> float:
 
 
 def update_figures(cfg: object | None, batches: Sequence[tuple[Sequence[int],
-                                                               Sequence[int]]]
-                   ) -> tuple[float | None, float]:
+                                                               Sequence[int]]],
+                   buckets: Sequence[int] = ()) -> tuple[float | None, float]:
     """One update's useful FLOPs (None without a Transformer config) and its
     padding fraction, from each batch's (source, target) lengths without
-    specials."""
+    specials (`buckets`: the widths the batches were padded to, length_buckets)."""
     src = [np.asarray(s) + 1 for s, _ in batches]  # + </s>
     tgt = [np.asarray(t) + 1 for _, t in batches]  # + <s> (input) / </s> (output)
     real = [a.sum() + b.sum() for a, b in zip(src, tgt, strict=True)]
-    padded = [len(a) * (a.max() + b.max()) for a, b in zip(src, tgt, strict=True)]
+    padded = [len(a) * (bucket_width(int(a.max()), buckets)
+                        + bucket_width(int(b.max()), buckets))
+              for a, b in zip(src, tgt, strict=True)]
     flops = None if cfg is None else sum(
         transformer_update_flops(cfg, a, b) for a, b in zip(src, tgt, strict=True))
     return flops, padding_fraction(real, padded)

@@ -59,3 +59,22 @@ def test_a_choice_that_cannot_run_is_one_line(capsys, argv, message):
         gpu_ab.parse_args(argv)
     err = capsys.readouterr().err
     assert stop.value.code == 2 and err.count("\n") == 1 and message in err
+
+
+def test_length_buckets_reach_every_variant_and_the_padding_figure(tmp_path):
+    from experiments import gpu_ab
+
+    out = tmp_path / "ab.json"
+    args = ["--device", "cpu", "--out", str(out), "--warmup", "0", "--rounds", "1",
+            "--variants", "prefetch"]
+    assert gpu_ab.main([*args, "--work", str(tmp_path / "a")]) == 0
+    plain = json.loads(out.read_text())
+    assert gpu_ab.main([*args, "--work", str(tmp_path / "b"), "--length-buckets",
+                        "16", "32", "64"]) == 0
+    padded = json.loads(out.read_text())
+    assert padded["length_buckets"] == [16, 32, 64] and plain["length_buckets"] == []
+    for name in ("baseline", "prefetch"):  # the same batches, so loss parity holds
+        assert padded["variants"][name]["loss_max_rel_diff"] == 0.0
+        assert padded["variants"][name]["padding"] > plain["variants"][name]["padding"]
+    with pytest.raises(SystemExit):
+        gpu_ab.parse_args(["--device", "cpu", "--length-buckets", "32", "16"])
