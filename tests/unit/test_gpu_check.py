@@ -290,3 +290,16 @@ def test_the_summary_pair_is_replaced_together(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="No space left"):
         gpu_check.write_summary(tmp_path, summary)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_a_failed_rank_is_named_by_its_own_error_not_the_launcher_s_rule():
+    stderr = "\n".join([
+        "[rank1]: Traceback (most recent call last):",
+        '[rank1]:   File "trainer.py", line 3, in sum',
+        "[rank1]: ValueError: a collective got a tensor on cuda:0, but ...",
+        "E1204 failed (exitcode: 1) local_rank: 1",
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+        "=" * 60, "phrasenmt.train FAILED", "=" * 60])
+    assert gpu_ddp.rank_error(stderr) == (
+        "ValueError: a collective got a tensor on cuda:0, but ...")
+    assert gpu_ddp.rank_error("starting\nKilled\n" + "=" * 20) == "Killed"
