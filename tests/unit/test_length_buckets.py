@@ -140,3 +140,12 @@ def test_the_workflow_config_checks_the_buckets_at_start_up(value, outcome):
     else:
         check_experiment(config)
         assert config["models"]["transformer"]["train"]["length_buckets"] == outcome
+
+
+def test_the_vectorised_widths_equal_the_scalar_ones():
+    from phrasenmt.nn.batching import bucket_widths
+
+    widths = np.arange(0, 50)
+    assert bucket_widths(widths, BUCKETS).tolist() == [
+        bucket_width(int(w), BUCKETS) for w in widths]
+    assert bucket_widths(widths, []) is widths

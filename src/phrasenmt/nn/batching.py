@@ -57,6 +57,15 @@ def bucket_width(width: int, buckets: Sequence[int] = ()) -> int:
     return width
 
 
+def bucket_widths(widths: np.ndarray, buckets: Sequence[int] = ()) -> np.ndarray:
+    """`bucket_width` of every entry of an int array, vectorised."""
+    if not len(buckets):
+        return widths
+    edges = np.asarray(buckets, np.int64)
+    at = np.searchsorted(edges, widths, side="left")  # first bucket >= width
+    return np.where(at < len(edges), edges[np.minimum(at, len(edges) - 1)], widths)
+
+
 def pad_sequences(seqs: Sequence[Sequence[int]], value: int = PAD,
                   length: int | None = None) -> Tensor:
     """Right-pad int lists with `value` into a (B, L) long tensor."""
@@ -125,8 +134,8 @@ def make_batches(src_lens: Sequence[int], tgt_lens: Sequence[int],
     bucket's width (`bucket_width`), as the batch is then padded: the batches
     of a bucket share one shape (batch size x width), so a GPU meets few shapes.
     """
-    src_len = np.asarray([bucket_width(n + 1, buckets) for n in src_lens], np.int64)
-    tgt_len = np.asarray([bucket_width(n + 1, buckets) for n in tgt_lens], np.int64)
+    src_len = bucket_widths(np.asarray(src_lens, dtype=np.int64) + 1, buckets)
+    tgt_len = bucket_widths(np.asarray(tgt_lens, dtype=np.int64) + 1, buckets)
     order = np.random.default_rng(seed).permutation(len(src_len))
     order = order[np.lexsort((src_len[order], tgt_len[order]))]
     batches: list[list[int]] = []

@@ -79,8 +79,9 @@ class TrainConfig:
         description="run the loss forward through torch.compile (trainer)")] = False
     length_buckets: Annotated[list[int], Field(description=(
         "increasing widths (tokens, </s> included); each side of a batch is padded "
-        "up to the first that holds it, so a GPU and torch.compile meet few shapes "
-        "(empty = off; a longer side keeps its own width)"))] = field(
+        "up to the first that holds it, so a GPU meets few batch shapes (cuDNN "
+        "attention plans each new one; empty = off; a longer side keeps its own "
+        "width)"))] = field(
         default_factory=list)
     context_cache_mb: Annotated[float, Field(ge=0, description=(
         "frozen context states (HAN step 2) kept per split, computed once per sentence "
