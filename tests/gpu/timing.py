@@ -206,12 +206,13 @@ def run(args, work: Path, deadline: float, save: Callable[[], None]
         save()
     fairseq = None
     if args.fairseq == "auto" and args.device == "cuda":
+        from tests.gpu.ours_worker import fresh  # ours in a new process, as fairseq
+
         fairseq = peer.compare(corpus, size, work / "fairseq", deadline,
-                               lambda: guarded("transformer", size["preset"], corpus,
-                                               size["batch"], args.device,
-                                               work / "timing" / "again", peak,
-                                               args.fairseq_warmup, args.timed_updates,
-                                               False),
+                               lambda: fresh(corpus, size["preset"], size["batch"],
+                                             args.device, work / "timing" / "again",
+                                             peak, args.fairseq_warmup,
+                                             args.timed_updates),
                                args.fairseq_warmup, args.timed_updates)
     return result, fairseq
 

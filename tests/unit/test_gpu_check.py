@@ -303,3 +303,13 @@ def test_a_failed_rank_is_named_by_its_own_error_not_the_launcher_s_rule():
     assert gpu_ddp.rank_error(stderr) == (
         "ValueError: a collective got a tensor on cuda:0, but ...")
     assert gpu_ddp.rank_error("starting\nKilled\n" + "=" * 20) == "Killed"
+
+
+def test_our_side_of_the_fairseq_comparison_runs_in_a_fresh_process(tmp_path):
+    from tests.gpu.data import random_tokens
+    from tests.gpu.ours_worker import fresh
+
+    corpus = random_tokens(tmp_path / "data", 200, 50, (3, 8), 1)
+    row = fresh(corpus, "tiny", 300, "cpu", tmp_path / "ours", None, 1, 2)
+    assert row["status"] == "PASS", row
+    assert row["tokens_per_s"] > 0 and row["arch"] == "transformer"
