@@ -14,7 +14,6 @@ target width) shapes, and the share of the batches' cells that is padding
 
 from __future__ import annotations
 
-import itertools
 import random
 import sys
 from collections.abc import Sequence
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from phrasenmt.nn.batching import bucket_width, make_batches
+from phrasenmt.training.config import increasing_widths
 
 # Widths of 8 up to 64, of 16 up to 128, of 32 up to 256 (tokens, </s> included).
 DEFAULT_BUCKETS = [*range(8, 65, 8), *range(80, 129, 16), *range(160, 257, 32)]
@@ -77,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         src = [rng.randint(*args.lengths) for _ in range(args.pairs)]
         tgt = [max(1, n + rng.randint(-3, 3)) for n in src]
     buckets = list(args.buckets)
-    if any(a >= b for a, b in itertools.pairwise(buckets)):
+    if not increasing_widths(buckets):
         p.error(f"--buckets: must be increasing, got {buckets}")
     results = harness.Results("shapes", args, ["--suite", "shapes", *argv])
     results.add("plain", figures(src, tgt, args.max_tokens, []))

@@ -37,7 +37,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
-import itertools
 import json
 import math
 import sys
@@ -54,6 +53,7 @@ from phrasenmt import precision as prec
 from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file, positive_int
 from phrasenmt.io import atomic_open
 from phrasenmt.nn.batching import BatchIterator
+from phrasenmt.training.config import increasing_widths
 from phrasenmt.training.loader import UpdateLoader
 from phrasenmt.training.stopping import Terminated, TerminateOnSignals
 from phrasenmt.training.trainer import Trainer
@@ -106,7 +106,7 @@ def parse_args(argv: Sequence[str] | None) -> Any:
         p.error("--preset: the CPU form runs the tiny preset only")
     args.variants = [v for v in VARIANTS if v in {"baseline", *args.variants}]
     widths = args.length_buckets
-    if any(a >= b for a, b in itertools.pairwise(widths)):
+    if not increasing_widths(widths):
         p.error(f"--length-buckets: must be increasing, got {widths}")
     if args.variants == ["baseline"]:
         p.error("--variants: name at least one of packed, one_sync, prefetch")

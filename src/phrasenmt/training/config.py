@@ -12,6 +12,12 @@ from phrasenmt.hparams.registry import validate
 from phrasenmt.io import InputError
 
 
+def increasing_widths(buckets: list[int]) -> bool:
+    """Whether `buckets` is a valid length_buckets list: positive, increasing."""
+    return all(b >= 1 for b in buckets) and all(
+        a < b for a, b in itertools.pairwise(buckets))
+
+
 @dataclass
 class TrainConfig:
     """Optimisation, batching, validation and checkpointing settings."""
@@ -96,8 +102,7 @@ class TrainConfig:
                              f"is {self.average_last}", "train.keep_last")
         self.check_time_schedule()
         buckets = list(self.length_buckets)
-        if any(b < 1 for b in buckets) or any(
-                a >= b for a, b in itertools.pairwise(buckets)):
+        if not increasing_widths(buckets):
             raise InputError(f"must be positive and increasing, got {buckets}",
                              "train.length_buckets")
         if (self.schedule, self.lr_schedule) == ("steps", "linear") and (
