@@ -50,8 +50,8 @@ def test_cached_context_states_equal_recomputed_ones():
     for j in range(24):  # each line alone, with dropout active in the model
         alone = model.line_states([torch.tensor([*lines["src"][j], EOS])],
                                   [torch.tensor([*lines["tgt"][j], EOS])])
-        assert torch.equal(alone["src"][0], store.held["src"][j]), j
-        assert torch.equal(alone["tgt"][0], store.held["tgt"][j]), j
+        assert torch.equal(alone["src"][0], store.state("src", j)), j
+        assert torch.equal(alone["tgt"][0], store.state("tgt", j)), j
     # ... and as the model computes them for a batch (lines repeated, missing)
     rows = [[], [0], [0, 1], [1, 2, 3], [5, 7], [9, 10, 11], [3, 0, 9]]
     ids = {s: pad_context([[lines[s][j] for j in row] for row in rows], 3)
@@ -61,6 +61,16 @@ def test_cached_context_states_equal_recomputed_ones():
     computed = model.batch_line_states(ids)
     for side in ("src", "tgt"):
         assert torch.equal(cached[f"{side}_states"], computed[side])
+    # a store that gets its lines a few at a time (it grows) lays out the same
+    grown = ContextStates(model, {s: v[:2] for s, v in lines.items()})
+    for upto in (2, 6, 12, 24):
+        for s in lines:
+            grown.lines[s][:] = lines[s][:upto]
+        grown.add(range(upto))
+    for side in ("src", "tgt"):
+        assert torch.equal(grown.lookup(index)[f"{side}_states"], computed[side])
+    none = store.lookup(torch.full((2, 3), -1))["src_states"]
+    assert none.shape == (2, 3, 1, model.cfg.d_model) and not none.any()
     src, tgt = torch.randint(4, 30, (7, 5)), torch.randint(4, 30, (7, 4))
     torch.manual_seed(3)
     without = model(src, tgt, context=ids)
@@ -111,7 +121,7 @@ def test_step2_with_the_cache_equals_step2_without_it(step1, tmp_path, capsys):
     one = step2(step1, tmp_path / "one", 1, 64)  # computes what 1 update reads only
     read = one.train_data.context.needed(one.iterator.pairs_ahead(1))
     one.run()
-    assert sorted(one.context_states["train"].held["tgt"]) == read
+    assert one.context_states["train"].held("tgt") == read
     assert 0 < len(read) < len(one.train_data.context.needed())
     small = step2(step1, tmp_path / "small", 1, 1e-6)
     assert small.context_states == {}
@@ -135,7 +145,7 @@ def test_the_random_context_control_reads_its_cached_states(step1, tmp_path):
     states = with_states(batch, store).context["tgt_states"]
     b, k = 0, K - 1  # the newest context line of the first pair
     j = docs.indices[pairs[0]][-1]
-    assert torch.equal(states[b, k, :len(store.held["tgt"][j])], store.held["tgt"][j])
+    assert torch.equal(states[b, k, :len(store.state("tgt", j))], store.state("tgt", j))
     model = t.model.train()
     torch.manual_seed(0)
     cached = model(batch.src, batch.tgt_in, context=batch.context)

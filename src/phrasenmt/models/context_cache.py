@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+import numpy as np
 import torch
 from torch import Tensor, nn
 
@@ -68,15 +69,43 @@ class ContextStates:
 
     `lines[side][j]` is line j's ids on that side (no </s>); `add` computes the
     states of lines not held yet (in one pass over them all: `prepare` for the
-    lines a split needs); `lookup` lays them out for a batch.
+    lines a split needs); `lookup` lays them out for a batch. The states of a
+    side are rows of one flat tensor (row 0 zeros, the padding), and line j
+    holds `length[side][j]` rows from `start[side][j]`; `lookup` is then one
+    gather for a whole batch, not one copy per context sentence (on a GPU a kernel each: hundreds
+    an update).
     """
 
     def __init__(self, model: nn.Module, lines: dict[str, Sequence[Ids]],
                  needed: Sequence[int] = ()):
         self.model, self.lines, self.needed = model, lines, list(needed)
         self.sides: tuple[str, ...] = model.frozen_state_sides
-        self.held: dict[str, dict[int, Tensor]] = {s: {} for s in self.sides}
         self.d_model = model.cfg.d_model
+        # per side and line: its first row in `flat` and its row count (0: not
+        # held); they grow with `lines` (a `decoding.context.StatePool` adds lines)
+        self.start = {s: np.zeros(len(lines[s]), dtype=np.int64) for s in self.sides}
+        self.length = {s: np.zeros(len(lines[s]), dtype=np.int64) for s in self.sides}
+        self.flat: dict[str, Tensor | None] = dict.fromkeys(self.sides)
+        self.used = dict.fromkeys(self.sides, 1)  # rows of `flat` in use (row 0: zeros)
+
+    def holds(self, j: int) -> bool:
+        """Whether line j's states are held."""
+        held = self.length[self.sides[0]]
+        return j < held.size and bool(held[j])
+
+    def held(self, side: str) -> list[int]:
+        """The lines whose states on the side are held, in index order."""
+        return np.flatnonzero(self.length[side]).tolist()
+
+    def state(self, side: str, j: int) -> Tensor:
+        """Line j's states (L_j, C) on the side (held)."""
+        start = int(self.start[side][j])
+        return self.flat[side][start: start + int(self.length[side][j])]
+
+    @property
+    def empty(self) -> bool:
+        """Whether no line's states are held yet."""
+        return self.used[self.sides[0]] == 1
 
     def nbytes(self, indices: Sequence[int] | None = None) -> int:
         """Bytes the states of `indices` (default: the needed lines) take (fp32)."""
@@ -86,7 +115,7 @@ class ContextStates:
 
     def add(self, indices: Sequence[int]) -> None:
         """Compute and keep the states of the lines `indices` not held yet."""
-        todo = [j for j in dict.fromkeys(indices) if j not in self.held[self.sides[0]]]
+        todo = [j for j in dict.fromkeys(indices) if not self.holds(j)]
         if not todo:
             return
         device = next(self.model.parameters()).device
@@ -94,8 +123,34 @@ class ContextStates:
                     for j in todo] for s in self.model.context_sides}
         states = self.model.line_states(rows["src"], rows.get("tgt"))
         for side in self.sides:
-            for j, value in zip(todo, states[side], strict=True):
-                self.held[side][j] = value
+            self.append(side, todo, states[side])
+
+    def fit(self, side: str, lines: int) -> None:
+        """`start` and `length` of the side cover `lines` lines."""
+        if self.length[side].size < lines:
+            for table in (self.start, self.length):
+                table[side] = np.concatenate(
+                    [table[side], np.zeros(lines - table[side].size, dtype=np.int64)])
+
+    def append(self, side: str, todo: Sequence[int], values: Sequence[Tensor]) -> None:
+        """Lines `todo`'s states (L_j, C) into the side's flat tensor, which
+        doubles when full (decoding adds lines a chunk at a time)."""
+        need = self.used[side] + sum(v.size(0) for v in values)
+        flat = self.flat[side]
+        if flat is None or flat.size(0) < need:
+            like = values[0]
+            grown = like.new_zeros(max(need, 2 * (0 if flat is None else flat.size(0))),
+                                   self.d_model)
+            if flat is not None:
+                grown[: self.used[side]] = flat[: self.used[side]]
+            self.flat[side] = flat = grown
+        self.fit(side, max(todo) + 1)
+        start = self.used[side]
+        flat[start: need] = torch.cat([v.to(flat.dtype) for v in values])
+        for j, value in zip(todo, values, strict=True):
+            self.start[side][j], self.length[side][j] = start, value.size(0)
+            start += value.size(0)
+        self.used[side] = need
 
     def prepare(self) -> None:
         """Compute the states of every needed line not held yet."""
@@ -103,18 +158,33 @@ class ContextStates:
 
     def lookup(self, index: Tensor) -> dict[str, Tensor]:
         """Line indices (B, K), -1 where no line (`DocContext.batch`'s "index")
-        -> {"<side>_states": (B, K, L, C)}, zeros where no line; the first call
-        computes every needed line (`prepare`), any later line not held yet is
-        computed when asked for."""
-        rows = index.tolist()
-        if not self.held[self.sides[0]]:
+        -> {"<side>_states": (B, K, L, C)}, zeros where no line, L the longest
+        line (1 when there is none; as `place`); the first call computes every
+        needed line (`prepare`), any later line not held yet is computed when
+        asked for."""
+        lines = index.cpu().numpy()
+        if self.empty:
             self.prepare()  # the first batch: every needed line in one pass
-        self.add([j for row in rows for j in row if j >= 0])
+        self.add([int(j) for j in lines[lines >= 0]])
         like = next(self.model.parameters())
-        empty = like.new_zeros(0, self.d_model)
-        return {f"{side}_states": place(
-            [[self.held[side][j] if j >= 0 else empty for j in row] for row in rows],
-            index.size(1), self.d_model, like) for side in self.sides}
+        return {f"{side}_states": self.gather(side, lines, like) for side in self.sides}
+
+    def gather(self, side: str, lines: np.ndarray, like: Tensor) -> Tensor:
+        """The states of the lines (B, K) (-1: none) from the flat tensor in one
+        gather -> (B, K, L, C)."""
+        flat_lines = lines.reshape(-1, 1)
+        present = flat_lines >= 0
+        flat = self.flat[side]
+        if flat is None or not present.any():  # no line: zeros as `place` gives them
+            return like.new_zeros(*lines.shape, 1, self.d_model)
+        safe = np.where(present, flat_lines, 0)
+        first = np.where(present, self.start[side][safe], 0)  # (B*K, 1)
+        count = np.where(present, self.length[side][safe], 0)
+        longest = int(count.max())
+        steps = np.arange(longest, dtype=np.int64)
+        rows = np.where(steps < count, first + steps, 0)  # (B*K, L); 0: the zero row
+        picked = torch.from_numpy(rows).to(flat.device, non_blocking=True)
+        return flat[picked].view(*lines.shape, longest, self.d_model)
 
 
 def place(rows: Sequence[Sequence[Tensor]], size: int, d_model: int,

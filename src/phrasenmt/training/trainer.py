@@ -536,7 +536,7 @@ class Trainer:
         updates left to max_steps read (a short step 2 reads a fraction of the
         corpus; computing every line first took longer than the updates)."""
         store = self.context_states.get("train")
-        if store is None or store.held[store.sides[0]]:
+        if store is None or not store.empty:
             return
         pairs = self.iterator.pairs_ahead(max(0, self.cfg.max_steps - self.state.step))
         if pairs is None:
