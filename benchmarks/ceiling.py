@@ -19,8 +19,8 @@ implementation of the same model and batch could reach in fp32 here.
 
 Batches: sentence lengths drawn from the Multi30k BPE training text when
 `--lengths` names it (default: the workflow's, if built), else 8-20 tokens;
-sorted by length and cut at `--max-tokens` padded tokens (the longer side), as
-the trainer and fairseq batch.
+sorted by length and cut at `--max-tokens` padded tokens (the longer side) by
+the trainer's batching (`make_batches`), as fairseq batches too.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from benchmarks import harness
 from phrasenmt.cli import positive_int
 from phrasenmt.models.base import Seq2Seq
-from phrasenmt.nn.batching import Batch, collate
+from phrasenmt.nn.batching import Batch, collate, make_batches
 from phrasenmt.training.config import TrainConfig
 
 LENGTHS = harness.REPO / "results" / "multi30k_en_de" / "bpe"
@@ -55,43 +55,15 @@ def pair_lengths(folder: Path, n: int, rng: random.Random) -> list[tuple[int, in
     return [(rng.randint(8, 20), rng.randint(8, 20)) for _ in range(n)]
 
 
-def batches_of(lengths: list[tuple[int, int]], max_tokens: int, vocab: tuple[int, int],
-               rng: random.Random) -> list[Batch]:
-    """Length-sorted batches of at most max_tokens padded tokens (longer side,
-    </s> included), random token ids."""
-    out, rows = [], []
-    for s, t in sorted(lengths, key=lambda p: (p[1], p[0])):
-        longest = max([s, t] + [max(len(a), len(b)) for a, b in rows]) + 1
-        if rows and longest * (len(rows) + 1) > max_tokens:
-            out.append(collate([a for a, _ in rows], [b for _, b in rows]))
-            rows = []
-        rows.append(([rng.randrange(4, vocab[0]) for _ in range(s)],
-                     [rng.randrange(4, vocab[1]) for _ in range(t)]))
-    return out
-
-
-def _cpu_attention(query_shape, key_shape, value_shape, *_, **__) -> int:
-    return flop_counter.sdpa_flop_count(query_shape, key_shape, value_shape)
-
-
-def _cpu_attention_backward(grad_out_shape, query_shape, key_shape, value_shape, *_,
-                            **__) -> int:
-    return flop_counter.sdpa_backward_flop_count(grad_out_shape, query_shape, key_shape,
-                                                 value_shape)
-
-
-def _addmm_inplace(_self_shape, a_shape, b_shape, *_, **__) -> int:
-    return 2 * a_shape[0] * a_shape[1] * b_shape[1]
-
-
 # torch counts the CUDA attention kernels but not the CPU one that
-# F.scaled_dot_product_attention runs here (the same formulas for it), nor the
-# in-place addmm_ with which the fused loss accumulates the output weight's
-# gradient.
-UNCOUNTED = {torch.ops.aten._scaled_dot_product_flash_attention_for_cpu: _cpu_attention,
+# F.scaled_dot_product_attention runs here, nor the in-place addmm_ with which the
+# fused loss accumulates the output weight's gradient: torch's formulas for the
+# CUDA kernels and addmm (unwrapped: the counter wraps what it is given).
+UNCOUNTED = {torch.ops.aten._scaled_dot_product_flash_attention_for_cpu:
+             flop_counter.sdpa_flop.__wrapped__,
              torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward:
-             _cpu_attention_backward,
-             torch.ops.aten.addmm_: _addmm_inplace}
+             flop_counter.sdpa_backward_flop.__wrapped__,
+             torch.ops.aten.addmm_: flop_counter.addmm_flop.__wrapped__}
 
 
 def step_flops(model: torch.nn.Module, batch: Batch, smoothing: float) -> tuple[int, dict]:
@@ -120,15 +92,12 @@ def matmul_gflops(m: int, k: int, n: int, seconds: float = 1.0) -> float:
 def main(argv: Sequence[str]) -> int:
     """FLOPs per update, achieved and peak GFLOP/s, and the ceiling -> the result file."""
     p = harness.parser("ceiling", __doc__.split("\n")[0], cpu_only=(
-        "the ceiling is this CPU's; on a GPU, python -m tests.gpu.check gives MFU"))
-    p.add_argument("--preset", default="small", help="Transformer preset")
-    p.add_argument("--max-tokens", type=positive_int, default=4096,
-                   help="padded tokens per batch, longer side (the peers suite's default)")
+        "the ceiling is this CPU's; on a GPU, python -m tests.gpu.check gives MFU"),
+        preset="small", max_tokens=4096, steps=20)
     p.add_argument("--src-vocab", type=positive_int, default=4387,
                    help="Multi30k en, 8k merges")
     p.add_argument("--tgt-vocab", type=positive_int, default=5781,
                    help="Multi30k de, 8k merges")
-    p.add_argument("--steps", type=positive_int, default=20, help="timed updates")
     p.add_argument("--lengths", type=Path, default=LENGTHS,
                    help="folder with train.bpe.en/.de to draw sentence lengths from")
     p.add_argument("--peer-tokens-per-s", type=float, default=0.0,
@@ -137,14 +106,17 @@ def main(argv: Sequence[str]) -> int:
                    help="then profile --steps fused updates: each operator's share "
                         "of the self CPU time")
     args = harness.parse(p, argv)
-    results = harness.Results("ceiling", args, ["--suite", "ceiling", *argv])
+    results = harness.Results("ceiling", args, argv)
     rng = random.Random(1)
     model = harness.preset_model("transformer", args.preset, args.src_vocab,
                                  tgt_vocab_size=args.tgt_vocab)
     cfg, smoothing = model.cfg, TrainConfig().label_smoothing
-    batches = batches_of(pair_lengths(args.lengths, 40 * args.max_tokens // 14, rng),
-                         args.max_tokens, (args.src_vocab, args.tgt_vocab), rng)
-    batches = rng.sample(batches, min(len(batches), args.steps + 3))
+    lengths = pair_lengths(args.lengths, 40 * args.max_tokens // 14, rng)
+    pairs = [([rng.randrange(4, args.src_vocab) for _ in range(s)],
+              [rng.randrange(4, args.tgt_vocab) for _ in range(t)]) for s, t in lengths]
+    rows = make_batches(*zip(*lengths, strict=True), args.max_tokens, 1)
+    batches = [collate([pairs[i][0] for i in r], [pairs[i][1] for i in r])
+               for r in rng.sample(rows, min(len(rows), args.steps + 3))]
     flops = [step_flops(model, b, smoothing)[0] for b in batches[3:]]
     _, by_op = step_flops(model, batches[-1], smoothing)
     fused = harness.trainer_update(model, loss=lambda b: model.loss(b, smoothing)[0])

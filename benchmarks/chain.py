@@ -22,7 +22,7 @@ from pathlib import Path
 
 from benchmarks import harness
 from phrasenmt.align.__main__ import main as align_main
-from phrasenmt.cli import output_dir, positive_int
+from phrasenmt.cli import positive_int
 from phrasenmt.embeddings import main as embeddings_main
 from phrasenmt.evaluate.aer import main as aer_main
 from phrasenmt.io import read_lines
@@ -37,16 +37,11 @@ def timed(fn, argv: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def run_name(backend: str, samplers: int | None) -> str:
-    """File prefix of one aligner run."""
-    return backend if samplers is None else f"{backend}-s{samplers}"
-
-
 def chain(args: argparse.Namespace, backend: str, samplers: int | None,
-          work: Path) -> dict[str, float]:
-    """Run the whole chain with one aligner; seconds per stage."""
-    name = run_name(backend, samplers)
-    w = {k: str(work / f"{name}.{k}") for k in
+          prefix: Path) -> dict[str, float]:
+    """Run the whole chain with one aligner, its files named `prefix`.*; seconds
+    per stage."""
+    w = {k: f"{prefix}.{k}" for k in
          ("fwd", "rev", "sym", "phr", "flt", "f4", "f2", "cat", "aer")}
     options = [] if samplers is None else ["--samplers", str(samplers)]
     t = {"align": timed(align_main, [
@@ -64,7 +59,7 @@ def chain(args: argparse.Namespace, backend: str, samplers: int | None,
     t["embeddings"] = timed(embeddings_main, [
         "train", "--text", w["cat"], "--phrases", w["phr"], "--dim", "100",
         "--epoch", "5", "--threads", str(args.threads),
-        "--out-dir", str(work / f"{name}.emb")])
+        "--out-dir", f"{prefix}.emb"])
     if args.gold:
         aer_main(["--gold", args.gold, "--pred", w["sym"], "--src", args.src,
                   "--tgt", args.tgt, "--out", w["aer"]])
@@ -75,7 +70,7 @@ def chain(args: argparse.Namespace, backend: str, samplers: int | None,
 def main(argv: Sequence[str]) -> int:
     """Run the chain with every backend, writing the result file after each."""
     p = harness.parser("chain", __doc__.splitlines()[0],
-                       cpu_only="the chain runs on the CPU")
+                       cpu_only="the chain runs on the CPU", workdir=None)
     p.add_argument("--src", required=True, type=Path)
     p.add_argument("--tgt", required=True, type=Path)
     p.add_argument("--gold", type=Path, help="gold Pharaoh links, for AER")
@@ -84,25 +79,24 @@ def main(argv: Sequence[str]) -> int:
                    help="aligner backends (phrasenmt.align run --backend)")
     p.add_argument("--samplers", type=positive_int, nargs="+", default=[3],
                    help="eflomal's independent samplers, one run per value")
-    p.add_argument("--workdir", type=output_dir,
-                   help="keep outputs here (default: a temporary folder)")
     args = harness.parse(p, argv)
     args.src, args.tgt = str(args.src), str(args.tgt)
     args.gold = args.gold and str(args.gold)
     n_pairs = len(read_lines(args.src))
-    results = harness.Results("chain", args, ["--suite", "chain", *argv])
+    results = harness.Results("chain", args, argv)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(args.workdir or tmp)
         work.mkdir(parents=True, exist_ok=True)
         runs = [(b, s) for b in args.backends
                 for s in (args.samplers if b == "eflomal" else [None])]
         for backend, samplers in runs:
-            t = chain(args, backend, samplers, work)
+            name = backend if samplers is None else f"{backend}-s{samplers}"
+            t = chain(args, backend, samplers, work / name)
             stages = ("align", "symmetrize", "phrases", "concat", "embeddings")
-            results.add(run_name(backend, samplers), {
+            results.add(name, {
                 "pairs": n_pairs, "seconds": {k: round(t[k], 2) for k in stages},
                 "pairs_per_s": {k: round(n_pairs / t[k]) for k in stages},
                 "chain_seconds": round(sum(t[k] for k in stages), 2),
                 "aer": t.get("aer"),
-                "filters": (work / f"{run_name(backend, samplers)}.flt").read_text()})
+                "filters": (work / f"{name}.flt").read_text()})
     return results.done()

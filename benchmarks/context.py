@@ -14,47 +14,76 @@ seconds, which a shared machine's load does not inflate. With `--against SRC`
 (another checkout's `src`, e.g. a `git worktree` of an older commit) both code
 bases run in fresh processes, alternating `--rounds` times on the same corpus
 and settings; figures are summed per code base, the ratio is this checkout's
-tokens/s over the other's.
+tokens/s over the other's. This module is that process too (its `__main__`):
+of the package it imports only the trainer, which older checkouts have too.
 """
 
 from __future__ import annotations
 
+import collections
+import json
 import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks import harness
-from benchmarks.datapath import write_corpus
-from phrasenmt.cli import positive_int
+import torch
 
-DEFAULT_ARCHS = ("transformer", "han_dec", "ctx_transformer")
-
+from benchmarks.datapath import train_steps, write_corpus
 
 SETTINGS = ("data", "archs", "preset", "k", "max_tokens", "warmup", "updates",
             "threads", "device")
+SUMMED = ("seconds", "cpu_seconds", "tokens", "first_seconds", "first_cpu_seconds")
 
 
-def run_worker(args: Any, src: Path) -> dict[str, Any]:
-    """benchmarks.context_worker with the package under `src`, in a fresh
-    process -> its figures."""
-    return harness.in_checkout("benchmarks.context_worker", src,
-                               {k: getattr(args, k) for k in SETTINGS})
+def measure(s: dict[str, Any]) -> dict[str, Any]:
+    """Settings (SETTINGS) -> figures per arch of the phrasenmt this process
+    imports."""
+    from phrasenmt.training.data import DataPaths
+    from phrasenmt.training.spec import resolve_spec
+    from phrasenmt.training.trainer import Trainer
+
+    torch.set_num_threads(s["threads"])
+    data, work = Path(s["data"]), Path(tempfile.mkdtemp(prefix="ctxbench-"))
+    files = [data / f for f in ("train.src", "train.tgt", "dev.src", "dev.tgt")]
+    docs = (data / "train.docs", data / "dev.docs")
+    train = {"max_steps": 100000, "max_tokens": s["max_tokens"],
+             "update_tokens": s["max_tokens"], "valid_interval": 100000,
+             "save_interval": 100000, "log_interval": 100000}
+
+    def trainer(arch: str, init_from: Path | None = None) -> Any:
+        model = {} if arch == "transformer" else {"context_size": s["k"]}
+        spec = resolve_spec({"arch": arch, "preset": s["preset"], "model": model,
+                             "train": train})
+        paths = DataPaths(*files, docs=docs) if model else DataPaths(*files)
+        return Trainer(spec, paths, work / arch, seed=1, device=s["device"],
+                       progress_bar=False, init_from=init_from, precision="fp32")
+
+    step1 = trainer("transformer")
+    step1.train_step()
+    checkpoint = step1.save()  # step 1's weights do not matter for speed
+    out = {}
+    for arch in s["archs"]:
+        t = step1 if arch == "transformer" else trainer(arch, checkpoint)
+        first, first_cpu, _ = train_steps(t, s["warmup"])
+        seconds, cpu, tokens = train_steps(t, s["updates"])
+        out[arch] = {"first_seconds": round(first, 3),
+                     "first_cpu_seconds": round(first_cpu, 3),
+                     "seconds": round(seconds, 3), "cpu_seconds": round(cpu, 3),
+                     "tokens": tokens, "tokens_per_s": round(tokens / seconds, 1),
+                     "tokens_per_cpu_s": round(tokens / cpu, 1)}
+        print(f"{arch}: {json.dumps(out[arch])}", file=sys.stderr, flush=True)
+    return out
 
 
-def against(args: Any) -> dict[str, Any]:
-    """Alternate this checkout and `--against` in fresh processes."""
-    totals: dict[str, dict[str, dict[str, float]]] = {"this": {}, "other": {}}
+def against(args: Any, run: Any) -> dict[str, Any]:
+    """Alternate `run` of this checkout and of `--against`, fresh processes."""
+    totals = {k: collections.defaultdict(collections.Counter) for k in ("this", "other")}
     for _ in range(args.rounds):
-        for name, src in (("other", args.against), ("this", harness.REPO / "src")):
-            figures = run_worker(args, src)
-            for arch, f in figures.items():
-                acc = totals[name].setdefault(arch, dict.fromkeys(
-                    ("seconds", "cpu_seconds", "tokens", "first_seconds",
-                     "first_cpu_seconds"), 0.0))
-                for key in acc:
-                    acc[key] += f[key]
+        for name, src in (("other", args.against), ("this", None)):
+            for arch, f in run(src).items():
+                totals[name][arch].update({key: f[key] for key in SUMMED})
     out = {}
     for arch in args.archs:
         sides = {k: totals[k][arch] for k in ("this", "other")}
@@ -68,44 +97,36 @@ def against(args: Any) -> dict[str, Any]:
     return out
 
 
-def build_parser() -> Any:
-    """The suite's options."""
-    p = harness.parser("context", __doc__.splitlines()[0], against=True)
-    p.add_argument("--archs", nargs="+", default=list(DEFAULT_ARCHS))
-    p.add_argument("--preset", default="small")
-    p.add_argument("--k", type=positive_int, default=3, help="context sentences K")
-    p.add_argument("--sentences", type=positive_int, default=400,
-                   help="training lines")
-    p.add_argument("--doc-length", type=positive_int, default=8,
-                   help="lines per document")
-    p.add_argument("--lengths", type=positive_int, nargs=2, default=[25, 35],
-                   help="shortest and longest sentence (tokens)")
-    p.add_argument("--vocab", type=positive_int, default=2000, help="word types")
-    p.add_argument("--max-tokens", type=positive_int, default=2048,
-                   help="tokens per batch and per update")
-    p.add_argument("--warmup", type=positive_int, default=1, help="first updates")
-    p.add_argument("--updates", type=positive_int, default=6, help="timed updates")
-    p.add_argument("--rounds", type=positive_int, default=1,
-                   help="alternations with --against")
-    return p
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the suite -> exit status."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    args = harness.parse(build_parser(), argv)
-    results = harness.Results("context", args, ["--suite", "context", *argv])
+    """The suite's entry point (benchmarks.speed) -> exit status."""
+    from benchmarks import harness
+    from phrasenmt.cli import positive_int
+    p = harness.parser(
+        "context", __doc__.splitlines()[0], against=True, preset="small", updates=6,
+        max_tokens=(2048, "tokens per batch and per update"), rounds=1,
+        warmup=(1, "first updates, timed apart"), sentences=(400, "training lines"),
+        vocab=(2000, "word types"), lengths=[25, 35])
+    p.add_argument("--archs", nargs="+", default=["transformer", "han_dec",
+                                                  "ctx_transformer"])
+    p.add_argument("--k", type=positive_int, default=3, help="context sentences K")
+    p.add_argument("--doc-length", type=positive_int, default=8, help="lines per document")
+    args = harness.parse(p, argv)
+    results = harness.Results("context", args, argv)
+
+    def run(src: Path | None) -> dict[str, Any]:  # None: this checkout's
+        return harness.in_checkout("benchmarks.context", src or harness.REPO / "src",
+                                   {k: getattr(args, k) for k in SETTINGS})
+
     with tempfile.TemporaryDirectory(prefix="ctxbench-data-") as data:
         write_corpus(Path(data), args.sentences, args.vocab, args.lengths, 1,
                      max(args.sentences // 10, args.doc_length), args.doc_length)
         args.data = data
-        args.archs = list(args.archs)
         if args.against is None:
-            results.add("step2", run_worker(args, harness.REPO / "src"))
+            results.add("step2", run(None))
         else:
-            results.add("step2_against", against(args))
+            results.add("step2_against", against(args, run))
     return results.done()
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # the child of in_checkout: settings in, figures out
+    print(json.dumps(measure(json.loads(sys.argv[1]))))

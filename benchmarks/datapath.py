@@ -70,6 +70,18 @@ def trainer(files: list[Path], outdir: Path, preset: str, batch: int, seed: int 
                        progress_bar=False, precision=precision)
 
 
+def train_steps(t: Any, n: int) -> tuple[float, float, int]:
+    """`n` updates of trainer `t`, its device's queued work waited for at both
+    ends -> (wall seconds, this process's CPU seconds, target tokens)."""
+    sync = torch.cuda.synchronize if t.device.type == "cuda" else lambda: None
+    sync()
+    tokens, start, cpu = 0, time.perf_counter(), time.process_time()
+    for _ in range(n):
+        tokens += int(t.train_step()[2])
+    sync()
+    return time.perf_counter() - start, time.process_time() - cpu, tokens
+
+
 def collate_ms(t: Any, tokens: int, repeats: int) -> dict[str, Any]:
     """Median milliseconds to build a batch of >= `tokens` target tokens."""
     corpus = t.train_data
@@ -107,10 +119,8 @@ def wait_and_ops(t: Any, updates: int) -> dict[str, Any]:
 
     t._next_update = timed_next_update
     t.train_step()  # warm-up
-    waited[0], start = 0.0, time.perf_counter()
-    for _ in range(updates):
-        t.train_step()
-    seconds = time.perf_counter() - start
+    waited[0] = 0.0
+    seconds = train_steps(t, updates)[0]
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         t.train_step()
     ops = sum(1 for e in prof.events() if e.name.startswith("aten::"))
@@ -139,24 +149,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from benchmarks import harness
     from phrasenmt.cli import positive_int
     p = harness.parser("datapath", __doc__.split("\n")[0], against=True, cpu_only=(
-        "the data-path suite measures the CPU side; use cpu"))
-    p.add_argument("--preset", default=DEFAULTS["preset"])
-    p.add_argument("--batch", type=positive_int, default=DEFAULTS["batch"],
-                   help="tokens per update for the wait share and the operators")
-    p.add_argument("--updates", type=positive_int, default=DEFAULTS["updates"])
+        "the data-path suite measures the CPU side; use cpu"),
+        preset=DEFAULTS["preset"], updates=DEFAULTS["updates"], batch=(
+            DEFAULTS["batch"], "tokens per update for the wait share and the operators"))
     p.add_argument("--repeats", type=positive_int, default=DEFAULTS["repeats"])
     p.add_argument("--collate-tokens", type=positive_int,
                    default=DEFAULTS["collate_tokens"])
-    argv = list(sys.argv[1:] if argv is None else argv)
-    args = harness.parse(p, argv)
-    settings = {"preset": args.preset, "batch": args.batch, "updates": args.updates,
-                "repeats": args.repeats, "collate_tokens": args.collate_tokens}
-    results = harness.Results("datapath", args, ["--suite", "datapath", *argv])
-    results.add("this checkout", measure(settings))
-    if args.against is not None:
-        results.add(f"against {args.against}", harness.in_checkout(
-            "benchmarks.datapath", args.against, settings))
-    return results.done()
+    return harness.beside(p, argv, measure, DEFAULTS)[0].done()
 
 
 if __name__ == "__main__":  # the child of `against`: settings in, figures out

@@ -105,13 +105,11 @@ def phrase(args) -> dict:
                                      (10, 40), phrases=True, device=args.device)
 
     def decoder(arch: str):
-        side = {} if arch == "transformer" else {"phrases": "phrases"}
-
         @torch.no_grad()
         def decode(batch) -> int:
-            model = models[arch].eval()
-            hyps = beam_search(model, batch.src, args.beam, 0.6, 1.5, 10,
-                               {k: batch.side[v] for k, v in side.items()})
+            side = {} if arch == "transformer" else {"phrases": batch.side["phrases"]}
+            hyps = beam_search(models[arch].eval(), batch.src, args.beam, 0.6, 1.5, 10,
+                               side)
             return sum(len(h[0].tokens) + 1 for h in hyps)
         return decode
 
@@ -289,13 +287,9 @@ PARTS = {part.__name__: part for part in (transformer, phrase, continuous, npmt)
 
 def main(argv: Sequence[str]) -> int:
     """Run the chosen parts, writing the result file after each."""
-    p = harness.parser("families", __doc__.split("\n")[0])
+    p = harness.parser("families", __doc__.split("\n")[0], steps=10, sentences=64,
+                       vocab=4000, preset=("tiny", "preset of every model but continuous"))
     p.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS))
-    p.add_argument("--preset", default="tiny", help="preset of every model but continuous")
-    p.add_argument("--steps", type=positive_int, default=10,
-                   help="timed updates per model (after one warm-up update)")
-    p.add_argument("--sentences", type=positive_int, default=64, help="pairs per batch")
-    p.add_argument("--vocab", type=positive_int, default=4000, help="vocabulary size")
     p.add_argument("--beam", type=positive_int, default=4)
     p.add_argument("--decode-sentences", type=positive_int, default=32)
     p.add_argument("--archs", nargs="+", choices=list(VARIANTS), default=list(VARIANTS),
@@ -311,7 +305,7 @@ def main(argv: Sequence[str]) -> int:
     args = harness.parse(p, argv)
     if args.device == "cuda" and "npmt" in args.parts:
         p.error("--parts npmt: measured in CPU time and /proc memory, on --device cpu")
-    results = harness.Results("families", args, ["--suite", "families", *argv])
+    results = harness.Results("families", args, argv)
     for part in args.parts:
         results.add(part, PARTS[part](args))
     return results.done()

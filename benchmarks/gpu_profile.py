@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gzip
 import json
 import re
-import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -27,6 +25,7 @@ from typing import Any
 import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
+from benchmarks.datapath import train_steps
 from benchmarks.harness import sync
 from phrasenmt.cli import ArgumentParser, nonnegative_int, positive_int
 from phrasenmt.training.trainer import Trainer
@@ -72,20 +71,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def timed_phases(t: Trainer, device: str, times: dict[str, float]) -> Callable[[], int]:
-    """One update like Trainer.train_step, synchronised after each phase, adding
-    each phase's wall seconds to `times` -> the update's target tokens."""
-    def step() -> int:
+def timed_phases(t: Trainer, device: str, n: int) -> dict[str, float]:
+    """`n` updates like Trainer.train_step, synchronised after each phase ->
+    each phase's wall seconds, summed."""
+    times, clock = dict.fromkeys(PHASES, 0.0), 0.0
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        sync(device)
+        now = time.perf_counter()
+        times[name] += now - clock
+        clock = now
+
+    for _ in range(n):
         t.model.train()
         clock = time.perf_counter()
-
-        def lap(name: str) -> None:
-            nonlocal clock
-            sync(device)
-            now = time.perf_counter()
-            times[name] = times.get(name, 0.0) + now - clock
-            clock = now
-
         work, total = t._next_update()
         t.scheduler.step()
         lap("batch")
@@ -97,8 +97,7 @@ def timed_phases(t: Trainer, device: str, times: dict[str, float]) -> Callable[[
         t.optimizer.step()
         t.optimizer.zero_grad(set_to_none=True)
         lap("optimizer")
-        return total
-    return step
+    return times
 
 
 @contextlib.contextmanager
@@ -112,14 +111,12 @@ def annotated(t: Trainer) -> Iterator[None]:
                 return fn(*a, **k)
         return inner
 
-    t._next_update = wrap("batch", saved[0])
-    t._backward = wrap("forward_backward", saved[1])
-    t.optimizer.step = wrap("optimizer", saved[2])
+    t._next_update, t._backward, t.optimizer.step = (
+        wrap(name, fn) for name, fn in zip(("batch", "forward_backward", "optimizer"), saved))
     try:
         yield
     finally:
-        t._next_update, t._backward = saved[:2]
-        t.optimizer.step = saved[2]
+        t._next_update, t._backward, t.optimizer.step = saved
 
 
 def kind(name: str) -> str:
@@ -145,12 +142,10 @@ def kernel_events(prof: profile) -> list[tuple[str, float, float]]:
     """(name, start µs, end µs) of every device kernel the profiler recorded
     (not the device-side ranges of the phase annotations)."""
     cuda = torch.autograd.DeviceType.CUDA
-    out = []
-    for e in prof.events():
-        if (getattr(e, "device_type", None) == cuda and not e.name.startswith("phase:")
-                and not getattr(e, "is_user_annotation", False)):
-            out.append((e.name, float(e.time_range.start), float(e.time_range.end)))
-    return out
+    return [(e.name, float(e.time_range.start), float(e.time_range.end))
+            for e in prof.events()
+            if getattr(e, "device_type", None) == cuda and not e.name.startswith("phase:")
+            and not getattr(e, "is_user_annotation", False)]
 
 
 def busy_us(intervals: list[tuple[float, float]]) -> float:
@@ -177,16 +172,6 @@ def top_table(prof: profile, key: str, limit: int = 20) -> str:
     return averages.table(row_limit=limit)
 
 
-def timed_updates(t: Trainer, device: str, n: int) -> tuple[float, int]:
-    """`n` updates between two synchronisations -> (wall seconds, target tokens)."""
-    sync(device)
-    start, tokens = time.perf_counter(), 0
-    for _ in range(n):
-        tokens += t.train_step()[2]
-    sync(device)
-    return time.perf_counter() - start, tokens
-
-
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     """Speed, phases and the profile of `args.arch` -> {result, tables}."""
     size = SIZES[args.size]
@@ -197,17 +182,13 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     batch = args.batch or batch
     with contextlib.redirect_stderr(sys.stdout):
         t = trainer_for(args.arch, preset, corpus, batch, args.device, work / "trainer")
-    for _ in range(args.warmup):
-        t.train_step()
-    seconds, tokens = timed_updates(t, args.device, args.timed_updates)
-    phases: dict[str, float] = {}
-    step = timed_phases(t, args.device, phases)
-    for _ in range(args.timed_updates):
-        step()
+    train_steps(t, args.warmup)
+    seconds, _, tokens = train_steps(t, args.timed_updates)
+    phases = timed_phases(t, args.device, args.timed_updates)
     activities = [ProfilerActivity.CPU] + (
         [ProfilerActivity.CUDA] if args.device == "cuda" else [])
     with annotated(t), profile(activities=activities) as prof:
-        p_wall, _ = timed_updates(t, args.device, args.profile_updates)
+        p_wall = train_steps(t, args.profile_updates)[0]
     kernels = kernel_events(prof)
     by_kind: dict[str, float] = {}
     for name, a, b in kernels:
@@ -235,12 +216,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     }
     tables = {"device": top_table(prof, "self_device_time_total") if kernels else "",
               "cpu": top_table(prof, "self_cpu_time_total")}
-    if args.trace:
-        raw = args.out / "trace.json"
-        prof.export_chrome_trace(str(raw))
-        with raw.open("rb") as src, gzip.open(args.out / "trace.json.gz", "wb") as dst:
-            shutil.copyfileobj(src, dst)
-        raw.unlink()
+    if args.trace:  # torch gzips a path ending .gz
+        prof.export_chrome_trace(str(args.out / "trace.json.gz"))
     return {"result": result, "tables": tables}
 
 

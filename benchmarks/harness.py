@@ -1,9 +1,6 @@
 """What every benchmark shares: its options, random batches, one timing loop
-with warm-up, and the JSON result file.
-
-A result file holds the suite, the command, its settings, the machine, the
-torch version, the commit and the figures by part; it is rewritten after each
-part, so a run stopped from outside keeps what it measured.
+with warm-up, another checkout's figures, and the JSON result file (Results:
+rewritten after each part, so a run stopped from outside keeps what it measured).
 """
 
 from __future__ import annotations
@@ -16,14 +13,14 @@ import shlex
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from phrasenmt.cli import ArgumentParser, output_file, positive_int
+from phrasenmt.cli import ArgumentParser, output_dir, output_file, positive_int
 from phrasenmt.io import atomic_open
 from phrasenmt.models import build_model, get_model_class
 from phrasenmt.models.registry import get_preset
@@ -33,15 +30,31 @@ from phrasenmt.training.config import TrainConfig
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = Path("results") / "benchmarks" / "speed"
+COUNT = {"type": positive_int}
+# Options of several suites: a suite names those it has, each with its default.
+SHARED = {"preset": {"help": "model preset"},
+          "steps": {**COUNT, "help": "timed updates per model, after the warm-up"},
+          "sentences": {**COUNT, "help": "pairs per batch"},
+          "vocab": {**COUNT, "help": "vocabulary size"},
+          "max_tokens": {**COUNT, "help": "padded tokens per batch (longer side)"},
+          "batch": {**COUNT, "help": "tokens per batch, one batch per update"},
+          "warmup": {**COUNT, "help": "updates before the measured ones"},
+          "updates": {**COUNT, "help": "timed updates"},
+          "rounds": {**COUNT, "help": "runs of each side, alternating"},
+          "lengths": {**COUNT, "nargs": 2, "help": "shortest and longest sentence "
+                      "(tokens)"},
+          "workdir": {"type": output_dir, "help": "keep its files here (default: a "
+                      "temporary folder, removed at the end)"}}
 
 
-def parser(suite: str, description: str, cpu_only: str = "",
-           against: bool = False) -> ArgumentParser:
+def parser(suite: str, description: str, cpu_only: str = "", against: bool = False,
+           **shared: Any) -> ArgumentParser:
     """A suite's parser with the options every suite has: --out, --threads,
-    --device (`cpu_only`: why --device cuda is refused); `against`: --against SRC."""
+    --device (`cpu_only`: why --device cuda is refused); `against`: --against SRC;
+    `shared`: options of SHARED by name -> the default, or (default, help)."""
     p = ArgumentParser(prog=f"python -m benchmarks.speed --suite {suite}",
                        description=description)
-    p.set_defaults(cpu_only=cpu_only)
+    p.suite, p.cpu_only = suite, cpu_only
     if against:
         p.add_argument("--against", type=checkout_src, metavar="SRC",
                        help="another checkout's src/ folder to measure beside this one")
@@ -49,6 +62,11 @@ def parser(suite: str, description: str, cpu_only: str = "",
                    help="JSON result file (default: %(default)s)")
     p.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    for name, default in shared.items():
+        option = {**SHARED[name], "default": default}
+        if isinstance(default, tuple):
+            option["default"], option["help"] = default
+        p.add_argument("--" + name.replace("_", "-"), **option)
     return p
 
 
@@ -60,14 +78,13 @@ def checkout_src(value: str) -> Path:
 
 
 def parse(p: ArgumentParser, argv: Sequence[str] | None) -> Any:
-    """Parse, refuse CUDA where there is none (or the suite's CPU-only reason),
-    set the threads."""
+    """Parse (`argv` None: the command line's), refuse CUDA where there is none
+    (or the suite's CPU-only reason), set the threads."""
     args = p.parse_args(argv)
-    if args.device == "cuda" and args.cpu_only:
-        p.error(f"--device: {args.cpu_only}")
+    if args.device == "cuda" and p.cpu_only:
+        p.error(f"--device: {p.cpu_only}")
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: torch sees no CUDA device")
-    del args.cpu_only
     torch.set_num_threads(args.threads)
     return args
 
@@ -101,15 +118,17 @@ def machine(device: str) -> dict[str, Any]:
 
 
 class Results:
-    """One suite's JSON result file, rewritten as parts finish."""
+    """One suite's JSON result file, rewritten as parts finish; `argv`: the
+    suite's options (None: the command line's)."""
 
-    def __init__(self, suite: str, args: Any, argv: Sequence[str]):
+    def __init__(self, suite: str, args: Any, argv: Sequence[str] | None):
         self.path = Path(args.out)
         settings = {k: (str(v) if isinstance(v, Path) else v)
                     for k, v in vars(args).items() if k != "out"}
+        argv = sys.argv[1:] if argv is None else argv
         self.data: dict[str, Any] = {
             "suite": suite, "command": shlex.join(["python", "-m", "benchmarks.speed",
-                                                   *argv]),
+                                                   "--suite", suite, *argv]),
             "settings": settings, "machine": machine(args.device),
             "torch": torch.__version__, "commit": commit(),
             "date_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
@@ -205,6 +224,23 @@ def interleaved(steps: dict[str, Callable[[Any], float]], items: Sequence[Any],
                 totals[name][1] += units
     return {name: {"seconds": round(s, 4), "units": u, "per_s": round(u / s, 2)}
             for name, (s, u) in totals.items()}
+
+
+def beside(p: ArgumentParser, argv: Sequence[str] | None,
+           measure: Callable[[dict], dict], keys: Iterable[str]
+           ) -> tuple[Results, dict, dict | None]:
+    """Parse; `measure` (of the options named in `keys`) of the package on the
+    path and, with --against, of the other checkout's (the suite's module as the
+    child of in_checkout), each a part -> (results, these figures, the other's
+    or None)."""
+    args = parse(p, argv)
+    settings = {k: v for k, v in vars(args).items() if k in keys}
+    results, other = Results(p.suite, args, argv), None
+    results.add("this checkout", mine := measure(settings))
+    if args.against is not None:
+        other = in_checkout(f"benchmarks.{p.suite}", args.against, settings)
+        results.add(f"against {args.against}", other)
+    return results, mine, other
 
 
 def in_checkout(module: str, src: Path, settings: dict[str, Any]) -> dict[str, Any]:

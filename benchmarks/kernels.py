@@ -32,7 +32,7 @@ from typing import Any
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from benchmarks.datapath import trainer, write_corpus
+from benchmarks.datapath import train_steps, trainer, write_corpus
 
 DEFAULTS = {"pairs": 2000, "vocab": 8000, "lengths": [10, 40], "preset": "base",
             "batch": 600, "warmup": 2, "compile": False, "precision": "fp32", "seed": 1}
@@ -104,8 +104,7 @@ def measure(settings: dict[str, Any]) -> dict[str, Any]:
         files = write_corpus(Path(tmp), s["pairs"], s["vocab"], s["lengths"], s["seed"])
         t = trainer(files, Path(tmp) / "run", s["preset"], s["batch"], s["seed"],
                     s["precision"], s["compile"])
-        for _ in range(s["warmup"]):
-            t.train_step()
+        train_steps(t, s["warmup"])
         with profile(activities=[ProfilerActivity.CPU]) as prof:
             _, _, tokens, _ = t.train_step()
         out = {"package": str(Path(phrasenmt.__file__).resolve().parents[1]),
@@ -120,26 +119,13 @@ def measure(settings: dict[str, Any]) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     """The suite's entry point (benchmarks.speed) -> exit status."""
     from benchmarks import harness
-    from phrasenmt.cli import positive_int
     p = harness.parser("kernels", __doc__.split("\n")[0], against=True, cpu_only=(
-        "the kernels suite counts operators on the CPU; use cpu"))
-    p.add_argument("--preset", default=DEFAULTS["preset"])
-    p.add_argument("--batch", type=positive_int, default=DEFAULTS["batch"],
-                   help="tokens per batch (one batch per update)")
-    p.add_argument("--warmup", type=positive_int, default=DEFAULTS["warmup"],
-                   help="updates before the one profiled")
+        "the kernels suite counts operators on the CPU; use cpu"),
+        preset=DEFAULTS["preset"], batch=DEFAULTS["batch"], warmup=DEFAULTS["warmup"])
     p.add_argument("--compile", action="store_true", help="train.compile: true")
     p.add_argument("--precision", choices=("fp32", "bf16"), default="fp32")
-    argv = list(sys.argv[1:] if argv is None else argv)
-    args = harness.parse(p, argv)
-    settings = {"preset": args.preset, "batch": args.batch, "warmup": args.warmup,
-                "compile": args.compile, "precision": args.precision}
-    results = harness.Results("kernels", args, ["--suite", "kernels", *argv])
-    mine = measure(settings)
-    results.add("this checkout", mine)
-    if args.against is not None:
-        other = harness.in_checkout("benchmarks.kernels", args.against, settings)
-        results.add(f"against {args.against}", other)
+    results, mine, other = harness.beside(p, argv, measure, DEFAULTS)
+    if other is not None:
         results.add("ratio", {k: round(mine[k] / other[k], 3) if other[k] else None
                               for k in ("all", "compute", "read_backs")})
     return results.done()

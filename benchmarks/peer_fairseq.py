@@ -58,17 +58,12 @@ def fairseq_hypotheses(output: str) -> dict[int, str]:
 # -- fairseq's own environment -------------------------------------------------
 
 
-def peer_bin(venv: Path, name: str) -> Path:
-    """An executable of the peer environment."""
-    return venv / "bin" / name
-
-
 def install_peer(venv: Path) -> float:
     """Create `venv` and install torch, then fairseq-fixed, into it -> seconds."""
-    start = time.perf_counter()
-    if not peer_bin(venv, "python").exists():
+    start, python = time.perf_counter(), venv / "bin" / "python"
+    if not python.exists():
         ours.run([sys.executable, "-m", "venv", str(venv)], "creating " + str(venv))
-    pip = [str(peer_bin(venv, "python")), "-m", "pip", "install"]
+    pip = [str(python), "-m", "pip", "install"]
     for step in INSTALL_STEPS:
         print("pip install " + " ".join(step), flush=True)
         ours.run(pip + step, "pip install " + " ".join(step))
@@ -78,7 +73,7 @@ def install_peer(venv: Path) -> float:
 
 def check_peer(venv: Path) -> str:
     """fairseq's version in `venv`, or one line saying how to install it."""
-    python = peer_bin(venv, "python")
+    python = venv / "bin" / "python"
     found = python.exists() and subprocess.run(
         [str(python), "-c", "import fairseq; print(fairseq.__version__)"],
         check=False, capture_output=True, text=True)
@@ -95,7 +90,7 @@ def check_peer(venv: Path) -> str:
 def binarize(work: Path, bpe: Path, venv: Path) -> Path:
     """fairseq-preprocess: one dictionary per side, built from train as ours is."""
     out = work / "bin"
-    ours.run([str(peer_bin(venv, "fairseq-preprocess")), "--source-lang", ours.SRC,
+    ours.run([str(venv / "bin" / "fairseq-preprocess"), "--source-lang", ours.SRC,
          "--target-lang", ours.TGT, "--trainpref", str(bpe / "train.bpe"),
          "--validpref", str(bpe / "valid.bpe"),
          "--testpref", f"{bpe / 'test.bpe'},{bpe / 'one.bpe'}",
@@ -146,8 +141,10 @@ def fairseq_train_args(model: dict, train: dict) -> list[str]:
 def train_fairseq(args: argparse.Namespace, data: ours.Data,
                   outdir: Path) -> ours.TrainRun:
     """fairseq's `transformer` with the same sizes, batches and schedule."""
-    spec = ours.resolved(ours.our_spec(args))
-    cmd = [str(peer_bin(args.venv, "fairseq-train")), str(data.bin),
+    from phrasenmt.training.spec import resolve_spec  # torch: only when running
+
+    spec = resolve_spec(ours.our_spec(args)).to_dict()  # the preset's values filled in
+    cmd = [str(args.venv / "bin" / "fairseq-train"), str(data.bin),
            *fairseq_train_args(spec["model"], spec["train"]), "--cpu",
            "--num-workers", "0", "--seed", "1", "--disable-validation",
            "--save-dir", str(outdir), "--save-interval", "1000000",
@@ -163,31 +160,24 @@ def train_fairseq(args: argparse.Namespace, data: ours.Data,
 # -- decoding ------------------------------------------------------------------
 
 
-def fairseq_load_env(threads: int) -> dict[str, str]:
-    """`ours.thread_env`, plus torch's documented switch back to full unpickling.
-
-    fairseq 0.12's checkpoints hold an argparse.Namespace, which torch >= 2.6's
-    default `torch.load(weights_only=True)` refuses; the checkpoint is the one
-    the benchmark just wrote, so loading it in full is safe.
-    """
-    return {**ours.thread_env(threads), "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}
-
-
 def decode_fairseq(args: argparse.Namespace, data: ours.Data, checkpoint: Path,
                    out: Path) -> tuple[float, float, list[str]]:
     """fairseq-generate (subset test1 is test's first line) -> the same."""
+    # fairseq 0.12's checkpoints hold an argparse.Namespace, which torch >= 2.6's
+    # default torch.load(weights_only=True) refuses; torch's documented switch
+    # loads in full the checkpoint the benchmark just wrote.
+    env = {**ours.thread_env(args.threads), "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}
     walls = []
     for subset in ("test1", "test"):
         walls.append(ours.run([
-            str(peer_bin(args.venv, "fairseq-generate")), str(data.bin), "--path",
+            str(args.venv / "bin" / "fairseq-generate"), str(data.bin), "--path",
             str(checkpoint), "--task", "translation", "--source-lang", ours.SRC,
             "--target-lang", ours.TGT, "--gen-subset", subset, "--beam", str(ours.BEAM),
             "--nbest", "1", "--lenpen", str(ours.LENPEN), "--max-len-a", "0",
             "--max-len-b", str(ours.MAX_LEN_B - 1), "--batch-size",
             str(args.decode_batch), "--required-batch-size-multiple", "1", "--cpu",
             "--num-workers", "0", "--remove-bpe", *ours.full_length(args)],
-            "fairseq-generate", fairseq_load_env(args.threads),
-            Path(f"{out}.{subset}.log")))
+            "fairseq-generate", env, Path(f"{out}.{subset}.log")))
     hyps = fairseq_hypotheses(Path(f"{out}.test.log").read_text("utf-8"))
     lines = [hyps[i] for i in sorted(hyps)]
     return ours.search_seconds(walls[1], walls[0]), walls[1], lines

@@ -188,13 +188,6 @@ def our_spec(args: argparse.Namespace) -> dict:
     return {"arch": "transformer", "preset": "small", "train": train}
 
 
-def resolved(spec: dict) -> dict:
-    """The spec with the preset's and the defaults' values filled in."""
-    from phrasenmt.training.spec import resolve_spec  # torch: only when running
-
-    return resolve_spec(spec).to_dict()
-
-
 def train_ours(args: argparse.Namespace, data: Data, outdir: Path) -> TrainRun:
     """`python -m phrasenmt.train` on the BPE'd text, fp32 unless --precision."""
     bpe = data.bpe

@@ -27,9 +27,6 @@ logs base 2). Decoding is sentences per second of the search alone: the
 wall time of the command on all test sentences minus its wall time on one
 sentence (start-up, imports and model loading cancel out, for both alike); the
 ratio is left out when the mean hypothesis lengths differ by more than 25%.
-
-The suite's entry point; the fairseq side is in peer_fairseq.py, ours and
-what both share in peer_ours.py.
 """
 
 from __future__ import annotations
@@ -47,7 +44,7 @@ from pathlib import Path
 from benchmarks import harness
 from benchmarks import peer_fairseq as theirs
 from benchmarks import peer_ours as ours
-from phrasenmt.cli import nonnegative_int, output_dir, positive_int
+from phrasenmt.cli import nonnegative_int, positive_int
 
 DEFAULT_VENV = ours.REPO / "benchmarks" / ".peer-venv"
 
@@ -77,16 +74,6 @@ def vocab_sizes(bpe: Path, binary: Path) -> dict[str, tuple[int, int]]:
         dict_lines = (binary / f"dict.{lang}.txt").read_text("utf-8").splitlines()
         sizes[lang] = (len(set(text.split())) + 4, len(dict_lines) + 4)
     return sizes
-
-
-def prepare(args: argparse.Namespace, work: Path) -> ours.Data:
-    """Tokenize, BPE and binarize the benchmark's data in `work`."""
-    limits = {"train": args.train_lines, "valid": args.dev_lines,
-              "test": args.test_sentences}
-    tok = ours.tokenize(work, args.multi30k, limits)
-    bpe = ours.apply_bpe(work, tok, args.merges)
-    binary = theirs.binarize(work, bpe, args.venv)
-    return ours.Data(bpe, binary, vocab_sizes(bpe, binary))
 
 
 # -- decoding ------------------------------------------------------------------
@@ -172,12 +159,16 @@ def table(trains: dict[str, list[ours.TrainRun]], decodes: dict[str, list[Decode
 
 def benchmark(args: argparse.Namespace, version: str, work: Path,
               results: harness.Results) -> None:
-    """Prepare the data, run both systems alternately, print the table, record
-    every run and the table's means."""
+    """Prepare the data in `work` (tokenize, BPE, binarize), run both systems
+    alternately, print the table, record every run and the table's means."""
     print(f"updates={args.updates} max_tokens={args.max_tokens} rounds={args.rounds} "
           f"precision(ours)={args.precision} fairseq={version} work={work}", flush=True)
     start = time.perf_counter()
-    data = prepare(args, work)
+    limits = {"train": args.train_lines, "valid": args.dev_lines,
+              "test": args.test_sentences}
+    bpe = ours.apply_bpe(work, ours.tokenize(work, args.multi30k, limits), args.merges)
+    binary = theirs.binarize(work, bpe, args.venv)
+    data = ours.Data(bpe, binary, vocab_sizes(bpe, binary))
     sizes = ", ".join(f"{lang} ours {a} fairseq {b}" for lang, (a, b)
                       in data.vocab.items())
     print(f"data ready in {time.perf_counter() - start:.0f} s; vocabulary types "
@@ -197,21 +188,16 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """Command-line options."""
     p = harness.parser("peers", __doc__.split("\n")[0], cpu_only=(
         "both sides train on the CPU here; on a GPU, python -m tests.gpu.check "
-        "compares with fairseq"))
+        "compares with fairseq"), max_tokens=4096, rounds=2, workdir=None,
+        updates=(30, "updates per training run"))
     p.add_argument("--install", action="store_true",
                    help="create --venv and install torch, then fairseq-fixed; exit")
     p.add_argument("--venv", type=Path, default=DEFAULT_VENV,
                    help="fairseq's own virtual environment (default: %(default)s)")
     p.add_argument("--multi30k", type=Path,
                    help="Multi30k mirror (data/task1/raw/*.gz; the workflow's mirror:)")
-    p.add_argument("--updates", type=positive_int, default=30,
-                   help="updates per training run")
     p.add_argument("--log-interval", type=positive_int, default=5,
                    help="updates per log window (tokens/s: windows after the first)")
-    p.add_argument("--max-tokens", type=positive_int, default=4096,
-                   help="padded tokens per batch (longer side); one batch per update")
-    p.add_argument("--rounds", type=positive_int, default=2,
-                   help="runs of each, alternating")
     p.add_argument("--train-lines", type=nonnegative_int, default=0,
                    help="Multi30k training pairs to use (0: all 29,000)")
     p.add_argument("--dev-lines", type=positive_int, default=100,
@@ -228,9 +214,6 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         "every hypothesis has the same length whatever the training")
     p.add_argument("--precision", choices=("fp32", "bf16", "auto"), default="fp32",
                    help="ours only (fairseq on CPU is fp32): fp32 is the equal setup")
-    p.add_argument("--workdir", type=output_dir,
-                   help="keep data, logs and checkpoints here (default: a temp dir, "
-                        "removed at the end)")
     args = harness.parse(p, argv)
     if not args.install and args.multi30k is None:
         p.error("--multi30k is required: a Multi30k mirror (data/task1/raw/*.gz)")
@@ -250,7 +233,7 @@ def main(argv: Sequence[str]) -> int:
         if args.updates % args.log_interval or args.updates < 2 * args.log_interval:
             raise ours.BenchmarkError("--updates must be a multiple of --log-interval, "
                                  "at least two windows")
-        results = harness.Results("peers", args, ["--suite", "peers", *argv])
+        results = harness.Results("peers", args, argv)
         work = args.workdir or Path(tempfile.mkdtemp(prefix="peers."))
         work.mkdir(parents=True, exist_ok=True)
         benchmark(args, version, work, results)

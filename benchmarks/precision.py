@@ -64,14 +64,6 @@ def bf16(args) -> dict:
             "over_fp32": {k: round(v / ms["fp32"], 2) for k, v in ms.items()}}
 
 
-def varying_batches(n: int, sentences: int, vocab: int) -> list:
-    """n batches whose longest sentence varies (8-30 tokens): new shapes to compile."""
-    g = torch.Generator().manual_seed(1)
-    tops = torch.randint(8, 31, (n,), generator=g).tolist()
-    return [harness.random_batches(1, sentences, vocab, (5, top), seed=i + 2)[0]
-            for i, top in enumerate(tops)]
-
-
 def compile_(args) -> dict:
     """Compile overhead, ms per update eager and compiled, where compiling pays."""
     eager, fast = (LossModule(harness.preset_model("transformer", args.preset, args.vocab))
@@ -79,7 +71,11 @@ def compile_(args) -> dict:
     fast = compiled(fast, CPU)
     steps = {"eager": harness.trainer_update(eager, loss=lambda b: eager(b, 0.1)[0]),
              "compiled": harness.trainer_update(fast, loss=lambda b: fast(b, 0.1)[0])}
-    batches = varying_batches(args.compile_warmup + args.steps, args.sentences, args.vocab)
+    # batches whose longest sentence varies (8-30 tokens): new shapes to compile
+    tops = torch.randint(8, 31, (args.compile_warmup + args.steps,),
+                         generator=torch.Generator().manual_seed(1)).tolist()
+    batches = [harness.random_batches(1, args.sentences, args.vocab, (5, top), seed=i + 2)[0]
+               for i, top in enumerate(tops)]
     first = harness.interleaved(steps, batches[: args.compile_warmup], warmup=0)
     timed = harness.interleaved(steps, batches[args.compile_warmup:], warmup=0)
     ms = {k: 1e3 * v["seconds"] / args.steps for k, v in timed.items()}
@@ -102,13 +98,8 @@ def main(argv: Sequence[str]) -> int:
     """Run the chosen parts, writing the result file after each."""
     p = harness.parser("precision", __doc__.split("\n")[0], cpu_only=(
         "this suite measures the CPU's precisions; the GPU's are in python -m "
-        "tests.gpu.check"))
+        "tests.gpu.check"), preset="tiny", steps=30, sentences=64, vocab=4000)
     p.add_argument("--parts", nargs="+", choices=list(PARTS), default=list(PARTS))
-    p.add_argument("--preset", default="tiny", help="Transformer preset")
-    p.add_argument("--steps", type=positive_int, default=30,
-                   help="timed updates per copy (bf16: after one warm-up update)")
-    p.add_argument("--sentences", type=positive_int, default=64, help="pairs per batch")
-    p.add_argument("--vocab", type=positive_int, default=4000, help="vocabulary size")
     p.add_argument("--skip-torch", action="store_true",
                    help="bf16: leave out torch's own (slow) emulated bf16 kernels")
     p.add_argument("--compile-warmup", type=positive_int, default=5,
@@ -116,7 +107,7 @@ def main(argv: Sequence[str]) -> int:
     p.add_argument("--run-updates", type=positive_int, default=500,
                    help="compile: updates of the run to judge")
     args = harness.parse(p, argv)
-    results = harness.Results("precision", args, ["--suite", "precision", *argv])
+    results = harness.Results("precision", args, argv)
     for part in args.parts:
         results.add(part, PARTS[part](args))
     return results.done()

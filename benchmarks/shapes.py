@@ -20,17 +20,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from phrasenmt.io import read_lines
 from phrasenmt.nn.batching import bucket_width, make_batches
 from phrasenmt.training.config import increasing_widths
 
 # Widths of 8 up to 64, of 16 up to 128, of 32 up to 256 (tokens, </s> included).
 DEFAULT_BUCKETS = [*range(8, 65, 8), *range(80, 129, 16), *range(160, 257, 32)]
-
-
-def lengths_of(path: Path) -> list[int]:
-    """Tokens per line of a segmented text file."""
-    with path.open(encoding="utf-8") as fh:
-        return [len(line.split()) for line in fh]
 
 
 def figures(src: list[int], tgt: list[int], max_tokens: int,
@@ -54,34 +49,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     from benchmarks import harness
     from phrasenmt.cli import positive_int
     p = harness.parser("shapes", __doc__.split("\n")[0],
-                       cpu_only="the shapes suite only counts; use cpu")
+                       cpu_only="the shapes suite only counts; use cpu",
+                       lengths=[5, 60], max_tokens=8192)
     p.add_argument("--src", type=Path, default=None, help="segmented source text")
     p.add_argument("--tgt", type=Path, default=None, help="segmented target text")
     p.add_argument("--pairs", type=positive_int, default=20000,
                    help="random sentences when no files are given")
-    p.add_argument("--lengths", type=positive_int, nargs=2, default=[5, 60])
-    p.add_argument("--max-tokens", type=positive_int, default=8192)
     p.add_argument("--buckets", type=positive_int, nargs="+", default=DEFAULT_BUCKETS,
                    help="one bucket list (default: 8 to 64 by 8, to 128 by 16, to "
                         "256 by 32)")
-    argv = list(sys.argv[1:] if argv is None else argv)
     args = harness.parse(p, argv)
     if (args.src is None) != (args.tgt is None):
         p.error("--src and --tgt: give both or neither")
     if args.src is not None:
-        src, tgt = lengths_of(args.src), lengths_of(args.tgt)
+        src, tgt = ([len(line.split()) for line in read_lines(f)]  # tokens per line
+                    for f in (args.src, args.tgt))
         if len(src) != len(tgt):
             p.error(f"--src has {len(src)} lines but --tgt has {len(tgt)}")
     else:
         rng = random.Random(1)
         src = [rng.randint(*args.lengths) for _ in range(args.pairs)]
         tgt = [max(1, n + rng.randint(-3, 3)) for n in src]
-    buckets = list(args.buckets)
-    if not increasing_widths(buckets):
-        p.error(f"--buckets: must be increasing, got {buckets}")
-    results = harness.Results("shapes", args, ["--suite", "shapes", *argv])
+    if not increasing_widths(args.buckets):
+        p.error(f"--buckets: must be increasing, got {args.buckets}")
+    results = harness.Results("shapes", args, argv)
     results.add("plain", figures(src, tgt, args.max_tokens, []))
-    results.add("buckets", figures(src, tgt, args.max_tokens, buckets))
+    results.add("buckets", figures(src, tgt, args.max_tokens, args.buckets))
     return results.done()
 
 

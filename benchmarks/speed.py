@@ -37,15 +37,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--suite", choices=list(SUITES))
     p.add_argument("-h", "--help", action="store_true")
     known, rest = p.parse_known_args(argv)
+    if known.suite is None and known.help:
+        p.print_help()
+        return 0
     if known.suite is None:
-        if known.help:
-            p.print_help()
-            return 0
         p.error("the following arguments are required: --suite")
-    if known.help:
-        rest.append("--help")
     module = importlib.import_module(f"benchmarks.{known.suite}")
-    return module.main(rest)
+    return module.main([*rest, "--help"] if known.help else rest)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ def test_the_result_file_holds_the_options_not_the_refusal(tmp_path):
     out = tmp_path / "r.json"
     argv = ["--out", str(out)]
     args = harness.parse(parser(cpu_only="CPU only", against=True), argv)
-    results = harness.Results("demo", args, ["--suite", "demo", *argv])
+    results = harness.Results("demo", args, argv)
     results.add("part", {"x": 1})
     data = json.loads(out.read_text())
     assert data["settings"] == {"threads": 1, "device": "cpu", "against": None}
