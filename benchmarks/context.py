@@ -14,7 +14,10 @@ seconds, which a shared machine's load does not inflate. With `--against SRC`
 (another checkout's `src`, e.g. a `git worktree` of an older commit) both code
 bases run in fresh processes, alternating `--rounds` times on the same corpus
 and settings; figures are summed per code base, the ratio is this checkout's
-tokens/s over the other's. This module is that process too (its `__main__`):
+tokens/s over the other's. `--flops N`: N more updates of each model under
+torch's FLOP counter (the ceiling suite's formulas for what it misses on a
+CPU) -> `mflop_per_token`, the work an update does per target token, so that
+step 2's speed can be read against the arithmetic it needs. This module is that process too (its `__main__`):
 of the package it imports only the trainer, which older checkouts have too.
 """
 
@@ -33,7 +36,7 @@ import torch
 from benchmarks.datapath import train_steps, write_corpus
 
 SETTINGS = ("data", "archs", "preset", "k", "max_tokens", "warmup", "updates",
-            "threads", "device")
+            "threads", "device", "flops")
 SUMMED = ("seconds", "cpu_seconds", "tokens", "first_seconds", "first_cpu_seconds")
 
 
@@ -73,8 +76,20 @@ def measure(s: dict[str, Any]) -> dict[str, Any]:
                      "seconds": round(seconds, 3), "cpu_seconds": round(cpu, 3),
                      "tokens": tokens, "tokens_per_s": round(tokens / seconds, 1),
                      "tokens_per_cpu_s": round(tokens / cpu, 1)}
+        if s.get("flops"):
+            out[arch]["mflop_per_token"] = round(flops_per_token(t, s["flops"]) / 1e6, 2)
         print(f"{arch}: {json.dumps(out[arch])}", file=sys.stderr, flush=True)
     return out
+
+
+def flops_per_token(t: Any, n: int) -> float:
+    """FLOPs per target token over `n` updates of trainer `t`, counted."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from benchmarks.ceiling import UNCOUNTED
+    with FlopCounterMode(display=False, custom_mapping=UNCOUNTED) as counter:
+        tokens = sum(int(t.train_step()[2]) for _ in range(n))
+    return counter.get_total_flops() / tokens
 
 
 def against(args: Any, run: Any) -> dict[str, Any]:
@@ -100,7 +115,7 @@ def against(args: Any, run: Any) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     """The suite's entry point (benchmarks.speed) -> exit status."""
     from benchmarks import harness
-    from phrasenmt.cli import positive_int
+    from phrasenmt.cli import nonnegative_int, positive_int
     p = harness.parser(
         "context", __doc__.splitlines()[0], against=True, preset="small", updates=6,
         max_tokens=(2048, "tokens per batch and per update"), rounds=1,
@@ -110,6 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                   "ctx_transformer"])
     p.add_argument("--k", type=positive_int, default=3, help="context sentences K")
     p.add_argument("--doc-length", type=positive_int, default=8, help="lines per document")
+    p.add_argument("--flops", type=nonnegative_int, default=0, metavar="N",
+                   help="then N updates of each model under a FLOP counter (0: none)")
     args = harness.parse(p, argv)
     results = harness.Results("context", args, argv)
 

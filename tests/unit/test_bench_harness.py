@@ -72,3 +72,19 @@ def test_the_shapes_suite_refuses_one_file_and_unequal_files(tmp_path, capsys):
         with pytest.raises(SystemExit):
             speed.main(["--suite", "shapes", *argv, "--out", str(tmp_path / "o.json")])
         assert message in capsys.readouterr().err
+
+
+def test_the_context_suite_counts_less_work_per_token_in_a_han_step_2(tmp_path):
+    """θ_s frozen: a HAN decoder's step 2 runs θ_s forward only, so each target
+    token costs fewer FLOPs than a step-1 update's; the context-aware
+    Transformer's context encoder and attention in every layer cost more."""
+    from benchmarks import context
+    from benchmarks.datapath import write_corpus
+
+    write_corpus(tmp_path, 80, 200, [8, 12], 1, 10, 8)
+    figures = context.measure({
+        "data": str(tmp_path), "archs": ["transformer", "han_dec", "ctx_transformer"],
+        "preset": "tiny", "k": 3, "max_tokens": 512, "warmup": 1, "updates": 1,
+        "threads": 1, "device": "cpu", "flops": 1})
+    work = {arch: f["mflop_per_token"] for arch, f in figures.items()}
+    assert 0 < work["han_dec"] < work["transformer"] < work["ctx_transformer"]
