@@ -69,6 +69,20 @@ def test_cached_context_states_equal_recomputed_ones():
         grown.add(range(upto))
     for side in ("src", "tgt"):
         assert torch.equal(grown.lookup(index)[f"{side}_states"], computed[side])
+    # context ids padded to a length bucket: the states are padded alike, and
+    # the model computes what it computes without the padding
+    wide = {s: pad_context([[lines[s][j] for j in row] for row in rows], 3, [10])
+            for s in lines}
+    assert wide["src"].size(2) == 10 > ids["src"].size(2)
+    cached_wide = store.lookup(index, {"src": 10, "tgt": 10})
+    computed_wide = model.batch_line_states(wide)
+    for side in ("src", "tgt"):
+        assert torch.equal(cached_wide[f"{side}_states"], computed_wide[side])
+    model.eval()
+    probe = torch.randint(4, 30, (7, 5)), torch.randint(4, 30, (7, 4))
+    assert torch.allclose(model(*probe, context={**wide, **cached_wide}),
+                          model(*probe, context={**ids, **cached}), atol=1e-6)
+    model.train()
     none = store.lookup(torch.full((2, 3), -1))["src_states"]
     assert none.shape == (2, 3, 1, model.cfg.d_model) and not none.any()
     src, tgt = torch.randint(4, 30, (7, 5)), torch.randint(4, 30, (7, 4))
@@ -94,11 +108,13 @@ def step1(tmp_path_factory) -> tuple:
     return paths, averaged
 
 
-def step2(step1, outdir: Path, steps: int, cache_mb: float, **model) -> Trainer:
+def step2(step1, outdir: Path, steps: int, cache_mb: float, buckets=(), **model
+          ) -> Trainer:
     paths, averaged = step1
     spec = resolve_spec({"arch": "han_dec", "model": {**TINY, **model},
                          "train": {**TRAIN, "max_steps": steps,
-                                   "context_cache_mb": cache_mb}})
+                                   "context_cache_mb": cache_mb,
+                                   "length_buckets": list(buckets)}})
     return Trainer(spec, paths, outdir, seed=5, device="cpu", progress_bar=False,
                    init_from=averaged)
 
@@ -127,6 +143,18 @@ def test_step2_with_the_cache_equals_step2_without_it(step1, tmp_path, capsys):
     assert small.context_states == {}
     assert "over train.context_cache_mb (1e-06); they are computed with every batch" \
         in capsys.readouterr().err
+
+
+def test_step2_with_the_cache_and_length_buckets_equals_step2_without_the_cache(
+        step1, tmp_path):
+    """The cached states are padded as the bucketed context ids are."""
+    runs = {}
+    for mb in (0, 64):
+        t = step2(step1, tmp_path / f"mb{mb}", 2, mb, buckets=(4, 8, 16, 32))
+        t.run()
+        runs[mb] = t.model.state_dict()
+    for key, value in runs[0].items():
+        assert torch.equal(value, runs[64][key]), key
 
 
 def test_the_random_context_control_reads_its_cached_states(step1, tmp_path):

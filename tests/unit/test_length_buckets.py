@@ -92,6 +92,9 @@ def test_padding_to_the_buckets_changes_no_architecture_s_loss(arch, corpus, tmp
     padded = t._batch(t.train_data, rows)
     assert padded.src.size(1) > plain.src.size(1)
     assert padded.tgt_out.size(1) > plain.tgt_out.size(1)
+    for side, ids in (plain.context or {}).items():  # the context ids too
+        width = padded.context[side].size(2)
+        assert width in t.cfg.length_buckets and width > ids.size(2), (side, width)
     with torch.no_grad():
         loss, nll = t.model.loss(plain, t.cfg.label_smoothing)
         loss_b, nll_b = t.model.loss(padded, t.cfg.label_smoothing)

@@ -156,31 +156,36 @@ class ContextStates:
         """Compute the states of every needed line not held yet."""
         self.add(self.needed)
 
-    def lookup(self, index: Tensor) -> dict[str, Tensor]:
+    def lookup(self, index: Tensor, widths: dict[str, int] | None = None
+               ) -> dict[str, Tensor]:
         """Line indices (B, K), -1 where no line (`DocContext.batch`'s "index")
         -> {"<side>_states": (B, K, L, C)}, zeros where no line, L the longest
-        line (1 when there is none; as `place`); the first call computes every
-        needed line (`prepare`), any later line not held yet is computed when
-        asked for."""
+        line (1 when there is none; as `place`) or the side's `widths` where
+        that is more (the batch's context ids padded to a length bucket); the
+        first call computes every needed line (`prepare`), any later line not
+        held yet is computed when asked for."""
         lines = index.cpu().numpy()
         if self.empty:
             self.prepare()  # the first batch: every needed line in one pass
         self.add([int(j) for j in lines[lines >= 0]])
         like = next(self.model.parameters())
-        return {f"{side}_states": self.gather(side, lines, like) for side in self.sides}
+        widths = widths or {}
+        return {f"{side}_states": self.gather(side, lines, like, widths.get(side, 1))
+                for side in self.sides}
 
-    def gather(self, side: str, lines: np.ndarray, like: Tensor) -> Tensor:
+    def gather(self, side: str, lines: np.ndarray, like: Tensor, width: int = 1
+               ) -> Tensor:
         """The states of the lines (B, K) (-1: none) from the flat tensor in one
-        gather -> (B, K, L, C)."""
+        gather -> (B, K, L, C), L at least `width`."""
         flat_lines = lines.reshape(-1, 1)
         present = flat_lines >= 0
         flat = self.flat[side]
         if flat is None or not present.any():  # no line: zeros as `place` gives them
-            return like.new_zeros(*lines.shape, 1, self.d_model)
+            return like.new_zeros(*lines.shape, width, self.d_model)
         safe = np.where(present, flat_lines, 0)
         first = np.where(present, self.start[side][safe], 0)  # (B*K, 1)
         count = np.where(present, self.length[side][safe], 0)
-        longest = int(count.max())
+        longest = max(int(count.max()), width)
         steps = np.arange(longest, dtype=np.int64)
         rows = np.where(steps < count, first + steps, 0)  # (B*K, L); 0: the zero row
         picked = torch.from_numpy(rows).to(flat.device, non_blocking=True)

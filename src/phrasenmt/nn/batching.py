@@ -102,13 +102,16 @@ def side_sizes(side: dict[str, Tensor]) -> dict[str, int]:
             for name, values in side.items()}
 
 
-def pad_context(rows: Sequence[Sequence[Sequence[int]]], size: int) -> Tensor:
+def pad_context(rows: Sequence[Sequence[Sequence[int]]], size: int,
+                buckets: Sequence[int] = ()) -> Tensor:
     """Context sentences -> (B, K, Lc) ids; row b holds up to K id lists, oldest
     first. Slot K-1 is the previous sentence, K-2 the one before...; each
-    sentence is followed by </s>, missing sentences and the rest are <pad>."""
+    sentence is followed by </s>, missing sentences and the rest are <pad>; Lc
+    the longest, up to its bucket's width (`bucket_width`)."""
     if any(len(row) > size for row in rows):
         raise ValueError(f"more than {size} context sentences in a row")
-    length = max((len(s) + 1 for row in rows for s in row), default=1)
+    length = bucket_width(max((len(s) + 1 for row in rows for s in row), default=1),
+                          buckets)
     out = torch.full((len(rows), size, length), PAD, dtype=torch.long)
     for b, row in enumerate(rows):
         for k, sentence in enumerate(row, start=size - len(row)):

@@ -84,8 +84,9 @@ class TrainConfig:
     compile: Annotated[bool, Field(
         description="run the loss forward through torch.compile (trainer)")] = False
     length_buckets: Annotated[list[int], Field(description=(
-        "increasing widths (tokens, </s> included); each side of a batch is padded "
-        "up to the first that holds it, so a GPU meets few batch shapes (cuDNN "
+        "increasing widths (tokens, </s> included); each side of a batch and a "
+        "document model's context sentences are padded up to the first that holds "
+        "them, so a GPU meets few batch shapes (cuDNN "
         "attention plans each new one; empty = off; a longer side keeps its own "
         "width)"))] = field(
         default_factory=list)

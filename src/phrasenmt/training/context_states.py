@@ -61,6 +61,7 @@ def with_states(batch: Batch, store: ContextStates | None) -> Batch:
     if store is None or "index" not in batch.context:
         return batch
     context = dict(batch.context)
-    context.update(store.lookup(context.pop("index")))
+    index = context.pop("index")
+    context.update(store.lookup(index, {s: context[s].size(2) for s in store.sides}))
     batch.context = context
     return batch

@@ -57,15 +57,16 @@ class DocContext:
     # models.context_cache.ContextStates of this split)
     with_index: bool = False
 
-    def batch(self, pairs: Sequence[int],
-              empty: Sequence[bool] | None = None) -> dict[str, Tensor]:
-        """Context tensors (B, K, Lc) per side for the kept pairs `pairs`; a pair
-        whose `empty` flag (indexed by pair) is set reads an empty context, as a
-        document's first sentence does."""
+    def batch(self, pairs: Sequence[int], empty: Sequence[bool] | None = None,
+              buckets: Sequence[int] = ()) -> dict[str, Tensor]:
+        """Context tensors (B, K, Lc) per side for the kept pairs `pairs`, Lc up
+        to its bucket's width (`train.length_buckets`); a pair whose `empty`
+        flag (indexed by pair) is set reads an empty context, as a document's
+        first sentence does."""
         rows = [[] if empty is not None and empty[i] else self.indices[i]
                 for i in pairs]
         out = {side: pad_context([[lines[j] for j in row] for row in rows],
-                                 self.size)
+                                 self.size, buckets)
                for side, lines in self.sentences.items()}
         if self.with_index:
             out["index"] = torch.tensor([[-1] * (self.size - len(row)) + row

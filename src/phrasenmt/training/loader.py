@@ -34,9 +34,10 @@ def collate_pairs(packed: PackedCorpus, corpus: Corpus, indices: Sequence[int],
                   buckets: Sequence[int] = ()) -> Batch:
     """The batch of pairs `indices` (host memory), with their document context
     (empty for the pairs flagged in `empty`, indexed by pair: context dropout),
-    each side padded to its bucket's width (`train.length_buckets`)."""
+    each side and the context padded to its bucket's width
+    (`train.length_buckets`)."""
     # Context by the pairs' own indices, never from the batch's other rows.
-    context = corpus.context.batch(indices, empty) if corpus.context else None
+    context = corpus.context.batch(indices, empty, buckets) if corpus.context else None
     return packed.collate(indices, context, buckets)
 
 

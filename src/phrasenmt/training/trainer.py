@@ -291,7 +291,8 @@ class Trainer:
     def _batch(self, corpus: Corpus, indices: list[int]) -> Batch:
         side = {name: [rows[i] for i in indices] for name, rows in corpus.side.items()}
         # Context by the pairs' own indices, never from the batch's other rows.
-        context = corpus.context.batch(indices) if corpus.context else None
+        context = (corpus.context.batch(indices, buckets=self.cfg.length_buckets)
+                   if corpus.context else None)
         return collate([corpus.src[i] for i in indices],
                        [corpus.tgt[i] for i in indices], side, context,
                        self.cfg.length_buckets).to(self.device)
