@@ -36,7 +36,7 @@ import torch
 from benchmarks.datapath import train_steps, write_corpus
 
 SETTINGS = ("data", "archs", "preset", "k", "max_tokens", "warmup", "updates",
-            "threads", "device", "flops")
+            "threads", "device", "flops", "length_buckets")
 SUMMED = ("seconds", "cpu_seconds", "tokens", "first_seconds", "first_cpu_seconds")
 
 
@@ -53,7 +53,8 @@ def measure(s: dict[str, Any]) -> dict[str, Any]:
     docs = (data / "train.docs", data / "dev.docs")
     train = {"max_steps": 100000, "max_tokens": s["max_tokens"],
              "update_tokens": s["max_tokens"], "valid_interval": 100000,
-             "save_interval": 100000, "log_interval": 100000}
+             "save_interval": 100000, "log_interval": 100000,
+             **({"length_buckets": s["length_buckets"]} if s.get("length_buckets") else {})}
 
     def trainer(arch: str, init_from: Path | None = None) -> Any:
         model = {} if arch == "transformer" else {"context_size": s["k"]}
@@ -116,6 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The suite's entry point (benchmarks.speed) -> exit status."""
     from benchmarks import harness
     from phrasenmt.cli import nonnegative_int, positive_int
+    from phrasenmt.training.config import increasing_widths
     p = harness.parser(
         "context", __doc__.splitlines()[0], against=True, preset="small", updates=6,
         max_tokens=(2048, "tokens per batch and per update"), rounds=1,
@@ -127,7 +129,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--doc-length", type=positive_int, default=8, help="lines per document")
     p.add_argument("--flops", type=nonnegative_int, default=0, metavar="N",
                    help="then N updates of each model under a FLOP counter (0: none)")
+    p.add_argument("--length-buckets", type=positive_int, nargs="+", default=[],
+                   metavar="WIDTH", help="train.length_buckets of every model")
     args = harness.parse(p, argv)
+    if not increasing_widths(args.length_buckets):
+        p.error(f"--length-buckets: must be increasing, got {args.length_buckets}")
     results = harness.Results("context", args, argv)
 
     def run(src: Path | None) -> dict[str, Any]:  # None: this checkout's
