@@ -224,3 +224,17 @@ class _NoPool:
 
     def lookup(self, rows, n_lines):
         return None
+
+
+def test_a_batch_moved_to_a_device_keeps_its_context_line_index_on_the_host():
+    """The host lays out the frozen states by the index: on a GPU, reading it
+    back from the device would wait for the GPU in every forward pass."""
+    from phrasenmt.nn.batching import collate
+
+    context = {"src": torch.ones(2, 3, 4, dtype=torch.long),
+               "index": torch.tensor([[-1, 0, 1], [-1, -1, 2]])}
+    batch = collate([[5, 6], [7]], [[8], [9, 10]], None, context)
+    moved = batch.to("meta")
+    assert moved.src.device.type == "meta" and moved.context["src"].device.type == "meta"
+    assert moved.context["index"].device.type == "cpu"
+    assert torch.equal(moved.context["index"], context["index"])
