@@ -87,6 +87,8 @@ class ContextStates:
         self.length = {s: np.zeros(len(lines[s]), dtype=np.int64) for s in self.sides}
         self.flat: dict[str, Tensor | None] = dict.fromkeys(self.sides)
         self.used = dict.fromkeys(self.sides, 1)  # rows of `flat` in use (row 0: zeros)
+        # `start` and `length` on the states' device, for `gather` (rebuilt after `add`)
+        self.tables: dict[str, tuple[Tensor, Tensor]] = {}
 
     def holds(self, j: int) -> bool:
         """Whether line j's states are held."""
@@ -151,6 +153,7 @@ class ContextStates:
             self.start[side][j], self.length[side][j] = start, value.size(0)
             start += value.size(0)
         self.used[side] = need
+        self.tables.pop(side, None)
 
     def prepare(self) -> None:
         """Compute the states of every needed line not held yet."""
@@ -170,26 +173,34 @@ class ContextStates:
         self.add([int(j) for j in lines[lines >= 0]])
         like = next(self.model.parameters())
         widths = widths or {}
-        return {f"{side}_states": self.gather(side, lines, like, widths.get(side, 1))
+        return {f"{side}_states": self.gather(side, index, lines, like,
+                                              widths.get(side, 1))
                 for side in self.sides}
 
-    def gather(self, side: str, lines: np.ndarray, like: Tensor, width: int = 1
-               ) -> Tensor:
-        """The states of the lines (B, K) (-1: none) from the flat tensor in one
-        gather -> (B, K, L, C), L at least `width`."""
-        flat_lines = lines.reshape(-1, 1)
-        present = flat_lines >= 0
+    def gather(self, side: str, index: Tensor, lines: np.ndarray, like: Tensor,
+               width: int = 1) -> Tensor:
+        """The states of the lines `index` (B, K) (-1: none; `lines` the same on
+        the host) from the flat tensor in one gather -> (B, K, L, C), L at least
+        `width`. The host reads only its own copies (L from `lines`), and the
+        rows to gather are worked out on the states' device: on a GPU nothing
+        waits for it (the trainer's batches come in pinned memory)."""
+        present = lines >= 0
         flat = self.flat[side]
         if flat is None or not present.any():  # no line: zeros as `place` gives them
             return like.new_zeros(*lines.shape, width, self.d_model)
-        safe = np.where(present, flat_lines, 0)
-        first = np.where(present, self.start[side][safe], 0)  # (B*K, 1)
-        count = np.where(present, self.length[side][safe], 0)
+        count = self.length[side][np.where(present, lines, 0)][present]
         longest = max(int(count.max()), width)
-        steps = np.arange(longest, dtype=np.int64)
-        rows = np.where(steps < count, first + steps, 0)  # (B*K, L); 0: the zero row
-        picked = torch.from_numpy(rows).to(flat.device, non_blocking=True)
-        return flat[picked].view(*lines.shape, longest, self.d_model)
+        if side not in self.tables:
+            self.tables[side] = (torch.from_numpy(self.start[side]).to(flat.device),
+                                 torch.from_numpy(self.length[side]).to(flat.device))
+        start, length = self.tables[side]
+        index = index.to(flat.device, non_blocking=True)
+        real, at = index >= 0, index.clamp(min=0)
+        first = torch.where(real, start[at], 0)[..., None]  # (B, K, 1)
+        steps = torch.arange(longest, device=flat.device)
+        rows = torch.where(steps < torch.where(real, length[at], 0)[..., None],
+                           first + steps, 0)  # (B, K, L); 0: the zero row
+        return flat[rows]
 
 
 def place(rows: Sequence[Sequence[Tensor]], size: int, d_model: int,
