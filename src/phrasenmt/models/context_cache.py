@@ -72,8 +72,8 @@ class ContextStates:
     lines a split needs); `lookup` lays them out for a batch. The states of a
     side are rows of one flat tensor (row 0 zeros, the padding), and line j
     holds `length[side][j]` rows from `start[side][j]`; `lookup` is then one
-    gather for a whole batch, not one copy per context sentence (on a GPU a kernel each: hundreds
-    an update).
+    gather for a whole batch, not one copy per context sentence (on a GPU a
+    kernel each, hundreds an update).
     """
 
     def __init__(self, model: nn.Module, lines: dict[str, Sequence[Ids]],
@@ -94,6 +94,14 @@ class ContextStates:
         """Whether line j's states are held."""
         held = self.length[self.sides[0]]
         return j < held.size and bool(held[j])
+
+    def missing(self, lines: np.ndarray) -> list[int]:
+        """The lines (-1: none) whose states are not held, each once (the
+        batch's lines checked at once: a lookup on the hot path)."""
+        wanted = np.unique(lines[lines >= 0])
+        held = self.length[self.sides[0]]
+        known = wanted < held.size
+        return [*wanted[~known].tolist(), *wanted[known][held[wanted[known]] == 0].tolist()]
 
     def held(self, side: str) -> list[int]:
         """The lines whose states on the side are held, in index order."""
@@ -170,7 +178,7 @@ class ContextStates:
         lines = index.cpu().numpy()
         if self.empty:
             self.prepare()  # the first batch: every needed line in one pass
-        self.add([int(j) for j in lines[lines >= 0]])
+        self.add(self.missing(lines))
         like = next(self.model.parameters())
         widths = widths or {}
         return {f"{side}_states": self.gather(side, index, lines, like,
