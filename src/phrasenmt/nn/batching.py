@@ -37,10 +37,9 @@ class Batch:
         copy overlaps the GPU's work), but for the context's line "index": the
         host reads it to lay out frozen context states (`with_states`), and on a
         GPU reading it back would wait for the device in every forward pass."""
-        moved = self.apply(lambda t: t.to(device, non_blocking=non_blocking))
-        if "index" in self.context:
-            moved.context["index"] = self.context["index"]
-        return moved
+        index = self.context.get("index")
+        return self.apply(lambda t: t if t is index
+                          else t.to(device, non_blocking=non_blocking))
 
     def pin_memory(self) -> Batch:
         """The same batch in page-locked host memory (for non_blocking copies)."""
