@@ -86,6 +86,27 @@ def test_fp32_fused_loss_over_real_rows_equals_the_unfused_path(eps):
         assert torch.allclose(a, b, rtol=1e-6, atol=1e-6)
 
 
+def test_fp32_fused_loss_with_a_frozen_output_layer_computes_no_weight_gradient():
+    """Step 2 freezes the output layer: the fused loss then gives the hidden
+    states the unfused path's gradient and spends no product on the weight's."""
+    h, w, target, n = problem(24, 45)
+    w.requires_grad_(False)
+    want = sequence_loss(h @ w.t(), target, 0.1)
+    (2.0 * want[0]).backward()
+    want_h, h.grad = h.grad.clone(), None
+    products = []
+    real_addmm = torch.Tensor.addmm_
+    torch.Tensor.addmm_ = lambda self, *a, **k: products.append(1) or real_addmm(self, *a, **k)
+    try:
+        got = linear_sequence_loss(h, w, target, 0.1, 8, n)
+    finally:
+        torch.Tensor.addmm_ = real_addmm
+    (2.0 * got[0]).backward()
+    assert torch.allclose(got[0], want[0], rtol=1e-6)
+    assert torch.allclose(h.grad, want_h, rtol=1e-6, atol=1e-6)
+    assert w.grad is None and not products
+
+
 class LargestFloat32(TorchDispatchMode):
     """The most elements of any float32 tensor an operator returns."""
 

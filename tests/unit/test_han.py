@@ -364,6 +364,39 @@ def test_detach_context_stops_gradients_at_the_context_states():
     assert not torch.allclose(grads[False][emb], grads[True][emb], atol=1e-6)
 
 
+@pytest.mark.parametrize("arch", ARCHS)
+def test_loss_is_the_fused_output_layer_and_equals_the_logits_path(arch, monkeypatch):
+    """Training goes through the fused output layer + loss over the HAN
+    decoder's output (`Transformer.loss` with the model's `features`), and its
+    sums and gradients are those of the logits path (`sequence_loss` on
+    `model(...)`), with θ_s frozen as in step 2 and with every weight training."""
+    from phrasenmt.models import transformer as transformer_module
+    from phrasenmt.nn.loss import sequence_loss
+    fused = []
+    real = transformer_module.linear_sequence_loss
+    monkeypatch.setattr(transformer_module, "linear_sequence_loss",
+                        lambda *a, **k: fused.append(1) or real(*a, **k))
+    for frozen in (True, False):
+        model = make_model(arch, dropout=0.0, context_dropout=0.0).train()
+        for name, p in model.named_parameters():
+            p.requires_grad_(not frozen or model.is_document_key(name))
+        batch = context_batch(model, [5, 0, 9])
+        got = model.loss(batch, 0.1)
+        got[0].backward()
+        got_grads = {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
+        model.zero_grad(set_to_none=True)
+        want = sequence_loss(model(batch.src, batch.tgt_in, context=batch.context),
+                             batch.tgt_out, 0.1)
+        want[0].backward()
+        want_grads = {n: p.grad for n, p in model.named_parameters() if p.grad is not None}
+        assert torch.allclose(got[0], want[0], rtol=1e-5)
+        assert torch.allclose(got[1], want[1], rtol=1e-5)
+        assert got_grads.keys() == want_grads.keys() and got_grads
+        for name, g in got_grads.items():
+            assert torch.allclose(g, want_grads[name], atol=1e-5), name
+    assert len(fused) == 2
+
+
 def test_presets_and_bad_context():
     spec = resolve_spec({"arch": "han_enc_dec", "preset": "small"})
     assert (spec.model.context_size, spec.model.d_model) == (3, 256)

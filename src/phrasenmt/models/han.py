@@ -209,17 +209,19 @@ class HanTransformer(Transformer):
         self.han_decoder = (HierarchicalAttention(cfg) if "decoder" in self.places
                             else None)
 
-    def forward(self, src: Tensor, tgt_in: Tensor, **side: Tensor) -> Tensor:
-        """Teacher forcing: src (B, S), tgt_in (B, T), context -> logits (B, T, V)."""
-        return self.logits(tgt_in, self.encode(src, **side))
+    def features(self, tgt: Tensor, state: State, cache: DecoderCache | None = None,
+                 offset: int = 0) -> Tensor:
+        """Decoder output -> HAN decoder (if any): what the output projection
+        reads (B, T, C); `Transformer.loss` fuses that projection with the loss."""
+        h = decoder_states(self.decoder, tgt, state, cache, offset)  # (B, T, C)
+        if self.han_decoder is not None:
+            h = self.han_decoder(h, {k: state[f"han_dec.{k}"] for k in MEMORY_KEYS})
+        return h
 
     def logits(self, tgt: Tensor, state: State, cache: DecoderCache | None = None,
                offset: int = 0) -> Tensor:
         """Decoder output -> HAN decoder (if any) -> output projection (B, T, V)."""
-        h = decoder_states(self.decoder, tgt, state, cache, offset)  # (B, T, C)
-        if self.han_decoder is not None:
-            h = self.han_decoder(h, {k: state[f"han_dec.{k}"] for k in MEMORY_KEYS})
-        return self.decoder.output(h)
+        return self.decoder.output(self.features(tgt, state, cache, offset))
 
     def decode_step(self, state: State, tgt_prefix: Tensor,
                     cache: DecoderCache) -> Tensor:

@@ -104,7 +104,14 @@ class Transformer(Seq2Seq):
 
     def forward(self, src: Tensor, tgt_in: Tensor, **side: Tensor) -> Tensor:
         """Teacher forcing: src (B, S), tgt_in (B, T) -> logits (B, T, V)."""
-        return self.decoder(tgt_in, self.encode(src, **side))
+        return self.decoder.output(self.features(tgt_in, self.encode(src, **side)))
+
+    def features(self, tgt: Tensor, state: State, cache: DecoderCache | None = None,
+                 offset: int = 0) -> Tensor:
+        """The states the output layer reads (B, T, C): the decoder's; a model
+        that puts a module between the decoder and the output layer (the HAN
+        decoder) overrides this, and `loss` stays fused for it."""
+        return self.decoder.features(tgt, state, cache, offset)
 
     def loss(self, batch, label_smoothing: float) -> tuple[Tensor, Tensor]:
         """As `Seq2Seq.loss`, with the output layer and the loss fused, a chunk
@@ -117,9 +124,8 @@ class Transformer(Seq2Seq):
         if type(self).forward is not Transformer.forward:
             return super().loss(batch, label_smoothing)
         extra = {"context": batch.context} if self.context_sides else {}
-        hidden = self.decoder.features(batch.tgt_in,
-                                       self.encode(batch.src, **self.side_arguments(batch),
-                                                   **extra))
+        hidden = self.features(batch.tgt_in,
+                               self.encode(batch.src, **self.side_arguments(batch), **extra))
         return linear_sequence_loss(hidden, self.decoder.output.weight, batch.tgt_out,
                                     label_smoothing, ntokens=batch.ntokens)
 

@@ -66,7 +66,8 @@ class _LinearSmoothedCE(torch.autograd.Function):
         n, v = h.size(0), w.size(0)
         eps_i = epsilon / (v - 1)
         a = 1.0 - epsilon - eps_i
-        grad = ctx.needs_input_grad[0] or ctx.needs_input_grad[1]
+        need_h, need_w = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        grad = need_h or need_w  # a frozen output layer (step 2) takes no gradient
         # A row count that is a multiple of 8 keeps the product on the fast
         # kernels (4096 positions x 5781 rows: 47.9 GFLOP/s; 5784 rows: 64.9;
         # 512 positions x 5784 rows: 87.7; `benchmarks/flops_ceiling.py`).
@@ -75,8 +76,8 @@ class _LinearSmoothedCE(torch.autograd.Function):
         keep = target.ne(PAD)
         nll_sum = h.new_zeros(())
         smooth_sum = h.new_zeros(())
-        grad_h = torch.empty_like(h) if grad else None
-        grad_w = torch.zeros_like(w) if grad else None
+        grad_h = torch.empty_like(h) if need_h else None
+        grad_w = torch.zeros_like(w) if need_w else None
         for start in range(0, n, chunk):
             hc, tc = h[start:start + chunk], target[start:start + chunk]
             kc = keep[start:start + chunk].unsqueeze(1)  # (c, 1)
@@ -90,8 +91,10 @@ class _LinearSmoothedCE(torch.autograd.Function):
                 g = (z - lse).exp_().mul_(a + v * eps_i).sub_(eps_i)  # (c, V)
                 g.scatter_add_(1, tc.unsqueeze(1), g.new_full((tc.size(0), 1), -a))
                 g.mul_(kc)
-                torch.mm(g, w, out=grad_h[start:start + chunk])
-                grad_w.addmm_(g.t(), hc)
+                if need_h:
+                    torch.mm(g, w, out=grad_h[start:start + chunk])
+                if need_w:
+                    grad_w.addmm_(g.t(), hc)
         ctx.save_for_backward(grad_h, grad_w)
         ctx.mark_non_differentiable(nll_sum)
         return a * nll_sum + eps_i * smooth_sum, nll_sum
@@ -99,8 +102,8 @@ class _LinearSmoothedCE(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_loss: Tensor, _grad_nll: Tensor):
         grad_h, grad_w = ctx.saved_tensors
-        return (grad_h * grad_loss if ctx.needs_input_grad[0] else None,
-                grad_w * grad_loss if ctx.needs_input_grad[1] else None, None, None, None)
+        return (grad_h * grad_loss if grad_h is not None else None,
+                grad_w * grad_loss if grad_w is not None else None, None, None, None)
 
 
 class _LinearSmoothedCELowPrecision(torch.autograd.Function):
