@@ -205,10 +205,11 @@ class Experiment(Strict):
         "decoding (phrasenmt.precision): bf16 runs the forward passes under bf16 "
         "autocast, fp32 without; weights, optimizer state, losses and log-sum-exp "
         "reductions stay float32 either way, so checkpoints do not depend on it. auto: "
-        "bf16 on a CUDA device with bf16 support and on a CPU whose /proc/cpuinfo "
-        "flags list amx_bf16 (AMX), else fp32 (avx512_bf16 alone trained slower in "
-        "bf16 than in fp32: docs/reproducibility.md). A model's own `precision` "
-        "overrides it")
+        "bf16 on a CUDA device with bf16 support, and on a CPU whose /proc/cpuinfo "
+        "flags list amx_bf16 (AMX) for a model at least 256 wide (d_model, "
+        "hidden_size or NPMT's decoder_hidden), else fp32 (narrower models and "
+        "avx512_bf16 alone trained slower in bf16 than in fp32: "
+        "docs/reproducibility.md). A model's own `precision` overrides it")
     decode: Decode = section(Decode)
     align: Align = section(Align)
     phrases: Phrases = section(Phrases)

@@ -5,9 +5,19 @@
 
 - a CUDA device: bf16 where `torch.cuda.is_bf16_supported()` says so;
 - a CPU: bf16 only where the `flags` line of /proc/cpuinfo lists `amx_bf16`
-  (Intel AMX tiles: a whole bf16 tile product per instruction); a CPU whose
-  flags cannot be read (no /proc/cpuinfo) counts as one without it;
+  (Intel AMX tiles: a whole bf16 tile product per instruction) and the model
+  is at least `AUTO_BF16_CPU_MIN_WIDTH` (256) wide (`model_width`: d_model,
+  hidden_size or NPMT's decoder_hidden); a CPU whose flags cannot be read (no
+  /proc/cpuinfo) counts as one without it;
 - fp32 everywhere else.
+
+The width rule: on a 2-core Intel Xeon with AMX, the precision suite's
+Transformer update (`python -m benchmarks.speed --suite precision --parts bf16
+--steps 5 --threads 1 --skip-torch`) took 1.21x as long in bf16 as in fp32 at
+`tiny` (d_model 128), 0.80x at `small` (256) and 0.57x at `base` (512); the
+default run's own trainings at `tiny` took 1.0x (attn_rnn) to 2.1x
+(ctx_transformer's step 2) as long in bf16 (docs/results/2026-12-04-cpu-precision.md).
+Below 256 the casts autocast adds to every product cost more than AMX saves.
 
 `avx512_bf16` alone (AVX-512 BF16 dot products: AMD Zen 4, Intel Cooper Lake)
 is native bf16 (oneDNN's bf16 kernels use it, so bf16 asked for explicitly
@@ -72,6 +82,8 @@ _log = get_logger(__name__)
 PRECISIONS = ("auto", "fp32", "bf16")  # the values of --precision / precision:
 BF16_CPU_FLAGS = ("amx_bf16", "avx512_bf16")  # /proc/cpuinfo flags of native bf16
 AUTO_BF16_CPU_FLAGS = ("amx_bf16",)  # where `auto` picks bf16 on a CPU (AMX)
+AUTO_BF16_CPU_MIN_WIDTH = 256  # ... for models at least this wide (module doc)
+WIDTH_FIELDS = ("d_model", "hidden_size", "decoder_hidden")  # a config's width
 CPUINFO = Path("/proc/cpuinfo")
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -105,24 +117,38 @@ def device_has_native_bf16(device: torch.device,
     return False
 
 
-def bf16_pays(device: torch.device, flags: Iterable[str] | None = None) -> bool:
-    """Whether `auto` picks bf16 on `device`: CUDA with bf16, or a CPU with AMX."""
+def model_width(cfg: Any) -> int | None:
+    """A model config's width, the inner size of most of its matrix products:
+    the largest of its d_model (Transformers), hidden_size (RNNs) and
+    decoder_hidden (NPMT); None when it has none of them."""
+    found = [value for key in WIDTH_FIELDS
+             if isinstance(value := getattr(cfg, key, None), int)]
+    return max(found) if found else None
+
+
+def bf16_pays(device: torch.device, flags: Iterable[str] | None = None,
+              width: int | None = None) -> bool:
+    """Whether `auto` picks bf16 on `device`: CUDA with bf16, or a CPU with AMX
+    for a model of `width` at least AUTO_BF16_CPU_MIN_WIDTH (None: a width not
+    known, judged by the flags alone)."""
     if device.type == "cpu":
         found = cpu_flags() if flags is None else flags
-        return not set(AUTO_BF16_CPU_FLAGS).isdisjoint(found)
+        wide = width is None or width >= AUTO_BF16_CPU_MIN_WIDTH
+        return wide and not set(AUTO_BF16_CPU_FLAGS).isdisjoint(found)
     return device_has_native_bf16(device, flags)
 
 
 def resolve(precision: str, device: torch.device, flags: Iterable[str] | None = None,
-            warn: bool = True) -> str:
-    """auto -> bf16 or fp32 for `device`; fp32, bf16 stay (bf16 may warn, once)."""
+            warn: bool = True, width: int | None = None) -> str:
+    """auto -> bf16 or fp32 for `device` and a model `width` wide (`bf16_pays`);
+    fp32, bf16 stay (bf16 may warn, once)."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, "
                          f"got {precision!r}")
     flags = None if flags is None else frozenset(flags)
     native = device_has_native_bf16(device, flags)
     if precision == "auto":
-        return "bf16" if bf16_pays(device, flags) else "fp32"
+        return "bf16" if bf16_pays(device, flags, width) else "fp32"
     if precision == "bf16" and not native and warn:
         where = ("this CPU has no native bf16 (no amx_bf16 or avx512_bf16 in "
                  "/proc/cpuinfo)" if device.type == "cpu"

@@ -141,9 +141,10 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(args.threads)
     if args.epochs < 1:
         raise InputError("must be at least 1", "--epochs")
-    precision = prec.resolve(args.precision, torch.device("cpu"))
-    _log.info(f"precision: {precision}")
     model, src_vocab, tgt_vocab, payload = load_model(args.checkpoint)
+    precision = prec.resolve(args.precision, torch.device("cpu"),
+                             width=prec.model_width(model.cfg))
+    _log.info(f"precision: {precision}")
     if getattr(model, "fertility", None) is None:
         raise InputError("the model has no fertility module (fertility_classes 0)",
                          args.checkpoint)

@@ -272,8 +272,9 @@ def load(args: argparse.Namespace) -> tuple[nn.Module, Vocabulary, Vocabulary,
     if args.threads:
         torch.set_num_threads(args.threads)
     device = resolve_device(args.device)
-    precision = prec.resolve(args.precision, device)
     model, src_vocab, tgt_vocab, _ = load_model(args.checkpoint, device)
+    precision = prec.resolve(args.precision, device,
+                             width=prec.model_width(getattr(model, "cfg", None)))
     return model, src_vocab, tgt_vocab, prec.autocast(precision, device)
 
 

@@ -79,6 +79,26 @@ def test_auto_follows_the_cpu_flags(flags, expected, capsys):
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.parametrize("width, expected", [
+    (None, "bf16"), (64, "fp32"), (128, "fp32"), (255, "fp32"), (256, "bf16"), (1024, "bf16")])
+def test_auto_on_amx_picks_bf16_only_for_a_model_at_least_256_wide(width, expected):
+    """Below 256 the casts cost more than AMX saves (the module doc's figures);
+    a width not known is judged by the flags alone; asked-for bf16 stays."""
+    assert prec.resolve("auto", CPU, {"amx_bf16"}, width=width) == expected
+    assert prec.resolve("auto", CPU, {"avx2"}, width=width) == "fp32"
+    assert prec.resolve("bf16", CPU, {"amx_bf16"}, width=64) == "bf16"
+
+
+@pytest.mark.parametrize("arch, preset, width", [
+    ("transformer", "tiny", 128), ("transformer", "base", 512), ("han_dec", "tiny", 128),
+    ("attn_rnn", "tiny", 128), ("attn_rnn", "base", 1024), ("conmt", "tiny", 128),
+    ("npmt", "tiny", 64), ("npmt", "iwslt", 512), ("pr_max_attn_ta", "base", 512)])
+def test_model_width_of_every_family(arch, preset, width):
+    spec = resolve_spec({"arch": arch, "preset": preset, "model": {}, "train": {}})
+    assert prec.model_width(spec.model) == width
+    assert prec.model_width(object()) is None
+
+
 def test_bf16_without_native_support_warns_once_and_stays_bf16(capsys):
     assert prec.resolve("bf16", CPU, {"avx2"}) == "bf16"  # never silently fp32
     err = capsys.readouterr().err

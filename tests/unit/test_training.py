@@ -27,9 +27,10 @@ from phrasenmt.training.spec import resolve_spec
 from phrasenmt.training.trainer import Trainer
 from phrasenmt.translate import translate_lines
 
-# What precision auto picks on this machine's CPU (bf16 with AMX, else fp32).
-AUTO = precision.resolve("auto", torch.device("cpu"))
 TINY = {"d_model": 32, "d_ff": 64, "n_heads": 2, "dropout": 0.0}
+# What precision auto picks on this machine's CPU for a model of TINY's width
+# (fp32: bf16 only with AMX and at least AUTO_BF16_CPU_MIN_WIDTH wide).
+AUTO = precision.resolve("auto", torch.device("cpu"), width=TINY["d_model"])
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
@@ -182,6 +183,19 @@ def test_loss_falls_and_model_learns_to_reverse(tmp_path):
     assert sum(h == r for h, r in zip(hyps, refs, strict=True)) >= 16
 
 
+@pytest.mark.parametrize("d_model, expected", [(32, "fp32"), (256, "bf16")])
+def test_the_trainer_resolves_auto_for_its_models_width(d_model, expected, tmp_path,
+                                                         monkeypatch):
+    """On a CPU with AMX, `auto` trains a model narrower than 256 in fp32 and
+    one at least 256 wide in bf16 (`precision.bf16_pays`)."""
+    monkeypatch.setattr(precision, "cpu_flags", lambda *a: frozenset({"amx_bf16"}))
+    paths = reverse_task(tmp_path, 20, 5)
+    spec = resolve_spec({"model": {**TINY, "d_model": d_model, "d_ff": 2 * d_model},
+                         "train": {"max_steps": 1}})
+    trainer = Trainer(spec, paths, tmp_path / "run", seed=0, progress_bar=False)
+    assert trainer.precision == expected
+
+
 def cli_args(paths: DataPaths, outdir: Path, spec: dict) -> list[str]:
     return ["--spec", json.dumps(spec), "--train-src", str(paths.train_src),
             "--train-tgt", str(paths.train_tgt), "--dev-src", str(paths.dev_src),
@@ -202,7 +216,7 @@ def test_cli_writes_outputs(tmp_path):
                             "stopped_by", "average_last", "precision", "compile",
                             "max_steps", "warmup_steps", "max_minutes", "schedule"}
     assert summary["stopped_by"] == "max_steps"
-    assert summary["precision"] == AUTO  # auto: bf16 on a CPU with AMX, else fp32
+    assert summary["precision"] == AUTO  # auto: fp32 at this width, whatever the CPU
     assert summary["steps"] == 3 and summary["params"] > 0
     assert math.isfinite(summary["best_dev_loss"])
     assert (run / "config.yaml").read_text().count("d_model: 32") == 1

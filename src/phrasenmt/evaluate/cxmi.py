@@ -153,7 +153,8 @@ def score_files(args: argparse.Namespace, out_dir: Path) -> None:
     if not getattr(model, "context_sides", ()):
         raise InputError("the model reads no document context: CXMI is for "
                          "document-level models", args.checkpoint)
-    cast = prec.autocast(prec.resolve(args.precision, device), device)
+    cast = prec.autocast(prec.resolve(args.precision, device,
+                                      width=prec.model_width(model.cfg)), device)
     sets = {"test": args.test_files} if args.test_files else {}
     args.token_scores = {}
     if args.item_files:

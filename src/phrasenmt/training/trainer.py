@@ -159,7 +159,8 @@ class Trainer:
         self.outdir, self.ckpt_dir = Path(outdir), Path(outdir) / "checkpoints"
         self.dist = Distributed()
         self.device = self.dist.device(resolve_device(device))
-        self.precision = prec.resolve(precision, self.device, warn=self.dist.is_main)
+        self.precision = prec.resolve(precision, self.device, warn=self.dist.is_main,
+                                      width=prec.model_width(spec.model))
         self.progress_bar = progress_bar
         check_context(spec.arch, paths.docs is not None)
         if self.cfg.empty_context_rate and not get_model_class(spec.arch).context_sides:
