@@ -6,7 +6,7 @@ On a document corpus of random sentences (`--sentences` lines, documents of
 `--doc-length`, `--lengths` tokens a sentence) a step-1 Transformer takes one
 update (its weights do not matter for speed); then step 2 of each document
 model (`--archs`, `--preset`, K = `--k`) trains through `Trainer.train_step`
-(batching, frozen context states, backward, Adam) beside the step-1
+(batching, frozen context states, backward, Adam; fp32 or `--precision`) beside the step-1
 Transformer's updates: target tokens/s over `--updates` updates after
 `--warmup` ones timed apart (`first_seconds`: where a model computes the whole
 split's frozen context states once), in wall and (on a CPU) this process's CPU
@@ -36,7 +36,7 @@ import torch
 from benchmarks.datapath import train_steps, write_corpus
 
 SETTINGS = ("data", "archs", "preset", "k", "max_tokens", "warmup", "updates",
-            "threads", "device", "flops", "length_buckets")
+            "threads", "device", "flops", "length_buckets", "precision")
 SUMMED = ("seconds", "cpu_seconds", "tokens", "first_seconds", "first_cpu_seconds")
 
 
@@ -62,7 +62,8 @@ def measure(s: dict[str, Any]) -> dict[str, Any]:
                              "train": train})
         paths = DataPaths(*files, docs=docs) if model else DataPaths(*files)
         return Trainer(spec, paths, work / arch, seed=1, device=s["device"],
-                       progress_bar=False, init_from=init_from, precision="fp32")
+                       progress_bar=False, init_from=init_from,
+                       precision=s.get("precision", "fp32"))
 
     step1 = trainer("transformer")
     step1.train_step()
@@ -131,6 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="then N updates of each model under a FLOP counter (0: none)")
     p.add_argument("--length-buckets", type=positive_int, nargs="+", default=[],
                    metavar="WIDTH", help="train.length_buckets of every model")
+    p.add_argument("--precision", choices=("fp32", "bf16"), default="fp32")
     args = harness.parse(p, argv)
     if not increasing_widths(args.length_buckets):
         p.error(f"--length-buckets: must be increasing, got {args.length_buckets}")

@@ -15,7 +15,7 @@ The width rule: on a 2-core Intel Xeon with AMX, the precision suite's
 Transformer update (`python -m benchmarks.speed --suite precision --parts bf16
 --steps 5 --threads 1 --skip-torch`) took 1.21x as long in bf16 as in fp32 at
 `tiny` (d_model 128), 0.80x at `small` (256) and 0.57x at `base` (512); the
-default run's own trainings at `tiny` took 1.0x (attn_rnn) to 2.1x
+default run's own trainings at `tiny` took 0.94x (attn_rnn) to 2.03x
 (ctx_transformer's step 2) as long in bf16 (docs/results/2026-12-04-cpu-precision.md).
 Below 256 the casts autocast adds to every product cost more than AMX saves.
 
