@@ -71,7 +71,6 @@ from phrasenmt.models.transformer import (
     DecoderCache,
     State,
     Transformer,
-    TransformerDecoder,
 )
 from phrasenmt.text.vocab import BOS, PAD
 
@@ -159,17 +158,6 @@ class HierarchicalAttention(nn.Module):
         return torch.where(keep, out, h)
 
 
-def decoder_states(decoder: TransformerDecoder, tgt: Tensor, state: State,
-                   cache: DecoderCache | None = None, offset: int = 0) -> Tensor:
-    """The Transformer decoder's last-layer output (B, T, C), before the
-    output projection (what `TransformerDecoder.forward` projects)."""
-    x = decoder.embed(tgt, offset)  # (B, T, C)
-    for i, layer in enumerate(decoder.layers):
-        layer_cache = None if cache is None else cache.setdefault(i, {})
-        x = layer(x, state["memory"], state["src_mask"], layer_cache)
-    return decoder.norm(x)
-
-
 def shift_right(ids: Tensor) -> Tensor:
     """Context target ids (N, L) `y </s> <pad>..` -> decoder input `<s> y <pad>..`,
     whose real positions are those of `ids` (one state per target token)."""
@@ -213,7 +201,7 @@ class HanTransformer(Transformer):
                  offset: int = 0) -> Tensor:
         """Decoder output -> HAN decoder (if any): what the output projection
         reads (B, T, C); `Transformer.loss` fuses that projection with the loss."""
-        h = decoder_states(self.decoder, tgt, state, cache, offset)  # (B, T, C)
+        h = self.decoder.features(tgt, state, cache, offset)  # (B, T, C)
         if self.han_decoder is not None:
             h = self.han_decoder(h, {k: state[f"han_dec.{k}"] for k in MEMORY_KEYS})
         return h
@@ -299,7 +287,7 @@ class HanTransformer(Transformer):
                         out["src"][n] = enc["memory"][i]
                 if "tgt" in out and lengths[rows[0]][1]:
                     tgt_in = shift_right(stack_chunk([tgt[n] for n in rows]))
-                    dec = decoder_states(self.decoder, tgt_in, enc)  # (G, Lt, C)
+                    dec = self.decoder.features(tgt_in, enc)  # (G, Lt, C)
                     for i, n in enumerate(rows):
                         out["tgt"][n] = dec[i]
         return out
@@ -376,7 +364,7 @@ class HanTransformer(Transformer):
         if t_rows.numel():
             pick = (has_src.long().cumsum(0) - 1)[t_rows]  # row -> index in enc
             memory = {"memory": enc["memory"][pick], "src_mask": enc["src_mask"][pick]}
-            values = decoder_states(self.decoder, shift_right(tgt[t_rows]), memory)
+            values = self.decoder.features(shift_right(tgt[t_rows]), memory)
         states = self.context_states(t_rows, values, (B * K, Lt, self.cfg.d_model))
         return states.view(B, K, Lt, -1), ids["tgt"].ne(PAD)
 
