@@ -89,8 +89,8 @@ def main(argv: list[str] | None = None) -> int:
                     outdir = Path(scratch) / f"{arch}.{prec}.{r}"
                     seconds[prec] += timed(args.run_dir, commands[arch], args.steps,
                                            prec, outdir)
-            rows[arch] = {**{p: round(s, 2) for p, s in seconds.items()},
-                          "bf16_over_fp32": round(seconds["bf16"] / seconds["fp32"], 2)}
+            shown = {p: round(s, 2) for p, s in seconds.items()}
+            rows[arch] = {**shown, "bf16_over_fp32": round(shown["bf16"] / shown["fp32"], 2)}
             print(f"{arch}: {json.dumps(rows[arch])}", flush=True)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
