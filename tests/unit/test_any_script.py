@@ -75,12 +75,61 @@ def test_training_is_deterministic(segmented, tmp_path):
     assert again.read_bytes() == (segmented / "joint.model").read_bytes()
 
 
-@pytest.mark.parametrize("mode", ["--tokenize", "--raw"])
-def test_cleaning_counts_chinese_in_characters(tmp_path, mode):
+@pytest.mark.parametrize(("mode", "units"), [
+    ("--tokenize", "zh: characters / "),  # Moses leaves clauses: characters, scaled
+    ("--raw", "(zh: words, en: words)"),  # jieba's words: counted like English's
+])
+def test_cleaning_counts_chinese_in_characters_or_jieba_words(tmp_path, mode, units):
     rows = {r[0]: r for r in _clean(tmp_path, mode)}
     dropped = sum(int(rows[r][1]) for r in clean.REASONS)
     assert dropped <= 0.02 * int(rows["total"][1])
-    assert "zh: characters, en: tokens" in rows["ratio"][3]
+    assert units in rows["ratio"][3]
+
+
+def test_the_ratio_rule_scales_characters_by_the_corpus_median():
+    """Characters against tokens: 2.5 characters a word is this corpus's norm,
+    so an unscaled 2.5 drops an ordinary pair (2.8 characters a word); scaled,
+    it drops only the pair far from the norm."""
+    zh = ["一二三四五六七八九十十一十二", "一二三四五", "一二三四五六七八九十"]
+    en = ["a b c d e", "a b", "a b c d e f g h i j k l m n o p q r s t u v w x y z"]
+    units = (True, False)
+    scale = clean.ratio_scale(zh, en, units)
+    assert scale == pytest.approx(2.5)  # median of 14/5, 5/2, 10/26
+    assert clean.drop_reason(zh[0], en[0], 100, 2.5, units) == "ratio"  # unscaled: 2.8 x
+    assert clean.drop_reason(zh[0], en[0], 100, 2.5, units, scale) is None
+    assert clean.drop_reason(zh[1], en[1], 100, 2.5, units, scale) is None
+    assert clean.drop_reason(zh[2], en[2], 100, 2.5, units, scale) == "ratio"  # 26 / (10 / 2.5) = 6.5 x
+    # the same unit on both sides: no scale, and the target side may be the character one
+    assert clean.ratio_scale(zh, en, (False, False)) == 1.0
+    assert clean.ratio_scale(en, zh, (False, True)) == pytest.approx(2.5)
+    assert clean.drop_reason(en[0], zh[0], 100, 2.5, (False, True), 2.5) is None
+
+
+def test_raw_mode_counts_words_not_the_punctuation_jieba_cuts_off(tmp_path):
+    """Raw English keeps "[OPTION]..." one token; jieba cuts "[ 选项 ] ..." into
+    four. Counted as words (a letter or a digit), the pair is 4 against 4."""
+    zh, en = tmp_path / "in.zh", tmp_path / "in.en"
+    zh.write_text("用法：%s [选项]... [文件]\n……\n", encoding="utf-8")
+    en.write_text("Usage: %s [OPTION]... [FILE]\n...\n", encoding="utf-8")
+    assert clean.length_view("用法 ： % s [ 选项 ] ... [ 文件 ]") == "用法 s 选项 文件"
+    assert clean.length_view("... ……") == "... ……"  # no word: the line itself
+    args = ["--src-in", str(zh), "--tgt-in", str(en), "--src-lang", "zh",
+            "--tgt-lang", "en", "--src-out", str(tmp_path / "out.zh"),
+            "--tgt-out", str(tmp_path / "out.en"), "--raw", "--filter",
+            "--stats", str(tmp_path / "stats.tsv")]
+    assert clean.main(args) == 0
+    assert len(read_lines(tmp_path / "out.zh")) == 2  # both kept, the first 4 : 4
+    # counted as jieba's tokens the first pair would be 11 : 4, over 2.5
+    assert clean.drop_reason(clean.process_side(["用法：%s [选项]... [文件]"], "zh",
+                                                clean.Options("zh", "en", raw=True))[0],
+                             "Usage: %s [OPTION]... [FILE]", 100, 2.5) == "ratio"
+
+
+def test_the_warning_has_one_prefix(tmp_path, caplog, capsys):
+    counts = clean.Counter({"empty": 0, "too_long": 0, "ratio": 3})
+    lines = clean.warn_heavy_rules(counts, 10, Path("train.zh"), {"ratio": "r"})
+    assert lines[0].startswith("train.zh: cleaning rule ratio dropped 3 of 10")
+    assert "warning: warning:" not in capsys.readouterr().err
 
 
 def test_word_counts_would_have_dropped_the_fixture():

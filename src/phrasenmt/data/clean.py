@@ -2,9 +2,16 @@
 
 `--raw` (bpe.backend sentencepiece) keeps raw text instead of Moses tokens:
 words are what spaces separate, and a Chinese side is cut into words by jieba
-(phrasenmt.text.words). The filters count a side written without spaces (zh,
-ja, th, ... by language code, or text that looks unsegmented) in characters,
-any other side in tokens; `--stats` reports what each rule dropped.
+(phrasenmt.text.words). The filters count a side in tokens, and in characters
+one that is still written without spaces after this step (zh, ja, th, ... by
+language code unless a segmenter cut it, or text that looks unsegmented). When
+the two sides count in different units, the length ratio first divides the
+character side by the corpus's median characters per token of the other side,
+so that `max_ratio` means "this many times longer than usual" on both kinds of
+pair. In `--raw` mode a side split by spaces keeps its punctuation on its words
+("[OPTION]...") while jieba cuts it off ("[ 选项 ] ..."): there the filters count
+only tokens with a letter or a digit, on both sides. `--stats` reports what each
+rule dropped.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from phrasenmt.config_entries import Clean
 from phrasenmt.io import InputError, describe_removed, read_lines, run_cli, write_all
 from phrasenmt.log import get_logger
 from phrasenmt.text.punctuation import attach_punctuation, hide_quotes, show_quotes
-from phrasenmt.text.scripts import warn_if_unsegmented
+from phrasenmt.text.scripts import detect_unsegmented, warn_if_unsegmented
 from phrasenmt.text.words import (
     SEGMENTABLE,
     counts_characters,
@@ -163,17 +170,41 @@ def join_clusters(text: str) -> str:
 
 
 def drop_reason(src: str, tgt: str, max_len: int, max_ratio: float,
-                units: tuple[bool, bool] = (False, False)) -> str | None:
+                units: tuple[bool, bool] = (False, False),
+                scale: float = 1.0) -> str | None:
     """Why a tokenized training pair is dropped, or None to keep it; `units`
-    says which side counts characters instead of tokens."""
+    says which side counts characters instead of tokens, `scale` how many
+    characters of the character side make one token of the other
+    (`ratio_scale`) before the ratio is taken."""
     ns, nt = line_length(src, units[0]), line_length(tgt, units[1])
     if ns == 0 or nt == 0:
         return "empty"
     if ns > max_len or nt > max_len:
         return "too_long"
-    if max(ns, nt) / min(ns, nt) > max_ratio:
+    rs = ns / scale if units[0] and not units[1] else ns
+    rt = nt / scale if units[1] and not units[0] else nt
+    if max(rs, rt) / min(rs, rt) > max_ratio:
         return "ratio"
     return None
+
+
+def ratio_scale(src: list[str], tgt: list[str], units: tuple[bool, bool]) -> float:
+    """The median characters per token over the pairs when one side counts
+    characters and the other tokens (1 when both count the same unit): what a
+    pair of this corpus usually has, so that the ratio rule drops what is
+    unusual for it, not every pair of a script with short words.
+
+    Chinese against English words runs about 2.4 characters per word, so an
+    unscaled 2.5 would drop about half of a real corpus."""
+    if units[0] == units[1]:
+        return 1.0
+    chars, tokens = (src, tgt) if units[0] else (tgt, src)
+    rates = sorted(line_length(c, True) / n for c, t in zip(chars, tokens, strict=True)
+                   if (n := line_length(t, False)) and line_length(c, True))
+    if not rates:
+        return 1.0
+    mid = len(rates) // 2
+    return rates[mid] if len(rates) % 2 else (rates[mid - 1] + rates[mid]) / 2
 
 
 @dataclass
@@ -211,21 +242,44 @@ def references(raw: list[str], tokens: list[str], opts: Options) -> list[str]:
     return detokenize(tokens, opts.tgt_lang)
 
 
+_WORDLIKE = regex.compile(r"[\p{L}\p{N}]")
+
+
+def length_view(line: str) -> str:
+    """The line's tokens with a letter or a digit (the line itself when it has
+    none): what `--raw` mode counts, so that punctuation a segmenter cut off
+    on one side and left on the words of the other does not weigh."""
+    words = [token for token in line.split() if _WORDLIKE.search(token)]
+    return " ".join(words) if words else line
+
+
+def segmented_here(lang: str, opts: Options) -> bool:
+    """Whether this step cuts the side's words itself (jieba, `--raw` only)."""
+    return opts.raw and lang in SEGMENTABLE
+
+
 def length_units(src: list[str], tgt: list[str], opts: Options) -> tuple[bool, bool]:
-    """Which side counts characters (`counts_characters`), which tokens."""
-    return (counts_characters(opts.src_lang, src),
-            counts_characters(opts.tgt_lang, tgt))
+    """Which side counts characters (`counts_characters`), which tokens: a side
+    whose words a segmenter cut here counts them, unless they still look like
+    unsegmented text."""
+    def chars(lang: str, lines: list[str]) -> bool:
+        if segmented_here(lang, opts):
+            return detect_unsegmented(lines) is not None
+        return counts_characters(lang, lines)
+
+    return chars(opts.src_lang, src), chars(opts.tgt_lang, tgt)
 
 
 def select(src: list[str], tgt: list[str], opts: Options,
-           units: tuple[bool, bool] = (False, False)) -> tuple[list[int], Counter]:
+           units: tuple[bool, bool] = (False, False),
+           scale: float = 1.0) -> tuple[list[int], Counter]:
     """Indices of kept pairs and drop counts by reason (nothing dropped unfiltered)."""
     counts: Counter = Counter({reason: 0 for reason in REASONS})
     if not opts.filter:
         return list(range(len(src))), counts
     keep = []
     for i, (a, b) in enumerate(zip(src, tgt, strict=True)):
-        reason = drop_reason(a, b, opts.max_len, opts.max_ratio, units)
+        reason = drop_reason(a, b, opts.max_len, opts.max_ratio, units, scale)
         if reason is None:
             keep.append(i)
         else:
@@ -233,16 +287,23 @@ def select(src: list[str], tgt: list[str], opts: Options,
     return keep, counts
 
 
-def rule_notes(opts: Options, units: tuple[bool, bool]) -> dict[str, str]:
+def rule_notes(opts: Options, units: tuple[bool, bool],
+               scale: float = 1.0) -> dict[str, str]:
     """What each rule tests, with the unit each side is counted in."""
     if not opts.filter:
         return dict.fromkeys(REASONS, "not filtered")
-    sides = ", ".join(f"{lang}: {'characters' if chars else 'tokens'}"
-                      for lang, chars in zip((opts.src_lang, opts.tgt_lang), units,
-                                             strict=True))
+    langs = (opts.src_lang, opts.tgt_lang)
+    token = "words" if opts.raw else "tokens"  # raw: tokens with a letter or a digit
+    sides = ", ".join(f"{lang}: {'characters' if chars else token}"
+                      for lang, chars in zip(langs, units, strict=True))
+    ratio_sides = sides
+    if units[0] != units[1]:
+        chars_lang, tokens_lang = langs if units[0] else langs[::-1]
+        ratio_sides = (f"{chars_lang}: characters / {scale:.2f}, the corpus's "
+                       f"median per {tokens_lang} {token[:-1]}; {tokens_lang}: {token}")
     return {"empty": "a side without a token",
             "too_long": f"a side longer than {opts.max_len} ({sides})",
-            "ratio": f"longer side over {opts.max_ratio:g} x the shorter ({sides})"}
+            "ratio": f"longer side over {opts.max_ratio:g} x the shorter ({ratio_sides})"}
 
 
 def stats_rows(counts: Counter, kept: int, total: int,
@@ -265,7 +326,7 @@ def warn_heavy_rules(counts: Counter, total: int, path: Path,
     lines = []
     for rule in REASONS:
         if total and counts[rule] > WARN_SHARE * total:
-            lines.append(f"warning: {path}: cleaning rule {rule} dropped "
+            lines.append(f"{path}: cleaning rule {rule} dropped "
                          f"{counts[rule]} of {total} pairs "
                          f"({100 * counts[rule] / total:.1f} %, more than "
                          f"{WARN_SHARE:.0%}): {notes[rule]}; see clean.max_len "
@@ -323,14 +384,18 @@ def clean(args: argparse.Namespace, opts: Options) -> tuple[int, int]:
     src_raw, tgt_raw, sidecars = read_inputs(args, opts)
     for path, lines, lang in ((args.src_in, src_raw, opts.src_lang),
                               (args.tgt_in, tgt_raw, opts.tgt_lang)):
-        if not (opts.raw and lang in SEGMENTABLE):  # else jieba cuts its words
+        if not segmented_here(lang, opts):  # else jieba cuts its words
             warn_if_unsegmented(path, lines, WORD_LEVEL_STEPS)
     src = process_side(src_raw, opts.src_lang, opts)
     tgt = process_side(tgt_raw, opts.tgt_lang, opts)
-    units = length_units(src, tgt, opts)
-    keep, counts = select(src, tgt, opts, units)
+    counted = (src, tgt)
+    if opts.raw:  # punctuation: cut off by jieba, attached on a side split by spaces
+        counted = ([length_view(line) for line in src], [length_view(line) for line in tgt])
+    units = length_units(*counted, opts)
+    scale = ratio_scale(*counted, units) if opts.filter else 1.0
+    keep, counts = select(*counted, opts, units, scale)
     check_not_empty(args.src_in, len(src), len(keep), counts, opts)
-    notes = rule_notes(opts, units)
+    notes = rule_notes(opts, units, scale)
     warn_heavy_rules(counts, len(src), args.src_in, notes)
 
     def pick(lines: list[str]) -> list[str]:
