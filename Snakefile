@@ -2,6 +2,8 @@
 # rule calls `python -m phrasenmt.<stage>`; helpers are in phrasenmt.workflow,
 # reached through W (rules/common.smk).
 # rules/common.smk comes first: the others use what it defines.
+import time
+
 from snakemake.utils import min_version
 
 min_version("9.0")
@@ -43,6 +45,21 @@ include: "rules/npmt_report.smk"
 include: "rules/documents.smk"
 include: "rules/documents_report.smk"
 include: "rules/claims.smk"
+
+
+# A stage writes its stderr to its log; the warnings written in this run are
+# repeated on the console at its end (phrasenmt.workflow.base.log_warnings).
+RUN_STARTED = time.time()
+
+
+onsuccess:
+    for line in wf.log_warnings(RESULTS + "/logs", RUN_STARTED):
+        print(line, file=sys.stderr)
+
+
+onerror:
+    for line in wf.log_warnings(RESULTS + "/logs", RUN_STARTED):
+        print(line, file=sys.stderr)
 
 
 rule all:

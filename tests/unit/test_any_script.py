@@ -312,3 +312,23 @@ def test_start_up_warns_about_an_unsegmented_file_given_as_tokenized():
     assert "or set bpe.backend: sentencepiece" in line
     ds["bpe"]["backend"] = "sentencepiece"  # jieba cuts the words
     assert base.unsegmented_language_warnings(config) == []
+
+
+def test_the_run_repeats_the_warnings_its_stages_logged(tmp_path):
+    """A stage's stderr goes to its log; the warnings of this run's logs, and
+    only those, come back on the console at its end (Snakefile onsuccess)."""
+    import os
+
+    from phrasenmt.workflow import base
+
+    old = tmp_path / "clean" / "old.train.log"
+    new = tmp_path / "clean" / "new.train.log"
+    old.parent.mkdir()
+    old.write_text("warning: from an earlier run\n", encoding="utf-8")
+    os.utime(old, (1_000, 1_000))
+    new.write_text("kept 9 of 10 pairs\nwarning: train.zh: cleaning rule ratio dropped\n",
+                   encoding="utf-8")
+    since = new.stat().st_mtime - 1
+    assert base.log_warnings(tmp_path, since) == [
+        f"warning: train.zh: cleaning rule ratio dropped ({new})"]
+    assert base.log_warnings(tmp_path / "missing", since) == []

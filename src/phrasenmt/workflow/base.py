@@ -65,6 +65,24 @@ def unsegmented_language_warnings(config: dict) -> list[str]:
     return lines
 
 
+def log_warnings(root: str | Path, since: float) -> list[str]:
+    """The `warning:` lines of the stage logs under `root` written since `since`
+    (a time.time()), each with its log: a stage's stderr goes to its log, so
+    that a warning (a cleaning rule that dropped over 5 % of the pairs, a time
+    budget that ends inside warm-up) would otherwise reach no console."""
+    lines = []
+    for path in sorted(Path(root).rglob("*.log")):
+        try:
+            if path.stat().st_mtime < since:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:  # a log removed or unreadable meanwhile: nothing to repeat
+            continue
+        lines += [f"{line.rstrip()} ({path})" for line in text.splitlines()
+                  if line.startswith("warning:")]
+    return lines
+
+
 def _unsegmented_file(ds: dict, side: str, where: str) -> str | None:
     """A warning for a local training file whose first lines look unsegmented
     (given as pre-tokenized, or in a language code not known to lack spaces)."""
