@@ -69,7 +69,7 @@ $(BIN)/python:
 # zh extra (jieba, which the Chinese tests segment with): `make test`, `make
 # lint` and `make docs` add them; `make run` does without.
 $(DEV_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet -e ".[dev,docs,zh]"
+	$(BIN)/pip install --quiet -e ".[dev,docs,zh,ja]"
 	touch $(DEV_STAMP)
 
 # NPMT's external LM: the kenlm query module (extra `lm`: kenlm-ex's wheel) and

@@ -19,6 +19,7 @@ document has lines on two sides.
     python experiments/gettext_corpus.py --out my_docs --dev grep sed xz \\
         --test tar wget make diffutils
     # my_docs/{train,dev,test}.{en,zh,docs}, and a line per catalog on stdout
+    # (--lang ja: the Japanese catalogs, my_docs/*.ja)
 """
 
 from __future__ import annotations
@@ -29,10 +30,12 @@ import glob
 import os
 import sys
 
-DEFAULT_DIRS = (
-    "/usr/share/locale/zh_CN/LC_MESSAGES",
-    "/usr/share/vim/vim90/lang/zh_CN.UTF-8/LC_MESSAGES",
-)
+DEFAULT_DIRS = {  # --lang: where a Debian machine keeps its catalogs
+    "zh": ("/usr/share/locale/zh_CN/LC_MESSAGES",
+           "/usr/share/vim/vim90/lang/zh_CN.UTF-8/LC_MESSAGES"),
+    "ja": ("/usr/share/locale/ja/LC_MESSAGES",
+           "/usr/share/vim/vim90/lang/ja.UTF-8/LC_MESSAGES"),
+}
 
 
 def _clean(text: str) -> str:
@@ -40,7 +43,7 @@ def _clean(text: str) -> str:
 
 
 def catalog_pairs(path: str) -> list[tuple[str, str]]:
-    """The (English, Chinese) line pairs of one compiled catalog, in order."""
+    """The (English, translation) line pairs of one compiled catalog, in order."""
     with open(path, "rb") as handle:
         catalog = gettext.GNUTranslations(handle)._catalog  # the stdlib parser's table
     pairs = []
@@ -58,11 +61,18 @@ def catalog_pairs(path: str) -> list[tuple[str, str]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", required=True, help="folder for {train,dev,test}.{en,zh,docs}")
-    parser.add_argument("--dirs", nargs="+", default=list(DEFAULT_DIRS), help="folders of .mo files")
+    parser.add_argument("--out", required=True, help="folder for {train,dev,test}.{en,LANG,docs}")
+    parser.add_argument("--lang", default="zh", help="the translations' language code (file suffix)")
+    parser.add_argument("--dirs", nargs="+", help="folders of .mo files (default: by --lang)")
     parser.add_argument("--dev", nargs="+", default=[], help="catalog names (without .mo) for dev")
     parser.add_argument("--test", nargs="+", default=[], help="catalog names (without .mo) for test")
     args = parser.parse_args(argv)
+    if args.dirs is None:
+        if args.lang not in DEFAULT_DIRS:
+            print(f"gettext_corpus: no default folders for --lang {args.lang}: give --dirs",
+                  file=sys.stderr)
+            return 2
+        args.dirs = list(DEFAULT_DIRS[args.lang])
 
     files = sorted(f for d in args.dirs for f in glob.glob(os.path.join(d, "*.mo")))
     if not files:
@@ -78,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     out: dict[str, dict[str, list[str]]] = {
-        split: {"en": [], "zh": [], "docs": []} for split in ("train", "dev", "test")}
+        split: {"en": [], args.lang: [], "docs": []} for split in ("train", "dev", "test")}
     seen: set[tuple[str, str]] = set()
     # dev and test catalogs first, so that a pair they share with a training
     # catalog stays on their side and is skipped in training
@@ -92,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         doc = f"{os.path.basename(os.path.dirname(os.path.dirname(path)))}/{name}"
         out[split]["en"] += [src for src, _ in fresh]
-        out[split]["zh"] += [tgt for _, tgt in fresh]
+        out[split][args.lang] += [tgt for _, tgt in fresh]
         out[split]["docs"] += [doc] * len(fresh)
         print(f"{split}\t{doc}\t{len(fresh)}")
     os.makedirs(args.out, exist_ok=True)

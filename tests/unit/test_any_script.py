@@ -220,7 +220,8 @@ def test_a_file_that_is_not_a_model_is_refused(tmp_path):
 
 def test_languages_without_a_segmenter_are_named():
     assert words.segmenter_missing("en") is None
-    assert "tokenize: false" in words.segmenter_missing("ja")
+    assert "tokenize: false" in words.segmenter_missing("th")
+    assert words.segmenter_missing("ja") is None  # MeCab: make install has it
     assert words.word_segmenter("de")("a  b ") == "a b"
     assert words.line_length("我们 去", True) == 3
     assert words.line_length("我们 去", False) == 2
@@ -254,11 +255,29 @@ def test_bad_bpe_config_names_the_key(bpe_section, message):
 def test_raw_text_without_a_segmenter_is_refused_at_start_up():
     from phrasenmt.experiment import _check_word_segmenter
 
-    ds = {"src": "ja", "tgt": "en", "tokenize": True,
+    ds = {"src": "th", "tgt": "en", "tokenize": True,
           "bpe": {"backend": "sentencepiece"}}
-    with pytest.raises(InputError, match=r"^datasets.x.src: 'ja' \(Japanese\) puts "):
+    with pytest.raises(InputError, match=r"^datasets.x.src: 'th' \(Thai\) puts "):
         _check_word_segmenter("datasets.x", ds)
     _check_word_segmenter("datasets.x", {**ds, "tokenize": False})  # pre-segmented
+    _check_word_segmenter("datasets.x", {**ds, "src": "ja"})  # MeCab cuts Japanese
+
+
+def test_a_missing_mecab_is_named_with_its_install_line(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_mecab(name, *args, **kwargs):
+        if name == "MeCab":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_mecab)
+    assert words.segmenter_missing("ja") == (
+        "'ja' text needs the MeCab word segmenter: pip install 'sacrebleu[ja]' (MeCab "
+        "and its IPA dictionary, as sacreBLEU's ja-mecab uses them; or pip install "
+        "'phrasenmt[ja]')")
 
 
 def _spm_config(**bpe) -> dict:
@@ -332,3 +351,22 @@ def test_the_run_repeats_the_warnings_its_stages_logged(tmp_path):
     assert base.log_warnings(tmp_path, since) == [
         f"warning: train.zh: cleaning rule ratio dropped ({new})"]
     assert base.log_warnings(tmp_path / "missing", since) == []
+
+
+def test_japanese_is_cut_into_mecabs_words_and_joined_back(tmp_path):
+    """Raw Japanese for SentencePiece: MeCab's words (sacreBLEU's ja-mecab
+    words), counted as words by cleaning, and joined back after decoding."""
+    cut = words.word_segmenter("ja")
+    assert cut("私は学校へ行きます。") == "私 は 学校 へ 行き ます 。"
+    assert words.join_unsegmented(cut("私は学校へ行きます。")) == "私は学校へ行きます。"
+    ja, en = tmp_path / "in.ja", tmp_path / "in.en"
+    ja.write_text("私は学校へ行きます。\n使い方: %s [オプション]... [ファイル]\n", encoding="utf-8")
+    en.write_text("I go to school.\nUsage: %s [OPTION]... [FILE]\n", encoding="utf-8")
+    args = ["--src-in", str(ja), "--tgt-in", str(en), "--src-lang", "ja",
+            "--tgt-lang", "en", "--src-out", str(tmp_path / "out.ja"),
+            "--tgt-out", str(tmp_path / "out.en"), "--raw", "--filter",
+            "--stats", str(tmp_path / "stats.tsv")]
+    assert clean.main(args) == 0
+    assert read_lines(tmp_path / "out.ja")[0] == "私 は 学校 へ 行き ます 。"
+    ratio = read_lines(tmp_path / "stats.tsv")[3].split("\t")
+    assert ratio[1] == "0" and "(ja: words, en: words)" in ratio[3]

@@ -2,12 +2,13 @@
 
 Every word-level step (alignment, phrase extraction, the continuous-output
 models' word tables, fastText) takes a space as the end of a word. In Chinese a
-word is what the jieba segmenter (dictionary + HMM, deterministic) cuts; that is
-the word `segment_words` writes for `bpe.backend: sentencepiece`, and
-SentencePiece then cuts pieces inside those words, never across them, so the
-word-level files and the subword files hold the same words. Other languages
-written without spaces (ja, th, lo, km, my) have no segmenter here: their text
-must come pre-segmented (`tokenize: false`).
+word is what the jieba segmenter (dictionary + HMM, deterministic) cuts, in
+Japanese what MeCab with the IPA dictionary cuts (the words of sacreBLEU's
+`ja-mecab` tokenizer); that is the word cleaning writes for `bpe.backend:
+sentencepiece`, and SentencePiece then cuts pieces inside those words, never
+across them, so the word-level files and the subword files hold the same words.
+Other languages written without spaces (th, lo, km, my) have no segmenter here:
+their text must come pre-segmented (`tokenize: false`).
 
 Lengths for cleaning (`line_length`): a side in an unsegmented script counts its
 characters (grapheme clusters, spaces left out), so a clause that was not
@@ -25,7 +26,12 @@ from phrasenmt.io import InputError
 from phrasenmt.text.scripts import UNSEGMENTED_LANGUAGES, detect_unsegmented
 
 # languages whose words a segmenter here can cut: language code -> tool
-SEGMENTABLE = {"zh": "jieba", "zho": "jieba", "yue": "jieba"}
+SEGMENTABLE = {"zh": "jieba", "zho": "jieba", "yue": "jieba", "ja": "MeCab", "jpn": "MeCab"}
+# what each tool imports, and how a user installs it
+_MODULES = {"jieba": ("jieba",), "MeCab": ("MeCab", "ipadic")}
+_INSTALL = {"jieba": "pip install jieba (or pip install 'phrasenmt[zh]')",
+            "MeCab": "pip install 'sacrebleu[ja]' (MeCab and its IPA dictionary, "
+                     "as sacreBLEU's ja-mecab uses them; or pip install 'phrasenmt[ja]')"}
 _GRAPHEME = regex.compile(r"\X")
 # a space between two characters of scripts without spaces (or their
 # punctuation: CJK symbols, full-width forms) is one segmentation put there
@@ -65,10 +71,10 @@ def segmenter_missing(lang: str) -> str | None:
                 "words and has no word segmenter here: give pre-segmented text "
                 "(words separated by spaces) and set tokenize: false")
     try:
-        __import__(tool)
+        for module in _MODULES[tool]:
+            __import__(module)
     except ImportError:
-        return (f"{lang!r} text needs the {tool} word segmenter: "
-                f"pip install {tool} (or pip install 'phrasenmt[zh]')")
+        return f"{lang!r} text needs the {tool} word segmenter: {_INSTALL[tool]}"
     return None
 
 
@@ -80,10 +86,21 @@ def word_segmenter(lang: str) -> Callable[[str], str]:
         raise InputError(missing)
     if lang not in SEGMENTABLE:
         return lambda line: " ".join(line.split())
+    if SEGMENTABLE[lang] == "MeCab":
+        return _mecab_words()
     import jieba
 
     jieba.setLogLevel(logging.WARNING)  # "Building prefix dict..." on every start
     return lambda line: " ".join(w for w in jieba.lcut(line.strip()) if w.strip())
+
+
+def _mecab_words() -> Callable[[str], str]:
+    """MeCab's words (IPA dictionary, `-Owakati`), as sacreBLEU's ja-mecab."""
+    import ipadic
+    import MeCab
+
+    tagger = MeCab.Tagger(ipadic.MECAB_ARGS + " -Owakati")
+    return lambda line: " ".join(tagger.parse(line.strip()).split())
 
 
 def join_unsegmented(line: str) -> str:
