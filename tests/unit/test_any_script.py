@@ -76,8 +76,8 @@ def test_training_is_deterministic(segmented, tmp_path):
 
 
 @pytest.mark.parametrize(("mode", "units"), [
-    ("--tokenize", "zh: characters / "),  # Moses leaves clauses: characters, scaled
-    ("--raw", "(zh: words, en: words)"),  # jieba's words: counted like English's
+    ("--tokenize", "(zh: characters, en: tokens; the zh side divided by "),  # Moses
+    ("--raw", "(zh: words, en: words; the zh side divided by "),  # jieba's words
 ])
 def test_cleaning_counts_chinese_in_characters_or_jieba_words(tmp_path, mode, units):
     rows = {r[0]: r for r in _clean(tmp_path, mode)}
@@ -99,10 +99,23 @@ def test_the_ratio_rule_scales_characters_by_the_corpus_median():
     assert clean.drop_reason(zh[0], en[0], 100, 2.5, units, scale) is None
     assert clean.drop_reason(zh[1], en[1], 100, 2.5, units, scale) is None
     assert clean.drop_reason(zh[2], en[2], 100, 2.5, units, scale) == "ratio"  # 26 / (10 / 2.5) = 6.5 x
-    # the same unit on both sides: no scale, and the target side may be the character one
-    assert clean.ratio_scale(zh, en, (False, False)) == 1.0
-    assert clean.ratio_scale(en, zh, (False, True)) == pytest.approx(2.5)
-    assert clean.drop_reason(en[0], zh[0], 100, 2.5, (False, True), 2.5) is None
+    # the character side may be the target: the scale is then source per target
+    assert clean.ratio_scale(en, zh, (False, True)) == pytest.approx(1 / 2.5)
+    assert clean.drop_reason(en[0], zh[0], 100, 2.5, (False, True), 1 / 2.5) is None
+
+
+@pytest.mark.parametrize(("langs", "units", "raw", "scaled"), [
+    (("en", "de"), (False, False), False, False),  # tokens against tokens: as before
+    (("en", "de"), (False, False), True, False),   # words between spaces on both sides
+    (("zh", "en"), (True, False), False, True),    # Moses: zh characters, en tokens
+    (("zh", "en"), (False, False), True, True),    # jieba's words against spaces'
+    (("ja", "en"), (False, False), True, True),    # MeCab's words against spaces'
+    (("zh", "ja"), (False, False), True, True),    # two segmenters
+])
+def test_the_ratio_is_scaled_only_between_units_of_different_kinds(langs, units, raw,
+                                                                    scaled):
+    opts = clean.Options(*langs, raw=raw)
+    assert clean.needs_scale(units, opts) is scaled
 
 
 def test_raw_mode_counts_words_not_the_punctuation_jieba_cuts_off(tmp_path):
@@ -369,4 +382,4 @@ def test_japanese_is_cut_into_mecabs_words_and_joined_back(tmp_path):
     assert clean.main(args) == 0
     assert read_lines(tmp_path / "out.ja")[0] == "私 は 学校 へ 行き ます 。"
     ratio = read_lines(tmp_path / "stats.tsv")[3].split("\t")
-    assert ratio[1] == "0" and "(ja: words, en: words)" in ratio[3]
+    assert ratio[1] == "0" and "(ja: words, en: words; the ja side divided by" in ratio[3]

@@ -5,10 +5,10 @@ words are what spaces separate, and a Chinese side is cut into words by jieba
 (phrasenmt.text.words). The filters count a side in tokens, and in characters
 one that is still written without spaces after this step (zh, ja, th, ... by
 language code unless a segmenter cut it, or text that looks unsegmented). When
-the two sides count in different units, the length ratio first divides the
-character side by the corpus's median characters per token of the other side,
-so that `max_ratio` means "this many times longer than usual" on both kinds of
-pair. In `--raw` mode a side split by spaces keeps its punctuation on its words
+the two sides count units of different kinds (characters against tokens, or
+jieba's or MeCab's words against words between spaces), the length ratio first
+divides the source length by the corpus's median source length per target
+length, so that `max_ratio` means "this many times longer than usual". In `--raw` mode a side split by spaces keeps its punctuation on its words
 ("[OPTION]...") while jieba cuts it off ("[ 选项 ] ..."): there the filters count
 only tokens with a letter or a digit, on both sides. `--stats` reports what each
 rule dropped.
@@ -174,33 +174,29 @@ def drop_reason(src: str, tgt: str, max_len: int, max_ratio: float,
                 scale: float = 1.0) -> str | None:
     """Why a tokenized training pair is dropped, or None to keep it; `units`
     says which side counts characters instead of tokens, `scale` how many
-    characters of the character side make one token of the other
-    (`ratio_scale`) before the ratio is taken."""
+    units of the source make one of the target in a usual pair of the corpus
+    (`ratio_scale`): the source length is divided by it before the ratio."""
     ns, nt = line_length(src, units[0]), line_length(tgt, units[1])
     if ns == 0 or nt == 0:
         return "empty"
     if ns > max_len or nt > max_len:
         return "too_long"
-    rs = ns / scale if units[0] and not units[1] else ns
-    rt = nt / scale if units[1] and not units[0] else nt
-    if max(rs, rt) / min(rs, rt) > max_ratio:
+    rs = ns / scale
+    if max(rs, nt) / min(rs, nt) > max_ratio:
         return "ratio"
     return None
 
 
 def ratio_scale(src: list[str], tgt: list[str], units: tuple[bool, bool]) -> float:
-    """The median characters per token over the pairs when one side counts
-    characters and the other tokens (1 when both count the same unit): what a
-    pair of this corpus usually has, so that the ratio rule drops what is
-    unusual for it, not every pair of a script with short words.
+    """The median over the pairs of source length per target length (each side
+    in its unit, `units`): what a pair of this corpus usually has, so that the
+    ratio rule drops what is unusual for it, not every pair of a script with
+    short words or of a segmenter that cuts finely.
 
-    Chinese against English words runs about 2.4 characters per word, so an
-    unscaled 2.5 would drop about half of a real corpus."""
-    if units[0] == units[1]:
-        return 1.0
-    chars, tokens = (src, tgt) if units[0] else (tgt, src)
-    rates = sorted(line_length(c, True) / n for c, t in zip(chars, tokens, strict=True)
-                   if (n := line_length(t, False)) and line_length(c, True))
+    Chinese characters against English Moses tokens run about 1.9 a token, so
+    an unscaled 2.5 drops a large share of a real corpus."""
+    rates = sorted(ns / nt for s, t in zip(src, tgt, strict=True)
+                   if (ns := line_length(s, units[0])) and (nt := line_length(t, units[1])))
     if not rates:
         return 1.0
     mid = len(rates) // 2
@@ -254,8 +250,19 @@ def length_view(line: str) -> str:
 
 
 def segmented_here(lang: str, opts: Options) -> bool:
-    """Whether this step cuts the side's words itself (jieba, `--raw` only)."""
+    """Whether this step cuts the side's words itself (jieba or MeCab, `--raw`
+    only)."""
     return opts.raw and lang in SEGMENTABLE
+
+
+def needs_scale(units: tuple[bool, bool], opts: Options) -> bool:
+    """Whether the two sides count units of different kinds: characters against
+    tokens, or one segmenter's words (jieba, MeCab) against another's or against
+    words between spaces. Then the ratio rule compares each pair with the
+    corpus's usual ratio (`ratio_scale`)."""
+    tools = tuple(SEGMENTABLE[lang] if segmented_here(lang, opts) else None
+                  for lang in (opts.src_lang, opts.tgt_lang))
+    return units[0] != units[1] or tools[0] != tools[1]
 
 
 def length_units(src: list[str], tgt: list[str], opts: Options) -> tuple[bool, bool]:
@@ -288,7 +295,7 @@ def select(src: list[str], tgt: list[str], opts: Options,
 
 
 def rule_notes(opts: Options, units: tuple[bool, bool],
-               scale: float = 1.0) -> dict[str, str]:
+               scale: float | None = None) -> dict[str, str]:
     """What each rule tests, with the unit each side is counted in."""
     if not opts.filter:
         return dict.fromkeys(REASONS, "not filtered")
@@ -297,10 +304,10 @@ def rule_notes(opts: Options, units: tuple[bool, bool],
     sides = ", ".join(f"{lang}: {'characters' if chars else token}"
                       for lang, chars in zip(langs, units, strict=True))
     ratio_sides = sides
-    if units[0] != units[1]:
-        chars_lang, tokens_lang = langs if units[0] else langs[::-1]
-        ratio_sides = (f"{chars_lang}: characters / {scale:.2f}, the corpus's "
-                       f"median per {tokens_lang} {token[:-1]}; {tokens_lang}: {token}")
+    if scale is not None:  # the ratio rule compared with the corpus's usual ratio
+        unit = [("characters" if chars else token)[:-1] for chars in units]
+        ratio_sides = (f"{sides}; the {langs[0]} side divided by {scale:.2f}, the "
+                       f"corpus's median {langs[0]} {unit[0]}s per {langs[1]} {unit[1]}")
     return {"empty": "a side without a token",
             "too_long": f"a side longer than {opts.max_len} ({sides})",
             "ratio": f"longer side over {opts.max_ratio:g} x the shorter ({ratio_sides})"}
@@ -392,10 +399,11 @@ def clean(args: argparse.Namespace, opts: Options) -> tuple[int, int]:
     if opts.raw:  # punctuation: cut off by jieba, attached on a side split by spaces
         counted = ([length_view(line) for line in src], [length_view(line) for line in tgt])
     units = length_units(*counted, opts)
-    scale = ratio_scale(*counted, units) if opts.filter else 1.0
+    scaled = opts.filter and needs_scale(units, opts)
+    scale = ratio_scale(*counted, units) if scaled else 1.0
     keep, counts = select(*counted, opts, units, scale)
     check_not_empty(args.src_in, len(src), len(keep), counts, opts)
-    notes = rule_notes(opts, units, scale)
+    notes = rule_notes(opts, units, scale if scaled else None)
     warn_heavy_rules(counts, len(src), args.src_in, notes)
 
     def pick(lines: list[str]) -> list[str]:
