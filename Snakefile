@@ -53,12 +53,12 @@ RUN_STARTED = time.time()
 
 
 onsuccess:
-    for line in wf.log_warnings(RESULTS + "/logs", RUN_STARTED):
+    for line in wf.log_warnings("results/logs", RUN_STARTED):
         print(line, file=sys.stderr)
 
 
 onerror:
-    for line in wf.log_warnings(RESULTS + "/logs", RUN_STARTED):
+    for line in wf.log_warnings("results/logs", RUN_STARTED):
         print(line, file=sys.stderr)
 
 
