@@ -383,3 +383,12 @@ def test_japanese_is_cut_into_mecabs_words_and_joined_back(tmp_path):
     assert read_lines(tmp_path / "out.ja")[0] == "私 は 学校 へ 行き ます 。"
     ratio = read_lines(tmp_path / "stats.tsv")[3].split("\t")
     assert ratio[1] == "0" and "(ja: words, en: words; the ja side divided by" in ratio[3]
+
+
+def test_the_start_up_warning_offers_sentencepiece_with_mecab_for_japanese():
+    from phrasenmt.text.scripts import language_warning
+
+    assert language_warning("ja", "config datasets.x.src").endswith(
+        "or set bpe.backend: sentencepiece (MeCab's words)")
+    assert language_warning("zh", "w").endswith("sentencepiece (jieba's words)")
+    assert language_warning("th", "w").endswith("and set tokenize: false")

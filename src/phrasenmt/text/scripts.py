@@ -139,5 +139,5 @@ def language_warning(lang: str, where: str) -> str | None:
             "and tokenize: true (Moses) splits only at spaces and punctuation, so "
             "BPE and word alignment would see clause-sized words; segment the text "
             f"first ({how}) and set tokenize: false"
-            + (", or set bpe.backend: sentencepiece (jieba's words)"
-               if language in ("Chinese", "Cantonese") else ""))
+            + (f", or set bpe.backend: sentencepiece ({tool}'s words)"
+               if language in ("Chinese", "Cantonese", "Japanese") else ""))
