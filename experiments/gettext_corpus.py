@@ -9,7 +9,8 @@ messages in catalog order. It is not discourse (a catalog is sorted by
 corpus tests is the path a user's own non-Latin corpus takes: raw Chinese
 without spaces, format strings, full-width punctuation, long help texts.
 
-Multi-line messages become one pair per line where both sides have as many
+A message's context (``msgctxt``, e.g. "full month name") is not part of
+its English text and is left out. Multi-line messages become one pair per line where both sides have as many
 non-empty lines, one joined pair otherwise. Pairs seen before (in any
 catalog) and untranslated messages are skipped, and so is a catalog whose
 messages all appeared before (``iso_3166.mo`` beside ``iso_3166-1.mo``).
@@ -19,7 +20,7 @@ document has lines on two sides.
     python experiments/gettext_corpus.py --out my_docs --dev grep sed xz \\
         --test tar wget make diffutils
     # my_docs/{train,dev,test}.{en,zh,docs}, and a line per catalog on stdout
-    # (--lang ja: the Japanese catalogs, my_docs/*.ja)
+    # (--lang ja or th: the Japanese or Thai catalogs, my_docs/*.ja, my_docs/*.th)
 """
 
 from __future__ import annotations
@@ -30,11 +31,13 @@ import glob
 import os
 import sys
 
+CONTEXT = "\x04"  # between a message's msgctxt and its msgid in a compiled catalog
 DEFAULT_DIRS = {  # --lang: where a Debian machine keeps its catalogs
     "zh": ("/usr/share/locale/zh_CN/LC_MESSAGES",
            "/usr/share/vim/vim90/lang/zh_CN.UTF-8/LC_MESSAGES"),
     "ja": ("/usr/share/locale/ja/LC_MESSAGES",
            "/usr/share/vim/vim90/lang/ja.UTF-8/LC_MESSAGES"),
+    "th": ("/usr/share/locale/th/LC_MESSAGES",),
 }
 
 
@@ -48,8 +51,11 @@ def catalog_pairs(path: str) -> list[tuple[str, str]]:
         catalog = gettext.GNUTranslations(handle)._catalog  # the stdlib parser's table
     pairs = []
     for msgid, msgstr in catalog.items():
-        if not isinstance(msgid, str) or not msgid or not msgstr or msgid == msgstr:
-            continue  # the header, a plural form (a tuple key), untranslated
+        if not isinstance(msgid, str) or not msgid or not msgstr:
+            continue  # the header, a plural form (a tuple key)
+        msgid = msgid.rpartition(CONTEXT)[2]  # "full month name\x04August": the msgid
+        if msgid == msgstr:
+            continue  # untranslated
         src = [line for line in msgid.split("\n") if line.strip()]
         tgt = [line for line in msgstr.split("\n") if line.strip()]
         if len(src) == len(tgt):

@@ -187,8 +187,8 @@ def _check_local_files(key: str, local: dict) -> None:
 
 def _check_word_segmenter(key: str, ds: dict) -> None:
     """Raw text for SentencePiece in a language written without spaces needs a
-    word segmenter (jieba for Chinese, MeCab for Japanese); other such languages
-    come pre-segmented."""
+    word segmenter (`phrasenmt.text.words.SEGMENTABLE`: Chinese, Japanese, Thai,
+    Lao, Khmer); other such languages (Burmese) come pre-segmented."""
     if not ds.get("tokenize", True) or (
             ds.get("bpe", {}).get("backend", "subword-nmt") != "sentencepiece"):
         return

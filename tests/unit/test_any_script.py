@@ -233,8 +233,9 @@ def test_a_file_that_is_not_a_model_is_refused(tmp_path):
 
 def test_languages_without_a_segmenter_are_named():
     assert words.segmenter_missing("en") is None
-    assert "tokenize: false" in words.segmenter_missing("th")
-    assert words.segmenter_missing("ja") is None  # MeCab: make install has it
+    assert "tokenize: false" in words.segmenter_missing("my")
+    for lang in ("ja", "th", "lo", "km"):  # the dev install has their segmenters
+        assert words.segmenter_missing(lang) is None
     assert words.word_segmenter("de")("a  b ") == "a b"
     assert words.line_length("我们 去", True) == 3
     assert words.line_length("我们 去", False) == 2
@@ -268,9 +269,9 @@ def test_bad_bpe_config_names_the_key(bpe_section, message):
 def test_raw_text_without_a_segmenter_is_refused_at_start_up():
     from phrasenmt.experiment import _check_word_segmenter
 
-    ds = {"src": "th", "tgt": "en", "tokenize": True,
+    ds = {"src": "my", "tgt": "en", "tokenize": True,
           "bpe": {"backend": "sentencepiece"}}
-    with pytest.raises(InputError, match=r"^datasets.x.src: 'th' \(Thai\) puts "):
+    with pytest.raises(InputError, match=r"^datasets.x.src: 'my' \(Burmese\) puts "):
         _check_word_segmenter("datasets.x", ds)
     _check_word_segmenter("datasets.x", {**ds, "tokenize": False})  # pre-segmented
     _check_word_segmenter("datasets.x", {**ds, "src": "ja"})  # MeCab cuts Japanese
@@ -291,6 +292,25 @@ def test_a_missing_mecab_is_named_with_its_install_line(monkeypatch):
         "'ja' text needs the MeCab word segmenter: pip install 'sacrebleu[ja]' (MeCab "
         "and its IPA dictionary, as sacreBLEU's ja-mecab uses them; or pip install "
         "'phrasenmt[ja]')")
+
+
+@pytest.mark.parametrize("lang, module, install", [
+    ("th", "pythainlp", "pip install pythainlp (or pip install 'phrasenmt[th]')"),
+    ("lo", "laonlp", "pip install laonlp (or pip install 'phrasenmt[lo]')"),
+    ("km", "khmernltk", "pip install khmer-nltk (or pip install 'phrasenmt[km]')"),
+])
+def test_a_missing_thai_lao_or_khmer_segmenter_is_named(monkeypatch, lang, module, install):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def without(name, *args, **kwargs):
+        if name == module:
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", without)
+    assert words.segmenter_missing(lang).endswith(f"word segmenter: {install}")
 
 
 def _spm_config(**bpe) -> dict:
@@ -391,4 +411,37 @@ def test_the_start_up_warning_offers_sentencepiece_with_mecab_for_japanese():
     assert language_warning("ja", "config datasets.x.src").endswith(
         "or set bpe.backend: sentencepiece (MeCab's words)")
     assert language_warning("zh", "w").endswith("sentencepiece (jieba's words)")
-    assert language_warning("th", "w").endswith("and set tokenize: false")
+    assert language_warning("th", "w").endswith("sentencepiece (PyThaiNLP's words)")
+    assert language_warning("my", "w").endswith("and set tokenize: false")
+
+
+@pytest.mark.parametrize("lang, raw, cut", [
+    # PyThaiNLP's newmm: "cannot open the file, please try again"
+    ("th", "ไม่สามารถเปิดไฟล์ได้ กรุณาลองอีกครั้ง",
+     "ไม่ สามารถ เปิด ไฟล์ ได้ กรุณา ลอง อีกครั้ง"),
+    # khmer-nltk: a zero-width space is a break; "%.*s" and "libpam" stay whole
+    ("km", "កម្មវិធី\u200bត្រូវ\u200bតែ\u200bហៅ libpam ម្ដង\u200bទៀត %.*s",
+     "កម្មវិធី ត្រូវ តែ ហៅ libpam ម្ដង ទៀត %.*s"),
+    # LaoNLP: "%s" and the full stop after the Lao run are kept as they were
+    ("lo", "ສະບາຍດີ ທ່ານ %s ບໍ່ສາມາດເປີດໄດ້.", "ສະບາຍດີ ທ່ານ %s ບໍ່ສາມາດ ເປີດ ໄດ້ ."),
+])
+def test_thai_lao_and_khmer_are_cut_only_within_their_script(lang, raw, cut):
+    words_of = words.word_segmenter(lang)
+    assert words_of(raw) == cut
+    joined = words.join_unsegmented(cut)
+    assert joined.replace(" ", "") == raw.replace(" ", "").replace("\u200b", "")
+
+
+def test_a_khmer_reference_loses_its_zero_width_spaces(tmp_path):
+    """Raw Khmer references for BLEU: the zero-width spaces the segmenter read
+    as breaks are dropped, as no decoded translation writes them."""
+    en, km = tmp_path / "in.en", tmp_path / "in.km"
+    en.write_text("Sorry, your time is up!\n", encoding="utf-8")
+    km.write_text("សូម\u200bទោស អ្នក\u200bអស់\u200bពេល\u200bហើយ !\n", encoding="utf-8")
+    args = ["--src-in", str(en), "--tgt-in", str(km), "--src-lang", "en",
+            "--tgt-lang", "km", "--src-out", str(tmp_path / "out.en"),
+            "--tgt-out", str(tmp_path / "out.km"), "--ref-out", str(tmp_path / "ref.km"),
+            "--raw", "--stats", str(tmp_path / "stats.tsv")]
+    assert clean.main(args) == 0
+    assert read_lines(tmp_path / "out.km") == ["សូម ទោស អ្នក អស់ ពេល ហើយ !"]
+    assert read_lines(tmp_path / "ref.km") == ["សូមទោស អ្នកអស់ពេលហើយ !"]

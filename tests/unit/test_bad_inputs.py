@@ -226,10 +226,10 @@ CASES = [
                                    "--in", "s3", "--out", "OUT"],
      "error: s3: not a SentencePiece model file"),
     ("raw text of a language without a word segmenter",
-     ["phrasenmt.data.clean", "--src-lang", "th", "--tgt-lang", "de", "--raw",
+     ["phrasenmt.data.clean", "--src-lang", "my", "--tgt-lang", "de", "--raw",
       "--src-in", "ja.txt", "--tgt-in", "s3", "--src-out", "OUT",
       "--tgt-out", "OUT.de", "--stats", "OUT.tsv"],
-     "error: 'th' (Thai) puts no space between words and has no word segmenter"),
+     "error: 'my' (Burmese) puts no space between words and has no word segmenter"),
 ]
 
 

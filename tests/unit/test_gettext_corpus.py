@@ -29,7 +29,8 @@ def write_mo(path: Path, messages: dict[str, str]) -> None:
 def test_catalogs_become_documents_and_held_out_ones_stay_apart(tmp_path):
     cat = tmp_path / "zh_CN" / "LC_MESSAGES"
     cat.mkdir(parents=True)
-    write_mo(cat / "grep.mo", {"no match": "没有匹配", "shared": "共享"})
+    write_mo(cat / "grep.mo", {"no match": "没有匹配", "shared": "共享",
+                               "full month name\x04May": "五月"})  # msgctxt: left out
     write_mo(cat / "tar.mo", {"Usage:\nfoo": "用法：\n甲",    # two lines each: two pairs
                               "a\nb\nc": "一二三",            # 3 lines against 1: one pair
                               "shared": "共享",               # dev has it: skipped here
@@ -38,12 +39,13 @@ def test_catalogs_become_documents_and_held_out_ones_stay_apart(tmp_path):
     run = subprocess.run([sys.executable, str(SCRIPT), "--out", "out", "--dirs", str(cat),
                           "--dev", "grep"], cwd=tmp_path, capture_output=True, text=True,
                          check=True)
-    assert run.stdout.splitlines()[-1] == "pairs\ttrain 3\tdev 2\ttest 0"
+    assert run.stdout.splitlines()[-1] == "pairs\ttrain 3\tdev 3\ttest 0"
     out = tmp_path / "out"
     assert (out / "train.en").read_text().splitlines() == ["Usage:", "foo", "a b c"]
     assert (out / "train.zh").read_text().splitlines() == ["用法：", "甲", "一二三"]
     assert set((out / "train.docs").read_text().split()) == {"zh_CN/tar"}
-    assert (out / "dev.docs").read_text().split() == ["zh_CN/grep"] * 2
+    assert (out / "dev.docs").read_text().split() == ["zh_CN/grep"] * 3
+    assert "May" in (out / "dev.en").read_text().splitlines()
     assert (out / "test.en").read_text() == ""
 
 

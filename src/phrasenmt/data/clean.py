@@ -1,14 +1,17 @@
 """Tokenize (Moses), lowercase and filter parallel text, with sidecars in lockstep.
 
 `--raw` (bpe.backend sentencepiece) keeps raw text instead of Moses tokens:
-words are what spaces separate, and a Chinese side is cut into words by jieba
-(phrasenmt.text.words). The filters count a side in tokens, and in characters
-one that is still written without spaces after this step (zh, ja, th, ... by
-language code unless a segmenter cut it, or text that looks unsegmented). When
+words are what spaces separate, and a side in a language written without spaces
+is cut into words by its segmenter (jieba, MeCab, PyThaiNLP, LaoNLP or
+khmer-nltk: phrasenmt.text.words). The filters count a side in tokens, and in
+characters one that is still written without spaces after this step (zh, ja,
+th, ... by language code unless a segmenter cut it, or text that looks
+unsegmented). When
 the two sides count units of different kinds (characters against tokens, or
-jieba's or MeCab's words against words between spaces), the length ratio first
+one segmenter's words against words between spaces), the length ratio first
 divides the source length by the corpus's median source length per target
-length, so that `max_ratio` means "this many times longer than usual". In `--raw` mode a side split by spaces keeps its punctuation on its words
+length, so that `max_ratio` means "this many times longer than usual". In
+`--raw` mode a side split by spaces keeps its punctuation on its words
 ("[OPTION]...") while jieba cuts it off ("[ 选项 ] ..."): there the filters count
 only tokens with a letter or a digit, on both sides. `--stats` reports what each
 rule dropped.
@@ -35,7 +38,9 @@ from phrasenmt.text.punctuation import attach_punctuation, hide_quotes, show_quo
 from phrasenmt.text.scripts import detect_unsegmented, warn_if_unsegmented
 from phrasenmt.text.words import (
     SEGMENTABLE,
+    ZERO_WIDTH_SPACE,
     counts_characters,
+    is_unsegmented,
     line_length,
     word_segmenter,
 )
@@ -231,9 +236,13 @@ def process_side(lines: list[str], lang: str, opts: Options) -> list[str]:
 
 
 def references(raw: list[str], tokens: list[str], opts: Options) -> list[str]:
-    """Target lines as sacreBLEU should see them: raw, or detokenized tokens."""
+    """Target lines as sacreBLEU should see them: raw, or detokenized tokens.
+    A zero-width space in a language written without spaces is a word-break
+    hint that the segmenter read and no translation writes, so it is dropped."""
     if opts.tokenize or opts.raw:
         refs = [line.strip() for line in raw]
+        if is_unsegmented(opts.tgt_lang):
+            refs = [line.replace(ZERO_WIDTH_SPACE, "") for line in refs]
         return [line.lower() for line in refs] if opts.lowercase else refs
     return detokenize(tokens, opts.tgt_lang)
 
@@ -250,14 +259,14 @@ def length_view(line: str) -> str:
 
 
 def segmented_here(lang: str, opts: Options) -> bool:
-    """Whether this step cuts the side's words itself (jieba or MeCab, `--raw`
-    only)."""
+    """Whether this step cuts the side's words itself (jieba, MeCab, PyThaiNLP,
+    LaoNLP or khmer-nltk; `--raw` only)."""
     return opts.raw and lang in SEGMENTABLE
 
 
 def needs_scale(units: tuple[bool, bool], opts: Options) -> bool:
     """Whether the two sides count units of different kinds: characters against
-    tokens, or one segmenter's words (jieba, MeCab) against another's or against
+    tokens, or one segmenter's words (`SEGMENTABLE`) against another's or against
     words between spaces. Then the ratio rule compares each pair with the
     corpus's usual ratio (`ratio_scale`)."""
     tools = tuple(SEGMENTABLE[lang] if segmented_here(lang, opts) else None

@@ -34,9 +34,10 @@ UNSEGMENTED_LANGUAGES = {
     "jpn": "Japanese", "th": "Thai", "tha": "Thai", "lo": "Lao", "lao": "Lao",
     "km": "Khmer", "khm": "Khmer", "my": "Burmese", "mya": "Burmese",
 }
-# a word segmenter to name for each language (others: "a word segmenter")
+# the word segmenter phrasenmt runs for each language (`phrasenmt.text.words`);
+# Burmese has none here
 SEGMENTERS = {"Chinese": "jieba", "Cantonese": "jieba", "Japanese": "MeCab",
-              "Thai": "PyThaiNLP"}
+              "Thai": "PyThaiNLP", "Lao": "LaoNLP", "Khmer": "khmer-nltk"}
 
 SAMPLE_LINES = 2000  # lines looked at, from the start of the file
 MIN_SHARE = 0.5  # of the letters in unsegmented scripts
@@ -139,5 +140,4 @@ def language_warning(lang: str, where: str) -> str | None:
             "and tokenize: true (Moses) splits only at spaces and punctuation, so "
             "BPE and word alignment would see clause-sized words; segment the text "
             f"first ({how}) and set tokenize: false"
-            + (f", or set bpe.backend: sentencepiece ({tool}'s words)"
-               if language in ("Chinese", "Cantonese", "Japanese") else ""))
+            + (f", or set bpe.backend: sentencepiece ({tool}'s words)" if tool else ""))

@@ -4,11 +4,16 @@ Every word-level step (alignment, phrase extraction, the continuous-output
 models' word tables, fastText) takes a space as the end of a word. In Chinese a
 word is what the jieba segmenter (dictionary + HMM, deterministic) cuts, in
 Japanese what MeCab with the IPA dictionary cuts (the words of sacreBLEU's
-`ja-mecab` tokenizer); that is the word cleaning writes for `bpe.backend:
-sentencepiece`, and SentencePiece then cuts pieces inside those words, never
-across them, so the word-level files and the subword files hold the same words.
-Other languages written without spaces (th, lo, km, my) have no segmenter here:
-their text must come pre-segmented (`tokenize: false`).
+`ja-mecab` tokenizer), in Thai what PyThaiNLP's `newmm` cuts (dictionary-based
+maximal matching), in Lao what LaoNLP cuts, in Khmer what khmer-nltk cuts (a
+CRF). That is the word cleaning writes for `bpe.backend: sentencepiece`, and
+SentencePiece then cuts pieces inside those words, never across them, so the
+word-level files and the subword files hold the same words. The Thai, Lao and
+Khmer tools cut only the runs of their own script: a format string (`%.*s`),
+a program name or a number between them stays one token, as spaces left it. A
+zero-width space (U+200B, which Khmer and Lao writers put between some words)
+counts as a space. Burmese has no segmenter here: its text must come
+pre-segmented (`tokenize: false`).
 
 Lengths for cleaning (`line_length`): a side in an unsegmented script counts its
 characters (grapheme clusters, spaces left out), so a clause that was not
@@ -26,12 +31,23 @@ from phrasenmt.io import InputError
 from phrasenmt.text.scripts import UNSEGMENTED_LANGUAGES, detect_unsegmented
 
 # languages whose words a segmenter here can cut: language code -> tool
-SEGMENTABLE = {"zh": "jieba", "zho": "jieba", "yue": "jieba", "ja": "MeCab", "jpn": "MeCab"}
+SEGMENTABLE = {"zh": "jieba", "zho": "jieba", "yue": "jieba", "ja": "MeCab", "jpn": "MeCab",
+               "th": "PyThaiNLP", "tha": "PyThaiNLP", "lo": "LaoNLP", "lao": "LaoNLP",
+               "km": "khmer-nltk", "khm": "khmer-nltk"}
 # what each tool imports, and how a user installs it
-_MODULES = {"jieba": ("jieba",), "MeCab": ("MeCab", "ipadic")}
+_MODULES = {"jieba": ("jieba",), "MeCab": ("MeCab", "ipadic"), "PyThaiNLP": ("pythainlp",),
+            "LaoNLP": ("laonlp",), "khmer-nltk": ("khmernltk",)}
 _INSTALL = {"jieba": "pip install jieba (or pip install 'phrasenmt[zh]')",
             "MeCab": "pip install 'sacrebleu[ja]' (MeCab and its IPA dictionary, "
-                     "as sacreBLEU's ja-mecab uses them; or pip install 'phrasenmt[ja]')"}
+                     "as sacreBLEU's ja-mecab uses them; or pip install 'phrasenmt[ja]')",
+            "PyThaiNLP": "pip install pythainlp (or pip install 'phrasenmt[th]')",
+            "LaoNLP": "pip install laonlp (or pip install 'phrasenmt[lo]')",
+            "khmer-nltk": "pip install khmer-nltk (or pip install 'phrasenmt[km]')"}
+# the letters (and marks, digits) a script-run segmenter cuts; the rest of a
+# space-separated token is kept whole
+_SCRIPT_RUN = {"PyThaiNLP": regex.compile(r"\p{Thai}+"), "LaoNLP": regex.compile(r"\p{Lao}+"),
+               "khmer-nltk": regex.compile(r"\p{Khmer}+")}
+ZERO_WIDTH_SPACE = "\u200b"
 _GRAPHEME = regex.compile(r"\X")
 # a space between two characters of scripts without spaces (or their
 # punctuation: CJK symbols, full-width forms) is one segmentation put there
@@ -79,15 +95,19 @@ def segmenter_missing(lang: str) -> str | None:
 
 
 def word_segmenter(lang: str) -> Callable[[str], str]:
-    """A function from a raw line to its words joined by single spaces: jieba's
-    words for Chinese, the space-separated words of any other language."""
+    """A function from a raw line to its words joined by single spaces: the
+    words of the language's segmenter (`SEGMENTABLE`), the space-separated
+    words of any other language."""
     missing = segmenter_missing(lang)
     if missing is not None:
         raise InputError(missing)
-    if lang not in SEGMENTABLE:
+    tool = SEGMENTABLE.get(lang)
+    if tool is None:
         return lambda line: " ".join(line.split())
-    if SEGMENTABLE[lang] == "MeCab":
+    if tool == "MeCab":
         return _mecab_words()
+    if tool in _SCRIPT_RUN:
+        return _script_run_words(_script_cutter(tool), _SCRIPT_RUN[tool])
     import jieba
 
     jieba.setLogLevel(logging.WARNING)  # "Building prefix dict..." on every start
@@ -101,6 +121,42 @@ def _mecab_words() -> Callable[[str], str]:
 
     tagger = MeCab.Tagger(ipadic.MECAB_ARGS + " -Owakati")
     return lambda line: " ".join(tagger.parse(line.strip()).split())
+
+
+def _script_cutter(tool: str) -> Callable[[str], list[str]]:
+    """The tool's word cutter for a run of its script's characters."""
+    if tool == "PyThaiNLP":
+        from pythainlp.tokenize import word_tokenize
+
+        return lambda run: word_tokenize(run, engine="newmm", keep_whitespace=False)
+    if tool == "LaoNLP":
+        from laonlp.tokenize import word_tokenize
+
+        return word_tokenize
+    logging.getLogger("khmer-nltk").setLevel(logging.WARNING)  # "Loaded model from ..."
+    from khmernltk import word_tokenize
+
+    return word_tokenize
+
+
+def _script_run_words(cut: Callable[[str], list[str]],
+                      script: regex.Pattern) -> Callable[[str], str]:
+    """Words of a line: each space-separated token with the runs of `script`
+    in it cut by `cut`, and what lies between those runs kept whole."""
+    def words(line: str) -> str:
+        out: list[str] = []
+        for token in line.replace(ZERO_WIDTH_SPACE, " ").split():
+            start = 0
+            for run in script.finditer(token):
+                if run.start() > start:
+                    out.append(token[start:run.start()])
+                out.extend(word for w in cut(run.group()) if (word := w.strip()))
+                start = run.end()
+            if start < len(token):
+                out.append(token[start:])
+        return " ".join(out)
+
+    return words
 
 
 def join_unsegmented(line: str) -> str:

@@ -55,7 +55,7 @@ def unsegmented_language_warnings(config: dict) -> list[str]:
         ds = config["datasets"][name]
         backend = ds.get("bpe", {}).get("backend")
         if ds.get("tokenize", True) and backend == "sentencepiece":
-            continue  # raw text cut into words by jieba or MeCab (others refused at start-up)
+            continue  # raw text cut into words by a segmenter (others refused at start-up)
         for side in ("src", "tgt"):
             where = f"config datasets.{name}.{side}"
             line = (language_warning(ds[side], where) if ds.get("tokenize", True)
