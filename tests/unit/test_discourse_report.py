@@ -150,6 +150,10 @@ def test_sweep_table_follows_the_points(tmp_path):
         [1, "doc_k1", 1, 20.1, 0.51], [3, "doc_k3", 2, 20.4, 0.53],
         [2, "doc_k2", 1, 20.2, 0.52]]
     assert "20.40 ± 0.14" in (tmp_path / "t.md").read_text()
+    # a target language without a pronoun list: `--pronouns` with no file
+    discourse.main(["sweep", "--parameter", "K", "--point", "1=doc_k1", "--eval",
+                    *map(str, evals), "--pronouns", *_outs(tmp_path)])
+    assert pd.read_csv(tmp_path / "t.csv")["pronoun"].isna().all()
     with pytest.raises(InputError, match="no --eval for model 'doc_k4'"):
         discourse.main(["sweep", "--parameter", "K", "--point", "4=doc_k4",
                         "--eval", *map(str, evals), *_outs(tmp_path)])

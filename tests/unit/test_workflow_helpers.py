@@ -14,6 +14,7 @@ from phrasenmt.io import InputError
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import discourse as wfdis
 from phrasenmt.workflow import documents as wfd
+from phrasenmt.workflow import documents_report as wfdr
 from phrasenmt.workflow import npmt as wfn
 from phrasenmt.workflow import phrase_repr as wfpr
 from phrasenmt.workflow import runs
@@ -409,6 +410,17 @@ def test_default_targets_have_every_discourse_table(doc_config):
     assert wfdis.notes(doc_config, EN_DE)[0] == (
         "Sweep ctx_k (K of ctx_transformer) not run: enabled: false in the config.")
     assert len(wfdis.notes(doc_config, EN_DE)) == 5
+
+
+def test_a_target_language_without_a_pronoun_list_asks_for_no_pronoun_table(doc_config):
+    """en->th: the pronoun and noun scoring has no Thai list, so the DAG asks
+    for no pronoun table and no sweep pronoun file; cohesion stays."""
+    root = f"results/{EN_DE}/report"
+    doc_config["datasets"][EN_DE]["tgt"] = "th"
+    targets = final_targets(doc_config)
+    assert not any("discourse_pronouns" in t for t in targets)
+    assert f"{root}/discourse_cohesion_test.md" in targets
+    assert wfdr.sweep_pronouns(doc_config, EN_DE, "ctx_k") == []
 
 
 def test_synthetic_contrastive_set_scored_with_and_without_context(doc_config):

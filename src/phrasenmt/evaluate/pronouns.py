@@ -53,30 +53,10 @@ from phrasenmt.io import (
     write_lines,
 )
 from phrasenmt.log import get_logger
+from phrasenmt.text.pronouns import PRONOUNS
 
 _log = get_logger(__name__)
 
-_POSSESSIVE_ENDINGS = ("", "e", "er", "es", "em", "en")
-_DE_PERSONAL = ("ich", "mich", "mir", "du", "dich", "dir", "er", "ihn", "ihm", "sie",
-                "es", "wir", "uns", "ihr", "euch", "ihnen", "sich")
-PRONOUNS: dict[str, frozenset[str]] = {
-    "de": frozenset(
-        _DE_PERSONAL
-        + tuple(stem + end for stem in ("mein", "dein", "sein", "ihr", "unser")
-                for end in _POSSESSIVE_ENDINGS)
-        + tuple(f"eur{end}" for end in _POSSESSIVE_ENDINGS[1:]) + ("euer",)),
-    "en": frozenset((
-        "i", "me", "my", "mine", "myself", "you", "your", "yours", "yourself",
-        "yourselves", "he", "him", "his", "himself", "she", "her", "hers", "herself",
-        "it", "its", "itself", "we", "us", "our", "ours", "ourselves", "they", "them",
-        "their", "theirs", "themselves")),
-    "fr": frozenset((
-        "je", "j'", "me", "m'", "moi", "tu", "te", "t'", "toi", "il", "elle", "on",
-        "nous", "vous", "ils", "elles", "lui", "leur", "eux", "se", "s'", "soi", "mon",
-        "ma", "mes", "ton", "ta", "tes", "son", "sa", "ses", "notre", "nos", "votre",
-        "vos", "leurs", "mien", "mienne", "miens", "miennes", "tien", "tienne",
-        "siens", "sienne", "siennes")),
-}
 _OPENERS = frozenset((".", "!", "?", ":", ";", '"', "„", "“", "«", "»", "(", "'", "-",
                       "–", "—"))
 NOUN_RULES = ("auto", "capitalised", "content")

@@ -252,8 +252,9 @@ def build_parser() -> argparse.ArgumentParser:
             t.add_argument("--parameter", required=True, help="e.g. K, N_c, gating")
             t.add_argument("--point", type=_point, nargs="+", required=True,
                            metavar="VALUE=MODEL")
-            t.add_argument("--pronouns", type=Path, nargs="+",
-                           help="pronoun accuracy TSVs of the sweep's models")
+            t.add_argument("--pronouns", type=Path, nargs="*",
+                           help="pronoun accuracy TSVs of the sweep's models (none "
+                                "where the target language has no pronoun list)")
         if name != "sweep":
             t.add_argument("--order", type=parse_order, required=True,
                            help="comma-separated model order of the rows")

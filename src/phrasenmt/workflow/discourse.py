@@ -19,6 +19,7 @@ import shlex
 from phrasenmt.config_entries import FORMAT_FILES, OPTIONAL_FILES, SYNTHETIC_SET
 from phrasenmt.io import InputError
 from phrasenmt.sweeps import sweep_points
+from phrasenmt.text.pronouns import has_pronoun_list
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import runs
 from phrasenmt.workflow.documents import (
@@ -146,6 +147,12 @@ def reference_alignment(dataset: str, testset: str) -> str:
 def pronoun_tsv(dataset: str, testset: str, model: str, seed: int | str) -> str:
     """One run's pronoun and noun accuracy on a test set."""
     return f"results/{dataset}/analysis/pronouns/{testset}/{model}/seed{seed}.tsv"
+
+
+def scores_pronouns(config: dict, dataset: str) -> bool:
+    """Whether the dataset's target language has a pronoun list, so that its
+    pronoun and noun accuracy can be scored (de, en, fr)."""
+    return has_pronoun_list(wf.langs(config, dataset)[1])
 
 
 def first_pronoun_tsv(config: dict, dataset: str, testset: str, model: str) -> str:
@@ -400,7 +407,9 @@ def document_targets(config: dict, dataset: str) -> list[str]:
     if han_models(config, dataset):
         names.append("han_bleu")
     for t in wf.testsets(config, dataset):
-        names += [f"discourse_pronouns_{t}", f"discourse_cohesion_{t}"]
+        if scores_pronouns(config, dataset):
+            names.append(f"discourse_pronouns_{t}")
+        names.append(f"discourse_cohesion_{t}")
     names += [f"discourse_sweep_{s}" for s in document_sweeps(config, dataset)]
     figures = [f"{root}/context_usage.{e}" for e in ("png", "svg")]
     return [f"{root}/{n}.{e}" for n in names for e in exts] + figures

@@ -113,6 +113,10 @@ def sweep_evals(config: dict, dataset: str, sweep: str) -> list[str]:
 
 
 def sweep_pronouns(config: dict, dataset: str, sweep: str) -> list[str]:
+    """Pronoun accuracy of each point of a sweep: none where the target
+    language has no pronoun list (the table's column then reads "–")."""
+    if not discourse.scores_pronouns(config, dataset):
+        return []
     first = wf.testsets(config, dataset)[0]
     return [discourse.first_pronoun_tsv(config, dataset, first, m)
             for m in discourse.sweep_models(config, sweep)]
