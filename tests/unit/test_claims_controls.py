@@ -134,3 +134,15 @@ def test_contrastive_rows_read_the_test_items_only(tmp_path, capsys):
     rows = run(tmp_path, capsys, ["base", "doc", "doc_random"], dev=40)
     assert "n=160" in rows.loc["pronouns", "data"]
     assert rows.loc["pronouns", "verdict"] == "reproduced"
+
+
+def test_pronoun_accuracy_is_not_tested_for_a_target_without_a_pronoun_list():
+    """en->th: no Thai pronoun list, so the claim says why it is not tested
+    instead of failing the table (en->de reaches the files it needs)."""
+    from phrasenmt.report.claim_checks import Evidence, NotTested, pronoun_result
+
+    claim = {"system": "doc", "baseline": "base"}
+    with pytest.raises(NotTested, match=r"^no pronoun list for 'th' \(pronoun accuracy scores de, en, fr\)$"):
+        pronoun_result(claim, Evidence("toy", "en-th", False, ["doc", "base"]))
+    with pytest.raises(NotTested, match="no hyp_tok file of model doc"):
+        pronoun_result(claim, Evidence("toy", "en-de", False, ["doc", "base"]))

@@ -421,6 +421,12 @@ def test_a_target_language_without_a_pronoun_list_asks_for_no_pronoun_table(doc_
     assert not any("discourse_pronouns" in t for t in targets)
     assert f"{root}/discourse_cohesion_test.md" in targets
     assert wfdr.sweep_pronouns(doc_config, EN_DE, "ctx_k") == []
+    from phrasenmt.workflow import claims as wfc
+
+    inputs = wfc.claims_inputs(doc_config, EN_DE)
+    assert "cxmi" in inputs and not {"align", "hyp_tok", "pronoun_ref"} & set(inputs)
+    doc_config["datasets"][EN_DE]["tgt"] = "de"
+    assert {"align", "hyp_tok", "pronoun_ref"} <= set(wfc.claims_inputs(doc_config, EN_DE))
 
 
 def test_synthetic_contrastive_set_scored_with_and_without_context(doc_config):

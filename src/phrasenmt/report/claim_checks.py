@@ -29,6 +29,7 @@ from phrasenmt.io import InputError, read_lines
 from phrasenmt.report.baseline_guard import Guard, measure_files
 from phrasenmt.report.json_fields import load_json
 from phrasenmt.report.tables import get_key, load_summary
+from phrasenmt.text.pronouns import PRONOUNS, has_pronoun_list
 
 SPEED_KEY = "tokens_per_second"  # summary.json: target tokens / training seconds
 # metrics of translation quality: both models must have learned (baseline_guard)
@@ -171,6 +172,10 @@ def _pronoun_items(ev: Evidence, hyp: Path, align: Path) -> list[float]:
 
 def pronoun_result(claim: dict, ev: Evidence) -> dict[str, Any]:
     """Pronoun translation accuracy (%) over aligned reference pronouns."""
+    tgt = ev.direction.split("-")[1]
+    if not has_pronoun_list(tgt):
+        raise NotTested(f"no pronoun list for {tgt!r} (pronoun accuracy scores "
+                        f"{', '.join(sorted(PRONOUNS))})")
     per_model = []
     for model in (claim["system"], claim["baseline"]):
         seeds, hyps = run_files(ev, model, "hyp_tok")

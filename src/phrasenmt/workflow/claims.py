@@ -63,7 +63,9 @@ def _available(config: dict, dataset: str, kind: str,
     models = set(table_models(config, dataset, among))
     if kind == "lingeval":
         return models & set(phrase_repr.lingeval_models(config, dataset))
-    if kind in ("align", "hyp_tok"):  # pronoun accuracy: the discourse rows
+    if kind in ("align", "hyp_tok"):  # pronoun accuracy: the discourse rows,
+        if not discourse.scores_pronouns(config, dataset):  # where the target has a list
+            return set()
         return models & set(discourse_models(config, dataset))
     if kind == "hyp_beam":  # models the workflow decodes with beam search: the
         # main decoding, or the NPMT table's both decodings where it has rows
@@ -155,7 +157,7 @@ def dataset_files(config: dict, dataset: str) -> dict[str, str]:
     files = {"ref": f"{data}.ref.{tgt}", "src": f"{data}.{src}"}
     if phrase_repr.lingeval_json(config, dataset) and phrase_repr.lingeval_models(config, dataset):
         files["lingeval"] = phrase_repr.lingeval_json(config, dataset)
-    if discourse_models(config, dataset):
+    if discourse_models(config, dataset) and discourse.scores_pronouns(config, dataset):
         files["pronoun_ref"] = f"{data}.{tgt}"
         files["pronoun_ref_align"] = reference_alignment(dataset, testset)
     cset = contrastive_set(config, dataset)
