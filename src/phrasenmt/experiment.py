@@ -144,7 +144,9 @@ def check_datasets(config: dict) -> None:
     knows, and local files that agree with each other."""
     for name, ds in config["datasets"].items():
         key = f"datasets.{name}"
-        _check_stopwords(key, ds["tgt"])
+        if any(config["models"][m].get("arch") in wf.CONTINUOUS_ARCHS
+               for m in wf.models(config, name)):  # the phrase table's readers
+            _check_stopwords(key, ds["tgt"])
         _check_word_segmenter(key, ds)
         if ds["source"] == "synthetic":
             _check_synthetic(key, ds)
@@ -201,12 +203,13 @@ def _check_word_segmenter(key: str, ds: dict) -> None:
 
 
 def _check_stopwords(key: str, lang: str) -> None:
-    """The phrase filters (Park & Tsvetkov's filter 5) need a stopword list."""
+    """The phrase filters (Park & Tsvetkov's filter 5), which the
+    continuous-output models' phrase table goes through, need a stopword list."""
     import stopwordsiso
 
     if not stopwordsiso.has_lang(lang):
         raise InputError(f"{key}.tgt: stopwordsiso has no stopword list for {lang!r}"
-                         ", which the phrase filters need")
+                         ", which the phrase filters of the continuous-output models need")
 
 
 def _check_synthetic(key: str, ds: dict) -> None:

@@ -91,8 +91,9 @@ CASES = [
      "datasets.synthetic_en_de.src: 'English' is not a language code"),
     ("source is target", dataset("synthetic_en_de", tgt="en"),
      "datasets.synthetic_en_de.tgt: 'en' is also the source language"),
-    ("no stopword list", dataset("synthetic_en_de", tgt="qq"),
-     "datasets.synthetic_en_de.tgt: stopwordsiso has no stopword list for 'qq'"),
+    ("no stopword list", dataset("synthetic_de_en", tgt="qq"),  # the continuous models' dataset
+     ("datasets.synthetic_de_en.tgt: stopwordsiso has no stopword list for 'qq', which "
+     "the phrase filters of the continuous-output models need")),
     ("generator direction", dataset("synthetic_en_de", tgt="fr"),
      "datasets.synthetic_en_de.src: the synthetic generator writes en-de or de-en"),
     ("document lengths", dataset("synthetic_en_de", synthetic={
@@ -227,3 +228,30 @@ def test_a_mirror_that_is_a_file_is_refused(tmp_path):
     config = merged({"mirror": str(tmp_path / "mirror")})
     with pytest.raises(InputError, match=f"^mirror: {tmp_path}/mirror is a file; "):
         experiment.check_settings(config)
+
+
+def test_a_target_without_a_stopword_list_builds_no_phrase_table(tmp_path):
+    """en->km: no Khmer stopword list. A dataset none of whose models reads the
+    phrase table starts, says at start-up that the table is left out, and asks
+    for no phrase or embedding file; a continuous-output model on it is refused."""
+    from phrasenmt.workflow import base as wf
+    from phrasenmt.workflow.targets import final_targets
+
+    config = local_dataset(tmp_path)
+    config["datasets"]["mine"]["tgt"] = "km"
+    config["models"] = {"transformer": {**config["models"]["transformer"],
+                                        "datasets": ["mine"]}}
+    experiment.check_datasets(config)
+    assert wf.phrase_table_warnings(config) == [
+        ("warning: config datasets.mine.tgt: stopwordsiso has no stopword list for 'km', "
+        "so the phrase table and its fastText embeddings are not built (only the "
+        "continuous-output models need them)")]
+    targets = final_targets(config)
+    assert "results/mine/report/results.md" in targets
+    assert not any("/phrases/" in t or "/embeddings/" in t for t in targets)
+    config["models"]["conmt"] = {"arch": "conmt", "datasets": ["mine"]}
+    with pytest.raises(InputError, match=r"^datasets.mine.tgt: stopwordsiso has no "
+                                         r"stopword list for 'km', which the phrase"):
+        experiment.check_datasets(config)
+    config["datasets"]["mine"]["tgt"] = "de"
+    assert wf.phrase_table_warnings(config) == []

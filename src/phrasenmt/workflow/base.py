@@ -65,6 +65,24 @@ def unsegmented_language_warnings(config: dict) -> list[str]:
     return lines
 
 
+def builds_phrase_table(config: dict, dataset: str) -> bool:
+    """Whether the dataset's phrase table and fastText embeddings are built:
+    Park & Tsvetkov's phrase filters need a stopword list of the target
+    language (stopwordsiso), which Lao, Khmer, Burmese and others lack."""
+    import stopwordsiso
+
+    return stopwordsiso.has_lang(langs(config, dataset)[1])
+
+
+def phrase_table_warnings(config: dict) -> list[str]:
+    """One start-up line per built dataset whose phrase table is left out (no
+    model of it needs the table; one that does is refused at start-up)."""
+    return [f"warning: config datasets.{name}.tgt: stopwordsiso has no stopword list "
+            f"for {langs(config, name)[1]!r}, so the phrase table and its fastText "
+            "embeddings are not built (only the continuous-output models need them)"
+            for name in datasets(config) if not builds_phrase_table(config, name)]
+
+
 def log_warnings(root: str | Path, since: float) -> list[str]:
     """The `warning:` lines of the stage logs under `root` written since `since`
     (a time.time()), each with its log: a stage's stderr goes to its log, so

@@ -22,8 +22,9 @@ def final_targets(config: dict) -> list[str]:
     for ds in wf.datasets(config):
         root = f"results/{ds}"
         targets.append(f"{root}/analysis/data_stats.tsv")
-        targets += [f"{root}/phrases/filters.tsv", f"{root}/embeddings/words.vec",
-                    f"{root}/embeddings/phrases.vec"]
+        if wf.builds_phrase_table(config, ds):
+            targets += [f"{root}/phrases/filters.tsv", f"{root}/embeddings/words.vec",
+                        f"{root}/embeddings/phrases.vec"]
         if wf.source(config, ds) == "synthetic":
             targets.append(f"{root}/analysis/aer.json")
         if not wf.models(config, ds):
