@@ -151,7 +151,9 @@ def check_datasets(config: dict) -> None:
         if ds["source"] == "synthetic":
             _check_synthetic(key, ds)
         elif ds["source"] == "local":
-            _check_local_files(key, ds["local"])
+            controls = [m for m in wf.models(config, name)
+                        if config["models"][m].get("context") == "random"]
+            _check_local_files(key, ds["local"], controls[0] if controls else None)
         elif ds["source"] == "download":
             from phrasenmt.data.datasets import check_direction
 
@@ -161,10 +163,13 @@ def check_datasets(config: dict) -> None:
                 raise InputError(f"{key}.name: {err.message}") from None
 
 
-def _check_local_files(key: str, local: dict) -> None:
+def _check_local_files(key: str, local: dict, random_control: str | None = None) -> None:
     """The user's files that are there already, across files: each split's two
-    sides and its docs file have equal line counts, and the document ids are
-    contiguous (as the first data job would find, hours later on a cluster)."""
+    sides and its docs file have equal line counts, the document ids are
+    contiguous, and where a random-context control trains on the dataset each
+    split holds two documents or more, for it to draw other documents' lines
+    from (as the first data or training job would find, hours later on a
+    cluster)."""
     from phrasenmt.data.documents import read_docs
 
     pairs = [("train", local["train"]), ("dev", local["dev"]),
@@ -182,7 +187,12 @@ def _check_local_files(key: str, local: dict) -> None:
                 raise InputError(f"has {lines[0]} lines but {files[1]} has "
                                  f"{lines[1]}; parallel files must match", files[0])
             if "docs" in pair:
-                read_docs(pair["docs"], lines[0], pair["src"])
+                ids = read_docs(pair["docs"], lines[0], pair["src"])
+                if random_control and len(set(ids)) < 2:
+                    raise InputError(
+                        f"holds one document, and the random-context control "
+                        f"{random_control} reads other documents' sentences as "
+                        "context: give this split two documents or more", pair["docs"])
         except InputError as err:
             raise InputError(f"{key}.local.{split}: {err}") from None
 

@@ -255,3 +255,19 @@ def test_a_target_without_a_stopword_list_builds_no_phrase_table(tmp_path):
         experiment.check_datasets(config)
     config["datasets"]["mine"]["tgt"] = "de"
     assert wf.phrase_table_warnings(config) == []
+
+
+def test_a_split_of_one_document_is_refused_where_a_random_context_control_trains(tmp_path):
+    """A random-context control draws its contexts from other documents: a
+    split of one document would fail its training job after step 1."""
+    config = local_dataset(tmp_path, **{"train.docs": b"a\na\nb\n", "dev.docs": b"d\nd\nd\n",
+                                        "test.docs": b"t\nu\nu\n"})
+    experiment.check_datasets(config)  # no random-context control on it: valid
+    config["models"] = {"doc_random": {"arch": "han_dec", "context": "random",
+                                       "datasets": ["mine"]}}
+    with pytest.raises(InputError) as err:
+        experiment.check_datasets(config)
+    assert str(err.value) == (
+        f"datasets.mine.local.dev: {tmp_path}/dev.docs: holds one document, and the "
+        "random-context control doc_random reads other documents' sentences as "
+        "context: give this split two documents or more")
