@@ -244,8 +244,8 @@ def test_a_target_without_a_stopword_list_builds_no_phrase_table(tmp_path):
     experiment.check_datasets(config)
     assert wf.phrase_table_warnings(config) == [
         ("warning: config datasets.mine.tgt: stopwordsiso has no stopword list for 'km', "
-        "so the phrase table and its fastText embeddings are not built (only the "
-        "continuous-output models need them)")]
+         "so neither the phrase table with its fastText embeddings (which only the "
+         "continuous-output models read) nor the lexical-cohesion table is built")]
     targets = final_targets(config)
     assert "results/mine/report/results.md" in targets
     assert not any("/phrases/" in t or "/embeddings/" in t for t in targets)

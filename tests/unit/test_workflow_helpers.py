@@ -419,7 +419,10 @@ def test_a_target_language_without_a_pronoun_list_asks_for_no_pronoun_table(doc_
     doc_config["datasets"][EN_DE]["tgt"] = "th"
     targets = final_targets(doc_config)
     assert not any("discourse_pronouns" in t for t in targets)
-    assert f"{root}/discourse_cohesion_test.md" in targets
+    assert f"{root}/discourse_cohesion_test.md" in targets  # th has a stopword list
+    doc_config["datasets"][EN_DE]["tgt"] = "km"  # no stopword list: no cohesion
+    assert not any("discourse_cohesion" in t for t in final_targets(doc_config))
+    doc_config["datasets"][EN_DE]["tgt"] = "th"
     assert wfdr.sweep_pronouns(doc_config, EN_DE, "ctx_k") == []
     from phrasenmt.workflow import claims as wfc
 

@@ -65,22 +65,24 @@ def unsegmented_language_warnings(config: dict) -> list[str]:
     return lines
 
 
-def builds_phrase_table(config: dict, dataset: str) -> bool:
-    """Whether the dataset's phrase table and fastText embeddings are built:
-    Park & Tsvetkov's phrase filters need a stopword list of the target
-    language (stopwordsiso), which Lao, Khmer, Burmese and others lack."""
+def has_stopword_list(config: dict, dataset: str) -> bool:
+    """Whether stopwordsiso has a list of the dataset's target language, which
+    Park & Tsvetkov's phrase filters (and so the phrase table and its fastText
+    embeddings) and the lexical-cohesion score need; Lao, Khmer, Burmese and
+    others have none."""
     import stopwordsiso
 
     return stopwordsiso.has_lang(langs(config, dataset)[1])
 
 
 def phrase_table_warnings(config: dict) -> list[str]:
-    """One start-up line per built dataset whose phrase table is left out (no
-    model of it needs the table; one that does is refused at start-up)."""
+    """One start-up line per built dataset whose target has no stopword list:
+    what is left out (a model that needs the phrase table is refused)."""
     return [f"warning: config datasets.{name}.tgt: stopwordsiso has no stopword list "
-            f"for {langs(config, name)[1]!r}, so the phrase table and its fastText "
-            "embeddings are not built (only the continuous-output models need them)"
-            for name in datasets(config) if not builds_phrase_table(config, name)]
+            f"for {langs(config, name)[1]!r}, so neither the phrase table with its "
+            "fastText embeddings (which only the continuous-output models read) nor "
+            "the lexical-cohesion table is built"
+            for name in datasets(config) if not has_stopword_list(config, name)]
 
 
 def log_warnings(root: str | Path, since: float) -> list[str]:

@@ -409,7 +409,8 @@ def document_targets(config: dict, dataset: str) -> list[str]:
     for t in wf.testsets(config, dataset):
         if scores_pronouns(config, dataset):
             names.append(f"discourse_pronouns_{t}")
-        names.append(f"discourse_cohesion_{t}")
+        if wf.has_stopword_list(config, dataset):  # content words: not stopwords
+            names.append(f"discourse_cohesion_{t}")
     names += [f"discourse_sweep_{s}" for s in document_sweeps(config, dataset)]
     figures = [f"{root}/context_usage.{e}" for e in ("png", "svg")]
     return [f"{root}/{n}.{e}" for n in names for e in exts] + figures

@@ -22,7 +22,7 @@ def final_targets(config: dict) -> list[str]:
     for ds in wf.datasets(config):
         root = f"results/{ds}"
         targets.append(f"{root}/analysis/data_stats.tsv")
-        if wf.builds_phrase_table(config, ds):
+        if wf.has_stopword_list(config, ds):
             targets += [f"{root}/phrases/filters.tsv", f"{root}/embeddings/words.vec",
                         f"{root}/embeddings/phrases.vec"]
         if wf.source(config, ds) == "synthetic":
