@@ -148,3 +148,19 @@ def test_a_system_that_did_not_learn_on_one_seed(tmp_path, capsys):
     assert verdict["huang-t1-npmt"].startswith(
         "not tested: the baseline did not learn (attn_rnn seed 1: BLEU")
     assert "a gain under 95" in verdict["huang-t1-npmt"]
+
+
+def test_bleu_of_a_script_without_spaces_is_counted_with_its_tokenizer():
+    """A Khmer target: the claims table and the guard count BLEU as the results
+    table does (sacreBLEU `char`), not on 13a's clause-sized tokens."""
+    from phrasenmt.report.claim_checks import Evidence
+
+    assert Evidence("toy", "en-km", False, []).bleu_tokenize == "char"
+    assert Evidence("toy", "en-zh", False, []).bleu_tokenize == "zh"
+    assert Evidence("toy", "en-de", False, []).bleu_tokenize == "13a"
+    rng = random.Random(4)
+    letters = "កខគឃងចឆជឈញដឋឌឍណតថទធន"
+    refs = ["".join(rng.choices(letters, k=rng.randint(12, 30))) for _ in range(100)]
+    hyps = [r[:-2] + "ក" for r in refs]  # every line nearly right, none exactly
+    assert measure(hyps, refs, seed=1).bleu < 5  # 13a: one wrong "word" a line
+    assert measure(hyps, refs, seed=1, tokenize="char").bleu > 70

@@ -70,7 +70,7 @@ def top_share(lines: list[str]) -> float:
 
 
 def shuffled_bleu(hyps: list[str], refs: list[str], seed: int,
-                  permutations: int = PERMUTATIONS) -> float:
+                  permutations: int = PERMUTATIONS, tokenize: str = "13a") -> float:
     """Mean corpus BLEU of the outputs, each paired with another line's reference.
 
     Each pairing is a random cycle through all lines, so no output meets its
@@ -87,22 +87,24 @@ def shuffled_bleu(hyps: list[str], refs: list[str], seed: int,
         other = [0] * len(refs)  # other[i]: the line whose reference output i meets
         for k, i in enumerate(cycle):
             other[i] = cycle[(k + 1) % len(cycle)]
-        stats = bleu_stats(hyps, [refs[j] for j in other]).sum(axis=0)
+        stats = bleu_stats(hyps, [refs[j] for j in other], tokenize).sum(axis=0)
         scores.append(float(bleu_from_stats(stats)))
     return float(np.mean(scores))
 
 
-def measure(hyps: list[str], refs: list[str], seed: int) -> Learning:
-    """BLEU, shuffled BLEU and output repetition of one run's test outputs."""
+def measure(hyps: list[str], refs: list[str], seed: int,
+            tokenize: str = "13a") -> Learning:
+    """BLEU, shuffled BLEU and output repetition of one run's test outputs, BLEU
+    with the target language's sacreBLEU tokenizer (`tokenize`)."""
     if len(hyps) != len(refs):
         raise ValueError(f"{len(hyps)} outputs but {len(refs)} references")
-    bleu = float(bleu_from_stats(bleu_stats(hyps, refs).sum(axis=0)))
-    return Learning(bleu, shuffled_bleu(hyps, refs, seed), top_share(hyps),
-                    top_share(refs))
+    bleu = float(bleu_from_stats(bleu_stats(hyps, refs, tokenize).sum(axis=0)))
+    return Learning(bleu, shuffled_bleu(hyps, refs, seed, tokenize=tokenize),
+                    top_share(hyps), top_share(refs))
 
 
 @lru_cache(maxsize=256)
-def measure_files(hyp: Path, ref: Path, seed: int) -> Learning:
+def measure_files(hyp: Path, ref: Path, seed: int, tokenize: str = "13a") -> Learning:
     """`measure` of a translation file against the reference file (cached)."""
     refs, hyps = read_lines(ref), read_lines(hyp)
     if len(refs) < 2:
@@ -112,4 +114,4 @@ def measure_files(hyp: Path, ref: Path, seed: int) -> Learning:
     if len(hyps) != len(refs):
         raise InputError(f"has {len(hyps)} lines but the reference {ref} has "
                          f"{len(refs)}; they must match", hyp)
-    return measure(hyps, refs, seed)
+    return measure(hyps, refs, seed, tokenize)

@@ -23,6 +23,7 @@ import numpy as np
 
 from phrasenmt.claims import hyp_kind
 from phrasenmt.evaluate import contrastive, lingeval, multiseed, pronouns
+from phrasenmt.evaluate.bleu import bleu_tokenizer
 from phrasenmt.evaluate.scores import read_log_probabilities
 from phrasenmt.evaluate.seed_inference import ratio_interval, ratio_p, tost_p
 from phrasenmt.io import InputError, read_lines
@@ -57,6 +58,12 @@ class Evidence:
     alpha: float = 0.01  # verdicts' level; intervals are at 1 - alpha
     guard: Guard = field(default_factory=Guard)  # did-it-learn thresholds
     controls: dict[str, str] = field(default_factory=dict)  # model -> its control
+
+    @property
+    def bleu_tokenize(self) -> str:
+        """sacreBLEU's tokenizer of the target language (13a, zh, ja-mecab,
+        char), as the results table's BLEU uses it."""
+        return bleu_tokenizer(self.direction.split("-")[1])[0]
 
 
 def run_files(ev: Evidence, model: str, kind: str) -> tuple[list[int], list[Path]]:
@@ -117,8 +124,8 @@ def bleu_result(claim: dict, ev: Evidence) -> dict[str, Any]:
               if claim["metric"] == "bleu_subset" else None)
     result = multiseed.compare_bleu(
         refs, _read_runs(base_paths, len(refs), ref_path),
-        _read_runs(sys_paths, len(refs), ref_path), trials=ev.trials, seed=ev.seed,
-        subset=subset, alpha=ev.alpha)
+        _read_runs(sys_paths, len(refs), ref_path), tokenize=ev.bleu_tokenize,
+        trials=ev.trials, seed=ev.seed, subset=subset, alpha=ev.alpha)
     return {**result, "seeds": sys_seeds, "baseline_seeds": base_seeds,
             "items": len(subset) if subset is not None else len(refs)}
 
@@ -381,7 +388,7 @@ def _not_learned(model: str, ev: Evidence, ref: Path, kind: str = "hyp") -> list
         raise NotTested(f"{why} (needed to check that {model} learned)") from None
     failed = []
     for seed, path in zip(seeds, paths, strict=True):
-        reasons = measure_files(path, ref, ev.seed).reasons(ev.guard)
+        reasons = measure_files(path, ref, ev.seed, ev.bleu_tokenize).reasons(ev.guard)
         failed += [f"seed {seed}: {'; '.join(reasons)}"] if reasons else []
     return failed
 
