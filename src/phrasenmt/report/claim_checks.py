@@ -60,10 +60,15 @@ class Evidence:
     controls: dict[str, str] = field(default_factory=dict)  # model -> its control
 
     @property
+    def tgt_lang(self) -> str:
+        """The target language of `direction`."""
+        return self.direction.split("-")[1]
+
+    @property
     def bleu_tokenize(self) -> str:
         """sacreBLEU's tokenizer of the target language (13a, zh, ja-mecab,
         char), as the results table's BLEU uses it."""
-        return bleu_tokenizer(self.direction.split("-")[1])[0]
+        return bleu_tokenizer(self.tgt_lang)[0]
 
 
 def run_files(ev: Evidence, model: str, kind: str) -> tuple[list[int], list[Path]]:
@@ -172,16 +177,15 @@ def _pronoun_items(ev: Evidence, hyp: Path, align: Path) -> list[float]:
         need_file(ev, "src", "tokenized test source"),
         need_file(ev, "pronoun_ref", "tokenized test reference"),
         need_file(ev, "pronoun_ref_align", "source-reference alignment"),
-        hyp, align, ev.direction.split("-")[1])
+        hyp, align, ev.tgt_lang)
     return [float(r["correct"]) for r in rows
             if r["category"] == "pronoun" and r["aligned"]]
 
 
 def pronoun_result(claim: dict, ev: Evidence) -> dict[str, Any]:
     """Pronoun translation accuracy (%) over aligned reference pronouns."""
-    tgt = ev.direction.split("-")[1]
-    if not has_pronoun_list(tgt):
-        raise NotTested(f"no pronoun list for {tgt!r} (pronoun accuracy scores "
+    if not has_pronoun_list(ev.tgt_lang):
+        raise NotTested(f"no pronoun list for {ev.tgt_lang!r} (pronoun accuracy scores "
                         f"{', '.join(sorted(PRONOUNS))})")
     per_model = []
     for model in (claim["system"], claim["baseline"]):
