@@ -9,7 +9,12 @@ it; default: random sentences of `--lengths` tokens), the trainer's batching
 (`make_batches`, `--max-tokens` padded tokens per batch) is run once plain
 and once per bucket list: batches per epoch, distinct (batch, source width,
 target width) shapes, and the share of the batches' cells that is padding
-(both sides). Counting only: nothing is trained, so it runs anywhere.
+(both sides). With `--docs` (the corpus's document ids, one per line) also
+the packed source context of K = `--k` previous sentences (`ctx_transformer`'s
+X_c, each sentence with its </s>): the share of its cells that is padding as
+one tensor per batch, and in the groups of rows of similar context length that
+a CPU encodes (`models.ctx_transformer.row_groups`). Counting only: nothing is
+trained, so it runs anywhere.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from phrasenmt.data.documents import context_indices
 from phrasenmt.io import read_lines
+from phrasenmt.models.ctx_transformer import CPU_CONTEXT_GROUPS, row_groups
 from phrasenmt.nn.batching import bucket_width, make_batches
 from phrasenmt.training.config import increasing_widths
 
@@ -44,6 +51,23 @@ def figures(src: list[int], tgt: list[int], max_tokens: int,
             "padding": round(1 - real / cells, 4)}
 
 
+def context_padding(src: list[int], tgt: list[int], docs: list[str], k: int,
+                    max_tokens: int) -> dict[str, Any]:
+    """Padding share of the packed context X_c (K previous source sentences,
+    each + </s>) over one epoch's batches: as one tensor a batch, and grouped."""
+    packed = [sum(src[j] + 1 for j in row) for row in context_indices(docs, k)]
+    cells = grouped = real = 0
+    for rows in make_batches(src, tgt, max_tokens, 1):
+        lengths = [packed[i] for i in rows]
+        cells += len(rows) * max(1, max(lengths))
+        grouped += sum(len(run) * width
+                       for run, width in row_groups(lengths, CPU_CONTEXT_GROUPS))
+        real += sum(lengths)
+    return {"k": k, "groups": CPU_CONTEXT_GROUPS,
+            "context_padding": round(1 - real / cells, 4),
+            "grouped_context_padding": round(1 - real / grouped, 4)}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The suite's entry point (benchmarks.speed) -> exit status."""
     from benchmarks import harness
@@ -53,6 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                        lengths=[5, 60], max_tokens=8192)
     p.add_argument("--src", type=Path, default=None, help="segmented source text")
     p.add_argument("--tgt", type=Path, default=None, help="segmented target text")
+    p.add_argument("--docs", type=Path, default=None,
+                   help="document ids, one per line of --src: count the context's padding")
+    p.add_argument("--k", type=positive_int, default=1, help="context sentences K")
     p.add_argument("--pairs", type=positive_int, default=20000,
                    help="random sentences when no files are given")
     p.add_argument("--buckets", type=positive_int, nargs="+", default=DEFAULT_BUCKETS,
@@ -70,11 +97,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         rng = random.Random(1)
         src = [rng.randint(*args.lengths) for _ in range(args.pairs)]
         tgt = [max(1, n + rng.randint(-3, 3)) for n in src]
+    docs = None
+    if args.docs is not None:
+        if args.src is None:
+            p.error("--docs needs --src and --tgt")
+        docs = read_lines(args.docs)
+        if len(docs) != len(src):
+            p.error(f"--docs has {len(docs)} lines but --src has {len(src)}")
     if not increasing_widths(args.buckets):
         p.error(f"--buckets: must be increasing, got {args.buckets}")
     results = harness.Results("shapes", args, argv)
     results.add("plain", figures(src, tgt, args.max_tokens, []))
     results.add("buckets", figures(src, tgt, args.max_tokens, args.buckets))
+    if docs is not None:
+        results.add("context", context_padding(src, tgt, docs, args.k, args.max_tokens))
     return results.done()
 
 

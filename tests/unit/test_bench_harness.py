@@ -60,6 +60,29 @@ def test_the_shapes_suite_counts_fewer_shapes_with_buckets(tmp_path):
     assert 0 <= fig["plain"]["padding"] < fig["buckets"]["padding"] < 1
 
 
+def test_the_shapes_suite_counts_less_context_padding_in_groups(tmp_path):
+    """Documents of 4 lines of random lengths: a batch's rows have similar
+    lengths but their previous lines do not, so as one tensor a batch the packed
+    context is mostly padding, in groups much less."""
+    import json
+    import random
+
+    from benchmarks import speed
+
+    src, tgt, docs = tmp_path / "s", tmp_path / "t", tmp_path / "d"
+    rng = random.Random(0)
+    lengths = [rng.choice((2, 3, 30)) for _ in range(400)]
+    src.write_text("".join("a " * n + "\n" for n in lengths))
+    tgt.write_text("".join("b " * n + "\n" for n in lengths))
+    docs.write_text("".join(f"doc{i // 4}\n" for i in range(400)))
+    out = tmp_path / "shapes.json"
+    assert speed.main(["--suite", "shapes", "--src", str(src), "--tgt", str(tgt),
+                       "--docs", str(docs), "--max-tokens", "400", "--out", str(out)]) == 0
+    fig = json.loads(out.read_text())["figures"]["context"]
+    assert fig["k"] == 1 and fig["context_padding"] > 0.4
+    assert fig["grouped_context_padding"] < fig["context_padding"] - 0.2
+
+
 def test_the_shapes_suite_refuses_one_file_and_unequal_files(tmp_path, capsys):
     from benchmarks import speed
 
@@ -68,7 +91,8 @@ def test_the_shapes_suite_refuses_one_file_and_unequal_files(tmp_path, capsys):
     for argv, message in ((["--src", str(tmp_path / "s")], "give both or neither"),
                           (["--src", str(tmp_path / "s"), "--tgt", str(tmp_path / "t")],
                            "--src has 2 lines but --tgt has 1"),
-                          (["--buckets", "16", "8"], "must be increasing")):
+                          (["--buckets", "16", "8"], "must be increasing"),
+                          (["--docs", str(tmp_path / "t")], "--docs needs --src")):
         with pytest.raises(SystemExit):
             speed.main(["--suite", "shapes", *argv, "--out", str(tmp_path / "o.json")])
         assert message in capsys.readouterr().err

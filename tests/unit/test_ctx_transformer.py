@@ -263,3 +263,41 @@ def test_presets_and_model_keys():
     assert spec.model.d_model == 256 and spec.model.context_size == 3
     with pytest.raises(InputError, match="model.integration"):
         make_model(integration="x")
+
+
+def test_row_groups_cut_rows_sorted_by_length_into_runs():
+    from phrasenmt.models.ctx_transformer import row_groups
+    assert row_groups([5, 0, 3, 9, 1], 2) == [([1, 4, 2], 3), ([0, 3], 9)]
+    assert row_groups([0, 0], 4) == [([0], 1), ([1], 1)]  # a run is at least 1 long
+    assert row_groups([4, 2], 1) == [([1, 0], 4)]
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_context_groups_give_the_loss_and_gradients_of_one_padded_tensor(arch, monkeypatch):
+    """On a CPU the context encoder runs on rows grouped by context length (and
+    `loss` orders the rows first): the logits, the loss and every gradient are
+    those of one padded tensor."""
+    from phrasenmt.models import ctx_transformer
+    encoded = [VOCAB.encode(s) for s in SRC]
+    ctx = DocContext(2, {"src": encoded}, context_indices(DOCS, 2))
+    rows = [8, 0, 4, 2, 6, 1, 5, 3, 7]  # context lengths in no order
+    batch = collate([encoded[i] for i in rows], [TGT_VOCAB.encode(TGT[i]) for i in rows],
+                    context=ctx.batch(rows))
+
+    def run(groups: int):
+        monkeypatch.setattr(ctx_transformer, "CPU_CONTEXT_GROUPS", groups)
+        model = make_model(arch, context_size=2, dropout=0.0, attention_dropout=0.0,
+                           activation_dropout=0.0, context_dropout=0.0).train()
+        with torch.no_grad():
+            logits = model(batch.src, batch.tgt_in, context=batch.context)
+        loss, _ = model.loss(batch, 0.1)
+        loss.backward()
+        return logits, loss, {n: p.grad for n, p in model.named_parameters()
+                              if p.grad is not None}
+
+    (l1, loss1, g1), (l4, loss4, g4) = run(1), run(4)
+    assert torch.allclose(l1, l4, atol=1e-5)
+    assert torch.allclose(loss1, loss4, rtol=1e-5)
+    assert g1.keys() == g4.keys() and any("context_encoder" in n for n in g1)
+    for name in g1:
+        assert torch.allclose(g1[name], g4[name], atol=1e-5), name

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
 from phrasenmt.hparams.ctx_transformer import (  # noqa: F401
@@ -50,13 +51,52 @@ def start_as_identity(*params: Tensor) -> None:
             p.zero_()
 
 
+# On a CPU the context encoder runs on the batch's rows in up to this many
+# groups of similar context length, each padded only to its own longest row.
+# A batch is sorted by source and target length, not by the length of its
+# context sentences, so one padded tensor is mostly padding (68 % of the
+# context positions of a `tiny` default-run batch). The position-wise work,
+# which is nearly all of it, then runs on about the real tokens only. On a GPU
+# one padded tensor stays cheaper than more, smaller kernels.
+CPU_CONTEXT_GROUPS = 4
+
+
+def row_groups(lengths: list[int], groups: int) -> list[tuple[list[int], int]]:
+    """Row numbers by increasing `lengths`, cut into at most `groups` runs of
+    about equal row counts -> (rows, the run's longest length, at least 1)."""
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    size = -(-len(order) // max(1, groups))
+    runs = [order[i:i + size] for i in range(0, len(order), size)]
+    return [(rows, max(1, lengths[rows[-1]])) for rows in runs]
+
+
 @dataclass
 class Context:
-    """The encoded context of a batch."""
+    """The encoded context of a batch: C^(N_c) in parts, one per group of rows
+    (`row_groups`), which `project` lays out as one (B, L, ·) tensor."""
 
-    memory: Tensor  # (B, L, C) C^(N_c)
+    parts: list[Tensor]  # per group (n_g, L_g, C), L_g <= L
+    # (B,) each batch row's row in the parts' concatenation; None: the same row
+    inverse: Tensor | None
     mask: Tensor  # (B, 1, 1, L) True = key allowed (see ContextEncoder)
     keep: Tensor  # (B, 1, 1) True where the sentence has any context
+
+    def project(self, fn: Callable[[Tensor], Tensor]) -> Tensor:
+        """A position-wise `fn` (e.g. the key/value projection) of C^(N_c) ->
+        (B, L, C'), computed on the parts only; positions past a group's
+        length hold zeros (keys there are masked)."""
+        length = self.mask.size(-1)
+        out = [fn(part) for part in self.parts]
+        if len(out) == 1 and out[0].size(1) == length:
+            dense = out[0]
+        else:
+            dense = torch.cat([F.pad(o, (0, 0, 0, length - o.size(1))) for o in out])
+        return dense if self.inverse is None else dense.index_select(0, self.inverse)
+
+    @property
+    def memory(self) -> Tensor:
+        """C^(N_c) (B, L, C)."""
+        return self.project(lambda x: x)
 
 
 # Called as observer(w_i, λ, H, S, keep) by every context gate while registered
@@ -117,20 +157,23 @@ class GatedResidual(_Residual):
 class ContextAttention(CrossAttention):
     """MultiHead(H, C, C); during decoding C's keys/values are cached once."""
 
-    def forward(self, x: Tensor, memory: Tensor, mask: Tensor | None,
-                cache: Cache | None = None) -> Tensor:
-        """x (B, T, C) attends over the context memory (B, L, C) -> (B, T, C)."""
-        if cache is not None and "ctx_k" in cache:
-            k, v = cache["ctx_k"], cache["ctx_v"]
-        else:
-            k, v = self.memory_kv(memory)  # (B, H, L, Dh) each
-            if cache is not None:
-                cache["ctx_k"], cache["ctx_v"] = k, v
-        return self.attend(self.split_heads(self.q_proj(x)), k, v, mask)
+    def context_kv(self, ctx: Context) -> Tensor:
+        """The context's keys and values (B, L, 2C), projected group by group."""
+        return ctx.project(self.kv_proj)
+
+    def forward(self, x: Tensor, kv: Tensor, mask: Tensor | None) -> Tensor:
+        """x (B, T, C) attends over the context's keys and values (B, L, 2C)
+        (`context_kv`: once per batch, decoding included) -> (B, T, C)."""
+        k, v = kv.chunk(2, dim=-1)
+        return self.attend(self.split_heads(self.q_proj(x)), self.split_heads(k),
+                           self.split_heads(v), mask)
 
 
 class ContextEncoder(nn.Module):
     """N_c self-attention layers over X_c, the concatenated context sentences.
+
+    On a CPU they run on groups of rows of similar context length
+    (`CPU_CONTEXT_GROUPS`), each padded only to its own longest row.
 
     The token embeddings are the source encoder's (passed in, not owned, so
     they stay θ_s and appear once in the state dict). X_c is packed (`pack`):
@@ -173,9 +216,34 @@ class ContextEncoder(nn.Module):
         allowed[:, 0] |= ~keep
         mask = allowed[:, None, None, :]  # (B, 1, 1, L)
         x = self.embed(ids, real, embed)
+        if ids.device.type != "cpu" or ids.size(0) < 2:
+            return Context([self.encode(x, mask)], None, mask, keep[:, None, None])
+        # Each row's keys are within its group's length, so every real
+        # position's states are those of the one padded tensor.
+        groups = row_groups(real.sum(dim=1).tolist(), CPU_CONTEXT_GROUPS)
+        order = [row for rows, _ in groups for row in rows]
+        parts = []
+        if order == sorted(order):  # rows already by context length (`loss`)
+            start = 0
+            for rows, length in groups:
+                end = start + len(rows)
+                parts.append(self.encode(x[start:end, :length], mask[start:end, ..., :length]))
+                start = end
+            return Context(parts, None, mask, keep[:, None, None])
+        for rows, length in groups:
+            index = torch.tensor(rows, device=ids.device)
+            parts.append(self.encode(x.index_select(0, index)[:, :length],
+                                     mask.index_select(0, index)[..., :length]))
+        inverse = torch.empty(len(order), dtype=torch.long, device=ids.device)
+        inverse[torch.tensor(order, device=ids.device)] = torch.arange(
+            len(order), device=ids.device)
+        return Context(parts, inverse, mask, keep[:, None, None])
+
+    def encode(self, x: Tensor, mask: Tensor) -> Tensor:
+        """Embedded X_c (n, L, C), its key mask (n, 1, 1, L) -> C^(N_c)."""
         for layer in self.layers:
             x = layer(x, mask)
-        return Context(self.norm(x), mask, keep[:, None, None])
+        return self.norm(x)
 
 
 def pack(ids: Tensor) -> Tensor:
@@ -204,8 +272,8 @@ class ContextEncoderLayer(EncoderLayer):
     def forward(self, x: Tensor, mask: Tensor | None, ctx: Context) -> Tensor:
         """x (B, S, C) with the context -> (B, S, C)."""
         x = self.res1(x, lambda h: self.self_attn(h, mask))
-        x = self.res_ctx(x, lambda h: self.ctx_attn(h, ctx.memory, ctx.mask),
-                         ctx.keep)
+        kv = self.ctx_attn.context_kv(ctx)
+        x = self.res_ctx(x, lambda h: self.ctx_attn(h, kv, ctx.mask), ctx.keep)
         return self.res2(x, self.ff)
 
 
@@ -221,11 +289,13 @@ class ContextDecoderLayer(DecoderLayer):
                                      cfg.gating)
 
     def forward(self, x: Tensor, memory: Tensor, mem_mask: Tensor | None,
-                cache: Cache | None = None, ctx: Context | None = None) -> Tensor:
-        """x (B, T, C), memory (B, S, C), context memory (B, L, C) -> (B, T, C)."""
+                cache: Cache | None = None, ctx_kv: Tensor | None = None,
+                ctx_mask: Tensor | None = None, ctx_keep: Tensor | None = None
+                ) -> Tensor:
+        """x (B, T, C), memory (B, S, C), the context's keys and values
+        (B, L, 2C) with their mask and rows -> (B, T, C)."""
         x = self.res1(x, lambda h: self.self_attn(h, causal=True, cache=cache))
-        x = self.res_ctx(x, lambda h: self.ctx_attn(h, ctx.memory, ctx.mask, cache),
-                         ctx.keep)
+        x = self.res_ctx(x, lambda h: self.ctx_attn(h, ctx_kv, ctx_mask), ctx_keep)
         x = self.res2(x, lambda h: self.cross_attn(h, memory, mem_mask, cache))
         return self.res3(x, self.ff)
 
@@ -257,11 +327,11 @@ class ContextDecoder(TransformerDecoder):
 
     def features(self, tgt: Tensor, state: State, cache=None, offset: int = 0) -> Tensor:
         """tgt (B, T) ids starting at position `offset` -> output-layer input (B, T, C)."""
-        ctx = Context(state["ctx_memory"], state["ctx_mask"], state["ctx_keep"])
         x = self.embed(tgt, offset)  # (B, T, C)
         for i, layer in enumerate(self.layers):
             layer_cache = None if cache is None else cache.setdefault(i, {})
-            x = layer(x, state["memory"], state["src_mask"], layer_cache, ctx)
+            x = layer(x, state["memory"], state["src_mask"], layer_cache,
+                      state[f"ctx_kv{i}"], state["ctx_mask"], state["ctx_keep"])
         return self.norm(x)
 
 
@@ -294,6 +364,17 @@ class ContextTransformer(Transformer):
                                   *(layer.res_ctx.gate_h.weight, layer.res_ctx.gate_s.weight)
                                   if cfg.gating else ())
 
+    def loss(self, batch, label_smoothing: float) -> tuple[Tensor, Tensor]:
+        """As `Transformer.loss`; on a CPU with the batch's rows first ordered
+        by context length: the loss sums over rows, and the context encoder's
+        groups (`CPU_CONTEXT_GROUPS`) are then runs of rows, laid out again
+        without a gather."""
+        ids = batch.context.get("src")
+        if ids is not None and ids.device.type == "cpu" and ids.size(0) > 1:
+            order = ids.ne(PAD).flatten(1).sum(dim=1).sort(stable=True).indices
+            batch = batch.apply(lambda t: t.index_select(0, order))
+        return super().loss(batch, label_smoothing)
+
     def context_layers(self) -> list[nn.Module]:
         """The encoder and decoder layers that attend to the context."""
         return [layer for part, used in ((self.encoder, self.in_encoder),
@@ -313,8 +394,10 @@ class ContextTransformer(Transformer):
                              f"K={self.cfg.context_size}, Lc), got {tuple(ids.shape)}")
         ctx = self.context_encoder(ids, self.encoder.embed)
         state = self.encoder(src, ctx) if self.in_encoder else self.encoder(src)
-        if self.in_decoder:
-            state.update(ctx_memory=ctx.memory, ctx_mask=ctx.mask, ctx_keep=ctx.keep)
+        if self.in_decoder:  # each layer's context keys and values, once
+            state.update({f"ctx_kv{i}": layer.ctx_attn.context_kv(ctx)
+                          for i, layer in enumerate(self.decoder.layers)},
+                         ctx_mask=ctx.mask, ctx_keep=ctx.keep)
         return state
 
 
