@@ -93,11 +93,6 @@ class Context:
             dense = torch.cat([F.pad(o, (0, 0, 0, length - o.size(1))) for o in out])
         return dense if self.inverse is None else dense.index_select(0, self.inverse)
 
-    @property
-    def memory(self) -> Tensor:
-        """C^(N_c) (B, L, C)."""
-        return self.project(lambda x: x)
-
 
 # Called as observer(w_i, λ, H, S, keep) by every context gate while registered
 # with `observe_gates` (the gate statistics of phrasenmt.evaluate.cxmi).
@@ -155,7 +150,8 @@ class GatedResidual(_Residual):
 
 
 class ContextAttention(CrossAttention):
-    """MultiHead(H, C, C); during decoding C's keys/values are cached once."""
+    """MultiHead(H, C, C); C's keys and values are projected once per batch
+    (the decoder's in `ContextTransformer.encode`, so decoding reuses them)."""
 
     def context_kv(self, ctx: Context) -> Tensor:
         """The context's keys and values (B, L, 2C), projected group by group."""
