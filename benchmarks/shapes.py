@@ -9,12 +9,10 @@ it; default: random sentences of `--lengths` tokens), the trainer's batching
 (`make_batches`, `--max-tokens` padded tokens per batch) is run once plain
 and once per bucket list: batches per epoch, distinct (batch, source width,
 target width) shapes, and the share of the batches' cells that is padding
-(both sides). With `--docs` (the corpus's document ids, one per line) also
-the packed source context of K = `--k` previous sentences (`ctx_transformer`'s
-X_c, each sentence with its </s>): the share of its cells that is padding as
-one tensor per batch, and in the groups of rows of similar context length that
-a CPU encodes (`models.ctx_transformer.row_groups`). Counting only: nothing is
-trained, so it runs anywhere.
+(both sides). With `--docs` (document ids) also that share of the packed
+context of K = `--k` previous sentences (`ctx_transformer`'s X_c), as one
+tensor a batch and in the groups a CPU encodes (`row_groups`). Counting only:
+nothing is trained, so it runs anywhere.
 """
 
 from __future__ import annotations
@@ -60,11 +58,9 @@ def context_padding(src: list[int], tgt: list[int], docs: list[str], k: int,
     for rows in make_batches(src, tgt, max_tokens, 1):
         lengths = [packed[i] for i in rows]
         cells += len(rows) * max(1, max(lengths))
-        grouped += sum(len(run) * width
-                       for run, width in row_groups(lengths, CPU_CONTEXT_GROUPS))
+        grouped += sum(len(run) * w for run, w in row_groups(lengths, CPU_CONTEXT_GROUPS))
         real += sum(lengths)
-    return {"k": k, "groups": CPU_CONTEXT_GROUPS,
-            "context_padding": round(1 - real / cells, 4),
+    return {"k": k, "groups": CPU_CONTEXT_GROUPS, "context_padding": round(1 - real / cells, 4),
             "grouped_context_padding": round(1 - real / grouped, 4)}
 
 
@@ -77,8 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                        lengths=[5, 60], max_tokens=8192)
     p.add_argument("--src", type=Path, default=None, help="segmented source text")
     p.add_argument("--tgt", type=Path, default=None, help="segmented target text")
-    p.add_argument("--docs", type=Path, default=None,
-                   help="document ids, one per line of --src: count the context's padding")
+    p.add_argument("--docs", type=Path, default=None, help="document ids, one a line of --src")
     p.add_argument("--k", type=positive_int, default=1, help="context sentences K")
     p.add_argument("--pairs", type=positive_int, default=20000,
                    help="random sentences when no files are given")
@@ -97,13 +92,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         rng = random.Random(1)
         src = [rng.randint(*args.lengths) for _ in range(args.pairs)]
         tgt = [max(1, n + rng.randint(-3, 3)) for n in src]
-    docs = None
-    if args.docs is not None:
-        if args.src is None:
-            p.error("--docs needs --src and --tgt")
-        docs = read_lines(args.docs)
-        if len(docs) != len(src):
-            p.error(f"--docs has {len(docs)} lines but --src has {len(src)}")
+    docs = read_lines(args.docs) if args.docs is not None else None
+    if docs is not None and (args.src is None or len(docs) != len(src)):
+        p.error(f"--docs has {len(docs)} lines: it needs --src and --tgt of as many")
     if not increasing_widths(args.buckets):
         p.error(f"--buckets: must be increasing, got {args.buckets}")
     results = harness.Results("shapes", args, argv)

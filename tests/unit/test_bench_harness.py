@@ -92,7 +92,7 @@ def test_the_shapes_suite_refuses_one_file_and_unequal_files(tmp_path, capsys):
                           (["--src", str(tmp_path / "s"), "--tgt", str(tmp_path / "t")],
                            "--src has 2 lines but --tgt has 1"),
                           (["--buckets", "16", "8"], "must be increasing"),
-                          (["--docs", str(tmp_path / "t")], "--docs needs --src")):
+                          (["--docs", str(tmp_path / "t")], "it needs --src and --tgt of as many")):
         with pytest.raises(SystemExit):
             speed.main(["--suite", "shapes", *argv, "--out", str(tmp_path / "o.json")])
         assert message in capsys.readouterr().err
