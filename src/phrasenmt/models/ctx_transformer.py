@@ -61,6 +61,12 @@ def start_as_identity(*params: Tensor) -> None:
 CPU_CONTEXT_GROUPS = 4
 
 
+def in_groups(ids: Tensor) -> bool:
+    """Whether a batch of context ids (B, ...) is encoded in groups of rows:
+    on a CPU, with more than one row."""
+    return ids.device.type == "cpu" and ids.size(0) > 1
+
+
 def row_groups(lengths: list[int], groups: int) -> list[tuple[list[int], int]]:
     """Row numbers by increasing `lengths`, cut into at most `groups` runs of
     about equal row counts -> (rows, the run's longest length, at least 1)."""
@@ -212,14 +218,14 @@ class ContextEncoder(nn.Module):
         allowed[:, 0] |= ~keep
         mask = allowed[:, None, None, :]  # (B, 1, 1, L)
         x = self.embed(ids, real, embed)
-        if ids.device.type != "cpu" or ids.size(0) < 2:
+        if not in_groups(ids):
             return Context([self.encode(x, mask)], None, mask, keep[:, None, None])
         # Each row's keys are within its group's length, so every real
         # position's states are those of the one padded tensor.
         groups = row_groups(real.sum(dim=1).tolist(), CPU_CONTEXT_GROUPS)
         order = [row for rows, _ in groups for row in rows]
         parts = []
-        if order == sorted(order):  # rows already by context length (`loss`)
+        if order == list(range(len(order))):  # rows already by context length (`loss`)
             start = 0
             for rows, length in groups:
                 end = start + len(rows)
@@ -366,7 +372,7 @@ class ContextTransformer(Transformer):
         groups (`CPU_CONTEXT_GROUPS`) are then runs of rows, laid out again
         without a gather."""
         ids = batch.context.get("src")
-        if ids is not None and ids.device.type == "cpu" and ids.size(0) > 1:
+        if ids is not None and in_groups(ids):
             order = ids.ne(PAD).flatten(1).sum(dim=1).sort(stable=True).indices
             batch = batch.apply(lambda t: t.index_select(0, order))
         return super().loss(batch, label_smoothing)
