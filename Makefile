@@ -32,7 +32,7 @@ KENLM_SKIP := make: no C++ compiler (g++), so KenLM's lmplz is not built and the
 KENLM_NEEDS := make kenlm: needs a C++ compiler: apt-get install g++ \
 	(or conda env create -f envs/kenlm.yaml)
 
-.PHONY: install-package torch-wheel test-cluster test-fast seeds-document quickstart converged converged-long converged-phrase converged-phrase-pooling converged-phrase-ablation converged-continuous converged-npmt converged-document converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs docs-build
+.PHONY: install-package torch-wheel test-cluster test-fast seeds-document quickstart converged converged-long converged-phrase converged-phrase-pooling converged-phrase-ablation converged-continuous converged-npmt converged-document converged-document-dev converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs docs-build
 
 install: $(STAMP)
 
@@ -150,6 +150,12 @@ $(addprefix converged-,$(CONVERGED_FAMILIES)): converged-%: $(STAMP)
 
 converged: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_CONFIG)
+
+# The document family's ctx_transformer and han_dec at the step-2 budgets their
+# dev pronoun items chose, with their controls (configs/converged_document_dev.yaml).
+converged-document-dev: $(STAMP)
+	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_CONFIG) configs/converged_document_dev.yaml -- \
+		results/converged_en_de/report/claims_document.md $(CONVERGED_TABLES_document)
 
 # The phrase family on a synthetic corpus with long sentences, where Xu et al.'s
 # Figure 3 finds +PR's largest gain (configs/converged_long.yaml).
