@@ -35,6 +35,10 @@
 #       ctx_transformer with the converged family's step 2 (K = 3, dropout 0.1,
 #       context dropout 0.1) for longer than its 1,000 updates, from a
 #       `prepare`d results/converged_en_de (two jobs at once)
+#   JOBS=converged_han_enc ... run DATA OUT   the same for han_enc, and
+#   JOBS=converged_han_enc_dec STEP1=OUT/conv_hanenc_k3/run/checkpoints/checkpoint_N.pt
+#       ... run DATA OUT2   for han_enc_dec from han_enc's checkpoint chosen on
+#       the dev items, as the family starts han_enc_dec from han_enc
 #   JOBS=start STEP1=CKPT DEVICE=cpu STEPS=750 SAVE=125 ... run DATA OUT
 #       ctx_transformer (K = 1, no context dropout) and han_dec (K = 1, from
 #       the identity and from Xavier) from another step 1, e.g. a checkpoint of
@@ -89,6 +93,12 @@ case "${JOBS:-norms}" in
 converged)  # the converged family's step 2 (configs/converged_families.yaml): K = 3, dropout 0.1, context dropout 0.1
 job conv_handec_k3 han_dec '{"context_size": 3, "context_init": "identity", "dropout": 0.1}' 3.0e-3 100 '"empty_context_rate": 0.1' &
 job conv_ctx_k3 ctx_transformer '{"context_size": 3, "context_dropout": 0.0, "dropout": 0.1}' 3.0e-3 100 '"empty_context_rate": 0.1' &
+;;
+converged_han_enc)  # the converged HAN encoder's step 2 (the same settings)
+job conv_hanenc_k3 han_enc '{"context_size": 3, "dropout": 0.1}' 3.0e-3 100 '"empty_context_rate": 0.1' &
+;;
+converged_han_enc_dec)  # the converged HAN encoder-decoder's, from STEP1 = a conv_hanenc_k3 checkpoint
+job conv_hanencdec_k3 han_enc_dec '{"context_size": 3, "dropout": 0.1}' 3.0e-3 100 '"empty_context_rate": 0.1' &
 ;;
 dist)  # antecedents up to 3 sentences back: K = 3, as config.yaml trains them
 job ctx_k3 ctx_transformer '{"context_size": 3, "context_dropout": 0.0}' 3.0e-3 100 &
