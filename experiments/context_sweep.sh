@@ -85,9 +85,11 @@ job() {  # name arch model-json lr warmup [more train settings, JSON members]
       > "$out"/score_"$s".log 2>&1 || echo "$name: scoring $s failed"
   done
 }
+BASE_CTX=()  # a step 1 that reads context (han_enc for han_enc_dec) scores with it
+[ "${JOBS:-}" != converged_han_enc_dec ] || BASE_CTX=(--context "$D"/pairs.ctx.bpe.jsonl)
 python3 -m phrasenmt.translate score --checkpoint "$STEP1" --src "$D"/pairs.bpe.src \
-  --tgt "$D"/pairs.bpe.tgt --output "$O"/base_scores.txt --device "$DEV" --precision fp32 \
-  > "$O"/base.log 2>&1 &
+  --tgt "$D"/pairs.bpe.tgt "${BASE_CTX[@]}" --output "$O"/base_scores.txt --device "$DEV" \
+  --precision fp32 > "$O"/base.log 2>&1 || echo "step 1: scoring failed (see $O/base.log)" &
 K1='"context_size": 1, "context_dropout": 0.0'  # ctx_transformer as config.yaml trains it
 case "${JOBS:-norms}" in
 converged)  # the converged family's step 2 (configs/converged_families.yaml): K = 3, dropout 0.1, context dropout 0.1

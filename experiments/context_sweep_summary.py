@@ -6,7 +6,7 @@ on the dev items and on the test items, and the checkpoint chosen on dev.
 checkpoint, the dev loss at each validation, and the checkpoint with the best
 dev accuracy (`phrasenmt.evaluate.contrastive.choose_on_dev`: the test items
 play no part in it); first the step-1 model's accuracy (scored without
-context). The items are those of `contrastive prepare --dev-fraction`.
+context, or with it when the step 1 is han_enc, for JOBS=converged_han_enc_dec). The items are those of `contrastive prepare --dev-fraction`.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from phrasenmt.evaluate.contrastive import (
     split_accuracy,
 )
 from phrasenmt.evaluate.scores import read_log_probabilities
+from phrasenmt.io import InputError, run_cli
 
 CATEGORY = "pronoun_gender"
 
@@ -56,7 +57,7 @@ def main(data: Path, out: Path) -> None:
     counts = {split: split_accuracy(header, [0.0] * header["lines"], split,
                                     CATEGORY)[1] for split in ("dev", "test")}
     base = read_log_probabilities(out / "base_scores.txt", header["lines"])
-    print(f"step 1 (no context): dev {percent(header, base, 'dev')} % of "
+    print(f"step 1: dev {percent(header, base, 'dev')} % of "
           f"{counts['dev']}, test {percent(header, base, 'test')} % of "
           f"{counts['test']} pronoun items; test{by_distance(header, base, 'test')}")
     for job in sorted(p for p in out.iterdir() if p.is_dir()):
@@ -75,5 +76,12 @@ def main(data: Path, out: Path) -> None:
         print(name, " ".join(cells) + dev_losses(job) + chosen)
 
 
+def cli(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2:
+        raise InputError("usage: context_sweep_summary.py DATA OUT")
+    main(Path(args[0]), Path(args[1]))
+
+
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]))
+    run_cli(cli)
