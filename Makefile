@@ -152,9 +152,9 @@ converged: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_CONFIG)
 
 # The document family's ctx_transformer and han_dec at the step-2 budgets their
-# dev pronoun items chose, with their controls (configs/converged_document_dev.yaml).
+# dev pronoun items chose, with their controls (configs/overlays/converged_document_dev.yaml).
 converged-document-dev: $(STAMP)
-	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_CONFIG) configs/converged_document_dev.yaml -- \
+	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_CONFIG) configs/overlays/converged_document_dev.yaml -- \
 		results/converged_en_de/report/claims_document.md $(CONVERGED_TABLES_document)
 
 # The phrase family on a synthetic corpus with long sentences, where Xu et al.'s

@@ -108,13 +108,15 @@ def parse_blocks(stdout: str) -> list[Job]:
     return jobs
 
 
-def dry_run(configfile: Path | None = None, *config: str, targets: tuple[str, ...] = (),
-            cwd: Path = REPO) -> Plan:
-    """`snakemake -n -p --forceall` of a config (None: config.yaml alone).
+def dry_run(configfile: Path | tuple[Path, ...] | None = None, *config: str,
+            targets: tuple[str, ...] = (), cwd: Path = REPO) -> Plan:
+    """`snakemake -n -p --forceall` of a config (None: config.yaml alone; a tuple:
+    each file over the one before, as `--configfile A B`).
 
     `config` are `--config` values. Raises with the run's last lines if it fails.
     """
-    extra = ["--configfile", str(configfile)] if configfile else []
+    files = configfile if isinstance(configfile, tuple) else (configfile,) * bool(configfile)
+    extra = ["--configfile", *map(str, files)] if files else []
     if config:
         extra += ["--config", *config]
     cmd = [sys.executable, "-m", PLANNER, "-n", "-p", "--forceall", "--cores", "2",
@@ -127,7 +129,8 @@ def dry_run(configfile: Path | None = None, *config: str, targets: tuple[str, ..
 
 
 @functools.cache
-def plan(configfile: Path | None = None, *config: str, cwd: Path = REPO) -> Plan:
+def plan(configfile: Path | tuple[Path, ...] | None = None, *config: str,
+         cwd: Path = REPO) -> Plan:
     """The dry run of a config and its default target, made once per pytest run
     (by the first test process that asks: tests/shared.py)."""
     key = hashlib.sha256(repr((str(configfile), config, str(cwd))).encode()).hexdigest()

@@ -58,7 +58,7 @@ def test_every_default_model_trains_three_seeds_in_its_family():
         assert train["max_steps"] > 0, model
         if model in step2:
             assert "patience" not in train  # a document step 2: fixed updates
-            budgets[True].add((train["max_steps"], train["lr"]))
+            budgets[True].add(train["lr"])  # its length: each model's own
         else:  # stopped at a dev-loss plateau, capped
             assert train["patience"] >= 1, model
             budgets[False].add((train["patience"], train["max_steps"]))
@@ -67,8 +67,9 @@ def test_every_default_model_trains_three_seeds_in_its_family():
             assert spec["train"] == real["train"], model
             assert (spec["model"].get("context_size")
                     == real["model"].get("context_size")), model
-    # every step 2 trains the same updates at the same rate, and every other run
-    # stops by the same rule under the same cap
+    # every step 2 trains at the same rate (for as many updates as its model's
+    # dev items chose, its control as many), and every other run stops by the
+    # same rule under the same cap
     assert len(budgets[True]) == 1 and len(budgets[False]) == 1, budgets
     for family, dataset in FAMILY_TARGETS.items():
         assert f"results/{dataset}/report/claims_{family}.md" in result.stdout
@@ -97,3 +98,18 @@ def test_each_family_target_builds_only_its_models():
             if model in points:  # the K sweep, on the family's step 2
                 assert spec["model"]["context_size"] == SWEEP_POINTS[model]
         assert "--family-only" in result.stdout
+
+
+def test_document_dev_target_trains_the_two_dev_chosen_models_as_the_family_does():
+    overlay = REPO / "configs" / "overlays" / "converged_document_dev.yaml"
+    printed = subprocess.run(["make", "-s", "-n", "converged-document-dev", "STAMP="],
+                             cwd=REPO, capture_output=True, text=True, check=True).stdout
+    assert f"{CONFIG.relative_to(REPO)} {overlay.relative_to(REPO)}" in printed
+    family = yaml.safe_load(overlay.read_text())["families"]["document"]
+    runs = train_runs(plan((CONFIG, overlay)).needed_for(
+        "results/converged_en_de/report/claims_document.md",
+        "results/converged_en_de/report/context_usage.md").stdout)
+    assert set(runs) == {("converged_en_de", m, s) for m in family for s in (1, 2, 3)}
+    whole = train_runs(plan(CONFIG).stdout)
+    for key, spec in runs.items():  # the same step 2 as the whole family's
+        assert spec == whole[key], key
