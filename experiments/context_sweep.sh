@@ -55,7 +55,9 @@ prepare)
   cp "$R"/bpe/{train,dev}.bpe.{en,de} "$R"/data/{train,dev}.docs "$D"/
   cp "$R"/models/transformer/seed1/averaged.pt "$D"/step1.pt
   C=$R/discourse/contrastive/synthetic
-  cp "$C"/items.json "$C"/pairs.bpe.src "$C"/pairs.bpe.tgt "$C"/pairs.ctx.bpe.jsonl "$D"/
+  cp "$C"/items.json "$C"/pairs.bpe.src "$C"/pairs.bpe.tgt "$C"/pairs.ctx.bpe.jsonl "$D"/ || {
+    echo "error: $C lacks the contrastive set's BPE'd pairs: run the run's contrastive_bpe job first" >&2
+    exit 1; }
   exit 0 ;;
 run) D=$2 O=$3 ;;
 *) echo "usage: $0 prepare RESULTS/DATASET DATA | run DATA OUT" >&2; exit 2 ;;

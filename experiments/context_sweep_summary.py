@@ -6,7 +6,8 @@ on the dev items and on the test items, and the checkpoint chosen on dev.
 checkpoint, the dev loss at each validation, and the checkpoint with the best
 dev accuracy (`phrasenmt.evaluate.contrastive.choose_on_dev`: the test items
 play no part in it); first the step-1 model's accuracy (scored without
-context, or with it when the step 1 is han_enc, for JOBS=converged_han_enc_dec). The items are those of `contrastive prepare --dev-fraction`.
+context, or with it when the step 1 is han_enc, for JOBS=converged_han_enc_dec).
+The items are those of `contrastive prepare --dev-fraction`.
 """
 
 from __future__ import annotations
