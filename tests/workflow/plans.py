@@ -115,7 +115,7 @@ def dry_run(configfile: Path | tuple[Path, ...] | None = None, *config: str,
 
     `config` are `--config` values. Raises with the run's last lines if it fails.
     """
-    files = configfile if isinstance(configfile, tuple) else (configfile,) * bool(configfile)
+    files = configfile if isinstance(configfile, tuple) else [configfile] if configfile else []
     extra = ["--configfile", *map(str, files)] if files else []
     if config:
         extra += ["--config", *config]

@@ -76,11 +76,16 @@ def test_every_default_model_trains_three_seeds_in_its_family():
     assert "synthetic_en_de" not in result.stdout  # the default run's data is not touched
 
 
+def make_words(target: str) -> list[str]:
+    """The command `make <target>` runs, as words."""
+    printed = subprocess.run(["make", "-s", "-n", target, "STAMP="],
+                             cwd=REPO, capture_output=True, text=True, check=True)
+    return shlex.split(printed.stdout.replace("\\\n", " "))
+
+
 def make_targets(family: str) -> list[str]:
     """The Snakemake targets `make converged-<family>` asks for."""
-    printed = subprocess.run(["make", "-s", "-n", f"converged-{family}", "STAMP="],
-                             cwd=REPO, capture_output=True, text=True, check=True)
-    words = shlex.split(printed.stdout.replace("\\\n", " "))
+    words = make_words(f"converged-{family}")
     return words[words.index("--") + 1:]
 
 
@@ -102,9 +107,9 @@ def test_each_family_target_builds_only_its_models():
 
 def test_document_dev_target_trains_the_two_dev_chosen_models_as_the_family_does():
     overlay = REPO / "configs" / "overlays" / "converged_document_dev.yaml"
-    printed = subprocess.run(["make", "-s", "-n", "converged-document-dev", "STAMP="],
-                             cwd=REPO, capture_output=True, text=True, check=True).stdout
-    assert f"{CONFIG.relative_to(REPO)} {overlay.relative_to(REPO)}" in printed
+    words = make_words("converged-document-dev")
+    at = words.index(str(CONFIG.relative_to(REPO)))
+    assert words[at + 1] == str(overlay.relative_to(REPO))
     family = yaml.safe_load(overlay.read_text())["families"]["document"]
     runs = train_runs(plan((CONFIG, overlay)).needed_for(
         "results/converged_en_de/report/claims_document.md",
