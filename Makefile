@@ -32,7 +32,7 @@ KENLM_SKIP := make: no C++ compiler (g++), so KenLM's lmplz is not built and the
 KENLM_NEEDS := make kenlm: needs a C++ compiler: apt-get install g++ \
 	(or conda env create -f envs/kenlm.yaml)
 
-.PHONY: install-package torch-wheel test-cluster test-fast seeds-document quickstart converged converged-long converged-phrase converged-phrase-pooling converged-phrase-ablation converged-continuous converged-npmt converged-document converged-document-dev converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs docs-build
+.PHONY: install-package torch-wheel test-cluster test-fast seeds-document quickstart converged converged-long converged-phrase converged-phrase-pooling converged-phrase-ablation converged-continuous converged-npmt converged-document converged-document-dev converged-document-any converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs docs-build
 
 install: $(STAMP)
 
@@ -156,6 +156,13 @@ converged: $(STAMP)
 converged-document-dev: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_CONFIG) configs/overlays/converged_document_dev.yaml -- \
 		results/converged_en_de/report/claims_document.md $(CONVERGED_TABLES_document)
+
+# The same two models, their controls and ctx_transformer with K = 2 on a corpus
+# whose in-between nouns are drawn without regard to the antecedent's gender
+# (synthetic.distractor_gender: any; configs/overlays/converged_document_any.yaml).
+converged-document-any: $(STAMP)
+	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_CONFIG) configs/overlays/converged_document_any.yaml -- \
+		results/converged_en_de_any/report/claims_document.md results/converged_en_de_any/report/context_usage.md
 
 # The phrase family on a synthetic corpus with long sentences, where Xu et al.'s
 # Figure 3 finds +PR's largest gain (configs/converged_long.yaml).

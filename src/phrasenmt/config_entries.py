@@ -129,6 +129,14 @@ class Synthetic(Strict):
         "by D (the shares sum to 1; the sentences between mention nothing the "
         "pronoun could stand for, and a noun of another gender), e.g. {1: 0.5, 2: "
         "0.3, 3: 0.2}; document-level models need K >= the largest D")
+    distractor_gender: Literal["any", "other"] = Field(
+        "any", description="the singular noun each sentence between an antecedent "
+        "and its pronoun (antecedents 2 or more back) mentions: 'any' is drawn "
+        "without regard to the antecedent's gender, so the in-between nouns say "
+        "nothing about the pronoun; 'other' has another German gender than the "
+        "antecedent, so that a model can pick the pronoun by ruling out the "
+        "in-between nouns' gender without finding the antecedent (the corpus of "
+        "configs/converged_families.yaml)")
     contrastive_dev_fraction: float = Field(
         0.5, gt=0, lt=1, description="share of the documents whose contrastive items "
         "are dev items (budgets are chosen on them; the tables report the others, "

@@ -76,6 +76,61 @@ def test_the_distance_mix_of_10000_documents_is_the_configured_one(monkeypatch):
         assert abs(found[d] / total - share) < 4 * sd, (d, found[d] / total)
 
 
+def _in_between_genders(mix: DistanceMix, rng: random.Random) -> dict[str, Counter]:
+    """For each antecedent gender, how many "it" pronouns 2 or more back (the
+    pronouns of the contrastive items) have a singular noun of each gender between
+    antecedent and pronoun ("#": pronouns)."""
+    cfg, pools = GrammarConfig(), Pools(lexicon.load())
+    seen: dict[str, Counter] = defaultdict(Counter)
+    for _ in range(10_000):
+        doc = documents.document(rng, cfg, pools, rng.randint(3, 8), Limits(), None,
+                                 mix)
+        for i, sent in enumerate(doc):
+            d = sent.antecedent_distance
+            if sent.pronoun is None or d < 2 or sent.pronoun.pronoun_key != "it":
+                continue
+            r = sent.pronoun.g
+            genders = {m.g for between in doc[i - d + 1:i] for m in between.mentions
+                       if not m.plural}
+            seen[r]["#"] += 1
+            seen[r].update(genders)
+    return seen
+
+
+def test_in_between_nouns_of_any_gender_say_nothing_about_the_antecedent(monkeypatch):
+    """distractor_gender "any": the share of pronouns with a noun of gender g in
+    between is the same whatever the antecedent's gender; "other": a noun of
+    another gender is always there, and one of the antecedent's more rarely."""
+    rng = random.Random(11)
+    _fake_sentences(monkeypatch, rng)
+    seen = _in_between_genders(DistanceMix({2: 0.5, 3: 0.5}, distractor_gender="any"),
+                               rng)
+    for g in ("m", "f", "n"):
+        total = sum(c[g] for c in seen.values()) / sum(c["#"] for c in seen.values())
+        for r, c in seen.items():
+            assert c["#"] > 1000
+            sd = math.sqrt(total * (1 - total) / c["#"])
+            assert abs(c[g] / c["#"] - total) <= 4 * sd, (r, g, c[g] / c["#"], total)
+    seen = _in_between_genders(DistanceMix({2: 0.5, 3: 0.5}), rng)  # "other"
+    for r, c in seen.items():  # every pronoun has another gender between
+        assert c[r] / c["#"] < 0.9 and sum(c[g] for g in "mfn" if g != r) >= c["#"], (
+            r, c)
+
+
+def test_a_rule_blind_to_the_antecedent_scores_only_on_other_gender_distractors(
+        tmp_path):
+    """experiments/distractor_shortcut.py: ruling out the pronouns of the
+    in-between nouns resolves the mirrored items 2 back well above chance with
+    "other" distractors, and at chance with "any"."""
+    from experiments import distractor_shortcut
+
+    other = distractor_shortcut.measure("other", 6000, 1, tmp_path)
+    anyg = distractor_shortcut.measure("any", 6000, 1, tmp_path)
+    assert other[2][0] > 500 and anyg[2][0] > 500
+    assert other[2][1] > 0.6 and other[3][1] > 0.57
+    assert abs(anyg[2][1] - 0.5) < 0.04 and abs(anyg[3][1] - 0.5) < 0.04
+
+
 def test_a_mix_of_distance_one_writes_the_corpus_as_before(tmp_path):
     """No draw for a one-distance mix: the default corpus keeps its bytes."""
     pools, cfg = Pools(lexicon.load()), GrammarConfig()
@@ -249,12 +304,24 @@ KEY = "datasets.synthetic_en_de"
      "maximum of 1")),
     (_dev_fraction(0.0), (f"{KEY}.contrastive.cs.dev_fraction: 0.0 is less than or "
      "equal to the minimum of 0")),
-], ids=["sum", "too far", "zero", "synthetic fraction", "set fraction"])
+    (_synthetic(distractor_gender="some"),
+     f"{KEY}.synthetic.distractor_gender: 'some' is not one of any, other"),
+], ids=["sum", "too far", "zero", "synthetic fraction", "set fraction", "distractors"])
 def test_bad_settings_are_one_line_naming_the_key(config, message):
     with pytest.raises(InputError) as err:
         experiment.start(config)
     assert str(err.value).startswith(message), str(err.value)
     assert "\n" not in str(err.value)
+
+
+def test_the_generator_refuses_an_unknown_distractor_setting(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["--outdir", str(tmp_path), "--distractor-gender", "same"])
+    assert "--distractor-gender: invalid choice: 'same'" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="gender 'same'"):
+        documents.distractors(random.Random(1), GrammarConfig(), Pools(lexicon.load()),
+                              Mention(lexicon.load().all_nouns[0], False), 1, Limits(),
+                              None, gender="same")
 
 
 def test_bad_command_line_values(tmp_path, capsys):

@@ -74,6 +74,24 @@ def test_synthetic_args_follow_config(config):
     assert args[args.index("--max-sentence-tokens") + 1] == "90"
 
 
+def test_the_distractor_setting_reaches_the_generator(config):
+    """`--distractor-gender` goes to the generator where a pronoun is 2 or more
+    back and the setting is not the generator's default ("other"), so that a
+    corpus that has no sentences between, or keeps "other", keeps its command."""
+    syn = config["datasets"]["synthetic_en_de"]["synthetic"]
+
+    def flag() -> str | None:
+        args = shlex.split(wf.synthetic_args(config, "synthetic_en_de"))
+        i = args.index("--distractor-gender") if "--distractor-gender" in args else -1
+        return args[i + 1] if i >= 0 else None
+
+    assert syn["distractor_gender"] == "any" and flag() is None  # antecedents 1 back
+    syn["antecedent_distance"] = {1: 0.5, 2: 0.5}
+    assert flag() == "any"
+    syn["distractor_gender"] = "other"
+    assert flag() is None
+
+
 def test_clean_args_filter_train_only(config):
     assert "--filter" in wf.clean_args(config, "synthetic_en_de", "train")
     assert "--filter" not in wf.clean_args(config, "synthetic_en_de", "test")

@@ -31,7 +31,12 @@ from phrasenmt.cli import (
 from phrasenmt.io import InputError, atomic_open, output_set, run_cli, write_lines
 from phrasenmt.synthetic import lexicon
 from phrasenmt.synthetic.builder import RATE_HELP, GrammarConfig, Pools
-from phrasenmt.synthetic.documents import DistanceMix, Limits, document
+from phrasenmt.synthetic.documents import (
+    DISTRACTOR_GENDERS,
+    DistanceMix,
+    Limits,
+    document,
+)
 from phrasenmt.synthetic.lingeval import bin_counts, split_items, targeted_items
 from phrasenmt.synthetic.tree import Sentence
 
@@ -58,11 +63,14 @@ def doc_length(rng: random.Random, remaining: int, lo: int, hi: int) -> int:
 def generate_split(name: str, size: int, seed: int, cfg: GrammarConfig,
                    pools: Pools, limits: Limits, doc_range: tuple[int, int],
                    avoid: set[str] | None = None,
-                   distances: dict[int, float] | None = None) -> Entries:
+                   distances: dict[int, float] | None = None,
+                   distractor_gender: str = "other") -> Entries:
     """(document id, sentence) pairs of one split; `distances`: the mix of
-    antecedent distances of its pronouns (default: all one sentence back)."""
+    antecedent distances of its pronouns (default: all one sentence back);
+    `distractor_gender`: the nouns between an antecedent and its pronoun
+    (`documents.distractors`)."""
     rng = random.Random(derive_seed(seed, name))
-    mix = DistanceMix(dict(distances or {1: 1.0}))
+    mix = DistanceMix(dict(distances or {1: 1.0}), distractor_gender=distractor_gender)
     entries: Entries = []
     k = 0
     while len(entries) < size:
@@ -138,8 +146,8 @@ def stats(splits: dict[str, Entries], items: list[dict], n_targeted: int) -> dic
 
 def build_corpus(outdir: Path, seed: int, sizes: dict[str, int], direction: str,
                  cfg: GrammarConfig, limits: Limits, doc_range: tuple[int, int],
-                 per_bin: int = 20, distances: dict[int, float] | None = None
-                 ) -> dict:
+                 per_bin: int = 20, distances: dict[int, float] | None = None,
+                 distractor_gender: str = "other") -> dict:
     """Generate and write all splits, the Lingeval items and stats; return stats."""
     pools = Pools(lexicon.load())
     splits: dict[str, Entries] = {}
@@ -149,7 +157,7 @@ def build_corpus(outdir: Path, seed: int, sizes: dict[str, int], direction: str,
             continue
         avoid = seen if name != "train" else None
         splits[name] = generate_split(name, sizes[name], seed, cfg, pools, limits,
-                                      doc_range, avoid, distances)
+                                      doc_range, avoid, distances, distractor_gender)
         if name == "train":
             seen = {" ".join(s.en) for _, s in splits[name]}
         write_split(outdir, name, splits[name], direction)
@@ -198,6 +206,11 @@ def parser() -> argparse.ArgumentParser:
                    "(shares sum to 1; the sentences between mention no noun the "
                    "pronoun could stand for and one of another gender), e.g. "
                    "1=0.5,2=0.3,3=0.2 (default: 1=1)")
+    p.add_argument("--distractor-gender", choices=DISTRACTOR_GENDERS, default="other",
+                   help="the noun each sentence between an antecedent and its "
+                   "pronoun mentions: 'other' German gender than the antecedent's "
+                   "(the in-between nouns then tell which pronoun is wrong), or 'any' "
+                   "(drawn without regard to it) (default: other)")
     p.add_argument("--agreement-items-per-bin", type=nonnegative_int, default=20,
                    help="top up agreement distance bins 1..15 and >15 to this many")
     for f in fields(GrammarConfig):
@@ -250,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         result = build_corpus(Path(args.outdir), args.seed, sizes, args.direction,
                               cfg, limits,
                               (args.min_doc_sentences, args.max_doc_sentences),
-                              args.agreement_items_per_bin, args.antecedent_distance)
+                              args.agreement_items_per_bin, args.antecedent_distance,
+                              args.distractor_gender)
     print(json.dumps({k: v for k, v in result.items() if k != "lexicon"},
                      ensure_ascii=False))
     return 0

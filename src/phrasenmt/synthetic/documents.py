@@ -110,6 +110,7 @@ class DistanceMix:
 
     weights: dict[int, float]
     owed: list[int] = field(default_factory=list)
+    distractor_gender: str = "other"  # the in-between nouns' gender (`distractors`)
 
     def draw(self, rng: random.Random, room: int) -> int | None:
         """The distance of the next pronoun, at most `room`; None (and owed) if
@@ -132,20 +133,30 @@ class DistanceMix:
         self.owed.append(d)
 
 
+DISTRACTOR_GENDERS = ("any", "other")
+
+
 def distractors(rng: random.Random, cfg: GrammarConfig, pools: Pools,
                 mention: Mention, n: int, limits: Limits, avoid: set[str] | None,
-                tries: int = 40) -> list[Sentence] | None:
+                tries: int = 40, gender: str = "other") -> list[Sentence] | None:
     """n sentences between an antecedent and its pronoun: none mentions anything
-    the English pronoun could stand for (so it stays unambiguous), each mentions
-    a singular noun of another German gender (so that the previous sentence
-    alone points to the wrong pronoun). None if `tries` samples per sentence do not get one."""
+    the English pronoun could stand for (so it stays unambiguous), and each
+    mentions a singular noun, so that the previous sentence alone does not give
+    the pronoun. `gender` "other": that noun has another German gender than the
+    antecedent (the in-between nouns then tell which pronoun is wrong); "any":
+    the sentences are drawn without regard to the antecedent's gender, so that
+    their nouns say nothing about it. None if `tries` samples per sentence do
+    not get one."""
+    if gender not in DISTRACTOR_GENDERS:
+        raise ValueError(f"gender {gender!r}: expected one of {DISTRACTOR_GENDERS}")
     out = []
     for _ in range(n):
         for _ in range(tries):
             sent = make_sentence(rng, cfg, pools, None, limits)
             keys = {m.pronoun_key for m in sent.mentions}
             if (mention.pronoun_key not in keys
-                    and any(not m.plural and m.g != mention.g for m in sent.mentions)
+                    and any(not m.plural and (gender == "any" or m.g != mention.g)
+                            for m in sent.mentions)
                     and (avoid is None or " ".join(sent.en) not in avoid)):
                 out.append(sent)
                 break
@@ -167,7 +178,8 @@ def _antecedent(rng: random.Random, cfg: GrammarConfig, pools: Pools, doc: list,
         return None, 1
     mention = pick_antecedent(rng, doc[-1].mentions)
     fillers = [] if mention is None or d == 1 else distractors(
-        rng, cfg, pools, mention, d - 1, limits, avoid)
+        rng, cfg, pools, mention, d - 1, limits, avoid,
+        gender=mix.distractor_gender)
     if mention is None or fillers is None:
         mix.owe(d)
         return None, 1
