@@ -17,9 +17,11 @@ and the rule sits at 50 %. The script builds a test split with each setting
 (same seed and size), prepares its mirrored pronoun items with K = 3, as the
 workflow does, and prints the rule's accuracy on the items 2 and 3 back:
 
-    .venv/bin/python experiments/distractor_shortcut.py [--size 6000] [--seed 1]
+    .venv/bin/python experiments/distractor_shortcut.py [--size 6000] [--seeds 1 2 3 4 5]
 
-All the items (dev and test sides) count: the rule chooses nothing.
+All the items (dev and test sides) count: the rule chooses nothing. With
+`--items`, the script scores the test items of a dataset's prepared set instead
+(the items the context-usage table reports).
 """
 
 from __future__ import annotations
@@ -95,11 +97,18 @@ def measure(setting: str, size: int, seed: int, workdir: Path) -> dict[int, tupl
             "--out-tgt", files["pairs.tgt"], "--out-context", files["pairs.ctx.jsonl"]]
     if contrastive.main(list(map(str, args))) != 0:
         raise RuntimeError(f"contrastive prepare failed on {out}")
-    items = json.loads(files["items.json"].read_text(encoding="utf-8"))["items"]
+    return score_items(files["items.json"])
+
+
+def score_items(path: Path, split: str | None = None) -> dict[int, tuple[int, float]]:
+    """{distance: (items, rule accuracy)} on the pronoun items 2 or more back of
+    a prepared items.json (`split`: only its dev or test items)."""
+    items = json.loads(path.read_text(encoding="utf-8"))["items"]
     nouns, pronouns = noun_genders(), pronoun_genders()
     scores: dict[int, list[float]] = {}
     for item in items:
-        if item["type"] == "pronoun_gender" and item["distance"] >= 2:
+        if (item["type"] == "pronoun_gender" and item["distance"] >= 2
+                and split in (None, item.get("split"))):
             scores.setdefault(item["distance"], []).append(
                 rule_score(item, nouns, pronouns))
     return {d: (len(s), sum(s) / len(s)) for d, s in sorted(scores.items())}
@@ -108,14 +117,33 @@ def measure(setting: str, size: int, seed: int, workdir: Path) -> dict[int, tupl
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--size", type=int, default=6000, help="test sentences per corpus")
-    p.add_argument("--seed", type=int, default=1, help="generator seed")
+    p.add_argument("--seeds", type=int, nargs="+", default=[1],
+                   help="generator seeds, one corpus per seed and setting")
+    p.add_argument("--items", type=Path, nargs="+", default=[],
+                   help="instead, the test items of these prepared sets (a dataset's "
+                   "results/<dataset>/discourse/contrastive/synthetic/items.json)")
     args = p.parse_args(argv)
-    print("| --distractor-gender | d | items | rule accuracy |")
-    print("|---|---:|---:|---:|")
+    if args.items:
+        print("| items | d | test items | rule accuracy |")
+        print("|---|---:|---:|---:|")
+        for path in args.items:
+            for d, (n, acc) in score_items(path, "test").items():
+                print(f"| {path} | {d} | {n} | {100 * acc:.2f} % |")
+        return 0
+    print("| --distractor-gender | d | seed | items | rule accuracy |")
+    print("|---|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         for setting in sorted(DISTRACTOR_GENDERS, reverse=True):
-            for d, (n, acc) in measure(setting, args.size, args.seed, Path(tmp)).items():
-                print(f"| {setting} | {d} | {n} | {100 * acc:.2f} % |")
+            found = {seed: measure(setting, args.size, seed, Path(tmp) / str(seed))
+                     for seed in args.seeds}
+            for d in sorted({d for by_d in found.values() for d in by_d}):
+                accs = []
+                for seed, by_d in found.items():
+                    n, acc = by_d[d]
+                    accs.append(acc)
+                    print(f"| {setting} | {d} | {seed} | {n} | {100 * acc:.2f} % |")
+                if len(accs) > 1:
+                    print(f"| {setting} | {d} | mean | | {100 * sum(accs) / len(accs):.2f} % |")
     return 0
 
 

@@ -118,3 +118,26 @@ def test_document_dev_target_trains_the_two_dev_chosen_models_as_the_family_does
     whole = train_runs(plan(CONFIG).stdout)
     for key, spec in runs.items():  # the same step 2 as the whole family's
         assert spec == whole[key], key
+
+
+def test_document_any_target_trains_the_family_s_step_2_on_the_new_corpus():
+    """converged-document-any: the dev target's five models and ctx_transformer's
+    K = 2, each with the whole family's --spec, on a corpus generated with
+    --distractor-gender any; converged_en_de's corpus keeps its command."""
+    overlay = REPO / "configs" / "overlays" / "converged_document_any.yaml"
+    words = make_words("converged-document-any")
+    assert words[words.index(str(CONFIG.relative_to(REPO))) + 1] == str(
+        overlay.relative_to(REPO))
+    family = yaml.safe_load(overlay.read_text())["families"]["document"]
+    result = plan((CONFIG, overlay)).needed_for(*words[words.index("--") + 1:])
+    runs = train_runs(result.stdout)
+    k2 = "ctx_transformer_context_size2"
+    assert set(runs) == {("converged_en_de_any", m, s) for m in family
+                         for s in (1, 2, 3)} | {("converged_en_de_any", k2, 1)}
+    whole = train_runs(plan(CONFIG).stdout)
+    for (_, model, seed), spec in runs.items():
+        assert spec == whole["converged_en_de", model, seed], model
+    synthetic = re.findall(r"phrasenmt\.synthetic --outdir results/(\w+)/raw.*", result.stdout)
+    assert synthetic == ["converged_en_de_any"]
+    assert "--distractor-gender any" in result.stdout
+    assert "--distractor-gender" not in plan(CONFIG).stdout
