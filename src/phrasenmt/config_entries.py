@@ -127,7 +127,7 @@ class Synthetic(Strict):
         json_schema_extra={"default": {"1": 1.0}},
         description="share of the pronouns whose antecedent is D sentences back, "
         "by D (the shares sum to 1; the sentences between mention nothing the "
-        "pronoun could stand for, and a noun of another gender), e.g. {1: 0.5, 2: "
+        "pronoun could stand for, and a singular noun: distractor_gender), e.g. {1: 0.5, 2: "
         "0.3, 3: 0.2}; document-level models need K >= the largest D")
     distractor_gender: Literal["any", "other"] = Field(
         "any", description="the singular noun each sentence between an antecedent "

@@ -204,7 +204,7 @@ def parser() -> argparse.ArgumentParser:
                    metavar="D=P,...",
                    help="share of pronouns whose antecedent is D sentences back "
                    "(shares sum to 1; the sentences between mention no noun the "
-                   "pronoun could stand for and one of another gender), e.g. "
+                   "pronoun could stand for and a singular noun: --distractor-gender), e.g. "
                    "1=0.5,2=0.3,3=0.2 (default: 1=1)")
     p.add_argument("--distractor-gender", choices=DISTRACTOR_GENDERS, default="other",
                    help="the noun each sentence between an antecedent and its "
