@@ -70,7 +70,7 @@ def rule_score(item: dict, nouns: dict[str, str], pronouns: dict[str, set[str]]
                ) -> float:
     """1, 0 or 1/2: the rule's verdict on one pronoun item (module docstring)."""
     d = item["distance"]
-    between = item["context_tgt"][len(item["context_tgt"]) - (d - 1):]
+    between = item["context_tgt"][-(d - 1):]  # d >= 2
     seen = {nouns[w] for sent in between for w in sent.split() if w in nouns}
     ref, alt = candidates(item)
     out_ref, out_alt = bool(pronouns[ref] & seen), bool(pronouns[alt] & seen)

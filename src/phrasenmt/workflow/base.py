@@ -256,11 +256,10 @@ def synthetic_args(config: dict, dataset: str) -> str:
             "--max-sentence-tokens", syn["max_sentence_tokens"],
             "--max-distance-words", syn["max_distance_words"],
             "--antecedent-distance", distance_mix_arg(syn)]
-    if max(antecedent_distances(syn)) > 1 and syn.get("distractor_gender",
-                                                      "any") != "other":
-        # the generator's default is "other"; a corpus of antecedents 1 back
-        # has no sentences between, and keeps its command
-        args += ["--distractor-gender", syn.get("distractor_gender", "any")]
+    # the generator's default is "other"; a corpus of antecedents 1 back has no
+    # sentences between, and keeps its command
+    if max(antecedent_distances(syn)) > 1 and syn["distractor_gender"] != "other":
+        args += ["--distractor-gender", syn["distractor_gender"]]
     for name, rate in sorted(syn.get("rates", {}).items()):
         args += [f"--rate-{name.replace('_', '-')}", rate]
     return shlex.join(map(str, args))
