@@ -157,12 +157,15 @@ converged-document-dev: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_CONFIG) configs/overlays/converged_document_dev.yaml -- \
 		results/converged_en_de/report/claims_document.md $(CONVERGED_TABLES_document)
 
-# The same two models, their controls and ctx_transformer with K = 2 on a corpus
-# whose in-between nouns are drawn without regard to the antecedent's gender
-# (synthetic.distractor_gender: any; configs/overlays/converged_document_any.yaml).
+# The whole document family with its controls, and ctx_transformer with K = 2,
+# on a corpus whose in-between nouns are drawn without regard to the
+# antecedent's gender (synthetic.distractor_gender: any;
+# configs/overlays/converged_document_any.yaml); the HAN encoder models' claims
+# also in a table of their own.
 converged-document-any: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_CONFIG) configs/overlays/converged_document_any.yaml -- \
-		results/converged_en_de_any/report/claims_document.md results/converged_en_de_any/report/context_usage.md
+		results/converged_en_de_any/report/claims_document.md results/converged_en_de_any/report/context_usage.md \
+		results/converged_en_de_any/report/claims_document_han_encoders.md
 
 # The phrase family on a synthetic corpus with long sentences, where Xu et al.'s
 # Figure 3 finds +PR's largest gain (configs/converged_long.yaml).

@@ -121,10 +121,11 @@ def test_document_dev_target_trains_the_two_dev_chosen_models_as_the_family_does
 
 
 def test_document_any_target_trains_the_family_s_step_2_on_the_new_corpus():
-    """converged-document-any: the dev target's five models and ctx_transformer's
-    K = 2, each with the whole family's --spec (han_dec and its control with the
-    3,000 step-2 updates this corpus's dev items chose), on a corpus generated
-    with --distractor-gender any; converged_en_de's corpus keeps its command."""
+    """converged-document-any: the whole document family (the Transformer, four
+    document models and their controls) and ctx_transformer's K = 2, each with
+    the whole family's --spec but the step-2 length where this corpus's dev
+    items chose another (han_dec 3,000, han_enc 4,000), on a corpus generated with
+    --distractor-gender any; converged_en_de's corpus keeps its command."""
     overlay = REPO / "configs" / "overlays" / "converged_document_any.yaml"
     words = make_words("converged-document-any")
     assert words[words.index(str(CONFIG.relative_to(REPO))) + 1] == str(
@@ -136,10 +137,20 @@ def test_document_any_target_trains_the_family_s_step_2_on_the_new_corpus():
     assert set(runs) == {("converged_en_de_any", m, s) for m in family
                          for s in (1, 2, 3)} | {("converged_en_de_any", k2, 1)}
     whole = train_runs(plan(CONFIG).stdout)
-    for (_, model, seed), spec in runs.items():  # han_dec: its own dev-chosen length
-        steps = 3000 if model.startswith("han_dec") else spec["train"]["max_steps"]
+    for (_, model, seed), spec in runs.items():  # the same but the length
         family = whole["converged_en_de", model, seed]
+        steps = spec["train"]["max_steps"]
         assert spec == {**family, "train": {**family["train"], "max_steps": steps}}, model
+        if model.endswith("_random"):  # a control: as long as its model
+            assert steps == runs["converged_en_de_any", model.removesuffix("_random"),
+                                 seed]["train"]["max_steps"], model
+    # the HAN encoder models' own claims table trains them and the Transformer only
+    han = yaml.safe_load(overlay.read_text())["families"]["document_han_encoders"]
+    alone = train_runs(plan((CONFIG, overlay)).needed_for(
+        "results/converged_en_de_any/report/claims_document_han_encoders.md").stdout)
+    assert set(alone) == {("converged_en_de_any", m, s) for m in han for s in (1, 2, 3)}
+    assert set(han) == {"transformer", "han_enc", "han_enc_random", "han_enc_dec",
+                        "han_enc_dec_random"}
     synthetic = re.findall(r"phrasenmt\.synthetic --outdir results/(\w+)/raw.*", result.stdout)
     assert synthetic == ["converged_en_de_any"]
     assert "--distractor-gender any" in result.stdout
