@@ -29,6 +29,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from phrasenmt.warm import PRELOAD  # what the workflow's warm start imports once
@@ -75,6 +76,10 @@ class _Server:
                                       *SNAKEMAKE_PRELOAD],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      text=True, cwd=REPO, env=env)
+        # the replies, read from the pipe's descriptor: a buffered readline can
+        # take both of a fast child's lines at once, and select() on the
+        # descriptor would then wait for a line that is already read
+        self._pending = b""
         atexit.register(self.close)
 
     def close(self) -> None:
@@ -83,12 +88,18 @@ class _Server:
             self.proc.wait(timeout=30)
 
     def reply(self, timeout: float | None) -> dict | None:
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        if not ready:
-            return None
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError("the test's fork server ended")
+        fd = self.proc.stdout.fileno()
+        end = None if timeout is None else time.monotonic() + timeout
+        while b"\n" not in self._pending:
+            left = None if end is None else max(0.0, end - time.monotonic())
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise RuntimeError("the test's fork server ended")
+            self._pending += chunk
+        line, self._pending = self._pending.split(b"\n", 1)
         return json.loads(line)
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -58,3 +60,20 @@ def test_a_command_past_its_timeout_is_killed(folder: Path):
 def test_other_commands_are_refused():
     with pytest.raises(ValueError, match="-m MODULE"):
         forkrun.run(["python3", "-c", "print(1)"])
+
+
+def test_both_replies_of_a_fast_child_are_read_though_they_arrive_at_once():
+    """A child that ends at once (no_such_module) writes its pid and status lines
+    before the first is read: the second must not wait on the emptied pipe."""
+    read, write = os.pipe()
+    server = forkrun._Server.__new__(forkrun._Server)
+    server.proc = types.SimpleNamespace(stdout=os.fdopen(read, "r"))
+    server._pending = b""
+    os.write(write, b'{"pid": 7}\n{"status": 1}\n')
+    try:
+        assert server.reply(5) == {"pid": 7}
+        assert server.reply(0.5) == {"status": 1}
+        assert server.reply(0.1) is None  # nothing more: a timeout, not a hang
+    finally:
+        os.close(write)
+        server.proc.stdout.close()
