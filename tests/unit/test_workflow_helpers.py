@@ -407,8 +407,10 @@ def test_step2_starts_from_the_step1_run(doc_config):
     assert wfd.step1_checkpoint(doc_config, EN_DE, "han_enc_dec", 3) == (
         f"results/{EN_DE}/models/han_enc/seed3/averaged.pt")
     assert wfd.sentence_root(doc_config, "han_enc_dec") == "transformer"
-    # each document model's K: config.yaml's (its `model:` key), else the default (HAN: the preset's 3)
-    assert [wfd.context_size(doc_config, m) for m in DOCUMENT_ROWS] == [1, 1, 2, 1, 1, 2]
+    # each document model's K: its `model:` key, else the default (HAN: the preset's 3)
+    for m, k in zip(DOCUMENT_ROWS, [1, 2, 2, 1, 1, 2]):
+        doc_config["models"][m]["model"] = {**doc_config["models"][m]["model"], "context_size": k}
+    assert [wfd.context_size(doc_config, m) for m in DOCUMENT_ROWS] == [1, 2, 2, 1, 1, 2]
     doc_config["models"]["han_enc"].pop("model")
     assert wfd.context_size(doc_config, "han_enc") == 3
     assert wfdis.max_context(doc_config, EN_DE) == 3
