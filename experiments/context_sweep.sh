@@ -43,6 +43,14 @@
 #       ctx_transformer (K = 1, no context dropout) and han_dec (K = 1, from
 #       the identity and from Xavier) from another step 1, e.g. a checkpoint of
 #       experiments/ctx_step1_quality.sh's longer Transformer
+#   bash experiments/context_sweep.sh rescore DATA OUT
+#       scores every checkpoint of every job in OUT again on DATA's contrastive
+#       set, and prints the summary: for a set `prepare`d from another run of
+#       the same corpus, e.g. one whose config gives the items more context
+#       sentences
+# The contrastive set gives each item as many context sentences as the largest
+# K of the run it was prepared from (items.json's "context"); a job whose K is
+# larger is refused, since its items would lack their farthest sentences.
 # SEED (default 1) is the step 2's training seed (its data order); STEP1
 # (default DATA/step1.pt) the step-1 checkpoint; ONLY runs the one job so named.
 # A step 1 of another corpus (e.g. a pronoun rate of 1.0: a config with
@@ -59,8 +67,8 @@ prepare)
     echo "error: $C lacks the contrastive set's BPE'd pairs: run the run's contrastive_bpe job first" >&2
     exit 1; }
   exit 0 ;;
-run) D=$2 O=$3 ;;
-*) echo "usage: $0 prepare RESULTS/DATASET DATA | run DATA OUT" >&2; exit 2 ;;
+run|rescore) D=$2 O=$3 ;;
+*) echo "usage: $0 prepare RESULTS/DATASET DATA | run DATA OUT | rescore DATA OUT" >&2; exit 2 ;;
 esac
 mkdir -p "$O"
 export OMP_NUM_THREADS=1 PYTHONUNBUFFERED=1
@@ -68,9 +76,38 @@ DEV=${DEVICE:-cuda} S=${STEPS:-1250} SAVE=${SAVE:-250}
 VALID=${VALID:-$SAVE}  # validation interval (it may draw on the RNG: keep it as the run compared)
 SEED=${SEED:-1} STEP1=${STEP1:-$D/step1.pt}
 [ -f "$STEP1" ] || { echo "error: STEP1: $STEP1 does not exist" >&2; exit 1; }
+score_all() {  # out: score each checkpoint of the job in out on DATA's contrastive set
+  local out=$1 name; name=$(basename "$1")
+  for ck in "$out"/run/checkpoints/checkpoint_*.pt; do
+    local s; s=$(basename "$ck" .pt); s=${s#checkpoint_}
+    python3 -m phrasenmt.translate score --checkpoint "$ck" --src "$D"/pairs.bpe.src \
+      --tgt "$D"/pairs.bpe.tgt --context "$D"/pairs.ctx.bpe.jsonl \
+      --output "$out"/scores_"$s".txt --device "$DEV" --precision fp32 \
+      > "$out"/score_"$s".log 2>&1 || echo "$name: scoring $s failed"
+  done
+}
+context_width() {  # arch model-json: the job's K, and the set's context sentences
+  python3 - "$1" "$2" "$D"/items.json <<'PY'
+import json, sys
+arch, model, items = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+k = model.get("context_size", 2 if arch.startswith("ctx_transformer") else 3)
+print(k, json.load(open(items))["context"])
+PY
+}
+if [ "$1" = rescore ]; then
+  for out in "$O"/*/; do [ -d "$out"/run/checkpoints ] && score_all "${out%/}" & done
+  wait
+  python3 "$(dirname "$0")"/context_sweep_summary.py "$D" "$O"
+  exit 0
+fi
 job() {  # name arch model-json lr warmup [more train settings, JSON members]
   local name=$1 arch=$2 model=$3 lr=$4 wu=$5 more="${6:+, $6}" out=$O/$1
   [ -z "${ONLY:-}" ] || [ "$ONLY" = "$name" ] || return 0
+  local k width; read -r k width < <(context_width "$arch" "$model")
+  if [ "$k" -gt "$width" ]; then
+    echo "$name: K = $k, but $D/items.json gives each item $width context sentences: prepare DATA from a run whose config has a document model with K >= $k" >&2
+    return 0
+  fi
   mkdir -p "$out"
   local t0; t0=$(date +%s)
   python3 -m phrasenmt.train --spec "{\"arch\": \"$arch\", \"model\": $model, \"preset\": \"tiny\", \"train\": {\"max_steps\": $S, \"warmup_steps\": $wu, \"lr\": $lr, \"valid_interval\": $VALID, \"save_interval\": $SAVE, \"keep_last\": 20, \"average_last\": 1$more}}" \
@@ -79,13 +116,7 @@ job() {  # name arch model-json lr warmup [more train settings, JSON members]
     --outdir "$out"/run --seed "$SEED" --device "$DEV" --precision fp32 --no-progress \
     > "$out"/train.log 2>&1 || { echo "$name: training failed"; tail -3 "$out"/train.log; return; }
   echo "$name train_s=$(( $(date +%s) - t0 ))" > "$out"/time.txt
-  for ck in "$out"/run/checkpoints/checkpoint_*.pt; do
-    local s; s=$(basename "$ck" .pt); s=${s#checkpoint_}
-    python3 -m phrasenmt.translate score --checkpoint "$ck" --src "$D"/pairs.bpe.src \
-      --tgt "$D"/pairs.bpe.tgt --context "$D"/pairs.ctx.bpe.jsonl \
-      --output "$out"/scores_"$s".txt --device "$DEV" --precision fp32 \
-      > "$out"/score_"$s".log 2>&1 || echo "$name: scoring $s failed"
-  done
+  score_all "$out"
 }
 BASE_CTX=()  # a step 1 that reads context (han_enc for han_enc_dec) scores with it
 [ "${JOBS:-}" != converged_han_enc_dec ] || BASE_CTX=(--context "$D"/pairs.ctx.bpe.jsonl)
