@@ -253,6 +253,14 @@ def test_markers_and_linestyles_are_distinct():
     assert len({str(s.linestyle) for s in styles}) == 8
 
 
+def test_more_models_than_colours_still_look_different():
+    order = [f"m{i}" for i in range(20)]  # e.g. a document family with its controls
+    styles = [style.model_style(m, order) for m in order]
+    assert len({(s.colour, s.hatch) for s in styles}) == 20
+    assert len({(s.colour, s.marker) for s in styles}) == 20
+    assert style.model_style("m8", order).colour == style.model_style("m0", order).colour
+
+
 def test_figure_rejects_model_missing_from_order(tmp_path):
     with pytest.raises(InputError, match="not in --order"):
         figures.main(["length", "--tsv", str(_length_tsv(tmp_path)), "--order",

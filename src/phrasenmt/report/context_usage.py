@@ -220,7 +220,8 @@ def display(df: pd.DataFrame, contrastive: bool = True) -> pd.DataFrame:
                                  zip(df["accuracy"], df["items"], strict=True)]
         for b in BUCKETS:  # every row scores the same items
             n = int(df[f"items_d{b}"].iloc[0]) if len(df) else 0
-            shown[f"d={b} (n={n})"] = [_num(v) for v in df[f"accuracy_d{b}"]]
+            label = f"d ≥ {b[2:]}" if b.startswith(">=") else f"d = {b}"
+            shown[f"{label} (n={n})"] = [_num(v) for v in df[f"accuracy_d{b}"]]
     parts = (("test", "test set"), ("items", "pronoun items"))
     for part, name in parts if contrastive else parts[:1]:
         shown[f"CXMI {name}"] = [_ci(r, f"{part}_cxmi") for _, r in df.iterrows()]

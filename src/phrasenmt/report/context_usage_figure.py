@@ -109,7 +109,8 @@ def figure(args: argparse.Namespace) -> None:
                      color=st.colour, edgecolor="black", hatch=st.hatch)
         _cxmi_points(right, df, models, args.order, ("test", "items"))
         left.set_xticks(range(len(groups)),
-                        ["all" if g == "all" else f"d={g}" for g in groups])
+                        ["all" if g == "all" else f"d ≥ {g[2:]}" if g.startswith(">=")
+                         else f"d = {g}" for g in groups])
         left.set_xlabel("antecedent distance (sentences)")
         left.set_ylabel("contrastive pronoun accuracy (%)")
         left.axhline(50, color="grey", linewidth=0.8, linestyle=":")

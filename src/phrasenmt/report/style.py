@@ -56,8 +56,11 @@ def model_style(model: str, order: list[str]) -> ModelStyle:
     if model not in order:
         raise ValueError(f"model {model!r} is not in the model order {order}")
     i = order.index(model)
-    return ModelStyle(COLOURS[i % len(COLOURS)], MARKERS[i % len(MARKERS)],
-                      LINESTYLES[i % len(LINESTYLES)], HATCHES[i % len(HATCHES)])
+    # from the ninth model on, colours repeat with the next marker, line style
+    # and hatch, so that no two of up to 64 models look the same
+    j = i + i // len(COLOURS)
+    return ModelStyle(COLOURS[i % len(COLOURS)], MARKERS[j % len(MARKERS)],
+                      LINESTYLES[j % len(LINESTYLES)], HATCHES[j % len(HATCHES)])
 
 
 def parse_order(text: str) -> list[str]:
