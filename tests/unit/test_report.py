@@ -259,6 +259,9 @@ def test_more_models_than_colours_still_look_different():
     assert len({(s.colour, s.hatch) for s in styles}) == 20
     assert len({(s.colour, s.marker) for s in styles}) == 20
     assert style.model_style("m8", order).colour == style.model_style("m0", order).colour
+    # the hatch of a black bar is drawn in white, or it would not show
+    assert style.model_style("m8", order).edge == "white"
+    assert style.model_style("m0", order).edge == "black"
 
 
 def test_figure_rejects_model_missing_from_order(tmp_path):

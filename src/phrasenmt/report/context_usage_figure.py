@@ -106,7 +106,7 @@ def figure(args: argparse.Namespace) -> None:
                       for g in groups]
             left.bar([i + (k - (len(models) - 1) / 2) * width for i in
                       range(len(groups))], values, width, label=model,
-                     color=st.colour, edgecolor="black", hatch=st.hatch)
+                     color=st.colour, edgecolor=st.edge, hatch=st.hatch)
         _cxmi_points(right, df, models, args.order, ("test", "items"))
         left.set_xticks(range(len(groups)),
                         ["all" if g == "all" else f"d ≥ {g[2:]}" if g.startswith(">=")

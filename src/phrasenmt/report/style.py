@@ -50,6 +50,12 @@ class ModelStyle:
     linestyle: Any
     hatch: str
 
+    @property
+    def edge(self) -> str:
+        """A bar's edge and hatch colour: white on a black bar, so that its
+        hatch shows."""
+        return "white" if self.colour == COLOURS[0] and self.hatch else "black"
+
 
 def model_style(model: str, order: list[str]) -> ModelStyle:
     """The style of `model`, fixed by its position in `order`."""
