@@ -128,7 +128,8 @@ class Synthetic(Strict):
         description="share of the pronouns whose antecedent is D sentences back, "
         "by D (the shares sum to 1; the sentences between mention nothing the "
         "pronoun could stand for, and a singular noun: distractor_gender), e.g. {1: 0.5, 2: "
-        "0.3, 3: 0.2}; document-level models need K >= the largest D")
+        "0.3, 3: 0.2}; a document-level model with K below the largest D does not "
+        "see the antecedents further back (about 50 % on their mirrored items)")
     distractor_gender: Literal["any", "other"] = Field(
         "any", description="the singular noun each sentence between an antecedent "
         "and its pronoun (antecedents 2 or more back) mentions: 'any' is drawn "
