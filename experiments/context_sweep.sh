@@ -89,9 +89,10 @@ score_all() {  # out: score each checkpoint of the job in out on DATA's contrast
 context_width() {  # arch model-json: the job's K, and the set's context sentences
   python3 - "$1" "$2" "$D"/items.json <<'PY'
 import json, sys
+from phrasenmt.sweeps import sweep_base_value  # the spec's K, else the preset's
 arch, model, items = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
-k = model.get("context_size", 2 if arch.startswith("ctx_transformer") else 3)
-print(k, json.load(open(items))["context"])
+job = {"models": {"job": {"arch": arch, "preset": "tiny", "model": model}}}
+print(sweep_base_value(job, "job", "model.context_size"), json.load(open(items))["context"])
 PY
 }
 if [ "$1" = rescore ]; then

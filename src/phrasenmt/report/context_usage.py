@@ -48,7 +48,7 @@ from phrasenmt.evaluate.contrastive import load_header, outcomes
 from phrasenmt.evaluate.scores import read_log_probabilities
 from phrasenmt.io import InputError, atomic_open, output_set, run_cli
 from phrasenmt.report import seeds as sd
-from phrasenmt.report.context_usage_figure import BUCKETS, figure
+from phrasenmt.report.context_usage_figure import BUCKETS, bucket_label, figure
 from phrasenmt.report.continuous import to_latex, to_markdown
 from phrasenmt.report.json_fields import load_json
 from phrasenmt.report.style import parse_order
@@ -220,8 +220,7 @@ def display(df: pd.DataFrame, contrastive: bool = True) -> pd.DataFrame:
                                  zip(df["accuracy"], df["items"], strict=True)]
         for b in BUCKETS:  # every row scores the same items
             n = int(df[f"items_d{b}"].iloc[0]) if len(df) else 0
-            label = f"d ≥ {b[2:]}" if b.startswith(">=") else f"d = {b}"
-            shown[f"{label} (n={n})"] = [_num(v) for v in df[f"accuracy_d{b}"]]
+            shown[f"{bucket_label(b)} (n={n})"] = [_num(v) for v in df[f"accuracy_d{b}"]]
     parts = (("test", "test set"), ("items", "pronoun items"))
     for part, name in parts if contrastive else parts[:1]:
         shown[f"CXMI {name}"] = [_ci(r, f"{part}_cxmi") for _, r in df.iterrows()]

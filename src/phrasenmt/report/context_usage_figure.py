@@ -22,6 +22,11 @@ from phrasenmt.report.style import RC_PARAMS, model_style
 BUCKETS = ("0", "1", "2", ">=3")  # antecedent distance in sentences
 
 
+def bucket_label(bucket: str) -> str:
+    """How a table or figure names a distance bucket: 'd = 1', 'd ≥ 3'."""
+    return f"d ≥ {bucket[2:]}" if bucket.startswith(">=") else f"d = {bucket}"
+
+
 def read_table_csv(path: Path) -> pd.DataFrame:
     """The table's CSV, with the columns the figure draws."""
     import io
@@ -109,8 +114,7 @@ def figure(args: argparse.Namespace) -> None:
                      color=st.colour, edgecolor=st.edge, hatch=st.hatch)
         _cxmi_points(right, df, models, args.order, ("test", "items"))
         left.set_xticks(range(len(groups)),
-                        ["all" if g == "all" else f"d ≥ {g[2:]}" if g.startswith(">=")
-                         else f"d = {g}" for g in groups])
+                        ["all" if g == "all" else bucket_label(g) for g in groups])
         left.set_xlabel("antecedent distance (sentences)")
         left.set_ylabel("contrastive pronoun accuracy (%)")
         left.axhline(50, color="grey", linewidth=0.8, linestyle=":")
