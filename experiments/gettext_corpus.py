@@ -20,7 +20,8 @@ document has lines on two sides.
     python experiments/gettext_corpus.py --out my_docs --dev grep sed xz \\
         --test tar wget make diffutils
     # my_docs/{train,dev,test}.{en,zh,docs}, and a line per catalog on stdout
-    # (--lang ja or th: the Japanese or Thai catalogs, my_docs/*.ja, my_docs/*.th)
+    # (--lang ja or th: the Japanese or Thai catalogs, my_docs/*.ja, my_docs/*.th;
+    # another code: /usr/share/locale/CODE/LC_MESSAGES, e.g. --lang ru or ar)
 """
 
 from __future__ import annotations
@@ -74,11 +75,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--test", nargs="+", default=[], help="catalog names (without .mo) for test")
     args = parser.parse_args(argv)
     if args.dirs is None:
-        if args.lang not in DEFAULT_DIRS:
-            print(f"gettext_corpus: no default folders for --lang {args.lang}: give --dirs",
-                  file=sys.stderr)
+        locale = f"/usr/share/locale/{args.lang}/LC_MESSAGES"
+        if args.lang not in DEFAULT_DIRS and not os.path.isdir(locale):
+            print(f"gettext_corpus: no default folders for --lang {args.lang} "
+                  f"({locale} does not exist): give --dirs", file=sys.stderr)
             return 2
-        args.dirs = list(DEFAULT_DIRS[args.lang])
+        args.dirs = list(DEFAULT_DIRS.get(args.lang, (locale,)))
 
     files = sorted(f for d in args.dirs for f in glob.glob(os.path.join(d, "*.mo")))
     if not files:

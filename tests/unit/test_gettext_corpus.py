@@ -56,3 +56,25 @@ def test_an_unknown_catalog_name_is_one_line(tmp_path):
                          check=False)
     assert run.returncode == 2
     assert run.stderr.strip() == "gettext_corpus: --dev/--test name no catalog: nosuch"
+
+
+def test_a_language_without_a_locale_folder_is_one_line(tmp_path):
+    run = subprocess.run([sys.executable, str(SCRIPT), "--out", "out", "--lang", "qqx"],
+                         cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert run.returncode == 2
+    assert run.stderr.strip() == (
+        "gettext_corpus: no default folders for --lang qqx "
+        "(/usr/share/locale/qqx/LC_MESSAGES does not exist): give --dirs")
+
+
+def test_another_language_reads_its_locale_folder(tmp_path, monkeypatch):
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import gettext_corpus
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    seen = []
+    monkeypatch.setattr(gettext_corpus.os.path, "isdir", lambda path: True)
+    monkeypatch.setattr(gettext_corpus.glob, "glob", lambda pattern: seen.append(pattern) or [])
+    assert gettext_corpus.main(["--out", str(tmp_path / "out"), "--lang", "ru"]) == 2
+    assert seen == ["/usr/share/locale/ru/LC_MESSAGES/*.mo"]
