@@ -245,6 +245,26 @@ def test_without_a_contrastive_set_the_table_has_bleu_and_cxmi_only(tmp_path):
         main(["table", "--items", str(tmp_path / "items.json"), *args, *outs])
 
 
+def test_a_control_that_drew_its_own_context_again_is_named(tmp_path):
+    args = write_inputs(tmp_path)
+    args = args[args.index("--eval"):]
+    outs = [f"--out-{e}={tmp_path / ('t.' + e)}" for e in ("md", "tex", "csv")]
+    assert main(["table", *args, *outs]) == 0
+    assert "drawn" not in (tmp_path / "t.md").read_text()  # no counts: no sentence
+    path = tmp_path / "han_dec_random.cxmi.json"
+    data = json.loads(path.read_text())
+    data["test"]["random_drawn_again"] = {"lines": 306, "same": 306, "sources": 2}
+    path.write_text(json.dumps(data))
+    assert main(["table", *args, *outs]) == 0
+    md = (tmp_path / "t.md").read_text()
+    assert ("was the control's own random context again for han_dec_random on 306 "
+            "of its 306 test lines with a context (2 documents to draw from)") in md
+    data["test"]["random_drawn_again"]["same"] = 30  # under a tenth: nothing said
+    path.write_text(json.dumps(data))
+    assert main(["table", *args, *outs]) == 0
+    assert "own random context again" not in (tmp_path / "t.md").read_text()
+
+
 def test_a_document_dataset_without_a_contrastive_set_gets_context_usage():
     from phrasenmt.workflow import documents_report as wfdr
 

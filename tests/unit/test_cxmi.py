@@ -12,6 +12,7 @@ import torch
 from phrasenmt.data.documents import context_mode
 from phrasenmt.decoding.context import (
     ContextSource,
+    random_drawn_again,
     score_with_context,
     scored_context,
     token_scores_with_context,
@@ -244,3 +245,43 @@ def test_from_a_checkpoint_the_json_has_both_means_and_the_top_words(tmp_path):
     words = got["words"]
     assert 0 < len(words) <= 3 and all(w["count"] >= 2 for w in words)
     assert words[0]["pcxmi"] >= words[-1]["pcxmi"]
+
+
+def test_a_control_on_two_documents_draws_its_own_random_context_again():
+    two = ["a"] * 4 + ["b"] * 3  # one other document to draw from: always the same
+    assert random_drawn_again(ContextSource(doc_ids=two, mode=("random", 1)), 2) == {
+        "lines": 5, "same": 5, "sources": 2}
+    many = [d for d in "abcdefghij" for _ in range(4)]
+    again = random_drawn_again(ContextSource(doc_ids=many, mode=("random", 1)), 1)
+    assert again["lines"] == 30 and again["sources"] == 10 and again["same"] < 15
+    # a model reading its real context draws nothing of its own
+    assert random_drawn_again(ContextSource(doc_ids=two, mode=("real", 1)), 2) is None
+
+
+def test_a_control_on_explicit_contexts_counts_the_same_draws():
+    entries = [{"src": ["x"], "tgt": []}, {"src": ["x"], "tgt": []},
+               {"src": ["y"], "tgt": []}, {"src": [], "tgt": []}]
+    again = random_drawn_again(ContextSource(entries=entries, mode=("random", 3)), 1)
+    assert again == {"lines": 3, "same": 3, "sources": 2}  # two contexts: swapped alike
+
+
+def test_the_json_of_a_control_on_two_documents_says_so(tmp_path, capsys):
+    from phrasenmt.training.checkpoint import model_payload, save_file
+
+    model = make_model("han_dec")
+    model.cfg.context, model.cfg.context_seed = "random", 1
+    ckpt = tmp_path / "m.pt"
+    save_file(model_payload("han_dec", model, VOCAB, TGT_VOCAB, {}), ckpt)
+    two = [d for d in ("a", "b") for _ in range(len(DOCS) // 2)]
+    two += ["b"] * (len(DOCS) - len(two))
+    src, tgt = write(tmp_path / "s.bpe", SRC), write(tmp_path / "t.bpe", TGT)
+    docs = write(tmp_path / "d.docs", two)
+    out = tmp_path / "cxmi.json"
+    assert main(["--model", "han_dec_random", "--checkpoint", str(ckpt), "--test-files",
+                 str(src), str(tgt), str(docs), "--device", "cpu", "--samples", "20",
+                 "--out", str(out)]) == 0
+    got = json.loads(out.read_text())["test"]
+    lines = len(two) - 2  # each document's first line has no context
+    assert got["random_drawn_again"] == {"lines": lines, "same": lines, "sources": 2}
+    assert got["cxmi_random"] == 0.0
+    assert "is this control's own (2 documents to draw from)" in capsys.readouterr().err

@@ -155,6 +155,14 @@ def random_explicit_context(entries: list[dict[str, list[str]]], seed: int
     return [swap.get(k, e) for k, e in zip(keys, entries, strict=True)]
 
 
+def drawn_again_often(again: dict[str, int] | None) -> bool:
+    """Whether at least a tenth of a control's lines with a context drew their
+    own random context again (`decoding.context.random_drawn_again`): worth a
+    warning and a note in the context-usage table. With many documents about
+    one line in (documents - 1) does, which moves nothing."""
+    return bool(again and again["lines"] and again["same"] * 10 >= again["lines"])
+
+
 def documents(doc_ids: list[str]) -> list[list[int]]:
     """The line indices of each document, in file order."""
     out: list[list[int]] = []

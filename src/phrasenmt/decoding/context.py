@@ -104,6 +104,33 @@ def scored_context(own: tuple[str, int], context_as: str) -> tuple[str, int]:
     return (context_as, own[1] + 1)
 
 
+def random_drawn_again(source: ContextSource, size: int) -> dict[str, int] | None:
+    """For a random-context control (`source.mode` random): of the lines with a
+    context, how many get the very same context again when a random context is
+    drawn for scoring (`scored_context(..., "random")`). A line's random
+    context is the lines of one other document at its position (with --docs)
+    or another item's context (with --context), so with few documents or
+    contexts the two draws often agree: with two documents, on every line,
+    where the line adds exactly 0 to the control's CXMI against a random
+    context. None for a model that reads its real context."""
+    if source.mode[0] != "random":
+        return None
+    seeds = (source.mode[1], scored_context(source.mode, "random")[1])
+    if source.doc_ids is not None:
+        own, again = (context_indices(source.doc_ids, size, "random", s) for s in seeds)
+        lines = [i for i, row in enumerate(own) if row]
+        units = len(documents(source.doc_ids))
+    else:
+        own, again = ([{side: e[side][-size:] for side in sorted(e)}
+                       for e in random_explicit_context(source.entries, s)]
+                      for s in seeds)
+        lines = [i for i, e in enumerate(own) if any(e.values())]
+        units = len({repr(sorted(e.items())) for e in source.entries if any(e.values())})
+    same = sum(own[i] == again[i] for i in lines)
+    return {"lines": len(lines), "same": same, "sources": units}
+
+
+
 def add_context_arguments(p: argparse.ArgumentParser) -> None:
     """The --docs and --context options of translate and score."""
     p.add_argument("--docs", type=Path, help="document id per input line (models "

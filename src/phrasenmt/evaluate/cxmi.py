@@ -57,10 +57,14 @@ import numpy as np
 
 from phrasenmt import precision as prec
 from phrasenmt.cli import ArgumentParser, output_file, positive_int
+from phrasenmt.data.documents import drawn_again_often
 from phrasenmt.evaluate.contrastive import load_header
 from phrasenmt.evaluate.pcxmi import top_words
 from phrasenmt.evaluate.scores import read_log_probabilities
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
+from phrasenmt.log import get_logger
+
+_log = get_logger(__name__)
 
 METHOD = ("log p(y|x,C) - log p(y|x) (cxmi) and log p(y|x,C) - log p(y|x,C_random) "
           "(cxmi_random): mean over target tokens (</s> included), nats per token; "
@@ -167,6 +171,7 @@ def score_files(args: argparse.Namespace, out_dir: Path) -> None:
     if args.item_files:  # the whole items file, before any scoring
         load_header(args.item_files[0], (args.item_files[1], len(texts["items"][0])))
     pool = doc_context.state_pool(model)  # frozen context states, for every pass
+    args.drawn_again = {}
     for name, (src_path, _, ctx_path) in sets.items():
         src, tgt = texts[name]
         option = {"docs": ctx_path, "context": None} if name == "test" else \
@@ -174,6 +179,11 @@ def score_files(args: argparse.Namespace, out_dir: Path) -> None:
         for context_as in doc_context.CONTEXT_AS:
             ns = argparse.Namespace(**option, context_as=context_as)
             source = doc_context.context_source(model, ns, src_path, len(src))
+            if context_as == "own":
+                again = doc_context.random_drawn_again(source, model.cfg.context_size)
+                if again is not None:
+                    args.drawn_again[name] = again
+                    warn_drawn_again(name, again)
             with cast:
                 tokens = doc_context.token_scores_with_context(
                     model, src_vocab, tgt_vocab, src, tgt, source, args.batch_size,
@@ -186,6 +196,18 @@ def score_files(args: argparse.Namespace, out_dir: Path) -> None:
                 with cast:
                     args.gates = gate_statistics(model, src_vocab, tgt_vocab, src,
                                                  tgt, source, args.batch_size, pool)
+
+
+def warn_drawn_again(name: str, again: dict[str, int]) -> None:
+    """A warning when many lines of a random-context control get their own
+    random context again as the "random" context of CXMI."""
+    if drawn_again_often(again):
+        part, what = (("test set", "documents") if name == "test"
+                      else ("contrastive items", "distinct contexts"))
+        _log.warning(f"{part}: on {again['same']} of {again['lines']} lines with a "
+                     f"context the random context drawn for CXMI is this control's "
+                     f"own ({again['sources']} {what} to draw from): those lines "
+                     "add exactly 0 to its CXMI against a random context")
 
 
 def gate_statistics(model: Any, src_vocab: Any, tgt_vocab: Any, src: list[str],
@@ -330,6 +352,8 @@ def write_result(args: argparse.Namespace) -> int:
                 tokens["random"], args.top_words, args.min_count)
     if args.items is not None:
         result["items"] = item_set(*args.items, args.type, args.samples, args.seed)
+    for name, again in (getattr(args, "drawn_again", None) or {}).items():
+        result[name]["random_drawn_again"] = again
     if getattr(args, "gates", None) is not None:
         result["gates"] = args.gates
     with atomic_open(args.out) as fh:

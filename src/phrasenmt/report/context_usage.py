@@ -44,6 +44,7 @@ from phrasenmt.cli import (
     output_file,
     positive_int,
 )
+from phrasenmt.data.documents import drawn_again_often
 from phrasenmt.evaluate.contrastive import load_header, outcomes
 from phrasenmt.evaluate.scores import read_log_probabilities
 from phrasenmt.io import InputError, atomic_open, output_set, run_cli
@@ -263,11 +264,38 @@ def table(args: argparse.Namespace) -> None:
                        accuracy=" (and its pronoun accuracy)" if contrastive else "")
     title = "Context usage: pronouns and CXMI" if contrastive else \
         "Context usage: CXMI"
-    write_text(args.out_md, to_markdown(shown, title) + f"\n{note}\n"
+    again = drawn_again_note(args.cxmi or [], args.order)
+    write_text(args.out_md, to_markdown(shown, title) + f"\n{note}{again}\n"
                + words_section(args.cxmi or [], args.order, args.top_words))
     write_text(args.out_tex, to_latex(shown))
     with atomic_open(args.out_csv) as fh:
         df.to_csv(fh, index=False, lineterminator="\n", float_format="%.6g")
+
+
+def drawn_again_note(cxmi: list[tuple[str, Path]], order: list[str]) -> str:
+    """A sentence naming the controls whose random context for CXMI was, on
+    at least a tenth of their lines, their own random context again
+    (`random_drawn_again` of their first seed's JSON; the draw does not depend
+    on the training seed); '' if none was."""
+    first: dict[str, Path] = {}
+    for model, path in cxmi:
+        first.setdefault(model, path)
+    cases = []
+    for model in (m for m in order if m in first):
+        data = load_json(first[model])
+        for part, name, what in (("test", "test", "documents"),
+                                 ("items", "pronoun-item", "distinct contexts")):
+            again = data.get(part, {}).get("random_drawn_again")
+            if drawn_again_often(again):
+                cases.append(f"{model} on {again['same']} of its {again['lines']} "
+                             f"{name} lines with a context ({again['sources']} {what} "
+                             "to draw from)")
+    if not cases:
+        return ""
+    return (" The random context of CXMI was the control's own random context "
+            "again for " + "; ".join(cases) + ": such a line adds exactly 0 to "
+            "the control's CXMI vs random, and with two documents every line is "
+            "such a line.")
 
 
 def words_section(cxmi: list[tuple[str, Path]], order: list[str], top: int) -> str:
