@@ -185,7 +185,8 @@ rule npmt_examples_table:
 
 rule npmt_mappings_table:
     input:
-        "results/{dataset}/analysis/npmt_mappings_{testset}.tsv",
+        tsv="results/{dataset}/analysis/npmt_mappings_{testset}.tsv",
+        stats="results/{dataset}/analysis/npmt_segments_{testset}.tsv",
     output:
         md=report(
             "results/{dataset}/report/npmt_mappings_{testset}.md",
@@ -202,7 +203,8 @@ rule npmt_mappings_table:
     conda:
         "../envs/phrasenmt.yaml"
     shell:
-        "python -m phrasenmt.report.segments mappings --tsv {input} "
+        "python -m phrasenmt.report.segments mappings --tsv {input.tsv} "
+        "--stats {input.stats} "
         "--order {params.order} --out-md {output.md} --out-tex {output.tex} "
         "--out-csv {output.csv} > {log} 2>&1"
 

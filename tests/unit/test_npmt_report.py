@@ -200,6 +200,33 @@ def test_mappings_table_keeps_the_word_null(tmp_path, analyses):
     assert "das beste → the best (1)" in md
 
 
+def test_a_model_that_emitted_no_segment_gets_a_note_not_an_error(tmp_path, analyses):
+    quiet = [[[] for _ in line] for line in SEGS]  # every position empty
+    by_model = {"npmt": SEGS, "quiet": quiet}
+    stats, maps = tmp_path / "s2.tsv", tmp_path / "m2.tsv"
+    seg_eval.write_tsv(seg_eval.segment_stats(SRC, by_model, "test", [3]), stats)
+    seg_eval.write_tsv(seg_eval.phrase_mappings(SRC, by_model, "test", 5), maps)
+    args = ["mappings", "--tsv", str(maps), "--order", "npmt,quiet"]
+    with pytest.raises(InputError, match="no rows for quiet"):  # without --stats
+        segments.main([*args, *outputs(tmp_path, "m")])
+    segments.main([*args, "--stats", str(stats), *outputs(tmp_path, "m")])
+    md = (tmp_path / "m.md").read_text()
+    assert "das beste → the best (1)" in md
+    assert "No mappings for quiet: in greedy decoding of the test set it emitted no " \
+           "segment" in md
+    # only the silent model: a TSV without rows, an empty table with the note
+    only_quiet = tmp_path / "m3.tsv"
+    seg_eval.write_tsv(seg_eval.phrase_mappings(SRC, {"quiet": quiet}, "test", 5),
+                       only_quiet)
+    segments.main(["mappings", "--tsv", str(only_quiet), "--order", "quiet", "--stats",
+                   str(stats), *outputs(tmp_path, "q")])
+    assert "No mappings for quiet" in (tmp_path / "q.md").read_text()
+    # a model that did emit segments but has no rows: the mappings TSV is incomplete
+    with pytest.raises(InputError, match="model npmt emitted 5 segments"):
+        segments.main(["mappings", "--tsv", str(only_quiet), "--order", "npmt,quiet",
+                       "--stats", str(stats), *outputs(tmp_path, "x")])
+
+
 def test_unknown_model_in_analysis_is_an_error(tmp_path, analyses):
     with pytest.raises(InputError, match="not in --order"):
         segments.main(["segments", "--tsv", str(analyses["segments"]), "--order",

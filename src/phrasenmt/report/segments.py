@@ -176,13 +176,40 @@ def run_mappings(args: argparse.Namespace) -> None:
     for model in [m for m in args.order if m in set(df["model"])]:
         shown = mappings_display(df[df["model"] == model])
         blocks.append(shown.assign(rank=[f"{model} {r}" for r in shown["rank"]]))
-    if not blocks:
-        raise InputError("no rows", args.tsv)
+    silent = silent_models(args, set(df["model"]))
     notes = [("Input words that emit nothing are grouped with the next position "
              "that emits (Appendix C); count in brackets. Many→Many*: without "
              "<unk>."), GREEDY_NOTE]
-    shown = pd.concat(blocks, ignore_index=True).rename(columns={"rank": "model, rank"})
+    if silent:
+        notes.append(f"No mappings for {', '.join(silent)}: in greedy decoding of "
+                     f"the test set {'it' if len(silent) == 1 else 'each'} emitted "
+                     "no segment (every position empty; the segment-length table "
+                     "says so too).")
+    shown = (pd.concat(blocks, ignore_index=True) if blocks
+             else mappings_display(df)).rename(columns={"rank": "model, rank"})
     write_all(shown, df, "NPMT: most frequent phrase mappings", notes, args)
+
+
+def silent_models(args: argparse.Namespace, present: set[str]) -> list[str]:
+    """The models of --order without mapping rows; each must have emitted no
+    segment at all by the segment statistics (--stats), else the mappings
+    TSV is incomplete: an error naming it."""
+    missing = [m for m in args.order if m not in present]
+    if not missing:
+        return []
+    if args.stats is None:
+        raise InputError(f"no rows for {', '.join(missing)} (give --stats to "
+                         "show models that emitted no segment)", args.tsv)
+    stats = read_tsv(args.stats, STATS_COLUMNS)
+    overall = stats[stats["group"] == "all"].set_index("model")["segments"]
+    for model in missing:
+        if model not in overall.index:
+            raise InputError(f"model {model} of --order has no 'all' row", args.stats)
+        if int(overall[model]) > 0:
+            raise InputError(f"model {model} emitted {int(overall[model])} segments "
+                             f"(--stats {args.stats}) but has no mapping rows",
+                             args.tsv)
+    return missing
 
 
 def reordering_display(df: pd.DataFrame) -> pd.DataFrame:
@@ -243,6 +270,12 @@ def build_parser() -> argparse.ArgumentParser:
                             "from phrasenmt.evaluate.reordering)")
         t.add_argument("--order", type=parse_order, required=True,
                        help="comma-separated model order")
+        if name == "mappings":
+            t.add_argument("--stats", type=Path,
+                           help="segment statistics TSV (phrasenmt.evaluate."
+                                "segments stats): a model of --order without "
+                                "mapping rows is shown as emitting no segment "
+                                "when it emitted none")
         add_outputs(t)
         t.set_defaults(build=build)
     return p
