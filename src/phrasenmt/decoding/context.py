@@ -130,7 +130,6 @@ def random_drawn_again(source: ContextSource, size: int) -> dict[str, int] | Non
     return {"lines": len(lines), "same": same, "sources": units}
 
 
-
 def add_context_arguments(p: argparse.ArgumentParser) -> None:
     """The --docs and --context options of translate and score."""
     p.add_argument("--docs", type=Path, help="document id per input line (models "
