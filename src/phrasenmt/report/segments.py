@@ -201,7 +201,7 @@ def silent_models(args: argparse.Namespace, present: set[str]) -> list[str]:
         raise InputError(f"no rows for {', '.join(missing)} (give --stats to "
                          "show models that emitted no segment)", args.tsv)
     stats = read_tsv(args.stats, STATS_COLUMNS)
-    overall = stats[stats["group"] == "all"].set_index("model")["segments"]
+    overall = stats[stats["group"] == "all"].groupby("model")["segments"].sum()
     for model in missing:
         if model not in overall.index:
             raise InputError(f"model {model} of --order has no 'all' row", args.stats)
