@@ -272,17 +272,23 @@ def table(args: argparse.Namespace) -> None:
         df.to_csv(fh, index=False, lineterminator="\n", float_format="%.6g")
 
 
+def first_seed_json(cxmi: list[tuple[str, Path]], order: list[str]
+                    ) -> list[tuple[str, dict]]:
+    """(model, its first seed's CXMI JSON) for the models of `order` that
+    have one, in that order."""
+    first: dict[str, Path] = {}
+    for model, path in cxmi:
+        first.setdefault(model, path)
+    return [(m, load_json(first[m])) for m in order if m in first]
+
+
 def drawn_again_note(cxmi: list[tuple[str, Path]], order: list[str]) -> str:
     """A sentence naming the controls whose random context for CXMI was, on
     at least a tenth of their lines, their own random context again
     (`random_drawn_again` of their first seed's JSON; the draw does not depend
     on the training seed); '' if none was."""
-    first: dict[str, Path] = {}
-    for model, path in cxmi:
-        first.setdefault(model, path)
     cases = []
-    for model in (m for m in order if m in first):
-        data = load_json(first[model])
+    for model, data in first_seed_json(cxmi, order):
         for part, name, what in (("test", "test", "documents"),
                                  ("items", "pronoun-item", "distinct contexts")):
             again = data.get(part, {}).get("random_drawn_again")
@@ -301,12 +307,9 @@ def drawn_again_note(cxmi: list[tuple[str, Path]], order: list[str]) -> str:
 def words_section(cxmi: list[tuple[str, Path]], order: list[str], top: int) -> str:
     """Markdown: per document row, the test words with the highest mean P-CXMI
     (its first seed's JSON; '' when no JSON lists words)."""
-    first: dict[str, Path] = {}
-    for model, path in cxmi:
-        first.setdefault(model, path)
     rows = []
-    for model in (m for m in order if m in first):
-        words = load_json(first[model]).get("test", {}).get("words")
+    for model, data in first_seed_json(cxmi, order):
+        words = data.get("test", {}).get("words")
         if words:
             cells = ", ".join(f"{w['word']} {w['pcxmi']:+.3f} / "
                               f"{w['pcxmi_random']:+.3f} (n={w['count']})"
