@@ -66,10 +66,10 @@ $(BIN)/python:
 
 # The test suite, the linters and the documentation site also need the dev and
 # docs extras (pytest, pytest-xdist, ruff, hypothesis, mkdocs-material) and the
-# word segmenters the any-script tests cut with (extras zh, ja, th, lo, km):
+# word segmenters the any-script tests cut with (extras zh, ja, th, lo, km, my):
 # `make test`, `make lint` and `make docs` add them; `make run` does without.
 $(DEV_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet -e ".[dev,docs,zh,ja,th,lo,km]"
+	$(BIN)/pip install --quiet -e ".[dev,docs,zh,ja,th,lo,km,my]"
 	touch $(DEV_STAMP)
 
 # NPMT's external LM: the kenlm query module (extra `lm`: kenlm-ex's wheel) and

@@ -200,7 +200,7 @@ def _check_local_files(key: str, local: dict, random_control: str | None = None)
 def _check_word_segmenter(key: str, ds: dict) -> None:
     """Raw text for SentencePiece in a language written without spaces needs a
     word segmenter (`phrasenmt.text.words.SEGMENTABLE`: Chinese, Japanese, Thai,
-    Lao, Khmer); other such languages (Burmese) come pre-segmented."""
+    Lao, Khmer, Burmese) installed."""
     if not ds.get("tokenize", True) or (
             ds.get("bpe", {}).get("backend", "subword-nmt") != "sentencepiece"):
         return

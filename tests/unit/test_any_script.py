@@ -231,10 +231,9 @@ def test_a_file_that_is_not_a_model_is_refused(tmp_path):
         spm.load(tmp_path / "codes")
 
 
-def test_languages_without_a_segmenter_are_named():
+def test_the_dev_install_has_every_segmenter():
     assert words.segmenter_missing("en") is None
-    assert "tokenize: false" in words.segmenter_missing("my")
-    for lang in ("ja", "th", "lo", "km"):  # the dev install has their segmenters
+    for lang in ("ja", "th", "lo", "km", "my"):  # the dev install has their segmenters
         assert words.segmenter_missing(lang) is None
     assert words.word_segmenter("de")("a  b ") == "a b"
     assert words.line_length("我们 去", True) == 3
@@ -266,15 +265,36 @@ def test_bad_bpe_config_names_the_key(bpe_section, message):
     assert str(err.value) == f"datasets.{name}.{message}"
 
 
-def test_raw_text_without_a_segmenter_is_refused_at_start_up():
+def test_raw_text_without_its_segmenter_installed_is_refused_at_start_up(monkeypatch):
+    import builtins
+
     from phrasenmt.experiment import _check_word_segmenter
+
+    real_import = builtins.__import__
+
+    def without(name, *args, **kwargs):
+        if name == "mmdt_tokenizer":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
 
     ds = {"src": "my", "tgt": "en", "tokenize": True,
           "bpe": {"backend": "sentencepiece"}}
-    with pytest.raises(InputError, match=r"^datasets.x.src: 'my' \(Burmese\) puts "):
+    _check_word_segmenter("datasets.x", ds)  # mmdt-tokenizer cuts Burmese
+    monkeypatch.setattr(builtins, "__import__", without)
+    with pytest.raises(InputError, match=(
+            r"^datasets.x.src: 'my' text needs the mmdt-tokenizer word segmenter: "
+            r"pip install mmdt-tokenizer \(or pip install 'phrasenmt\[my\]'\)$")):
         _check_word_segmenter("datasets.x", ds)
     _check_word_segmenter("datasets.x", {**ds, "tokenize": False})  # pre-segmented
     _check_word_segmenter("datasets.x", {**ds, "src": "ja"})  # MeCab cuts Japanese
+
+
+def test_every_language_written_without_spaces_has_a_segmenter():
+    from phrasenmt.text.scripts import SEGMENTERS, UNSEGMENTED_LANGUAGES
+
+    assert set(words.SEGMENTABLE) == set(UNSEGMENTED_LANGUAGES)
+    for code, tool in words.SEGMENTABLE.items():
+        assert SEGMENTERS[UNSEGMENTED_LANGUAGES[code]] == tool
 
 
 def test_a_missing_mecab_is_named_with_its_install_line(monkeypatch):
@@ -298,6 +318,8 @@ def test_a_missing_mecab_is_named_with_its_install_line(monkeypatch):
     ("th", "pythainlp", "pip install pythainlp (or pip install 'phrasenmt[th]')"),
     ("lo", "laonlp", "pip install laonlp (or pip install 'phrasenmt[lo]')"),
     ("km", "khmernltk", "pip install khmer-nltk (or pip install 'phrasenmt[km]')"),
+    ("my", "mmdt_tokenizer",
+     "pip install mmdt-tokenizer (or pip install 'phrasenmt[my]')"),
 ])
 def test_a_missing_thai_lao_or_khmer_segmenter_is_named(monkeypatch, lang, module, install):
     import builtins
@@ -412,7 +434,7 @@ def test_the_start_up_warning_offers_sentencepiece_with_mecab_for_japanese():
         "or set bpe.backend: sentencepiece (MeCab's words)")
     assert language_warning("zh", "w").endswith("sentencepiece (jieba's words)")
     assert language_warning("th", "w").endswith("sentencepiece (PyThaiNLP's words)")
-    assert language_warning("my", "w").endswith("and set tokenize: false")
+    assert language_warning("my", "w").endswith("sentencepiece (mmdt-tokenizer's words)")
 
 
 @pytest.mark.parametrize("lang, raw, cut", [
@@ -424,12 +446,32 @@ def test_the_start_up_warning_offers_sentencepiece_with_mecab_for_japanese():
      "កម្មវិធី ត្រូវ តែ ហៅ libpam ម្ដង ទៀត %.*s"),
     # LaoNLP: "%s" and the full stop after the Lao run are kept as they were
     ("lo", "ສະບາຍດີ ທ່ານ %s ບໍ່ສາມາດເປີດໄດ້.", "ສະບາຍດີ ທ່ານ %s ບໍ່ສາມາດ ເປີດ ໄດ້ ."),
+    # mmdt-tokenizer (GTK's "a boolean that says whether the list is closed"):
+    # the postpositions are words of their own, the comma it drops is kept as
+    # one, and "GtkPackType" between the runs stays whole
+    ("my", "စာရင်းမှတ် ပိတ်၊ မပိတ်ကို ညွှန်ပြတဲ့ GtkPackType တခု",
+     "စာရင်းမှတ် ပိတ် ၊ မပိတ် ကို ညွှန်ပြ တဲ့ GtkPackType တခု"),
 ])
-def test_thai_lao_and_khmer_are_cut_only_within_their_script(lang, raw, cut):
+def test_thai_lao_khmer_and_burmese_are_cut_only_within_their_script(lang, raw, cut):
     words_of = words.word_segmenter(lang)
     assert words_of(raw) == cut
     joined = words.join_unsegmented(cut)
     assert joined.replace(" ", "") == raw.replace(" ", "").replace("\u200b", "")
+
+
+@pytest.mark.parametrize("words_of_tool, text, cut", [
+    # a dropped comma is a word of its own; a dropped character before a word
+    (["ဖမ်းကိုင်"], "ဖမ်းကိုင်၊", ["ဖမ်းကိုင်", "၊"]),
+    (["က", "ခ"], "က၊ခ", ["က", "၊", "ခ"]),
+    # the tool reorders the dot below and the asat: the text keeps its order
+    (["ဖွင\u103a\u1037", "ပါ"], "ဖွင\u1037\u103aပါ", ["ဖွင\u1037\u103a", "ပါ"]),
+    # a word that is not in the text adds no cut
+    (["xyz", "ခ"], "ကခ", ["က", "ခ"]),
+    ([], "ကခ", ["ကခ"]),
+])
+def test_words_are_slices_of_the_text_whatever_the_tool_did(words_of_tool, text, cut):
+    assert words._slices(text, words_of_tool) == cut
+    assert "".join(words._slices(text, words_of_tool)) == text
 
 
 def test_a_khmer_reference_loses_its_zero_width_spaces(tmp_path):

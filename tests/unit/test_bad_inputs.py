@@ -225,11 +225,6 @@ CASES = [
     ("not a SentencePiece model", ["phrasenmt.bpe", "apply", "--sentencepiece", "s3",
                                    "--in", "s3", "--out", "OUT"],
      "error: s3: not a SentencePiece model file"),
-    ("raw text of a language without a word segmenter",
-     ["phrasenmt.data.clean", "--src-lang", "my", "--tgt-lang", "de", "--raw",
-      "--src-in", "ja.txt", "--tgt-in", "s3", "--src-out", "OUT",
-      "--tgt-out", "OUT.de", "--stats", "OUT.tsv"],
-     "error: 'my' (Burmese) puts no space between words and has no word segmenter"),
 ]
 
 

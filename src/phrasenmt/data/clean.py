@@ -2,12 +2,11 @@
 
 `--raw` (bpe.backend sentencepiece) keeps raw text instead of Moses tokens:
 words are what spaces separate, and a side in a language written without spaces
-is cut into words by its segmenter (jieba, MeCab, PyThaiNLP, LaoNLP or
-khmer-nltk: phrasenmt.text.words). The filters count a side in tokens, and in
-characters one that is still written without spaces after this step (zh, ja,
-th, ... by language code unless a segmenter cut it, or text that looks
-unsegmented). When
-the two sides count units of different kinds (characters against tokens, or
+is cut into words by its segmenter (jieba, MeCab, PyThaiNLP, LaoNLP,
+khmer-nltk or mmdt-tokenizer: phrasenmt.text.words). The filters count a side
+in tokens, and in characters one that is still written without spaces after
+this step (zh, ja, th, ... by language code unless a segmenter cut it, or text
+that looks unsegmented). When the two sides count units of different kinds (characters against tokens, or
 one segmenter's words against words between spaces), the length ratio first
 divides the source length by the corpus's median source length per target
 length, so that `max_ratio` means "this many times longer than usual". In
@@ -260,7 +259,7 @@ def length_view(line: str) -> str:
 
 def segmented_here(lang: str, opts: Options) -> bool:
     """Whether this step cuts the side's words itself (jieba, MeCab, PyThaiNLP,
-    LaoNLP or khmer-nltk; `--raw` only)."""
+    LaoNLP, khmer-nltk or mmdt-tokenizer; `--raw` only)."""
     return opts.raw and lang in SEGMENTABLE
 
 

@@ -34,10 +34,10 @@ UNSEGMENTED_LANGUAGES = {
     "jpn": "Japanese", "th": "Thai", "tha": "Thai", "lo": "Lao", "lao": "Lao",
     "km": "Khmer", "khm": "Khmer", "my": "Burmese", "mya": "Burmese",
 }
-# the word segmenter phrasenmt runs for each language (`phrasenmt.text.words`);
-# Burmese has none here
+# the word segmenter phrasenmt runs for each language (`phrasenmt.text.words`)
 SEGMENTERS = {"Chinese": "jieba", "Cantonese": "jieba", "Japanese": "MeCab",
-              "Thai": "PyThaiNLP", "Lao": "LaoNLP", "Khmer": "khmer-nltk"}
+              "Thai": "PyThaiNLP", "Lao": "LaoNLP", "Khmer": "khmer-nltk",
+              "Burmese": "mmdt-tokenizer"}
 
 SAMPLE_LINES = 2000  # lines looked at, from the start of the file
 MIN_SHARE = 0.5  # of the letters in unsegmented scripts

@@ -6,14 +6,22 @@ word is what the jieba segmenter (dictionary + HMM, deterministic) cuts, in
 Japanese what MeCab with the IPA dictionary cuts (the words of sacreBLEU's
 `ja-mecab` tokenizer), in Thai what PyThaiNLP's `newmm` cuts (dictionary-based
 maximal matching), in Lao what LaoNLP cuts, in Khmer what khmer-nltk cuts (a
-CRF). That is the word cleaning writes for `bpe.backend: sentencepiece`, and
+CRF), in Burmese what mmdt-tokenizer cuts (syllables joined by grammar rules and
+a lexicon: postpositions, particles and auxiliaries become words of their own).
+That is the word cleaning writes for `bpe.backend: sentencepiece`, and
 SentencePiece then cuts pieces inside those words, never across them, so the
-word-level files and the subword files hold the same words. The Thai, Lao and
-Khmer tools cut only the runs of their own script: a format string (`%.*s`),
-a program name or a number between them stays one token, as spaces left it. A
-zero-width space (U+200B, which Khmer and Lao writers put between some words)
-counts as a space. Burmese has no segmenter here: its text must come
-pre-segmented (`tokenize: false`).
+word-level files and the subword files hold the same words. The Thai, Lao,
+Khmer and Burmese tools cut only the runs of their own script: a format string
+(`%.*s`), a program name or a number between them stays one token, as spaces
+left it. A zero-width space (U+200B, which Khmer, Lao and Burmese writers put
+between some words) counts as a space.
+
+A segmenter only decides where words end: the words written are slices of the
+text it was given. mmdt-tokenizer drops the Burmese comma and full stop (`၊`,
+`။`) and puts some stacked marks in another order (the dot below, U+1037, and
+the asat, U+103A); here a dropped character becomes a word of its own and a
+reordered word keeps the text's own order, so no character is lost or changed
+(`_slices`).
 
 Lengths for cleaning (`line_length`): a side in an unsegmented script counts its
 characters (grapheme clusters, spaces left out), so a clause that was not
@@ -33,20 +41,24 @@ from phrasenmt.text.scripts import UNSEGMENTED_LANGUAGES, detect_unsegmented
 # languages whose words a segmenter here can cut: language code -> tool
 SEGMENTABLE = {"zh": "jieba", "zho": "jieba", "yue": "jieba", "ja": "MeCab", "jpn": "MeCab",
                "th": "PyThaiNLP", "tha": "PyThaiNLP", "lo": "LaoNLP", "lao": "LaoNLP",
-               "km": "khmer-nltk", "khm": "khmer-nltk"}
+               "km": "khmer-nltk", "khm": "khmer-nltk",
+               "my": "mmdt-tokenizer", "mya": "mmdt-tokenizer"}
 # what each tool imports, and how a user installs it
 _MODULES = {"jieba": ("jieba",), "MeCab": ("MeCab", "ipadic"), "PyThaiNLP": ("pythainlp",),
-            "LaoNLP": ("laonlp",), "khmer-nltk": ("khmernltk",)}
+            "LaoNLP": ("laonlp",), "khmer-nltk": ("khmernltk",),
+            "mmdt-tokenizer": ("mmdt_tokenizer",)}
 _INSTALL = {"jieba": "pip install jieba (or pip install 'phrasenmt[zh]')",
             "MeCab": "pip install 'sacrebleu[ja]' (MeCab and its IPA dictionary, "
                      "as sacreBLEU's ja-mecab uses them; or pip install 'phrasenmt[ja]')",
             "PyThaiNLP": "pip install pythainlp (or pip install 'phrasenmt[th]')",
             "LaoNLP": "pip install laonlp (or pip install 'phrasenmt[lo]')",
-            "khmer-nltk": "pip install khmer-nltk (or pip install 'phrasenmt[km]')"}
+            "khmer-nltk": "pip install khmer-nltk (or pip install 'phrasenmt[km]')",
+            "mmdt-tokenizer": "pip install mmdt-tokenizer (or pip install 'phrasenmt[my]')"}
 # the letters (and marks, digits) a script-run segmenter cuts; the rest of a
 # space-separated token is kept whole
 _SCRIPT_RUN = {"PyThaiNLP": regex.compile(r"\p{Thai}+"), "LaoNLP": regex.compile(r"\p{Lao}+"),
-               "khmer-nltk": regex.compile(r"\p{Khmer}+")}
+               "khmer-nltk": regex.compile(r"\p{Khmer}+"),
+               "mmdt-tokenizer": regex.compile(r"\p{Myanmar}+")}
 ZERO_WIDTH_SPACE = "\u200b"
 _GRAPHEME = regex.compile(r"\X")
 # a space between two characters of scripts without spaces (or their
@@ -81,11 +93,7 @@ def segmenter_missing(lang: str) -> str | None:
     (or needs no cutting)."""
     if not is_unsegmented(lang):
         return None
-    tool = SEGMENTABLE.get(lang)
-    if tool is None:
-        return (f"{lang!r} ({UNSEGMENTED_LANGUAGES[lang]}) puts no space between "
-                "words and has no word segmenter here: give pre-segmented text "
-                "(words separated by spaces) and set tokenize: false")
+    tool = SEGMENTABLE[lang]  # every language written without spaces has one
     try:
         for module in _MODULES[tool]:
             __import__(module)
@@ -133,6 +141,11 @@ def _script_cutter(tool: str) -> Callable[[str], list[str]]:
         from laonlp.tokenize import word_tokenize
 
         return word_tokenize
+    if tool == "mmdt-tokenizer":
+        from mmdt_tokenizer import MyanmarWordTokenizer
+
+        tokenizer = MyanmarWordTokenizer()
+        return lambda run: tokenizer.tokenize(run)[0]
     logging.getLogger("khmer-nltk").setLevel(logging.WARNING)  # "Loaded model from ..."
     from khmernltk import word_tokenize
 
@@ -150,13 +163,50 @@ def _script_run_words(cut: Callable[[str], list[str]],
             for run in script.finditer(token):
                 if run.start() > start:
                     out.append(token[start:run.start()])
-                out.extend(word for w in cut(run.group()) if (word := w.strip()))
+                out.extend(_slices(run.group(), cut(run.group())))
                 start = run.end()
             if start < len(token):
                 out.append(token[start:])
         return " ".join(out)
 
     return words
+
+
+SLACK = 4  # characters a segmenter may have dropped before a word
+
+
+def _slices(text: str, words: list[str]) -> list[str]:
+    """`text` cut where a segmenter's `words` end: slices of `text`, so that
+    their concatenation is `text` whatever the tool dropped or reordered. A word
+    is found at the cursor, or up to `SLACK` characters on (what lay between is
+    a word of its own), with its characters in the text's order or in another;
+    a word not found there adds no cut, and its characters go to the next."""
+    out: list[str] = []
+    start = pos = 0
+    for word in (w.strip() for w in words):
+        if not word:
+            continue
+        found = _find(text, word, pos)
+        if found is None:
+            continue
+        if found > start:
+            out.append(text[start:found])
+        out.append(text[found:found + len(word)])
+        start = pos = found + len(word)
+    if start < len(text):
+        out.append(text[start:])
+    return [piece for piece in out if piece.strip()]
+
+
+def _find(text: str, word: str, pos: int) -> int | None:
+    """Where `word` (its characters in any order) starts in `text`, at `pos` or
+    up to `SLACK` characters later."""
+    letters = sorted(word)
+    for at in range(pos, min(pos + SLACK, len(text) - len(word)) + 1):
+        piece = text[at:at + len(word)]
+        if piece == word or sorted(piece) == letters:
+            return at
+    return None
 
 
 def join_unsegmented(line: str) -> str:
