@@ -70,12 +70,13 @@ def search_seconds(wall_all: float, wall_one: float) -> float:
 # -- running commands ----------------------------------------------------------
 
 
-def thread_env(threads: int) -> dict[str, str]:
-    """The environment of every timed command: T threads, our sources first."""
+def thread_env(threads: int, src: Path | None = None) -> dict[str, str]:
+    """The environment of every timed command: T threads, our sources first
+    (`src`: another checkout's, for --against)."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads),
                MKL_NUM_THREADS=str(threads), PYTHONHASHSEED="0")
     env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(REPO / "src"), os.environ.get("PYTHONPATH")) if p)
+        p for p in (str(src or REPO / "src"), os.environ.get("PYTHONPATH")) if p)
     return env
 
 
@@ -188,8 +189,10 @@ def our_spec(args: argparse.Namespace) -> dict:
     return {"arch": "transformer", "preset": "small", "train": train}
 
 
-def train_ours(args: argparse.Namespace, data: Data, outdir: Path) -> TrainRun:
-    """`python -m phrasenmt.train` on the BPE'd text, fp32 unless --precision."""
+def train_ours(args: argparse.Namespace, data: Data, outdir: Path,
+               src: Path | None = None) -> TrainRun:
+    """`python -m phrasenmt.train` on the BPE'd text, fp32 unless --precision
+    (`src`: the package of another checkout)."""
     bpe = data.bpe
     wall = run(ours("train", "--spec", json.dumps(our_spec(args)),
                     "--train-src", str(bpe / f"train.bpe.{SRC}"),
@@ -199,7 +202,7 @@ def train_ours(args: argparse.Namespace, data: Data, outdir: Path) -> TrainRun:
                     "--outdir", str(outdir), "--seed", "1",
                     "--threads", str(args.threads), "--device", "cpu",
                     "--precision", args.precision, "--no-progress"),
-               "our training", thread_env(args.threads), Path(f"{outdir}.log"))
+               "our training", thread_env(args.threads, src), Path(f"{outdir}.log"))
     rows = our_train_windows((outdir / "metrics.tsv").read_text("utf-8"))
     s = summarize_windows(rows, args.updates, args.log_interval)
     checkpoint = outdir / "checkpoints" / f"checkpoint_{args.updates}.pt"
@@ -216,7 +219,7 @@ def full_length(args: argparse.Namespace) -> list[str]:
 
 
 def decode_ours(args: argparse.Namespace, data: Data, checkpoint: Path,
-                out: Path) -> tuple[float, float, list[str]]:
+                out: Path, src: Path | None = None) -> tuple[float, float, list[str]]:
     """`python -m phrasenmt.translate` -> (search s, wall s, hypotheses)."""
     walls = []
     for split in ("one", "test"):
@@ -228,6 +231,6 @@ def decode_ours(args: argparse.Namespace, data: Data, checkpoint: Path,
             "--max-len-b", str(MAX_LEN_B), "--batch-size",
             str(args.decode_batch), "--threads", str(args.threads), "--device", "cpu",
             "--precision", args.precision, *full_length(args)),
-            "our translate", thread_env(args.threads), Path(f"{out}.{split}.log")))
+            "our translate", thread_env(args.threads, src), Path(f"{out}.{split}.log")))
     lines = hyps.read_text("utf-8").splitlines()
     return search_seconds(walls[1], walls[0]), walls[1], lines

@@ -12,6 +12,9 @@ of the project: `--install` puts it into its own virtual environment.
     python -m benchmarks.speed --suite peers --multi30k MIRROR --threads 1  # ~10 min
     python -m benchmarks.speed --suite peers --multi30k MIRROR --updates 400 \
         --log-interval 50 --rounds 3
+    python -m benchmarks.speed --suite peers --multi30k MIRROR --against OLD/src
+    # a third column: our package of another checkout (git worktree add OLD REV),
+    # trained and decoded by the same commands in turn with the other two
 
 MIRROR is a Multi30k mirror (data/task1/raw/*.gz), the workflow's `mirror:`.
 The table is printed, and the figures of every run and their means go to
@@ -32,6 +35,7 @@ ratio is left out when the mean hypothesis lengths differ by more than 25%.
 from __future__ import annotations
 
 import argparse
+import functools
 import shutil
 import statistics
 import sys
@@ -101,24 +105,36 @@ def decode_run(seconds: float, wall: float, lines: list[str],
 
 SYSTEMS = {"ours": (ours.train_ours, ours.decode_ours),
            "fairseq": (theirs.train_fairseq, theirs.decode_fairseq)}
+BEFORE = "before"  # --against: our package of another checkout
+
+
+def systems(against: Path | None) -> dict:
+    """The systems to alternate: ours, fairseq, and with --against the other
+    checkout's package, trained and decoded by the same commands."""
+    if against is None:
+        return SYSTEMS
+    return {**SYSTEMS, BEFORE: (functools.partial(ours.train_ours, src=against),
+                                functools.partial(ours.decode_ours, src=against))}
 
 
 def alternate(args: argparse.Namespace, data: ours.Data, work: Path
               ) -> tuple[dict[str, list[ours.TrainRun]], dict[str, list[DecodeRun]]]:
-    """Train ours, fairseq, ours, ...; then decode with each run's checkpoint."""
-    trains: dict[str, list[ours.TrainRun]] = {name: [] for name in SYSTEMS}
+    """Train ours, fairseq, ours, ... (ours, fairseq, before, ... with
+    --against); then decode with each run's checkpoint."""
+    runs = systems(args.against)
+    trains: dict[str, list[ours.TrainRun]] = {name: [] for name in runs}
     for r in range(args.rounds):
-        for name, (train, _) in SYSTEMS.items():
+        for name, (train, _) in runs.items():
             done = train(args, data, work / f"train.{name}.{r + 1}")
             trains[name].append(done)
             print(f"round {r + 1} train  {name:8s} {done.tokens_per_s:8.0f} tok/s  "
                   f"loss {done.loss:.3f}  nll {done.nll:.3f}  "
                   f"command {done.wall:.0f} s", flush=True)
     sentences = len((data.bpe / f"test.bpe.{ours.SRC}").read_text("utf-8").splitlines())
-    decodes: dict[str, list[DecodeRun]] = {name: [] for name in SYSTEMS}
+    decodes: dict[str, list[DecodeRun]] = {name: [] for name in runs}
     for r in range(args.rounds):
         for rep in range(args.decode_repeats):  # ours, fairseq, ours, ...
-            for name, (_, decode) in SYSTEMS.items():
+            for name, (_, decode) in runs.items():
                 ckpt = trains[name][r].checkpoint
                 out = work / f"decode.{name}.{r + 1}.{rep + 1}"
                 done = decode_run(*decode(args, data, ckpt, out), sentences)
@@ -131,7 +147,8 @@ def alternate(args: argparse.Namespace, data: ours.Data, work: Path
 
 def table(trains: dict[str, list[ours.TrainRun]], decodes: dict[str, list[DecodeRun]],
           updates: int, full_length: bool = False) -> str:
-    """A Markdown table of the means over rounds, with ours / fairseq.
+    """A Markdown table of the means over rounds, with ours / fairseq (and,
+    with --against, the other checkout's column and its ratio to fairseq).
 
     Under --full-length both decoders write the same number of tokens per
     sentence, so the decoding ratio stands whatever the word counts."""
@@ -145,15 +162,20 @@ def table(trains: dict[str, list[ours.TrainRun]], decodes: dict[str, list[Decode
             ("beam search sentences/s", decodes, "sentences_per_s", "{:.2f}", True),
             ("hypothesis length (words)", decodes, "words", "{:.1f}", False),
             ("decode command wall s", decodes, "wall", "{:.1f}", False)]
-    lengths = [mean(decodes[name], "words") for name in SYSTEMS]
-    out = ["| measure | ours | fairseq | ours / fairseq |", "|---|---:|---:|---:|"]
+    mine = ["ours"] + ([BEFORE] if BEFORE in trains else [])
+    head = ["ours", "fairseq"] + mine[1:] + [f"{name} / fairseq" for name in mine]
+    out = ["| measure | " + " | ".join(head) + " |", "|---" + "|---:" * len(head) + "|"]
     for label, runs, field, fmt, ratio in rows:
-        a, b = mean(runs["ours"], field), mean(runs["fairseq"], field)
-        cell = f"{a / b:.2f}" if ratio else ""
-        if (ratio and runs is decodes and not full_length
-                and not comparable_lengths(*lengths)):
-            cell = "n/a: hypothesis lengths differ"
-        out.append(f"| {label} | {fmt.format(a)} | {fmt.format(b)} | {cell} |")
+        fairseq = mean(runs["fairseq"], field)
+        cells = [fmt.format(mean(runs[name], field)) for name in ("ours", "fairseq")]
+        cells += [fmt.format(mean(runs[name], field)) for name in mine[1:]]
+        for name in mine:
+            cell = f"{mean(runs[name], field) / fairseq:.2f}" if ratio else ""
+            if (ratio and runs is decodes and not full_length and not comparable_lengths(
+                    mean(decodes[name], "words"), mean(decodes["fairseq"], "words"))):
+                cell = "n/a: hypothesis lengths differ"
+            cells.append(cell)
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
@@ -162,7 +184,8 @@ def benchmark(args: argparse.Namespace, version: str, work: Path,
     """Prepare the data in `work` (tokenize, BPE, binarize), run both systems
     alternately, print the table, record every run and the table's means."""
     print(f"updates={args.updates} max_tokens={args.max_tokens} rounds={args.rounds} "
-          f"precision(ours)={args.precision} fairseq={version} work={work}", flush=True)
+          f"precision(ours)={args.precision} fairseq={version} work={work}"
+          + (f" {BEFORE}={args.against}" if args.against else ""), flush=True)
     start = time.perf_counter()
     limits = {"train": args.train_lines, "valid": args.dev_lines,
               "test": args.test_sentences}
@@ -186,7 +209,7 @@ def benchmark(args: argparse.Namespace, version: str, work: Path,
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """Command-line options."""
-    p = harness.parser("peers", __doc__.split("\n")[0], cpu_only=(
+    p = harness.parser("peers", __doc__.split("\n")[0], against=True, cpu_only=(
         "both sides train on the CPU here; on a GPU, python -m tests.gpu.check "
         "compares with fairseq"), max_tokens=4096, rounds=2, workdir=None,
         updates=(30, "updates per training run"))

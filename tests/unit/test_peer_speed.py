@@ -142,3 +142,23 @@ def test_table_gives_the_decoding_ratio_at_full_length_only() -> None:
     row = [line for line in peer.table(trains, decodes, 30, full_length=True)
            .splitlines() if line.startswith("| beam search")]
     assert row == ["| beam search sentences/s | 15.00 | 12.00 | 1.25 |"]
+
+
+def test_against_adds_the_other_checkout_beside_ours_and_fairseq(tmp_path: Path) -> None:
+    (tmp_path / "phrasenmt").mkdir()
+    args = peer.parse_args(["--multi30k", "m", "--against", str(tmp_path)])
+    runs = peer.systems(args.against)
+    assert list(runs) == ["ours", "fairseq", peer.BEFORE]
+    assert runs[peer.BEFORE][0].keywords == {"src": tmp_path}
+    assert peer.systems(None) is peer.SYSTEMS
+    env = peer_ours.thread_env(2, tmp_path)
+    assert env["PYTHONPATH"].split(":")[0] == str(tmp_path)
+    assert env["OMP_NUM_THREADS"] == "2"
+    trains = {name: [peer_ours.TrainRun(speed, 8.8, 8.7, 90.0, Path("c.pt"))]
+              for name, speed in (("ours", 1300.0), ("fairseq", 1000.0),
+                                  (peer.BEFORE, 1100.0))}
+    decodes = {name: [peer.DecodeRun(10.0, 20.0, 20.0)] for name in trains}
+    lines = peer.table(trains, decodes, 30).splitlines()
+    assert lines[0] == ("| measure | ours | fairseq | before | ours / fairseq "
+                        "| before / fairseq |")
+    assert lines[2] == "| train target tokens/s | 1300 | 1000 | 1100 | 1.30 | 1.10 |"
