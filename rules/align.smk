@@ -15,7 +15,7 @@ rule align:
     params:
         aligner=W.base.aligner_args,
         seed=config["seed"],
-        heldout=W.corpus.heldout_align_args,
+        splits=W.corpus.align_split_args,
     threads: HALF_CORES
     log:
         "results/logs/align/{dataset}.log",
@@ -25,7 +25,7 @@ rule align:
         "../envs/align.yaml"
     shell:
         "python -m phrasenmt.align run {params.aligner} --src {input.src} "
-        "--tgt {input.tgt} {params.heldout} --heldout-dir {output.heldout} "
+        "--tgt {input.tgt} {params.splits} --heldout-dir {output.heldout} "
         "--fwd {output.fwd} --rev {output.rev} --seed {params.seed} "
         "--threads {threads} > {log} 2>&1"
 

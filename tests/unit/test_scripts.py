@@ -98,6 +98,26 @@ def test_bpe_learn_and_align_warn_on_unsegmented_text(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("warning:") == 1 and f"warning: {zh}: " in err
     assert "word alignment will see clause-sized words" in err
+    # a side cleaning cut with its segmenter (a test set of long names): no warning
+    align_cli.main(["run", "--src", str(zh), "--tgt", str(en), "--backend",
+                    "fast_align", "--fwd", str(tmp_path / "fwd"),
+                    "--rev", str(tmp_path / "rev"), "--seed", "1",
+                    "--heldout", "test", str(zh), str(en),
+                    "--heldout-dir", str(tmp_path / "held"), "--segmented", "src"])
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_alignment_is_told_which_sides_cleaning_segmented():
+    from phrasenmt.workflow import corpus
+
+    ds = {"source": "local", "tokenize": True, "src": "my", "tgt": "en",
+          "bpe": {"backend": "sentencepiece"}, "local": {"test": {}}}
+    config = {"datasets": {"my_en": ds}}
+    assert corpus.align_split_args(config, "my_en").endswith("--segmented src")
+    ds["tokenize"] = False  # the user's own words: the check stays
+    assert "--segmented" not in corpus.align_split_args(config, "my_en")
+    ds.update(tokenize=True, bpe={"backend": "subword-nmt"})  # Moses: the check stays
+    assert "--segmented" not in corpus.align_split_args(config, "my_en")
 
 
 def test_start_up_warns_on_a_language_without_spaces_to_moses_tokenize():

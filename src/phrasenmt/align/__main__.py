@@ -62,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a held-out split aligned in the same run (repeatable)")
     run.add_argument("--heldout-dir", type=output_dir,
                      help="folder for NAME.fwd and NAME.rev of each --heldout")
+    run.add_argument("--segmented", choices=("src", "tgt"), action="append",
+                     default=[], help="a side whose words cleaning cut with its "
+                     "language's word segmenter (clean --raw): no warning that "
+                     "its text looks unsegmented (repeatable)")
     sym = sub.add_parser("symmetrize", help="combine forward and reverse links")
     sym.add_argument("--fwd", required=True)
     sym.add_argument("--rev", required=True)
@@ -86,9 +90,12 @@ def run_alignment(args: argparse.Namespace) -> None:
     parts = [("", *read_corpus(args.src, args.tgt))]
     parts += [(name, *read_corpus(s, t)) for name, s, t in args.heldout]
     files = [args.src, args.tgt, *(p for _, s, t in args.heldout for p in (s, t))]
-    sides = [side for _, src, tgt in parts for side in (src, tgt)]
-    for path, sentences in zip(files, sides, strict=True):
-        warn_if_unsegmented(path, (" ".join(s) for s in sentences), "word alignment")
+    sides = [(name, side) for _, src, tgt in parts
+             for name, side in (("src", src), ("tgt", tgt))]
+    for path, (name, sentences) in zip(files, sides, strict=True):
+        if name not in args.segmented:  # a segmenter's words may be long: names
+            warn_if_unsegmented(path, (" ".join(s) for s in sentences),
+                                "word alignment")
     src = [s for _, part, _ in parts for s in part]
     tgt = [t for _, _, part in parts for t in part]
     fwd, rev = align(args.backend, src, tgt, threads=args.threads,

@@ -199,10 +199,18 @@ def align_inputs(config: dict, dataset: str) -> dict[str, str]:
     return files
 
 
-def heldout_align_args(config: dict, dataset: str) -> str:
-    """`--heldout SPLIT SRC TGT` of every held-out split."""
-    return " ".join(f"--heldout {split} {src} {tgt}"
-                    for split, (src, tgt) in heldout_splits(config, dataset).items())
+def align_split_args(config: dict, dataset: str) -> str:
+    """`--heldout SPLIT SRC TGT` of every held-out split, and `--segmented SIDE`
+    of each side whose words cleaning cut with its language's segmenter."""
+    from phrasenmt.text.words import SEGMENTABLE
+
+    args = [f"--heldout {split} {src} {tgt}"
+            for split, (src, tgt) in heldout_splits(config, dataset).items()]
+    if raw_words(config, dataset):
+        args += [f"--segmented {side}" for side, lang
+                 in zip(("src", "tgt"), wf.langs(config, dataset), strict=True)
+                 if lang in SEGMENTABLE]
+    return " ".join(args)
 
 
 def segment_inputs(config: dict, dataset: str, split: str,
