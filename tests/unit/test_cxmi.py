@@ -142,7 +142,9 @@ def test_cxmi_is_exactly_zero_when_the_context_attention_is_zeroed(arch):
 
 def test_a_random_context_control_meets_a_random_context_of_another_seed():
     assert scored_context(("random", 4), "own") == ("random", 4)
-    assert scored_context(("random", 4), "random") == ("random", 5)
+    # ... that avoids, line by line, the control's own draw (seed 4)
+    assert scored_context(("random", 4), "random") == ("random", 5, 4)
+    assert scored_context(("real", 4), "random") == ("random", 5)
     assert scored_context(("real", 4), "none") == ("none", 5)
 
 
@@ -251,9 +253,11 @@ def test_a_control_on_two_documents_draws_its_own_random_context_again():
     two = ["a"] * 4 + ["b"] * 3  # one other document to draw from: always the same
     assert random_drawn_again(ContextSource(doc_ids=two, mode=("random", 1)), 2) == {
         "lines": 5, "same": 5, "sources": 2}
-    many = [d for d in "abcdefghij" for _ in range(4)]
-    again = random_drawn_again(ContextSource(doc_ids=many, mode=("random", 1)), 1)
-    assert again["lines"] == 30 and again["sources"] == 10 and again["same"] < 15
+    # with a third document the scoring draw never gives the control's own
+    for docs in ("abc", "abcde", "abcdefghij"):
+        many = [d for d in docs for _ in range(4)]
+        again = random_drawn_again(ContextSource(doc_ids=many, mode=("random", 1)), 1)
+        assert again == {"lines": 3 * len(docs), "same": 0, "sources": len(docs)}
     # a model reading its real context draws nothing of its own
     assert random_drawn_again(ContextSource(doc_ids=two, mode=("real", 1)), 2) is None
 
@@ -263,6 +267,10 @@ def test_a_control_on_explicit_contexts_counts_the_same_draws():
                {"src": ["y"], "tgt": []}, {"src": [], "tgt": []}]
     again = random_drawn_again(ContextSource(entries=entries, mode=("random", 3)), 1)
     assert again == {"lines": 3, "same": 3, "sources": 2}  # two contexts: swapped alike
+    entries.append({"src": ["z"], "tgt": []})  # a third: the scoring draw avoids
+    for seed in range(1, 20):
+        again = random_drawn_again(ContextSource(entries=entries, mode=("random", seed)), 1)
+        assert again == {"lines": 4, "same": 0, "sources": 3}
 
 
 def test_the_json_of_a_control_on_two_documents_says_so(tmp_path, capsys):

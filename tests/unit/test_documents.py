@@ -178,3 +178,30 @@ def test_target_context_is_the_models_own_translation_in_document_order():
     order = [vocab.decode(row) for row, _ in model.seen]
     assert order.index(["t9", "t9"]) > order.index(["t5"]) > order.index(["t1", "t2"])
     assert seen[tuple(vocab.encode("t20"))]["tgt"].eq(PAD).all()
+
+
+IDS = [d for d, n in zip("abcde", (3, 5, 2, 4, 6), strict=True) for _ in range(n)]
+
+
+def test_a_random_draw_without_avoid_is_the_one_it_always_was():
+    # seed 1, K = 2: the contexts drawn before the draw learnt to avoid one, so
+    # that the random-context CXMI of a model that reads its real context and
+    # every control's training contexts stay as they were
+    assert context_indices(IDS, 2, "random", 1) == [
+        [], [3], [14, 15], [], [0], [8, 9], [1, 2], [12, 13], [], [10], [], [3],
+        [0, 1], [1, 2], [], [10], [10, 11], [1, 2], [12, 13], [8, 9]]
+
+
+def test_a_draw_that_avoids_another_never_meets_it_where_a_third_exists():
+    docs = documents(IDS)
+    doc_of = {i: d for d, lines in enumerate(docs) for i in lines}
+    for seed in range(1, 30):
+        own = context_indices(IDS, 2, "random", seed)
+        scored = context_indices(IDS, 2, "random", seed + 1, seed)
+        for i, (a, b) in enumerate(zip(own, scored, strict=True)):
+            assert len(a) == len(b)
+            if b:
+                assert a != b and doc_of[b[0]] != doc_of[i]
+                assert len({doc_of[j] for j in b}) == 1
+    two = IDS[:8]  # documents a and b: nothing else to draw, so the draws agree
+    assert context_indices(two, 1, "random", 2, 1) == context_indices(two, 1, "random", 1)

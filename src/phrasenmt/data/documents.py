@@ -70,10 +70,11 @@ def read_docs(path: str | os.PathLike, n_lines: int | None = None,
 
 
 def context_indices(doc_ids: list[str], size: int, mode: str = "real",
-                    seed: int = 1) -> list[list[int]]:
+                    seed: int = 1, avoid_seed: int | None = None) -> list[list[int]]:
     """For each line, the indices of its context lines, oldest first: up to `size`
     previous lines of its document (`real`), none (`none`), or as many lines of
-    another document (`random`, see `random_context_indices`)."""
+    another document (`random`, see `random_context_indices`; `avoid_seed`: not
+    the document the draw with that seed gives the line, where a third exists)."""
     if size < 0:
         raise ValueError(f"context size must be >= 0, got {size}")
     if mode not in CONTEXT_MODES:
@@ -81,7 +82,10 @@ def context_indices(doc_ids: list[str], size: int, mode: str = "real",
     if mode == "none":
         return [[] for _ in doc_ids]
     real = _previous_lines(doc_ids, size)
-    return real if mode == "real" else random_context_indices(doc_ids, real, seed)
+    if mode == "real":
+        return real
+    avoid = None if avoid_seed is None else _random_documents(doc_ids, real, avoid_seed)
+    return random_context_indices(doc_ids, real, seed, avoid)
 
 
 def _previous_lines(doc_ids: list[str], size: int) -> list[list[int]]:
@@ -95,14 +99,34 @@ def _previous_lines(doc_ids: list[str], size: int) -> list[list[int]]:
     return out
 
 
-def random_context_indices(doc_ids: list[str], real: list[list[int]],
-                           seed: int) -> list[list[int]]:
+def random_context_indices(doc_ids: list[str], real: list[list[int]], seed: int,
+                           avoid: list[int | None] | None = None) -> list[list[int]]:
     """Random-context control: line i at position p of its document, with n real
     context lines, gets n consecutive lines of another document that has at least
     n lines, ending at position min(p, its length) - 1 (so at earlier positions
     than p). The other document is drawn with `random.Random(seed)` in line order:
-    the same seed and ids give the same contexts. With a single document there is
-    no other to draw from: an error."""
+    the same seed and ids give the same contexts. `avoid` (per line, a document
+    index) is not drawn either where the pool holds a third document: a control
+    scored against a random context then never meets the context it reads. With a
+    single document there is no other to draw from: an error."""
+    docs = documents(doc_ids)
+    doc_of = [d for d, lines in enumerate(docs) for _ in lines]
+    out: list[list[int]] = []
+    for i, (ctx, other) in enumerate(zip(
+            real, _random_documents(doc_ids, real, seed, avoid), strict=True)):
+        if other is None:
+            out.append([])
+            continue
+        lines, n = docs[other], len(ctx)
+        end = min(i - docs[doc_of[i]][0], len(lines))
+        out.append(lines[max(0, end - n):end])
+    return out
+
+
+def _random_documents(doc_ids: list[str], real: list[list[int]], seed: int,
+                      avoid: list[int | None] | None = None) -> list[int | None]:
+    """Per line, the document its random context comes from (None: no context);
+    `random_context_indices` says how it is drawn."""
     docs = documents(doc_ids)
     if len(docs) < 2 and any(real):
         raise InputError("a random-context control needs at least two documents; "
@@ -112,29 +136,32 @@ def random_context_indices(doc_ids: list[str], real: list[list[int]],
     at_least = {n: [d for d, lines in enumerate(docs) if len(lines) >= n]
                 for n in range(1, longest + 1)}
     rng = random.Random(seed)
-    out: list[list[int]] = []
+    out: list[int | None] = []
     for i, ctx in enumerate(real):
         n = len(ctx)
         if not n:
-            out.append([])
+            out.append(None)
             continue
         own = doc_of[i]
         pool = at_least[n] if len(at_least[n]) > 1 else at_least[1]
+        barred = {own}
+        if avoid is not None and avoid[i] is not None and len(pool) > 2:
+            barred.add(avoid[i])  # own and avoid[i] are in the pool (n lines or more)
         other = own
-        while other == own:
+        while other in barred:
             other = pool[rng.randrange(len(pool))]
-        lines = docs[other]
-        end = min(i - docs[own][0], len(lines))
-        out.append(lines[max(0, end - n):end])
+        out.append(other)
     return out
 
 
-def random_explicit_context(entries: list[dict[str, list[str]]], seed: int
+def random_explicit_context(entries: list[dict[str, list[str]]], seed: int,
+                            avoid_seed: int | None = None
                             ) -> list[dict[str, list[str]]]:
     """Random-context control for explicit contexts (contrastive items): every
     distinct non-empty context is replaced by another distinct one (drawn with
     `seed`, cut to as many sentences as it had), the same replacement for every
-    line that shares it, so an item's variants keep one context."""
+    line that shares it, so an item's variants keep one context. `avoid_seed`:
+    not the one the draw with that seed gives it either, where a third exists."""
     keys = [json.dumps(e, sort_keys=True) for e in entries]
     distinct = [k for k in dict.fromkeys(keys) if any(json.loads(k).values())]
     if len(distinct) < 2:
@@ -143,23 +170,38 @@ def random_explicit_context(entries: list[dict[str, list[str]]], seed: int
                              "different contexts; the context file has one",
                              "--context")
         return entries
-    rng = random.Random(seed)
+    avoid = (_other_contexts(distinct, avoid_seed) if avoid_seed is not None
+             else dict.fromkeys(distinct))
     swap = {}
-    for k in distinct:
-        other = k
-        while other == k:
-            other = distinct[rng.randrange(len(distinct))]
+    for k, other in _other_contexts(distinct, seed, avoid).items():
         own, new = json.loads(k), json.loads(other)
         swap[k] = {side: new[side][-len(own[side]):] if own[side] else []
                    for side in CONTEXT_SIDES}
     return [swap.get(k, e) for k, e in zip(keys, entries, strict=True)]
 
 
+def _other_contexts(distinct: list[str], seed: int,
+                    avoid: dict[str, str | None] | None = None) -> dict[str, str]:
+    """Each context of `distinct` -> another, drawn with `random.Random(seed)` in
+    order; not `avoid[k]` either where a third exists."""
+    rng = random.Random(seed)
+    out = {}
+    for k in distinct:
+        barred = {k}
+        if avoid is not None and avoid[k] is not None and len(distinct) > 2:
+            barred.add(avoid[k])
+        other = k
+        while other in barred:
+            other = distinct[rng.randrange(len(distinct))]
+        out[k] = other
+    return out
+
+
 def drawn_again_often(again: dict[str, int] | None) -> bool:
     """Whether at least a tenth of a control's lines with a context drew their
     own random context again (`decoding.context.random_drawn_again`): worth a
-    warning and a note in the context-usage table. With many documents about
-    one line in (documents - 1) does, which moves nothing."""
+    warning and a note in the context-usage table. The scoring draw avoids the
+    control's own wherever a third document exists, so this happens with two."""
     return bool(again and again["lines"] and again["same"] * 10 >= again["lines"])
 
 

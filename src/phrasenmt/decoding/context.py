@@ -78,7 +78,9 @@ class ContextSource:
 
     doc_ids: list[str] | None = None  # --docs: one id per line
     entries: list[dict[str, list[str]]] | None = None  # --context: per line
-    mode: tuple[str, int] = ("real", 1)  # what the model reads: context_mode()
+    # what the model reads: context_mode(), or scored_context()'s (mode, seed,
+    # seed of the draw to avoid)
+    mode: tuple = ("real", 1)
 
 
 @dataclass
@@ -95,12 +97,17 @@ class Search:
 CONTEXT_AS = ("own", "none", "random")  # what `--context-as` gives the model
 
 
-def scored_context(own: tuple[str, int], context_as: str) -> tuple[str, int]:
+def scored_context(own: tuple[str, int], context_as: str) -> tuple:
     """The context mode to score or decode with: the model's own, none, or a
     random context drawn with another seed than the model's own (so that a
-    random-context control meets sentences it was not trained with)."""
+    random-context control meets sentences it was not trained with). For a
+    random-context control the draw also avoids, line by line, the document (or
+    explicit context) its own draw gives, wherever a third one exists: its CXMI
+    against a random context then never compares a context with itself."""
     if context_as == "own":
         return own
+    if context_as == "random" and own[0] == "random":
+        return (context_as, own[1] + 1, own[1])
     return (context_as, own[1] + 1)
 
 
@@ -109,21 +116,22 @@ def random_drawn_again(source: ContextSource, size: int) -> dict[str, int] | Non
     context, how many get the very same context again when a random context is
     drawn for scoring (`scored_context(..., "random")`). A line's random
     context is the lines of one other document at its position (with --docs)
-    or another item's context (with --context), so with few documents or
-    contexts the two draws often agree: with two documents, on every line,
-    where the line adds exactly 0 to the control's CXMI against a random
-    context. None for a model that reads its real context."""
+    or another item's context (with --context); the scoring draw avoids the
+    control's own where a third exists, so only with two documents (or two
+    contexts) do the draws agree, then on every line, where the line adds
+    exactly 0 to the control's CXMI against a random context. None for a model
+    that reads its real context."""
     if source.mode[0] != "random":
         return None
-    seeds = (source.mode[1], scored_context(source.mode, "random")[1])
+    modes = (source.mode[1:], scored_context(source.mode, "random")[1:])
     if source.doc_ids is not None:
-        own, again = (context_indices(source.doc_ids, size, "random", s) for s in seeds)
+        own, again = (context_indices(source.doc_ids, size, "random", *m) for m in modes)
         lines = [i for i, row in enumerate(own) if row]
         units = len(documents(source.doc_ids))
     else:
         own, again = ([{side: e[side][-size:] for side in sorted(e)}
-                       for e in random_explicit_context(source.entries, s)]
-                      for s in seeds)
+                       for e in random_explicit_context(source.entries, *m)]
+                      for m in modes)
         lines = [i for i, e in enumerate(own) if any(e.values())]
         units = len({repr(sorted(e.items())) for e in source.entries if any(e.values())})
     same = sum(own[i] == again[i] for i in lines)
@@ -182,7 +190,7 @@ def context_rows(source: ContextSource, size: int, own: dict[str, list[Ids]],
     if source.mode[0] == "none":
         entries = [{side: [] for side in own} for _ in entries]
     elif source.mode[0] == "random":
-        entries = random_explicit_context(entries, source.mode[1])
+        entries = random_explicit_context(entries, *source.mode[1:])
     return {side: [[vocabs[side].encode(s) for s in entry[side][-size:]]
                    for entry in entries]
             for side in own}
@@ -301,7 +309,7 @@ def decode_lines(model: nn.Module, src_ids: list[Ids], rows: Rows, lines: list[i
 
 def translate_in_rounds(model: nn.Module, src_ids: list[Ids], doc_ids: list[str],
                         opts: Search, side: dict[str, list[Ids]],
-                        mode: tuple[str, int] = ("real", 1)) -> list[Ids]:
+                        mode: tuple = ("real", 1)) -> list[Ids]:
     """Target-context models: round r decodes every document's r-th sentence,
     with the model's own translations of the earlier ones as target context."""
     indices = context_indices(doc_ids, model.cfg.context_size, *mode)

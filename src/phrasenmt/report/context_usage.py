@@ -300,8 +300,9 @@ def drawn_again_note(cxmi: list[tuple[str, Path]], order: list[str]) -> str:
         return ""
     return (" The random context of CXMI was the control's own random context "
             "again for " + "; ".join(cases) + ": such a line adds exactly 0 to "
-            "the control's CXMI vs random, and with two documents every line is "
-            "such a line.")
+            "the control's CXMI vs random. The draw avoids the control's own "
+            "context wherever a third document (or distinct context) exists, so "
+            "this happens with two, and then on every line.")
 
 
 def words_section(cxmi: list[tuple[str, Path]], order: list[str], top: int) -> str:
