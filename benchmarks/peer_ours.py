@@ -71,8 +71,7 @@ def search_seconds(wall_all: float, wall_one: float) -> float:
 
 
 def thread_env(threads: int, src: Path | None = None) -> dict[str, str]:
-    """The environment of every timed command: T threads, our sources first
-    (`src`: another checkout's, for --against)."""
+    """Every timed command's environment: T threads, our (or `src`'s) sources first."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads),
                MKL_NUM_THREADS=str(threads), PYTHONHASHSEED="0")
     env["PYTHONPATH"] = os.pathsep.join(
@@ -191,8 +190,7 @@ def our_spec(args: argparse.Namespace) -> dict:
 
 def train_ours(args: argparse.Namespace, data: Data, outdir: Path,
                src: Path | None = None) -> TrainRun:
-    """`python -m phrasenmt.train` on the BPE'd text, fp32 unless --precision
-    (`src`: the package of another checkout)."""
+    """`python -m phrasenmt.train` on the BPE'd text, fp32 unless --precision."""
     bpe = data.bpe
     wall = run(ours("train", "--spec", json.dumps(our_spec(args)),
                     "--train-src", str(bpe / f"train.bpe.{SRC}"),

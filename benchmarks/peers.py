@@ -13,23 +13,17 @@ of the project: `--install` puts it into its own virtual environment.
     python -m benchmarks.speed --suite peers --multi30k MIRROR --updates 400 \
         --log-interval 50 --rounds 3
     python -m benchmarks.speed --suite peers --multi30k MIRROR --against OLD/src
-    # a third column: our package of another checkout (git worktree add OLD REV),
-    # trained and decoded by the same commands in turn with the other two
 
-MIRROR is a Multi30k mirror (data/task1/raw/*.gz), the workflow's `mirror:`.
-The table is printed, and the figures of every run and their means go to
-`--out` (results/benchmarks/speed/peers.json).
+MIRROR is a Multi30k mirror (data/task1/raw/*.gz), the workflow's `mirror:`;
+`--against`: a third column, our package of another checkout (`git worktree
+add OLD REV`), run in turn with the other two. The table is printed, and every
+run's figures and their means go to `--out` (results/benchmarks/speed/peers.json).
 
-Training speed is target tokens (</s> included, padding not) per second of the
-updates, the median over the log windows after the first (the first holds the
-warm-up): ours from metrics.tsv (seconds inside the update: batch, forward,
-backward, Adam), fairseq from its `train_inner` log lines (wps: wall time of the
-window's loop, data loading included). The loss is each tool's label-smoothed
-training loss per target token over the last log window, in nats (fairseq
-logs base 2). Decoding is sentences per second of the search alone: the
-wall time of the command on all test sentences minus its wall time on one
-sentence (start-up, imports and model loading cancel out, for both alike); the
-ratio is left out when the mean hypothesis lengths differ by more than 25%.
+Training: target tokens/s (</s> in, padding out), the median of the log windows
+after the first; the loss of the last window, in nats. Decoding: sentences/s of
+the search alone (all test sentences minus one, so start-up cancels out), no
+ratio where mean hypothesis lengths differ by more than 25%. What each side's
+figure includes: docs/results/2026-11-24-speed.md, "How each number is measured".
 """
 
 from __future__ import annotations
@@ -53,9 +47,6 @@ from phrasenmt.cli import nonnegative_int, positive_int
 DEFAULT_VENV = ours.REPO / "benchmarks" / ".peer-venv"
 
 
-# -- pure helpers (unit-tested) ------------------------------------------------
-
-
 def comparable_lengths(ours_words: float, fairseq_words: float,
                        tolerance: float = 0.25) -> bool:
     """Whether mean hypothesis lengths are within `tolerance` of each other.
@@ -67,9 +58,6 @@ def comparable_lengths(ours_words: float, fairseq_words: float,
     return longer > 0 and abs(ours_words - fairseq_words) <= tolerance * longer
 
 
-# -- data ----------------------------------------------------------------------
-
-
 def vocab_sizes(bpe: Path, binary: Path) -> dict[str, tuple[int, int]]:
     """Per side: (our types incl. 4 specials, fairseq's dictionary incl. 4)."""
     sizes = {}
@@ -78,9 +66,6 @@ def vocab_sizes(bpe: Path, binary: Path) -> dict[str, tuple[int, int]]:
         dict_lines = (binary / f"dict.{lang}.txt").read_text("utf-8").splitlines()
         sizes[lang] = (len(set(text.split())) + 4, len(dict_lines) + 4)
     return sizes
-
-
-# -- decoding ------------------------------------------------------------------
 
 
 @dataclass
@@ -101,26 +86,20 @@ def decode_run(seconds: float, wall: float, lines: list[str],
     return DecodeRun((sentences - 1) / seconds, wall, words)
 
 
-# -- the benchmark ------------------------------------------------------------------
-
 SYSTEMS = {"ours": (ours.train_ours, ours.decode_ours),
            "fairseq": (theirs.train_fairseq, theirs.decode_fairseq)}
 BEFORE = "before"  # --against: our package of another checkout
 
 
 def systems(against: Path | None) -> dict:
-    """The systems to alternate: ours, fairseq, and with --against the other
-    checkout's package, trained and decoded by the same commands."""
-    if against is None:
-        return SYSTEMS
-    return {**SYSTEMS, BEFORE: (functools.partial(ours.train_ours, src=against),
-                                functools.partial(ours.decode_ours, src=against))}
+    """Ours, fairseq and, with --against, the other checkout's package."""
+    return SYSTEMS if against is None else {**SYSTEMS, BEFORE: tuple(
+        functools.partial(f, src=against) for f in (ours.train_ours, ours.decode_ours))}
 
 
 def alternate(args: argparse.Namespace, data: ours.Data, work: Path
               ) -> tuple[dict[str, list[ours.TrainRun]], dict[str, list[DecodeRun]]]:
-    """Train ours, fairseq, ours, ... (ours, fairseq, before, ... with
-    --against); then decode with each run's checkpoint."""
+    """Train ours, fairseq, (before,) ours, ...; then decode each checkpoint."""
     runs = systems(args.against)
     trains: dict[str, list[ours.TrainRun]] = {name: [] for name in runs}
     for r in range(args.rounds):
@@ -147,8 +126,7 @@ def alternate(args: argparse.Namespace, data: ours.Data, work: Path
 
 def table(trains: dict[str, list[ours.TrainRun]], decodes: dict[str, list[DecodeRun]],
           updates: int, full_length: bool = False) -> str:
-    """A Markdown table of the means over rounds, with ours / fairseq (and,
-    with --against, the other checkout's column and its ratio to fairseq).
+    """A Markdown table of the means over rounds, with ours (and before) / fairseq.
 
     Under --full-length both decoders write the same number of tokens per
     sentence, so the decoding ratio stands whatever the word counts."""
@@ -162,19 +140,16 @@ def table(trains: dict[str, list[ours.TrainRun]], decodes: dict[str, list[Decode
             ("beam search sentences/s", decodes, "sentences_per_s", "{:.2f}", True),
             ("hypothesis length (words)", decodes, "words", "{:.1f}", False),
             ("decode command wall s", decodes, "wall", "{:.1f}", False)]
-    mine = ["ours"] + ([BEFORE] if BEFORE in trains else [])
-    head = ["ours", "fairseq"] + mine[1:] + [f"{name} / fairseq" for name in mine]
+    mine = [name for name in ("ours", BEFORE) if name in trains]
+    head = ["ours", "fairseq", *mine[1:], *(f"{name} / fairseq" for name in mine)]
     out = ["| measure | " + " | ".join(head) + " |", "|---" + "|---:" * len(head) + "|"]
     for label, runs, field, fmt, ratio in rows:
-        fairseq = mean(runs["fairseq"], field)
-        cells = [fmt.format(mean(runs[name], field)) for name in ("ours", "fairseq")]
-        cells += [fmt.format(mean(runs[name], field)) for name in mine[1:]]
+        cells = [fmt.format(mean(runs[name], field)) for name in head[:len(mine) + 1]]
         for name in mine:
-            cell = f"{mean(runs[name], field) / fairseq:.2f}" if ratio else ""
-            if (ratio and runs is decodes and not full_length and not comparable_lengths(
-                    mean(decodes[name], "words"), mean(decodes["fairseq"], "words"))):
-                cell = "n/a: hypothesis lengths differ"
-            cells.append(cell)
+            alike = runs is trains or full_length or comparable_lengths(
+                mean(decodes[name], "words"), mean(decodes["fairseq"], "words"))
+            cells.append("" if not ratio else "n/a: hypothesis lengths differ" if not alike
+                         else f"{mean(runs[name], field) / mean(runs['fairseq'], field):.2f}")
         out.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
@@ -184,8 +159,8 @@ def benchmark(args: argparse.Namespace, version: str, work: Path,
     """Prepare the data in `work` (tokenize, BPE, binarize), run both systems
     alternately, print the table, record every run and the table's means."""
     print(f"updates={args.updates} max_tokens={args.max_tokens} rounds={args.rounds} "
-          f"precision(ours)={args.precision} fairseq={version} work={work}"
-          + (f" {BEFORE}={args.against}" if args.against else ""), flush=True)
+          f"precision(ours)={args.precision} fairseq={version} work={work} "
+          f"{BEFORE}={args.against}", flush=True)
     start = time.perf_counter()
     limits = {"train": args.train_lines, "valid": args.dev_lines,
               "test": args.test_sentences}
