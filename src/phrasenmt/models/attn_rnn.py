@@ -21,6 +21,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from phrasenmt.hparams.attn_rnn import RNNConfig, base_rnn, tiny_rnn  # noqa: F401
 from phrasenmt.models.base import Seq2Seq
 from phrasenmt.models.registry import register_model
+from phrasenmt.nn.dropout import Dropout
 from phrasenmt.precision import run_rnn
 from phrasenmt.text.vocab import PAD
 
@@ -39,7 +40,7 @@ class RNNEncoder(nn.Module):
         self.rnn = nn.LSTM(cfg.embed_size, cfg.hidden_size // 2, cfg.layers,
                            batch_first=True, bidirectional=True,
                            dropout=cfg.dropout if cfg.layers > 1 else 0.0)
-        self.dropout = nn.Dropout(cfg.dropout)
+        self.dropout = Dropout(cfg.dropout)
 
     def forward(self, src: Tensor) -> State:
         """src (B, S) -> memory (B, S, H), src_mask (B, S), src_embed (B, S, E)."""
@@ -67,7 +68,7 @@ class AttnDecoder(nn.Module):
         self.bridge = nn.Linear(H, H)
         self.attn = nn.Linear(H, H, bias=False)
         self.combine = nn.Linear(2 * H, H, bias=False)
-        self.dropout = nn.Dropout(cfg.dropout)
+        self.dropout = Dropout(cfg.dropout)
 
     def initial_hidden(self, state: State) -> tuple[Tensor, Tensor]:
         """(h0, c0), each (L, B, H): tanh(bridge(mean of memory)) and zeros."""

@@ -41,6 +41,7 @@ from phrasenmt.models.transformer import (
     TransformerDecoder,
     TransformerEncoder,
 )
+from phrasenmt.nn.dropout import Dropout
 from phrasenmt.text.vocab import PAD
 
 
@@ -195,7 +196,7 @@ class ContextEncoder(nn.Module):
                          cfg.attention_dropout, cfg.activation_dropout, cfg.pre_norm)
             for _ in range(cfg.context_layers))
         self.norm = nn.LayerNorm(cfg.d_model) if cfg.pre_norm else nn.Identity()
-        self.dropout = nn.Dropout(cfg.context_dropout)
+        self.dropout = Dropout(cfg.context_dropout)
 
     def embed(self, ids: Tensor, real: Tensor, embed: Embeddings) -> Tensor:
         """ids (B, L) -> (B, L, C): shared token embeddings + positions in X_c."""

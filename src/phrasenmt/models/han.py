@@ -72,6 +72,7 @@ from phrasenmt.models.transformer import (
     State,
     Transformer,
 )
+from phrasenmt.nn.dropout import Dropout
 from phrasenmt.text.vocab import BOS, PAD
 
 Memory = dict[str, Tensor]  # the cached context of one HAN (see `memory`)
@@ -91,7 +92,7 @@ class HierarchicalAttention(nn.Module):
         self.ffn = FeedForward(C, cfg.d_ff, cfg.context_dropout)
         self.gate_h = nn.Linear(C, C, bias=False)  # W_h
         self.gate_d = nn.Linear(C, C, bias=False)  # W_d
-        self.dropout = nn.Dropout(cfg.context_dropout)
+        self.dropout = Dropout(cfg.context_dropout)
         # reference_norms: LN(h) before f_w and f_s, LN(s^j), d + FFN(LN(d)), LN(out)
         self.norms = (nn.ModuleDict({name: nn.LayerNorm(C) for name in
                                      ("query_w", "query_s", "summary", "ffn", "out")})

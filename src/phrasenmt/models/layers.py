@@ -9,6 +9,7 @@ import torch
 from torch import Tensor, nn
 
 from phrasenmt.models.attention import Cache, CrossAttention, SelfAttention
+from phrasenmt.nn.dropout import Dropout
 
 
 def sinusoidal_table(n_positions: int, d_model: int) -> Tensor:
@@ -34,7 +35,7 @@ class Embeddings(nn.Module):
         self.register_buffer("positions", sinusoidal_table(max_positions, d_model),
                              persistent=False)
         self.scale = math.sqrt(d_model)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def forward(self, ids: Tensor, offset: int = 0) -> Tensor:
         """ids (B, T) -> (B, T, C); `offset` is the position of ids[:, 0]."""
@@ -52,7 +53,7 @@ class FeedForward(nn.Module):
     def __init__(self, d_model: int, d_ff: int, dropout: float):
         super().__init__()
         self.fc1, self.fc2 = nn.Linear(d_model, d_ff), nn.Linear(d_ff, d_model)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def forward(self, x: Tensor) -> Tensor:
         """(B, T, C) -> (B, T, C)."""
@@ -65,7 +66,7 @@ class _Residual(nn.Module):
     def __init__(self, d_model: int, dropout: float, pre_norm: bool):
         super().__init__()
         self.norm, self.dropout, self.pre_norm = (
-            nn.LayerNorm(d_model), nn.Dropout(dropout), pre_norm)
+            nn.LayerNorm(d_model), Dropout(dropout), pre_norm)
 
     def forward(self, x: Tensor, fn: Callable[[Tensor], Tensor]) -> Tensor:
         """Apply sublayer `fn` with dropout, residual and layer norm."""

@@ -41,6 +41,7 @@ from phrasenmt.models.swan_search import (
     beam_segments,
     greedy_segments,
 )
+from phrasenmt.nn.dropout import Dropout
 from phrasenmt.precision import run_rnn
 from phrasenmt.text.vocab import EOS, PAD
 
@@ -59,7 +60,7 @@ class NPMTEncoder(nn.Module):
         self.rnn = rnn(cfg.embed_size, cfg.encoder_hidden, cfg.encoder_layers,
                        batch_first=True, bidirectional=True,
                        dropout=cfg.dropout if cfg.encoder_layers > 1 else 0.0)
-        self.dropout = nn.Dropout(cfg.dropout)
+        self.dropout = Dropout(cfg.dropout)
 
     def forward(self, src: Tensor) -> dict[str, Tensor]:
         """src (B, S) -> x (B, S, D), src_len (B,), gates (B, S, W) if reordering."""

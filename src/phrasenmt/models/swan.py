@@ -43,6 +43,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.utils.checkpoint import checkpoint
 
+from phrasenmt.nn.dropout import Dropout
 from phrasenmt.precision import full_precision, run_rnn
 from phrasenmt.text.vocab import BOS, EOS, PAD
 
@@ -270,7 +271,7 @@ class SegmentDecoder(nn.Module):
         self.bridge = (nn.Identity() if input_size == hidden_size
                        else nn.Linear(input_size, hidden_size))
         self.output = nn.Linear(hidden_size, vocab_size)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def initial_hidden(self, x: Tensor) -> Hidden:
         """Encoder states x (N, D) -> the decoder's start state (layers, N, H)."""
