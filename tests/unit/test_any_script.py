@@ -265,22 +265,27 @@ def test_bad_bpe_config_names_the_key(bpe_section, message):
     assert str(err.value) == f"datasets.{name}.{message}"
 
 
-def test_raw_text_without_its_segmenter_installed_is_refused_at_start_up(monkeypatch):
+def _without(monkeypatch, module: str) -> None:
+    """`import module` raises ImportError from here on, as if not installed."""
     import builtins
-
-    from phrasenmt.experiment import _check_word_segmenter
 
     real_import = builtins.__import__
 
     def without(name, *args, **kwargs):
-        if name == "mmdt_tokenizer":
+        if name == module:
             raise ImportError(name)
         return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", without)
+
+
+def test_raw_text_without_its_segmenter_installed_is_refused_at_start_up(monkeypatch):
+    from phrasenmt.experiment import _check_word_segmenter
 
     ds = {"src": "my", "tgt": "en", "tokenize": True,
           "bpe": {"backend": "sentencepiece"}}
     _check_word_segmenter("datasets.x", ds)  # mmdt-tokenizer cuts Burmese
-    monkeypatch.setattr(builtins, "__import__", without)
+    _without(monkeypatch, "mmdt_tokenizer")
     with pytest.raises(InputError, match=(
             r"^datasets.x.src: 'my' text needs the mmdt-tokenizer word segmenter: "
             r"pip install mmdt-tokenizer \(or pip install 'phrasenmt\[my\]'\)$")):
@@ -298,16 +303,7 @@ def test_every_language_written_without_spaces_has_a_segmenter():
 
 
 def test_a_missing_mecab_is_named_with_its_install_line(monkeypatch):
-    import builtins
-
-    real_import = builtins.__import__
-
-    def no_mecab(name, *args, **kwargs):
-        if name == "MeCab":
-            raise ImportError(name)
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_mecab)
+    _without(monkeypatch, "MeCab")
     assert words.segmenter_missing("ja") == (
         "'ja' text needs the MeCab word segmenter: pip install 'sacrebleu[ja]' (MeCab "
         "and its IPA dictionary, as sacreBLEU's ja-mecab uses them; or pip install "
@@ -321,17 +317,8 @@ def test_a_missing_mecab_is_named_with_its_install_line(monkeypatch):
     ("my", "mmdt_tokenizer",
      "pip install mmdt-tokenizer (or pip install 'phrasenmt[my]')"),
 ])
-def test_a_missing_thai_lao_or_khmer_segmenter_is_named(monkeypatch, lang, module, install):
-    import builtins
-
-    real_import = builtins.__import__
-
-    def without(name, *args, **kwargs):
-        if name == module:
-            raise ImportError(name)
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", without)
+def test_a_missing_script_run_segmenter_is_named(monkeypatch, lang, module, install):
+    _without(monkeypatch, module)
     assert words.segmenter_missing(lang).endswith(f"word segmenter: {install}")
 
 
