@@ -40,6 +40,8 @@ def test_it_is_nn_dropout_where_its_own_mask_does_not_apply():
     assert not uniform_mask_applies(x, 0.0, training=True)
     assert not uniform_mask_applies(x, 1.0, training=True)  # all dropped
     assert not uniform_mask_applies(x.bfloat16(), 0.3, training=True)  # autocast's
+    # another device than the CPU (a GPU's fused dropout): nn.Dropout
+    assert not uniform_mask_applies(torch.empty(8, 8, device="meta"), 0.3, training=True)
     drop = Dropout(0.3).eval()
     assert torch.equal(drop(x), x)
     assert torch.equal(Dropout(1.0)(x), torch.zeros_like(x))
@@ -54,3 +56,16 @@ def test_every_model_drops_out_through_it(arch):
     model = build_model(arch, spec.model)
     layers = [m for m in model.modules() if isinstance(m, nn.Dropout)]
     assert all(isinstance(m, Dropout) for m in layers)
+
+
+def test_torch_compile_makes_its_own_mask(monkeypatch):
+    from phrasenmt.nn import dropout
+
+    monkeypatch.setattr(dropout, "_compiling", lambda: True)
+    assert not uniform_mask_applies(torch.randn(4, 4), 0.3, training=True)
+
+
+def test_the_tracing_check_answers_outside_torch_compile():
+    from phrasenmt.nn.dropout import _compiling
+
+    assert _compiling() is False
