@@ -84,8 +84,7 @@ def context_indices(doc_ids: list[str], size: int, mode: str = "real",
     real = _previous_lines(doc_ids, size)
     if mode == "real":
         return real
-    avoid = None if avoid_seed is None else _random_documents(doc_ids, real, avoid_seed)
-    return random_context_indices(doc_ids, real, seed, avoid)
+    return random_context_indices(doc_ids, real, seed, avoid_seed)
 
 
 def _previous_lines(doc_ids: list[str], size: int) -> list[list[int]]:
@@ -100,20 +99,29 @@ def _previous_lines(doc_ids: list[str], size: int) -> list[list[int]]:
 
 
 def random_context_indices(doc_ids: list[str], real: list[list[int]], seed: int,
-                           avoid: list[int | None] | None = None) -> list[list[int]]:
+                           avoid_seed: int | None = None) -> list[list[int]]:
     """Random-context control: line i at position p of its document, with n real
     context lines, gets n consecutive lines of another document that has at least
     n lines, ending at position min(p, its length) - 1 (so at earlier positions
     than p). The other document is drawn with `random.Random(seed)` in line order:
-    the same seed and ids give the same contexts. `avoid` (per line, a document
-    index) is not drawn either where the pool holds a third document: a control
-    scored against a random context then never meets the context it reads. With a
-    single document there is no other to draw from: an error."""
+    the same seed and ids give the same contexts. With `avoid_seed`, the document
+    the draw with that seed gives a line is not drawn either where the pool holds
+    a third: a control scored against a random context then never meets the
+    context it reads. With a single document there is no other to draw from: an
+    error."""
     docs = documents(doc_ids)
+    if len(docs) < 2 and any(real):
+        raise InputError("a random-context control needs at least two documents; "
+                         "the data has one", "context")
     doc_of = [d for d, lines in enumerate(docs) for _ in lines]
+    longest = max((len(lines) for lines in docs), default=0)
+    at_least = {n: [d for d, lines in enumerate(docs) if len(lines) >= n]
+                for n in range(1, longest + 1)}
+    avoid = (None if avoid_seed is None
+             else _random_documents(doc_of, at_least, real, avoid_seed))
     out: list[list[int]] = []
     for i, (ctx, other) in enumerate(zip(
-            real, _random_documents(doc_ids, real, seed, avoid), strict=True)):
+            real, _random_documents(doc_of, at_least, real, seed, avoid), strict=True)):
         if other is None:
             out.append([])
             continue
@@ -123,18 +131,12 @@ def random_context_indices(doc_ids: list[str], real: list[list[int]], seed: int,
     return out
 
 
-def _random_documents(doc_ids: list[str], real: list[list[int]], seed: int,
+def _random_documents(doc_of: list[int], at_least: dict[int, list[int]],
+                      real: list[list[int]], seed: int,
                       avoid: list[int | None] | None = None) -> list[int | None]:
-    """Per line, the document its random context comes from (None: no context);
-    `random_context_indices` says how it is drawn."""
-    docs = documents(doc_ids)
-    if len(docs) < 2 and any(real):
-        raise InputError("a random-context control needs at least two documents; "
-                         "the data has one", "context")
-    doc_of = [d for d, lines in enumerate(docs) for _ in lines]
-    longest = max((len(lines) for lines in docs), default=0)
-    at_least = {n: [d for d, lines in enumerate(docs) if len(lines) >= n]
-                for n in range(1, longest + 1)}
+    """Per line, the document its random context comes from (None: no context):
+    one of the documents with at least as many lines as its context (`at_least`),
+    not its own (`doc_of`) nor, where a third exists, `avoid`'s."""
     rng = random.Random(seed)
     out: list[int | None] = []
     for i, ctx in enumerate(real):
@@ -170,8 +172,7 @@ def random_explicit_context(entries: list[dict[str, list[str]]], seed: int,
                              "different contexts; the context file has one",
                              "--context")
         return entries
-    avoid = (_other_contexts(distinct, avoid_seed) if avoid_seed is not None
-             else dict.fromkeys(distinct))
+    avoid = None if avoid_seed is None else _other_contexts(distinct, avoid_seed)
     swap = {}
     for k, other in _other_contexts(distinct, seed, avoid).items():
         own, new = json.loads(k), json.loads(other)
@@ -181,14 +182,14 @@ def random_explicit_context(entries: list[dict[str, list[str]]], seed: int,
 
 
 def _other_contexts(distinct: list[str], seed: int,
-                    avoid: dict[str, str | None] | None = None) -> dict[str, str]:
+                    avoid: dict[str, str] | None = None) -> dict[str, str]:
     """Each context of `distinct` -> another, drawn with `random.Random(seed)` in
     order; not `avoid[k]` either where a third exists."""
     rng = random.Random(seed)
     out = {}
     for k in distinct:
         barred = {k}
-        if avoid is not None and avoid[k] is not None and len(distinct) > 2:
+        if avoid is not None and len(distinct) > 2:
             barred.add(avoid[k])
         other = k
         while other in barred:
