@@ -343,6 +343,9 @@ def serve(path: str) -> None:
     """Listen at `path`, fork one child per stage, until `IDLE` seconds pass idle."""
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[name] = "1"  # loaded once here: no thread pools to fork
+    from phrasenmt.allocator import tune
+
+    tune()  # the forks inherit glibc's malloc settings (phrasenmt/allocator.py)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         os.unlink(path)  # a dead server's socket (the starter holds the lock)
