@@ -19,7 +19,7 @@ server before its imports, whose forks inherit the settings). It changes no
 result, only where freed memory goes. It does nothing outside glibc (musl,
 macOS), nor where the user chose settings of their own (a `MALLOC_*_`
 variable or `glibc.malloc` in `GLIBC_TUNABLES`), nor with
-`PHRASENMT_MALLOC=default`.
+`PHRASENMT_MALLOC=default`; another value of it is refused in one line.
 
 Standard library only: it runs before anything else is imported.
 """
@@ -38,9 +38,16 @@ USER_VARIABLES = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_",
 
 
 def user_settings(env: dict[str, str] | os._Environ) -> bool:
-    """Whether the environment already sets glibc's malloc or asks us not to."""
-    if env.get("PHRASENMT_MALLOC") == "default":
+    """Whether the environment already sets glibc's malloc or asks us not to;
+    a PHRASENMT_MALLOC other than `default` ends the process with one line."""
+    choice = env.get("PHRASENMT_MALLOC")
+    if choice == "default":
         return True
+    if choice is not None:
+        sys.stderr.write(f"error: PHRASENMT_MALLOC={choice!r} is not a setting: unset "
+                         "it, or set it to 'default' to keep glibc's own malloc "
+                         "settings\n")
+        raise SystemExit(2)
     return (any(name in env for name in USER_VARIABLES)
             or "glibc.malloc" in env.get("GLIBC_TUNABLES", ""))
 

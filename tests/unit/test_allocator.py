@@ -104,3 +104,16 @@ def test_a_warm_started_stage_inherits_the_servers_settings(tmp_path_factory):
         assert out.stdout.strip(), f"no warm start: {out.stderr}"
         counts[name] = int(out.stdout)
     assert counts["tuned"] * 3 < counts["default"], counts
+
+
+def test_an_unknown_phrasenmt_malloc_is_refused_in_one_line():
+    env = {k: v for k, v in os.environ.items() if k != "PHRASENMT_WARM"}
+    run = subprocess.run([sys.executable, "-m", "phrasenmt.data.detokenize", "--help"],
+                         env={**env, "PHRASENMT_MALLOC": "off"}, capture_output=True,
+                         text=True, check=False)
+    assert run.returncode == 2
+    assert run.stderr.splitlines() == [(
+        "error: PHRASENMT_MALLOC='off' is not a setting: unset it, or set it to "
+        "'default' to keep glibc's own malloc settings")]
+    with pytest.raises(SystemExit):
+        allocator.user_settings({"PHRASENMT_MALLOC": "glibc"})
