@@ -11,8 +11,8 @@ __version__ = "0.1.0"
 if _sys.argv[:1] == ["-m"]:
     from phrasenmt.allocator import tune as _tune
 
-    _tune()
-if _os.environ.get("PHRASENMT_WARM") == "1" and _sys.argv[:1] == ["-m"]:
-    from phrasenmt.warm import hand_off as _hand_off
+    _tune()  # first: a stage the warm server cannot take runs here
+    if _os.environ.get("PHRASENMT_WARM") == "1":
+        from phrasenmt.warm import hand_off as _hand_off
 
-    _hand_off()
+        _hand_off()
