@@ -38,11 +38,15 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 """
 
 
+def no_malloc_settings() -> dict[str, str]:
+    """This environment without any malloc setting of the user's."""
+    theirs = (*allocator.USER_VARIABLES, "GLIBC_TUNABLES", "PHRASENMT_MALLOC")
+    return {k: v for k, v in os.environ.items() if k not in theirs}
+
+
 def faults(**env: str) -> int:
-    clean = {k: v for k, v in os.environ.items()
-             if k not in allocator.USER_VARIABLES and k not in ("GLIBC_TUNABLES",
-                                                                 "PHRASENMT_MALLOC")}
-    out = subprocess.run([sys.executable, "-c", FAULTS], env={**clean, **env},
+    out = subprocess.run([sys.executable, "-c", FAULTS],
+                         env={**no_malloc_settings(), **env},
                          capture_output=True, text=True, check=True)
     return int(out.stdout)
 
@@ -97,7 +101,7 @@ def test_a_warm_started_stage_inherits_the_servers_settings(tmp_path_factory):
     for name, extra in (("tuned", {}), ("default", {"PHRASENMT_MALLOC": "default"})):
         tmpdir = tmp_path / name  # a server of its own: it starts with this env
         tmpdir.mkdir()
-        env = {k: v for k, v in os.environ.items() if k not in allocator.USER_VARIABLES}
+        env = no_malloc_settings()
         env.update(extra, PHRASENMT_WARM="1", TMPDIR=str(tmpdir))
         out = subprocess.run([sys.executable, "-c", WARM_STARTER], cwd=tmp_path, env=env,
                              capture_output=True, text=True, timeout=300, check=True)
