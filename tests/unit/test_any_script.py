@@ -334,6 +334,22 @@ def _spm_config(**bpe) -> dict:
     return validate_config(config, None)
 
 
+@pytest.mark.parametrize("tgt, coverage", [
+    ("zh", "0.9995"), ("ja", "0.9995"), ("th", "1.0"), ("lo", "1.0"), ("km", "1.0"),
+    ("my", "1.0"), ("ru", "1.0")])
+def test_sentencepiece_coverage_is_below_one_only_for_thousands_of_characters(tgt, coverage):
+    # SentencePiece's advice: 0.9995 for Chinese and Japanese; an alphabet of
+    # about a hundred letters and marks (Thai, Lao, ...) keeps every one
+    from phrasenmt.workflow import corpus
+
+    config = _spm_config(vocab_size=500)
+    name = next(iter(config["datasets"]))
+    config["datasets"][name]["tgt"] = tgt
+    assert corpus.spm_learn_args(config, name, "joint").endswith(
+        f"--character-coverage {coverage}")
+    assert corpus.spm_learn_args(config, name, "en").endswith("--character-coverage 1.0")
+
+
 def test_workflow_runs_sentencepiece_where_configured():
     from types import SimpleNamespace
 

@@ -34,6 +34,10 @@ UNSEGMENTED_LANGUAGES = {
     "jpn": "Japanese", "th": "Thai", "tha": "Thai", "lo": "Lao", "lao": "Lao",
     "km": "Khmer", "khm": "Khmer", "my": "Burmese", "mya": "Burmese",
 }
+# those of them written with thousands of characters (Han, kana), for which
+# SentencePiece advises a character coverage below 1; Thai, Lao, Khmer and
+# Burmese are alphabets of about a hundred letters and marks
+LARGE_CHARACTER_SET_LANGUAGES = frozenset({"zh", "zho", "yue", "ja", "jpn"})
 # the word segmenter phrasenmt runs for each language (`phrasenmt.text.words`)
 SEGMENTERS = {"Chinese": "jieba", "Cantonese": "jieba", "Japanese": "MeCab",
               "Thai": "PyThaiNLP", "Lao": "LaoNLP", "Khmer": "khmer-nltk",

@@ -104,13 +104,14 @@ def subword_apply_args(config: dict, dataset: str, input) -> str:
 def spm_learn_args(config: dict, dataset: str, lang: str) -> str:
     """`phrasenmt.bpe spm-learn`'s options: model type, size, seed, and the
     character coverage SentencePiece advises for a model of Chinese or Japanese
-    text (lang `joint`: either language)."""
+    text (lang `joint`: either language); alphabets, Thai, Lao, Khmer and
+    Burmese among them, keep every character."""
     from phrasenmt.text import spm
-    from phrasenmt.text.words import is_unsegmented
+    from phrasenmt.text.scripts import LARGE_CHARACTER_SET_LANGUAGES
 
     bpe = config["datasets"][dataset]["bpe"]
     langs = wf.langs(config, dataset) if lang == "joint" else (lang,)
-    coverage = (spm.CJK_COVERAGE if any(map(is_unsegmented, langs))
+    coverage = (spm.CJK_COVERAGE if LARGE_CHARACTER_SET_LANGUAGES.intersection(langs)
                 else spm.FULL_COVERAGE)
     return (f"--model-type {bpe['model_type']} --vocab-size {bpe['vocab_size']} "
             f"--seed {config['seed']} --character-coverage {coverage}")
