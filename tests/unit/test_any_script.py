@@ -449,6 +449,8 @@ def test_the_start_up_warning_offers_sentencepiece_with_mecab_for_japanese():
      "កម្មវិធី ត្រូវ តែ ហៅ libpam ម្ដង ទៀត %.*s"),
     # LaoNLP: "%s" and the full stop after the Lao run are kept as they were
     ("lo", "ສະບາຍດີ ທ່ານ %s ບໍ່ສາມາດເປີດໄດ້.", "ສະບາຍດີ ທ່ານ %s ບໍ່ສາມາດ ເປີດ ໄດ້ ."),
+    # LaoNLP cuts CLDR's "Acehnese" as ແອ|ັກ|ຊີເນ|ັສ; no word starts with a vowel sign
+    ("lo", "ແອັກຊີເນັສ", "ແອັກ ຊີເນັສ"),
     # mmdt-tokenizer (GTK's "a boolean that says whether the list is closed"):
     # the postpositions are words of their own, the comma it drops is kept as
     # one, and "GtkPackType" between the runs stays whole
@@ -471,6 +473,10 @@ def test_thai_lao_khmer_and_burmese_are_cut_only_within_their_script(lang, raw, 
     # a word that is not in the text adds no cut
     (["xyz", "ခ"], "ကခ", ["က", "ခ"]),
     ([], "ကခ", ["ကခ"]),
+    # a cut inside a grapheme cluster (LaoNLP's ແອ|ັກ: the vowel sign cut from
+    # its consonant) is undone
+    (["ແອ", "ັກ", "ຊີເນ", "ັສ"], "ແອັກຊີເນັສ", ["ແອັກ", "ຊີເນັສ"]),
+    (["ກ", "\u0eb1"], "ກ\u0eb1", ["ກ\u0eb1"]),
 ])
 def test_words_are_slices_of_the_text_whatever_the_tool_did(words_of_tool, text, cut):
     assert words._slices(text, words_of_tool) == cut

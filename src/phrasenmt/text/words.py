@@ -17,8 +17,9 @@ left it. A zero-width space (U+200B, which Khmer, Lao and Burmese writers put
 between some words) counts as a space.
 
 A segmenter only decides where words end: the words written are slices of the
-text it was given. mmdt-tokenizer drops the Burmese comma and full stop (`၊`,
-`။`) and puts some stacked marks in another order (the dot below, U+1037, and
+text it was given, cut only between grapheme clusters (LaoNLP cuts some vowel
+signs from their consonants; such a cut is undone). mmdt-tokenizer drops the
+Burmese comma and full stop (`၊`, `။`) and puts some stacked marks in another order (the dot below, U+1037, and
 the asat, U+103A); here a dropped character becomes a word of its own and a
 reordered word keeps the text's own order, so no character is lost or changed
 (`_slices`).
@@ -195,7 +196,23 @@ def _slices(text: str, words: list[str]) -> list[str]:
         start = pos = found + len(word)
     if start < len(text):
         out.append(text[start:])
-    return [piece for piece in out if piece.strip()]
+    return [piece for piece in _whole_graphemes(text, out) if piece.strip()]
+
+
+def _whole_graphemes(text: str, pieces: list[str]) -> list[str]:
+    """`pieces` (which join to `text`) with every cut inside a grapheme
+    cluster undone: LaoNLP cuts "ແອັກຊີເນັສ" into ແອ|ັກ|ຊີເນ|ັສ, a vowel sign
+    cut from its consonant, which no word can begin with."""
+    bounds = {match.start() for match in _GRAPHEME.finditer(text)}
+    out: list[str] = []
+    at = 0
+    for piece in pieces:
+        if out and at not in bounds:
+            out[-1] += piece
+        else:
+            out.append(piece)
+        at += len(piece)
+    return out
 
 
 def _find(text: str, word: str, pos: int) -> int | None:
