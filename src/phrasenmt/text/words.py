@@ -14,7 +14,7 @@ word-level files and the subword files hold the same words. The Thai, Lao,
 Khmer and Burmese tools cut only the runs of their own script: a format string
 (`%.*s`), a program name or a number between them stays one token, as spaces
 left it. A zero-width space (U+200B, which Khmer, Lao and Burmese writers put
-between some words) counts as a space.
+between some words) counts as a space, except before a combining mark.
 
 A segmenter only decides where words end: the words written are slices of the
 text it was given, cut only between grapheme clusters (LaoNLP cuts some vowel
@@ -61,6 +61,9 @@ _SCRIPT_RUN = {"PyThaiNLP": regex.compile(r"\p{Thai}+"), "LaoNLP": regex.compile
                "khmer-nltk": regex.compile(r"\p{Khmer}+"),
                "mmdt-tokenizer": regex.compile(r"\p{Myanmar}+")}
 ZERO_WIDTH_SPACE = "\u200b"
+# a zero-width space is a break between words, except before a combining mark
+# (CLDR's Lao "ກູ​ລ​໌ຟ": a mark cannot begin a word), where it is dropped
+_ZERO_WIDTH_BREAK = regex.compile(r"\u200b(?!\p{M})")
 _GRAPHEME = regex.compile(r"\X")
 # a space between two characters of scripts without spaces (or their
 # punctuation: CJK symbols, full-width forms) is one segmentation put there
@@ -159,7 +162,8 @@ def _script_run_words(cut: Callable[[str], list[str]],
     in it cut by `cut`, and what lies between those runs kept whole."""
     def words(line: str) -> str:
         out: list[str] = []
-        for token in line.replace(ZERO_WIDTH_SPACE, " ").split():
+        line = _ZERO_WIDTH_BREAK.sub(" ", line).replace(ZERO_WIDTH_SPACE, "")
+        for token in line.split():
             start = 0
             for run in script.finditer(token):
                 if run.start() > start:
