@@ -451,7 +451,7 @@ def test_the_start_up_warning_offers_sentencepiece_with_mecab_for_japanese():
     ("lo", "ສະບາຍດີ ທ່ານ %s ບໍ່ສາມາດເປີດໄດ້.", "ສະບາຍດີ ທ່ານ %s ບໍ່ສາມາດ ເປີດ ໄດ້ ."),
     # LaoNLP cuts CLDR's "Acehnese" as ແອ|ັກ|ຊີເນ|ັສ; no word starts with a vowel sign
     ("lo", "ແອັກຊີເນັສ", "ແອັກ ຊີເນັສ"),
-    # CLDR's "Gulf Time": a zero-width space before the cancellation mark is
+    # CLDR's "Gulf Standard Time": a zero-width space before the cancellation mark is
     # no break (a mark cannot begin a word); the others are
     ("lo", "ເວ\u200bລາ\u200bກູ\u200bລ\u200b\u0eccຟ", "ເວ ລາ ກູ ລ\u0eccຟ"),
     # mmdt-tokenizer (GTK's "a boolean that says whether the list is closed"):
