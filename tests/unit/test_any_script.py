@@ -186,6 +186,7 @@ def test_bleu_signature_says_tok_zh(tmp_path):
 
 @pytest.mark.parametrize("lang, tokenizer", [("zh", "zh"), ("en", "13a"),
                                              ("de", "13a"), ("th", "char"),
+                                             ("bo", "char"), ("dz", "char"),
                                              (None, "13a")])
 def test_bleu_tokenizer_of_the_target_language(lang, tokenizer):
     assert bleu.bleu_tokenizer(lang) == (tokenizer, None)
@@ -391,6 +392,23 @@ def test_start_up_warns_about_an_unsegmented_file_given_as_tokenized():
     assert base.unsegmented_language_warnings(config) == []
 
 
+def test_start_up_warns_about_raw_tibetan_only_where_nothing_cuts_its_syllables(tmp_path):
+    from phrasenmt.workflow import base
+
+    train = tmp_path / "train.bo"
+    train.write_text("ང་ཚོ་སློབ་གྲྭར་འགྲོ་གི་ཡིན། བཀྲ་ཤིས་བདེ་ལེགས།\n" * 20, encoding="utf-8")
+    ds = {"source": "local", "src": "bo", "tgt": "en", "tokenize": True,
+          "bpe": {"backend": "subword-nmt"},
+          "local": {"train": {"src": str(train), "tgt": str(FIXTURE / "train.en")}}}
+    config = {"datasets": {"x": ds}}
+    assert base.unsegmented_language_warnings(config) == []  # Moses cuts at each tsheg
+    ds["src"] = "xx"  # a code not known to lack spaces: the script still tells
+    assert base.unsegmented_language_warnings(config) == []
+    ds["tokenize"] = False  # given as tokenized: BPE would see clauses
+    [line] = base.unsegmented_language_warnings(config)
+    assert "Tibetan" in line and "e.g. tsheg syllables for Tibetan" in line
+
+
 def test_the_run_repeats_the_warnings_its_stages_logged(tmp_path):
     """A stage's stderr goes to its log; the warnings of this run's logs, and
     only those, come back on the console at its end (Snakefile onsuccess)."""
@@ -438,6 +456,8 @@ def test_the_start_up_warning_offers_sentencepiece_with_mecab_for_japanese():
     assert language_warning("zh", "w").endswith("sentencepiece (jieba's words)")
     assert language_warning("th", "w").endswith("sentencepiece (PyThaiNLP's words)")
     assert language_warning("my", "w").endswith("sentencepiece (mmdt-tokenizer's words)")
+    # Moses splits Tibetan at every tsheg: syllables, not clauses
+    assert language_warning("bo", "w") is None and language_warning("dz", "w") is None
 
 
 @pytest.mark.parametrize("lang, raw, cut", [
@@ -454,6 +474,11 @@ def test_the_start_up_warning_offers_sentencepiece_with_mecab_for_japanese():
     # CLDR's "Gulf Standard Time": a zero-width space before the cancellation mark is
     # no break (a mark cannot begin a word); the others are
     ("lo", "ເວ\u200bລາ\u200bກູ\u200bລ\u200b\u0eccຟ", "ເວ ລາ ກູ ລ\u0eccຟ"),
+    # Tibetan and Dzongkha: a syllable with its tsheg, a shad on its own, the
+    # space after the shad kept; "%s" and the Tibetan digits stay whole
+    ("bo", "ང་ཚོ་སློབ་གྲྭར་འགྲོ་གི་ཡིན། བཀྲ་ཤིས་བདེ་ལེགས། %s ༢༠༢༤",
+     "ང་ ཚོ་ སློབ་ གྲྭར་ འགྲོ་ གི་ ཡིན ། བཀྲ་ ཤིས་ བདེ་ ལེགས ། %s ༢༠༢༤"),
+    ("dz", "འཛམ་གླིང༌", "འཛམ་ གླིང༌"),
     # mmdt-tokenizer (GTK's "a boolean that says whether the list is closed"):
     # the postpositions are words of their own, the comma it drops is kept as
     # one, and "GtkPackType" between the runs stays whole
@@ -465,6 +490,14 @@ def test_thai_lao_khmer_and_burmese_are_cut_only_within_their_script(lang, raw, 
     assert words_of(raw) == cut
     joined = words.join_unsegmented(cut)
     assert joined.replace(" ", "") == raw.replace(" ", "").replace("\u200b", "")
+
+
+def test_a_tibetan_translation_keeps_the_space_after_its_shad():
+    # SentencePiece's path: the syllables joined, the writer's space after ། kept
+    assert words.join_unsegmented("ང་ ཚོ་ ཡིན ། བཀྲ་ ཤིས་ ། %s") == "ང་ཚོ་ཡིན། བཀྲ་ཤིས་། %s"
+    # Moses's path: the tsheg it split off joins both syllables again
+    assert clean.detokenize(["ང ་ ཚོ ་ ཡིན ། བཀྲ ་ ཤིས ་ བདེ ་ ལེགས །"], "bo") == [
+        "ང་ཚོ་ཡིན། བཀྲ་ཤིས་བདེ་ལེགས།"]
 
 
 @pytest.mark.parametrize("words_of_tool, text, cut", [

@@ -51,6 +51,22 @@ def test_unsegmented_chinese_and_japanese_are_noticed(lines, script):
     assert found.share > 0.9 and found.mean_length > 10
 
 
+# Tibetan: a tsheg (་) after every syllable, a space only after a shad (།)
+TIBETAN = ["ང་ཚོ་སློབ་གྲྭར་འགྲོ་གི་ཡིན། བཀྲ་ཤིས་བདེ་ལེགས།",
+           "དེ་རིང་གནམ་གཤིས་ཡག་པོ་འདུག། ང་ཚོ་གླིང་ཀར་འགྲོ།"]
+
+
+def test_unsegmented_tibetan_is_noticed_unless_moses_cuts_its_syllables():
+    found = detect_unsegmented(TIBETAN)
+    assert found is not None and (found.script, found.language) == ("Tibetan", "Tibetan")
+    assert "e.g. tsheg syllables for Tibetan" in found.advice()
+    # Moses splits off every punctuation mark, the tsheg among them: syllables
+    assert detect_unsegmented(TIBETAN, moses=True) is None
+    assert unsegmented_warning("x", TIBETAN, "BPE", moses=True) is None
+    # Chinese stays clause-sized when Moses cuts it at its commas
+    assert detect_unsegmented(CHINESE, moses=True) is not None
+
+
 @pytest.mark.parametrize("lines", [ENGLISH, CHINESE_SEGMENTED])
 def test_english_and_segmented_chinese_are_not(lines):
     assert detect_unsegmented(lines) is None
@@ -82,6 +98,12 @@ def test_clean_warns_once_per_unsegmented_file(tmp_path, capsys, lines, lang, to
 
 def test_clean_is_silent_on_segmented_chinese(tmp_path, capsys):
     assert "warning" not in _clean(tmp_path, CHINESE_SEGMENTED, "zh", capsys)
+
+
+def test_clean_is_silent_on_tibetan_that_moses_cuts_into_syllables(tmp_path, capsys):
+    assert "warning" not in _clean(tmp_path, TIBETAN * 2, "bo", capsys)
+    first = (tmp_path / "out/x.src").read_text("utf-8").splitlines()[0]
+    assert first.startswith("ང ་ ཚོ ་ སློབ ་")  # Moses splits off every tsheg
 
 
 def test_bpe_learn_and_align_warn_on_unsegmented_text(tmp_path, capsys):

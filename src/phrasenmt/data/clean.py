@@ -400,7 +400,7 @@ def clean(args: argparse.Namespace, opts: Options) -> tuple[int, int]:
     for path, lines, lang in ((args.src_in, src_raw, opts.src_lang),
                               (args.tgt_in, tgt_raw, opts.tgt_lang)):
         if not segmented_here(lang, opts):  # else jieba cuts its words
-            warn_if_unsegmented(path, lines, WORD_LEVEL_STEPS)
+            warn_if_unsegmented(path, lines, WORD_LEVEL_STEPS, moses=opts.tokenize)
     src = process_side(src_raw, opts.src_lang, opts)
     tgt = process_side(tgt_raw, opts.tgt_lang, opts)
     counted = (src, tgt)

@@ -38,7 +38,8 @@ DEFAULT_TOKENIZER = "13a"
 CHINESE = ("zh", "zho", "yue")
 JAPANESE = ("ja", "jpn")
 # the other languages written without spaces: 13a would score clauses as words
-CHARACTER_SCRIPTS = ("th", "tha", "lo", "lao", "km", "khm", "my", "mya")
+CHARACTER_SCRIPTS = ("th", "tha", "lo", "lao", "km", "khm", "my", "mya", "bo", "bod", "dz",
+                     "dzo")
 
 
 def bleu_tokenizer(lang: str | None) -> tuple[str, str | None]:

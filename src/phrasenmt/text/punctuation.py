@@ -15,7 +15,8 @@ Unicode class, the way writing in their scripts spaces them:
   its « ».
 - marks written inside a word join both neighbours: Hebrew geresh and
   gershayim between letters (צה״ל), the Arabic decimal and thousands
-  separators between digits (٣٫٥), and the apostrophe ’ in an elision or
+  separators between digits (٣٫٥), the Tibetan tsheg after a syllable
+  (བཀྲ་ཤིས), and the apostrophe ’ in an elision or
   contraction (l’homme, don’t; in English only before t, s, re, ve, ll, d, m,
   so "the students’ books" keeps its space).
 - between Han, kana and full-width characters there is no space at all.
@@ -36,6 +37,9 @@ _APOSTROPHE = "’"
 # inside a word or number: Hebrew geresh and gershayim (acronyms, numerals),
 # the Arabic decimal and thousands separators (٣٫٥, ١٠٬٠٠٠)
 _IN_WORD = "׳״٫٬"
+# the Tibetan tsheg (and non-breaking tsheg): ends a syllable, and the next
+# syllable follows without a space
+_TSHEG = "\u0f0b\u0f0c"
 _CJK_LANGUAGES = {"zh", "zho", "yue", "ja", "jpn"}
 _ENGLISH_CLITICS = {"t", "s", "re", "ve", "ll", "d", "m"}
 _CLOSES = regex.compile(r"[\p{Pe}\p{Pf}\p{Terminal_Punctuation}…‰‱′″‴٪؉؊％]+")
@@ -70,6 +74,8 @@ class _Line:
         if chunk.isascii() and not self.wide(last):
             return False, False  # Moses placed it
         if len(chunk) == 1 and chunk in _IN_WORD and _letter(last):
+            return True, _letter(first)
+        if chunk.strip(_TSHEG) == "" and _letter(last):
             return True, _letter(first)
         if (chunk == _APOSTROPHE and self.open_quotes[_QUOTE_KIND["‘"]] % 2 == 0
                 and _letter(last) and _letter(first)):

@@ -7,11 +7,14 @@ Japanese what MeCab with the IPA dictionary cuts (the words of sacreBLEU's
 `ja-mecab` tokenizer), in Thai what PyThaiNLP's `newmm` cuts (dictionary-based
 maximal matching), in Lao what LaoNLP cuts, in Khmer what khmer-nltk cuts (a
 CRF), in Burmese what mmdt-tokenizer cuts (syllables joined by grammar rules and
-a lexicon: postpositions, particles and auxiliaries become words of their own).
+a lexicon: postpositions, particles and auxiliaries become words of their own),
+in Tibetan and Dzongkha a syllable with the tsheg (་) that ends it: the one
+Tibetan segmenter on PyPI, botok, fetches its dictionaries from GitHub on first
+use, and nothing here downloads at run time.
 That is the word cleaning writes for `bpe.backend: sentencepiece`, and
 SentencePiece then cuts pieces inside those words, never across them, so the
 word-level files and the subword files hold the same words. The Thai, Lao,
-Khmer and Burmese tools cut only the runs of their own script: a format string
+Khmer, Burmese and Tibetan cutters cut only the runs of their own script: a format string
 (`%.*s`), a program name or a number between them stays one token, as spaces
 left it. A zero-width space (U+200B, which Khmer, Lao and Burmese writers put
 between some words) counts as a space, except before a combining mark.
@@ -43,11 +46,13 @@ from phrasenmt.text.scripts import UNSEGMENTED_LANGUAGES, detect_unsegmented
 SEGMENTABLE = {"zh": "jieba", "zho": "jieba", "yue": "jieba", "ja": "MeCab", "jpn": "MeCab",
                "th": "PyThaiNLP", "tha": "PyThaiNLP", "lo": "LaoNLP", "lao": "LaoNLP",
                "km": "khmer-nltk", "khm": "khmer-nltk",
-               "my": "mmdt-tokenizer", "mya": "mmdt-tokenizer"}
+               "my": "mmdt-tokenizer", "mya": "mmdt-tokenizer",
+               "bo": "tsheg syllables", "bod": "tsheg syllables", "dz": "tsheg syllables",
+               "dzo": "tsheg syllables"}
 # what each tool imports, and how a user installs it
 _MODULES = {"jieba": ("jieba",), "MeCab": ("MeCab", "ipadic"), "PyThaiNLP": ("pythainlp",),
             "LaoNLP": ("laonlp",), "khmer-nltk": ("khmernltk",),
-            "mmdt-tokenizer": ("mmdt_tokenizer",)}
+            "mmdt-tokenizer": ("mmdt_tokenizer",), "tsheg syllables": ()}
 _INSTALL = {"jieba": "pip install jieba (or pip install 'phrasenmt[zh]')",
             "MeCab": "pip install 'sacrebleu[ja]' (MeCab and its IPA dictionary, "
                      "as sacreBLEU's ja-mecab uses them; or pip install 'phrasenmt[ja]')",
@@ -59,18 +64,25 @@ _INSTALL = {"jieba": "pip install jieba (or pip install 'phrasenmt[zh]')",
 # space-separated token is kept whole
 _SCRIPT_RUN = {"PyThaiNLP": regex.compile(r"\p{Thai}+"), "LaoNLP": regex.compile(r"\p{Lao}+"),
                "khmer-nltk": regex.compile(r"\p{Khmer}+"),
-               "mmdt-tokenizer": regex.compile(r"\p{Myanmar}+")}
+               "mmdt-tokenizer": regex.compile(r"\p{Myanmar}+"),
+               "tsheg syllables": regex.compile(r"\p{Tibetan}+")}
+# a Tibetan syllable with the tsheg (or non-breaking tsheg) that ends it, or a
+# run of shad-like marks (shad, nyis shad, tsheg shad, rin chen spungs shad, ...)
+_SYLLABLE = regex.compile(r"[\u0f0d-\u0f12\u0f14]+"
+                          r"|[^\u0f0b-\u0f12\u0f14]+[\u0f0b\u0f0c]*|[\u0f0b\u0f0c]+")
 ZERO_WIDTH_SPACE = "\u200b"
 # a zero-width space is a break between words, except before a combining mark
 # (CLDR's Lao "ກູ​ລ​໌ຟ": a mark cannot begin a word), where it is dropped
 _ZERO_WIDTH_BREAK = regex.compile(r"\u200b(?!\p{M})")
 _GRAPHEME = regex.compile(r"\X")
 # a space between two characters of scripts without spaces (or their
-# punctuation: CJK symbols, full-width forms) is one segmentation put there
+# punctuation: CJK symbols, full-width forms) is one segmentation put there,
+# except after a Tibetan shad, where Tibetan writes a space
 _JOINED = regex.compile(
     r"(?<=[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
-    r"\u3000-\u303f\uff00-\uffef]) +(?=[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}"
-    r"\p{Lao}\p{Khmer}\p{Myanmar}\u3000-\u303f\uff00-\uffef])")
+    r"\p{Tibetan}\u3000-\u303f\uff00-\uffef])(?<![\u0f0d-\u0f12\u0f14]) +"
+    r"(?=[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
+    r"\p{Tibetan}\u3000-\u303f\uff00-\uffef])")
 
 
 def is_unsegmented(lang: str) -> bool:
@@ -145,6 +157,8 @@ def _script_cutter(tool: str) -> Callable[[str], list[str]]:
         from laonlp.tokenize import word_tokenize
 
         return word_tokenize
+    if tool == "tsheg syllables":
+        return _SYLLABLE.findall
     if tool == "mmdt-tokenizer":
         from mmdt_tokenizer import MyanmarWordTokenizer
 

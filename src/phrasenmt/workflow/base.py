@@ -115,8 +115,8 @@ def _unsegmented_file(ds: dict, side: str, where: str) -> str | None:
         return None
     with open(path, encoding="utf-8", errors="replace") as fh:
         sample = list(islice(fh, 2000))
-    return unsegmented_warning(f"{where} ({path})", sample,
-                               "BPE and word alignment")
+    return unsegmented_warning(f"{where} ({path})", sample, "BPE and word alignment",
+                               moses=ds.get("tokenize", True))
 
 
 def source(config: dict, dataset: str) -> str:
