@@ -172,8 +172,12 @@ SCRIPTS = {
     "hi": ("कखगघचछजझटठडढणतथदधनपफबभमयरलवशसह", " ", "।॥,?!", ["()"]),
     "zh": ("的一是不了人我在有他这中大来上们到说国和地也子时道出而要于就下得可你年生",
            "", "，。？！、；：", ["（）", "「」", "『』", "“”"]),
+    "hy": ("աբգդեզէըթժիլխծկհձղճմյնշոչպջռսվտրցւփքօֆ", " ", "։՝,", ["()", "«»"]),
+    "ca": ("abcdeilmnorstu", " ", ",.;:?!", ["()", "«»"]),
 }
 MATRAS = "ािीुूेैोौं"  # Devanagari vowel signs: clusters with their consonant
+# Armenian emphasis, exclamation and question marks, written on a word's stressed vowel
+ARMENIAN_IN_WORD = "՛՜՞"
 
 
 @st.composite
@@ -183,6 +187,11 @@ def sentences(draw, lang: str) -> str:
     if lang == "hi":
         letter = st.builds(lambda c, m: c + m, letter,
                            st.sampled_from(["", *MATRAS]))
+    if lang == "hy":  # a mark inside the word, or at its end
+        letter = st.builds(lambda c, m: c + m, letter,
+                           st.sampled_from(["", "", "", *ARMENIAN_IN_WORD]))
+    if lang == "ca":  # the middle dot of l·l
+        letter = st.one_of(letter, st.just("l·l"))
     words = draw(st.lists(st.lists(letter, min_size=1, max_size=6).map("".join),
                           min_size=1, max_size=8))
     out, i = [], 0
@@ -222,10 +231,24 @@ def test_detokenize_undoes_tokenize_in_every_script(lang, data):
     ("don’t, the students’ books", "en"),
     ("l’homme dit « bonjour » !", "fr"),
     ("»Hallo« und „so“ ende", "de"),
+    ("Ինչո՞ւ ես ուշացել։ Նա ասաց՝ վաղը կգա՞։ Վա՜յ, լավ է։", "hy"),
 ])
 def test_detokenize_rejoins_punctuation_of_other_scripts(line, lang):
     assert clean.tokenize(line, lang) != line  # the marks were split off
     assert clean.detokenize([clean.tokenize(line, lang)], lang) == [line]
+
+
+@pytest.mark.parametrize("line, lang, tokens", [
+    # Armenian marks on a stressed vowel stay inside their word
+    ("Ինչո՞ւ ես ուշացել։", "hy", "Ինչո՞ւ ես ուշացել ։"),
+    ("Վա՜յ, կգա՞։", "hy", "Վա՜յ , կգա՞ ։"),
+    # Catalan's l·l is one word; a middle dot between spaces stays a token
+    ("La col·lecció és intel·ligent.", "ca", "La col·lecció és intel·ligent ."),
+    ("Inici · Contacte", "ca", "Inici · Contacte"),
+])
+def test_marks_written_inside_a_word_stay_inside_its_token(line, lang, tokens):
+    assert clean.tokenize(line, lang) == tokens
+    assert clean.detokenize([tokens], lang) == [line]
 
 
 # --- bidirectional controls ---------------------------------------------------

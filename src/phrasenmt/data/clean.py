@@ -63,6 +63,12 @@ _JOINER = regex.compile(
     r"\p{Grapheme_Cluster_Break=V}\p{Grapheme_Cluster_Break=T}]")
 
 
+# Armenian marks written inside a word, on its stressed vowel: emphasis ՛,
+# exclamation ՜, question ՞ (ինչո՞ւ, "why?") and the abbreviation mark ՟
+_IN_WORD_MARKS = "\u055b\u055c\u055e\u055f"
+_MIDDLE_DOT = "\u00b7"  # between two letters, inside a word: Catalan col·lecció
+
+
 @functools.cache
 def _tokenizer(lang: str) -> MosesTokenizer:
     """One cached Moses tokenizer per language (sacremoses compiles its
@@ -82,10 +88,12 @@ def _detokenizer(lang: str) -> MosesDetokenizer:
 
 def tokenize(line: str, lang: str) -> str:
     """Moses-tokenize one raw line (no escaping, no aggressive dash splits),
-    never splitting a grapheme cluster (see `_moses_on_clusters`)."""
+    never splitting a grapheme cluster, nor an Armenian word at the mark on
+    its stressed vowel (see `_moses_on_clusters`)."""
     line = line.strip()
-    if line.isascii() or not _JOINER.search(line):  # no cluster of several
-        return _moses(line, lang)                    # code points can form
+    if line.isascii() or not (_JOINER.search(line)  # no cluster of several code
+                              or any(m in line for m in _IN_WORD_MARKS + _MIDDLE_DOT)):
+        return _moses(line, lang)                   # points, no mark inside a word
     return _moses_on_clusters(line, lang)
 
 
@@ -103,9 +111,17 @@ def _moses_on_clusters(line: str, lang: str) -> str:
     combining accent (e + U+0301) off its base. It sees each cluster's base
     character instead (a letter stays inside its word, an emoji a token of its
     own); each base in its output then gets its cluster's other code points back.
+    An Armenian in-word mark after a letter (`_IN_WORD_MARKS`), and a middle
+    dot between two letters (Catalan l·l), ride on the letter before the same way.
     """
-    clusters = []
-    for cluster in _GRAPHEME.findall(line):  # a mark after a space: on its own
+    clusters: list[str] = []
+    graphemes = _GRAPHEME.findall(line)
+    for i, cluster in enumerate(graphemes):  # a mark after a space: on its own
+        after = graphemes[i + 1] if i + 1 < len(graphemes) else " "
+        if clusters and clusters[-1][0].isalpha() and (
+                cluster in _IN_WORD_MARKS or (cluster == _MIDDLE_DOT and after[0].isalpha())):
+            clusters[-1] += cluster
+            continue
         split = len(cluster) > 1 and _dropped_by_moses(cluster[0])
         clusters += [cluster[0], cluster[1:]] if split else [cluster]
     if len(clusters) == len(line):  # no cluster of several code points

@@ -7,8 +7,8 @@ came back with spaces around them. `attach_punctuation` rejoins them by their
 Unicode class, the way writing in their scripts spaces them:
 
 - closing marks (close brackets, final quotes, the Unicode Terminal_Punctuation
-  marks of every script, "…", per cent and per mille signs, primes) attach to
-  the word before;
+  marks of every script, the Armenian comma "՝", "…", per cent and per mille
+  signs, primes) attach to the word before;
 - opening marks (open brackets, initial quotes, "¿", "¡") to the word after;
 - paired quotes (“ ” „, ‘ ’ ‚, « », ‹ ›) open and close in turn, so both
   «так» and German »so« come back whole; French keeps the spaces inside
@@ -42,7 +42,7 @@ _IN_WORD = "׳״٫٬"
 _TSHEG = "\u0f0b\u0f0c"
 _CJK_LANGUAGES = {"zh", "zho", "yue", "ja", "jpn"}
 _ENGLISH_CLITICS = {"t", "s", "re", "ve", "ll", "d", "m"}
-_CLOSES = regex.compile(r"[\p{Pe}\p{Pf}\p{Terminal_Punctuation}…‰‱′″‴٪؉؊％]+")
+_CLOSES = regex.compile(r"[\p{Pe}\p{Pf}\p{Terminal_Punctuation}…‰‱′″‴٪؉؊％՝]+")
 _OPENS = regex.compile(r"[\p{Ps}\p{Pi}¿¡]+")
 _LETTER = regex.compile(r"[\p{L}\p{M}\p{N}]")
 _LETTERS = regex.compile(r"[\p{L}\p{M}\p{N}]+")
