@@ -174,7 +174,9 @@ SCRIPTS = {
            "", "，。？！、；：", ["（）", "「」", "『』", "“”"]),
     "hy": ("աբգդեզէըթժիլխծկհձղճմյնշոչպջռսվտրցւփքօֆ", " ", "։՝,", ["()", "«»"]),
     "ca": ("abcdeilmnorstu", " ", ",.;:?!", ["()", "«»"]),
+    "te": ("కగచజటడతదనపబమయరలవసహ", " ", ",.?!", ["()"]),
 }
+TELUGU_SIGNS = "ాిుె్"  # vowel signs and the virama: clusters with their consonant
 MATRAS = "ािीुूेैोौं"  # Devanagari vowel signs: clusters with their consonant
 # Armenian emphasis, exclamation and question marks, written on a word's stressed vowel
 ARMENIAN_IN_WORD = "՛՜՞"
@@ -190,6 +192,8 @@ def sentences(draw, lang: str) -> str:
     if lang == "hy":  # a mark inside the word, or at its end
         letter = st.builds(lambda c, m: c + m, letter,
                            st.sampled_from(["", "", "", *ARMENIAN_IN_WORD]))
+    if lang == "te":  # a word may end in a virama, the next begin with a consonant
+        letter = st.builds(lambda c, m: c + m, letter, st.sampled_from(["", *TELUGU_SIGNS]))
     if lang == "ca":  # the middle dot of l·l
         letter = st.one_of(letter, st.just("l·l"))
     words = draw(st.lists(st.lists(letter, min_size=1, max_size=6).map("".join),
@@ -232,9 +236,21 @@ def test_detokenize_undoes_tokenize_in_every_script(lang, data):
     ("l’homme dit « bonjour » !", "fr"),
     ("»Hallo« und „so“ ende", "de"),
     ("Ինչո՞ւ ես ուշացել։ Նա ասաց՝ վաղը կգա՞։ Վա՜յ, լավ է։", "hy"),
+    # every elision of a line, not every other one
+    ("l’homme et l’enfant d’abord, « l’ami »", "fr"),
+    ("dell’anno e l’altro", "it"),
+    ("don’t and can’t, ‘so’ and isn’t", "en"),
 ])
 def test_detokenize_rejoins_punctuation_of_other_scripts(line, lang):
     assert clean.tokenize(line, lang) != line  # the marks were split off
+    assert clean.detokenize([clean.tokenize(line, lang)], lang) == [line]
+
+
+@pytest.mark.parametrize("line, lang", [
+    ("చినూక్ జార్గన్", "te"), ("ചിനൂഗ് ജാർഗൺ", "ml"), ("ଚିନୁକ୍ ଜାରଗାଁନ୍", "or")])
+def test_a_word_after_a_virama_stays_a_word(line, lang):
+    # Unicode's conjunct rule makes one cluster of "క్" + "జ"; the space between
+    # two words is no cut inside a cluster
     assert clean.detokenize([clean.tokenize(line, lang)], lang) == [line]
 
 

@@ -175,13 +175,17 @@ def detokenize(lines: list[str], lang: str) -> list[str]:
 
 def join_clusters(text: str) -> str:
     """Drop every space that cuts a grapheme cluster ("👍 🏽" -> "👍🏽", "e ́" -> "é",
-    "🇩 🇪" -> "🇩🇪"), as a tokenizer that split them would have left it."""
+    "🇩 🇪" -> "🇩🇪"), as a tokenizer that split them would have left it: where
+    the word after the space begins with a code point that joins another
+    (`_JOINER`). A word that begins with a letter stays a word, even where
+    Unicode's conjunct rule would make one cluster of a virama at the end of
+    the word before and that letter (Telugu "చినూక్ జార్గన్")."""
     if text.isascii():
         return text
     words = text.split(" ")
     out = [words[0]]
     for word in words[1:]:
-        if out[-1] and word and len(_GRAPHEME.findall(
+        if out[-1] and word and _JOINER.match(word) and len(_GRAPHEME.findall(
                 _GRAPHEME.findall(out[-1])[-1] + _GRAPHEME.match(word)[0])) == 1:
             out[-1] += word
         else:

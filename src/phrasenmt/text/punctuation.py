@@ -58,8 +58,12 @@ class _Line:
         # Chinese and Japanese set curly quotes full-width, without spaces
         self.wide_quotes = lang in _CJK_LANGUAGES
         self.open_quotes = [0] * len(_QUOTES)  # marks seen per kind
+        self.apostrophe = False  # the last chunk glued was an apostrophe, no quote
 
     def count(self, chunk: str) -> None:
+        if self.apostrophe:  # l’homme: opens or closes no quotation
+            self.apostrophe = False
+            return
         for char in chunk:
             if char in _QUOTE_KIND:
                 self.open_quotes[_QUOTE_KIND[char]] += 1
@@ -79,6 +83,7 @@ class _Line:
             return True, _letter(first)
         if (chunk == _APOSTROPHE and self.open_quotes[_QUOTE_KIND["‘"]] % 2 == 0
                 and _letter(last) and _letter(first)):
+            self.apostrophe = True
             return True, (self.lang != "en"
                           or _LETTERS.match(after)[0].lower() in _ENGLISH_CLITICS)
         if chunk[0] in _QUOTE_KIND and (len(chunk) == 1  # or Moses put "," after it
