@@ -240,6 +240,16 @@ def test_detokenize_undoes_tokenize_in_every_script(lang, data):
     ("l’homme et l’enfant d’abord, « l’ami »", "fr"),
     ("dell’anno e l’altro", "it"),
     ("don’t and can’t, ‘so’ and isn’t", "en"),
+    # Scottish Gaelic and Maltese elisions end before a space
+    ("Roinn a’ Chuain Sèimh", "gd"),
+    ("Sorbjan ta’ Fuq", "mt"),
+    # a tsheg before a closing bracket, and before the next syllable
+    ("དབྱིན་ཇིའི་སྐད། (ཁེ་ན་ཌ་)", "bo"),
+    # Chinese and Japanese: no space beside a bracket between wide characters,
+    # the writer's spaces kept beside one around Latin text
+    ("東部クリー語(南部)です。", "ja"),
+    ("法语(加拿大)和英语", "zh"),
+    ("使用 Python (3.11) 编程", "zh"),
 ])
 def test_detokenize_rejoins_punctuation_of_other_scripts(line, lang):
     assert clean.tokenize(line, lang) != line  # the marks were split off
@@ -247,7 +257,8 @@ def test_detokenize_rejoins_punctuation_of_other_scripts(line, lang):
 
 
 @pytest.mark.parametrize("line, lang", [
-    ("చినూక్ జార్గన్", "te"), ("ചിനൂഗ് ജാർഗൺ", "ml"), ("ଚିନୁକ୍ ଜାରଗାଁନ୍", "or")])
+    ("చినూక్ జార్గన్", "te"), ("ചിനൂഗ് ജാർഗൺ", "ml"), ("ଚିନୁକ୍ ଜାରଗାଁନ୍", "or"),
+    ("ଆର୍ଜେଣ୍ଟାଇନ୍\u200d ପେସୋ", "or")])  # a zero-width joiner ends the word
 def test_a_word_after_a_virama_stays_a_word(line, lang):
     # Unicode's conjunct rule makes one cluster of "క్" + "జ"; the space between
     # two words is no cut inside a cluster
@@ -261,6 +272,21 @@ def test_a_word_after_a_virama_stays_a_word(line, lang):
     # Catalan's l·l is one word; a middle dot between spaces stays a token
     ("La col·lecció és intel·ligent.", "ca", "La col·lecció és intel·ligent ."),
     ("Inici · Contacte", "ca", "Inici · Contacte"),
+    # Uzbek's turned comma in o‘ and g‘; an opening quote after a space is a quote
+    ("g‘arbiy o‘zbek tili", "uz", "g‘arbiy o‘zbek tili"),
+    ("‘so’ and", "en", "‘ so ’ and"),
+    # the Hebrew and Yiddish maqaf joins two words into one
+    ("כל־הארץ", "he", "כל־הארץ"),
+    # Shan tone marks, which Unicode leaves out of their letter's cluster
+    ("ဢႃးၾႃႇ ၵေႇ", "shn", "ဢႃးၾႃႇ ၵေႇ"),
+    # letters and digits beyond the Basic Multilingual Plane, unknown to Moses:
+    # Chakma, Adlam
+    ("𑄃𑄜𑄢𑄴 𑄃𑄝𑄴𑄈𑄎𑄨𑄠𑄚𑄴.", "ccp", "𑄃𑄜𑄢𑄴 𑄃𑄝𑄴𑄈𑄎𑄨𑄠𑄚𑄴 ."),
+    ("𞤀𞤁𞤂, 𞤃 𞥑𞥒", "ff", "𞤀𞤁𞤂 , 𞤃 𞥑𞥒"),
+    # a slash or a dash between letters or digits, unspaced; spaced, a token
+    ("and/or the 1990–2000 period, km/h", "en", "and/or the 1990–2000 period , km/h"),
+    ("Москва—Петербург", "ru", "Москва—Петербург"),
+    ("a / b and a – b", "en", "a / b and a – b"),
 ])
 def test_marks_written_inside_a_word_stay_inside_its_token(line, lang, tokens):
     assert clean.tokenize(line, lang) == tokens

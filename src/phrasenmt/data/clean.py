@@ -66,7 +66,18 @@ _JOINER = regex.compile(
 # Armenian marks written inside a word, on its stressed vowel: emphasis ՛,
 # exclamation ՜, question ՞ (ինչո՞ւ, "why?") and the abbreviation mark ՟
 _IN_WORD_MARKS = "\u055b\u055c\u055e\u055f"
-_MIDDLE_DOT = "\u00b7"  # between two letters, inside a word: Catalan col·lecció
+# between two letters, inside a word: the middle dot of Catalan col·lecció, the
+# turned comma of Uzbek o‘zbek and g‘arbiy, the Hebrew and Yiddish maqaf (כל־הארץ)
+_BETWEEN_LETTERS = "\u00b7\u2018\u05be"
+# between two letters or digits, written without spaces: a slash (and/or, km/h)
+# and an en or em dash (1990–2000, Москва—Петербург) stay in their token, as
+# Moses keeps an ASCII hyphen there; spaced, they are tokens of their own
+_BETWEEN_ALNUMS = "/\u2013\u2014"
+_ZWJ = "\u200d"
+_MARK = regex.compile(r"\p{M}")
+_PICTOGRAPH = regex.compile(r"\p{Extended_Pictographic}")
+_ASTRAL_ALNUM = regex.compile(r"[\U00010000-\U0010ffff]")  # Moses knows no letter there
+_IN_WORD = _IN_WORD_MARKS + _BETWEEN_LETTERS + _BETWEEN_ALNUMS
 
 
 @functools.cache
@@ -88,12 +99,13 @@ def _detokenizer(lang: str) -> MosesDetokenizer:
 
 def tokenize(line: str, lang: str) -> str:
     """Moses-tokenize one raw line (no escaping, no aggressive dash splits),
-    never splitting a grapheme cluster, nor an Armenian word at the mark on
-    its stressed vowel (see `_moses_on_clusters`)."""
+    never splitting a grapheme cluster, a word at a mark written inside it,
+    nor a word of letters Moses does not know (see `_moses_on_clusters`)."""
     line = line.strip()
-    if line.isascii() or not (_JOINER.search(line)  # no cluster of several code
-                              or any(m in line for m in _IN_WORD_MARKS + _MIDDLE_DOT)):
-        return _moses(line, lang)                   # points, no mark inside a word
+    if not (any(m in line for m in _IN_WORD)  # no mark inside a word, no cluster
+            or (not line.isascii() and (_JOINER.search(line)  # of several code
+                                        or _ASTRAL_ALNUM.search(line)))):  # points
+        return _moses(line, lang)
     return _moses_on_clusters(line, lang)
 
 
@@ -111,33 +123,49 @@ def _moses_on_clusters(line: str, lang: str) -> str:
     combining accent (e + U+0301) off its base. It sees each cluster's base
     character instead (a letter stays inside its word, an emoji a token of its
     own); each base in its output then gets its cluster's other code points back.
-    An Armenian in-word mark after a letter (`_IN_WORD_MARKS`), and a middle
-    dot between two letters (Catalan l·l), ride on the letter before the same way.
+    A mark after a letter that Unicode does not count into its cluster (the
+    Shan tone marks, ႇ), an Armenian in-word mark after a letter
+    (`_IN_WORD_MARKS`), a middle dot, an Uzbek ‘ or a maqaf between two letters
+    (`_BETWEEN_LETTERS`), and a slash or a dash between two letters or digits
+    (`_BETWEEN_ALNUMS`) ride on the character before the same way. Moses's
+    letter and digit classes hold only the Basic Multilingual Plane, so it
+    would split every letter of Adlam, Chakma or Hmong from the next: it sees
+    "a" (or "0" for a digit) in their place.
     """
     clusters: list[str] = []
     graphemes = _GRAPHEME.findall(line)
     for i, cluster in enumerate(graphemes):  # a mark after a space: on its own
         after = graphemes[i + 1] if i + 1 < len(graphemes) else " "
-        if clusters and clusters[-1][0].isalpha() and (
-                cluster in _IN_WORD_MARKS or (cluster == _MIDDLE_DOT and after[0].isalpha())):
+        before = clusters[-1][0] if clusters else " "
+        if (before.isalpha() and (cluster in _IN_WORD_MARKS or _MARK.match(cluster) or (
+                cluster in _BETWEEN_LETTERS and after[0].isalpha()))) or (
+                before.isalnum() and cluster in _BETWEEN_ALNUMS and after[0].isalnum()):
             clusters[-1] += cluster
             continue
         split = len(cluster) > 1 and _dropped_by_moses(cluster[0])
         clusters += [cluster[0], cluster[1:]] if split else [cluster]
-    if len(clusters) == len(line):  # no cluster of several code points
+    bases = [_moses_base(c[0]) for c in clusters]
+    if len(clusters) == len(line) and "".join(bases) == line:  # nothing to hide
         return _moses(line, lang)
     out, k = [], 0
-    for char in _moses("".join(c[0] for c in clusters), lang):
+    for char in _moses("".join(bases), lang):
         if char == " ":
             out.append(char)
             continue
-        while (k < len(clusters) and clusters[k][0] != char
-               and _dropped_by_moses(clusters[k][0])):
+        while k < len(clusters) and bases[k] != char and _dropped_by_moses(bases[k]):
             k += 1
-        out.append(clusters[k] if k < len(clusters) and clusters[k][0] == char
+        out.append(clusters[k] if k < len(clusters) and bases[k] == char
                    else char)  # a character Moses changed stays as Moses wrote it
         k += 1
     return "".join(out)
+
+
+def _moses_base(char: str) -> str:
+    """What Moses sees of a cluster that starts with `char`: the character,
+    or a stand-in for a letter or digit outside the Basic Multilingual Plane."""
+    if ord(char) <= 0xFFFF or not char.isalnum():
+        return char
+    return "0" if char.isdigit() else "a"
 
 
 def _dropped_by_moses(char: str) -> bool:
@@ -177,15 +205,19 @@ def join_clusters(text: str) -> str:
     """Drop every space that cuts a grapheme cluster ("👍 🏽" -> "👍🏽", "e ́" -> "é",
     "🇩 🇪" -> "🇩🇪"), as a tokenizer that split them would have left it: where
     the word after the space begins with a code point that joins another
-    (`_JOINER`). A word that begins with a letter stays a word, even where
-    Unicode's conjunct rule would make one cluster of a virama at the end of
-    the word before and that letter (Telugu "చినూక్ జార్గన్")."""
+    (`_JOINER`), or the word before ends in a zero-width joiner and this one is
+    a pictograph (👨‍ 👩). A word
+    that begins with a letter stays a word, even where Unicode's conjunct rule
+    would make one cluster of a virama at the end of the word before and that
+    letter (Telugu "చినూక్ జార్గన్")."""
     if text.isascii():
         return text
     words = text.split(" ")
     out = [words[0]]
     for word in words[1:]:
-        if out[-1] and word and _JOINER.match(word) and len(_GRAPHEME.findall(
+        joins = word and out[-1] and (_JOINER.match(word) or (
+            out[-1][-1] == _ZWJ and _PICTOGRAPH.match(word)))
+        if joins and len(_GRAPHEME.findall(
                 _GRAPHEME.findall(out[-1])[-1] + _GRAPHEME.match(word)[0])) == 1:
             out[-1] += word
         else:

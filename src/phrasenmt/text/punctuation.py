@@ -19,11 +19,14 @@ Unicode class, the way writing in their scripts spaces them:
   (བཀྲ་ཤིས), and the apostrophe ’ in an elision or
   contraction (l’homme, don’t; in English only before t, s, re, ve, ll, d, m,
   so "the students’ books" keeps its space).
-- between Han, kana and full-width characters there is no space at all.
+- between Han, kana and full-width characters there is no space at all, and
+  in Chinese and Japanese none between them and a bracket, full-width or not
+  (東部クリー語(南部)です).
 
 ASCII marks are left to Moses, as are dashes and symbols other than per cent
-signs and primes, whose spacing the writer chooses (a – b, a–b, § 5): those
-come back spaced.
+signs and primes, whose spacing the writer chooses (a – b, § 5): those come
+back spaced. A slash or a dash written between two letters or digits (and/or,
+1990–2000) never leaves its token (`phrasenmt.data.clean.tokenize`).
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ _IN_WORD = "׳״٫٬"
 _TSHEG = "\u0f0b\u0f0c"
 _CJK_LANGUAGES = {"zh", "zho", "yue", "ja", "jpn"}
 _ENGLISH_CLITICS = {"t", "s", "re", "ve", "ll", "d", "m"}
+# languages whose elided words end in an apostrophe before a space: Scottish
+# Gaelic "a’ Chuain", Maltese "ta’ Fuq"
+_SPACE_AFTER_ELISION = {"gd", "gla", "mt", "mlt"}
 _CLOSES = regex.compile(r"[\p{Pe}\p{Pf}\p{Terminal_Punctuation}…‰‱′″‴٪؉؊％՝]+")
 _OPENS = regex.compile(r"[\p{Ps}\p{Pi}¿¡]+")
 _LETTER = regex.compile(r"[\p{L}\p{M}\p{N}]")
@@ -79,11 +85,14 @@ class _Line:
             return False, False  # Moses placed it
         if len(chunk) == 1 and chunk in _IN_WORD and _letter(last):
             return True, _letter(first)
-        if chunk.strip(_TSHEG) == "" and _letter(last):
-            return True, _letter(first)
+        rest = chunk.lstrip(_TSHEG)  # a tsheg, or one before a closing mark: ་)
+        if rest != chunk and _letter(last) and (not rest or _CLOSES.fullmatch(rest)):
+            return True, not rest and _letter(first)
         if (chunk == _APOSTROPHE and self.open_quotes[_QUOTE_KIND["‘"]] % 2 == 0
                 and _letter(last) and _letter(first)):
             self.apostrophe = True
+            if self.lang in _SPACE_AFTER_ELISION:
+                return True, False
             return True, (self.lang != "en"
                           or _LETTERS.match(after)[0].lower() in _ENGLISH_CLITICS)
         if chunk[0] in _QUOTE_KIND and (len(chunk) == 1  # or Moses put "," after it
@@ -97,6 +106,12 @@ class _Line:
         if _CLOSES.fullmatch(chunk):
             return True, False
         wide = self.wide(last) and self.wide(chunk[0])
+        if self.wide_quotes and not wide:  # Chinese and Japanese: no space beside a
+            opens = _OPENS.match(chunk)       # bracket between wide characters either
+            inside = (chunk[opens.end():] or after)[:1] if opens else ""
+            wide = (bool(opens) and self.wide(last) and self.wide(inside)) or (
+                self.wide(chunk[0]) and bool(_CLOSES.fullmatch(last))
+                and self.wide(prev[-2:-1]))
         if _OPENS.fullmatch(chunk):
             return wide, True
         return wide, False
