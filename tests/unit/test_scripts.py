@@ -240,6 +240,7 @@ def test_detokenize_undoes_tokenize_in_every_script(lang, data):
     ("l’homme et l’enfant d’abord, « l’ami »", "fr"),
     ("dell’anno e l’altro", "it"),
     ("don’t and can’t, ‘so’ and isn’t", "en"),
+    ("O’Brien of Côte d’Ivoire and the students’ books", "en"),
     # Scottish Gaelic and Maltese elisions end before a space
     ("Roinn a’ Chuain Sèimh", "gd"),
     ("Sorbjan ta’ Fuq", "mt"),

@@ -17,8 +17,9 @@ Unicode class, the way writing in their scripts spaces them:
   gershayim between letters (צה״ל), the Arabic decimal and thousands
   separators between digits (٣٫٥), the Tibetan tsheg after a syllable
   (བཀྲ་ཤིས), and the apostrophe ’ in an elision or
-  contraction (l’homme, don’t; in English only before t, s, re, ve, ll, d, m,
-  so "the students’ books" keeps its space).
+  contraction (l’homme, don’t; in English only before t, s, re, ve, ll, d, m
+  or after a one-letter word, O’Brien, so "the students’ books" keeps its
+  space).
 - between Han, kana and full-width characters there is no space at all, and
   in Chinese and Japanese none between them and a bracket, full-width or not
   (東部クリー語(南部)です).
@@ -93,7 +94,7 @@ class _Line:
             self.apostrophe = True
             if self.lang in _SPACE_AFTER_ELISION:
                 return True, False
-            return True, (self.lang != "en"
+            return True, (self.lang != "en" or len(prev) == 1  # O’Brien, Côte d’Ivoire
                           or _LETTERS.match(after)[0].lower() in _ENGLISH_CLITICS)
         if chunk[0] in _QUOTE_KIND and (len(chunk) == 1  # or Moses put "," after it
                                         or _CLOSES.fullmatch(chunk[1:])):
