@@ -278,6 +278,8 @@ def test_a_word_after_a_virama_stays_a_word(line, lang):
     ("‘so’ and", "en", "‘ so ’ and"),
     # the Hebrew and Yiddish maqaf joins two words into one
     ("כל־הארץ", "he", "כל־הארץ"),
+    # a geresh at the end of a word, and gershayim inside one
+    ("ואיי סנדוויץ׳ הדרומיים של צה״ל", "he", "ואיי סנדוויץ׳ הדרומיים של צה״ל"),
     # Shan tone marks, which Unicode leaves out of their letter's cluster
     ("ဢႃးၾႃႇ ၵေႇ", "shn", "ဢႃးၾႃႇ ၵေႇ"),
     # letters and digits beyond the Basic Multilingual Plane, unknown to Moses:

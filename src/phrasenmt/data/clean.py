@@ -63,9 +63,11 @@ _JOINER = regex.compile(
     r"\p{Grapheme_Cluster_Break=V}\p{Grapheme_Cluster_Break=T}]")
 
 
-# Armenian marks written inside a word, on its stressed vowel: emphasis ՛,
-# exclamation ՜, question ՞ (ինչո՞ւ, "why?") and the abbreviation mark ՟
-_IN_WORD_MARKS = "\u055b\u055c\u055e\u055f"
+# marks written after a letter, inside its word or at its end: the Armenian
+# marks on a stressed vowel, emphasis ՛, exclamation ՜, question ՞ (ինչո՞ւ,
+# "why?") and the abbreviation mark ՟; the Hebrew geresh and gershayim
+# (ג׳ורג׳, סנדוויץ׳, צה״ל)
+_IN_WORD_MARKS = "\u055b\u055c\u055e\u055f\u05f3\u05f4"
 # between two letters, inside a word: the middle dot of Catalan col·lecció, the
 # turned comma of Uzbek o‘zbek and g‘arbiy, the Hebrew and Yiddish maqaf (כל־הארץ)
 _BETWEEN_LETTERS = "\u00b7\u2018\u05be"
