@@ -23,11 +23,30 @@ def test_the_probe_counts_names_that_do_not_come_back(tmp_path):
     result = json.loads(out.read_text("utf-8"))
     per = result["per_language"]
     assert set(per) == {"te", "fr", "hy", "shn", "km"}
-    assert result["summary"]["names"] == sum(v["names"] for v in per.values())
+    assert result["summary"]["lines"] == sum(v["lines"] for v in per.values())
     assert result["summary"]["failed"] == sum(v["failed"] for v in per.values())
-    assert all(v["names"] > 40 for v in per.values())  # three tables, up to 40 each
+    assert all(v["lines"] > 40 for v in per.values())  # three tables, up to 40 each
     for lang in ("te", "fr", "hy", "shn"):  # each failed before the fixes it names
         assert per[lang]["failed"] == 0, per[lang]["examples"]
     # Khmer's zero-width spaces come back spaced (Moses on Khmer is warned about)
     assert per["km"]["failed"] > 0 and "\u200b" in per["km"]["examples"][0][0]
     assert run.stdout.splitlines()[-1].startswith("all\t")
+
+
+def test_the_probe_reads_gettext_catalogs_of_a_locale_folder(tmp_path):
+    from tests.unit.test_gettext_corpus import write_mo
+
+    folder = tmp_path / "ca@valencia" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    write_mo(folder / "x.mo", {"Cannot open %s": "No s'ha pogut obrir %s",
+                               "Time: %H:%M": "Hora: %H:%M",
+                               "and/or": "i/o", "same": "same"})  # untranslated: left out
+    (folder / "broken.mo").write_bytes(b"not a catalog")
+    out = tmp_path / "rt.json"
+    run = subprocess.run([sys.executable, str(SCRIPT), "--source", "gettext", "--locale-dir",
+                          str(tmp_path), "--out", str(out)],
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    per = json.loads(out.read_text("utf-8"))["per_language"]
+    assert per == {"ca@valencia": {"lines": 3, "failed": 0, "examples": []}}
+    assert "skipped 1 catalogs" in run.stderr

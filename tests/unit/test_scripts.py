@@ -241,6 +241,9 @@ def test_detokenize_undoes_tokenize_in_every_script(lang, data):
     ("dell’anno e l’altro", "it"),
     ("don’t and can’t, ‘so’ and isn’t", "en"),
     ("O’Brien of Côte d’Ivoire and the students’ books", "en"),
+    # an ellipsis that opens a line; no space after full-width punctuation
+    ("...Kahjuks on su aeg otsas!", "et"),
+    ("無法讀取串流：%s", "zh"),
     # Scottish Gaelic and Maltese elisions end before a space
     ("Roinn a’ Chuain Sèimh", "gd"),
     ("Sorbjan ta’ Fuq", "mt"),
@@ -278,6 +281,20 @@ def test_a_word_after_a_virama_stays_a_word(line, lang):
     ("‘so’ and", "en", "‘ so ’ and"),
     # the Hebrew and Yiddish maqaf joins two words into one
     ("כל־הארץ", "he", "כל־הארץ"),
+    # an ASCII apostrophe inside a word where Moses has no clitic rules for the
+    # language (Catalan, Ukrainian); English and French keep Moses's rules
+    ("S'ha intentat l'accés", "ca", "S'ha intentat l'accés"),
+    ("м'ята", "uk", "м'ята"),
+    ("don't", "en", "don 't"),
+    ("l'homme", "fr", "l' homme"),
+    # printf conversions, identifiers and addresses stay whole
+    ("%s Dateien, %d%% fertig, %.*s und %lu", "de", "%s Dateien , %d%% fertig , %.*s und %lu"),
+    ("key_id bei eu@exemplo.com, 50% of", "de", "key_id bei eu@exemplo.com , 50 % of"),
+    ("%Y/%m/%d (%a) %H:%M:%S", "ja", "%Y/%m/%d ( %a ) %H:%M:%S"),
+    # a colon between digits or letters; a run of one mark
+    ("At 10:30, S:t Lucia *** done", "en", "At 10:30 , S:t Lucia *** done"),
+    # Occitan spaces high punctuation as French does
+    ("Paquets concernits : « %s »", "oc", "Paquets concernits : « %s »"),
     # a geresh at the end of a word, and gershayim inside one
     ("ואיי סנדוויץ׳ הדרומיים של צה״ל", "he", "ואיי סנדוויץ׳ הדרומיים של צה״ל"),
     # Shan tone marks, which Unicode leaves out of their letter's cluster

@@ -71,15 +71,27 @@ _IN_WORD_MARKS = "\u055b\u055c\u055e\u055f\u05f3\u05f4"
 # between two letters, inside a word: the middle dot of Catalan col·lecció, the
 # turned comma of Uzbek o‘zbek and g‘arbiy, the Hebrew and Yiddish maqaf (כל־הארץ)
 _BETWEEN_LETTERS = "\u00b7\u2018\u05be"
-# between two letters or digits, written without spaces: a slash (and/or, km/h)
-# and an en or em dash (1990–2000, Москва—Петербург) stay in their token, as
-# Moses keeps an ASCII hyphen there; spaced, they are tokens of their own
-_BETWEEN_ALNUMS = "/\u2013\u2014"
+# between two letters or digits, written without spaces: a slash (and/or, km/h),
+# an en or em dash (1990–2000, Москва—Петербург), an underscore (key_id), an at
+# sign (user@example.org) and a colon (10:30, S:t) stay in their token, as Moses
+# keeps an ASCII hyphen there; spaced, they are tokens of their own
+_BETWEEN_ALNUMS = "/\u2013\u2014_@:"
 _ZWJ = "\u200d"
 _MARK = regex.compile(r"\p{M}")
 _PICTOGRAPH = regex.compile(r"\p{Extended_Pictographic}")
 _ASTRAL_ALNUM = regex.compile(r"[\U00010000-\U0010ffff]")  # Moses knows no letter there
 _IN_WORD = _IN_WORD_MARKS + _BETWEEN_LETTERS + _BETWEEN_ALNUMS
+# Moses splits an ASCII apostrophe off by its English, French and Italian clitic
+# rules, which its detokenizer undoes; in any other language it splits "S'ha",
+# "аб'ект" into three tokens and detokenizes them as a quotation ("S 'ha"), so
+# there an apostrophe between two letters stays in its word
+_MOSES_APOSTROPHE_LANGS = frozenset({"en", "fr", "it"})
+# a printf or strftime conversion (%s, %d, %5.2f, %.*s, %lu, %1$s, %%, %Y) is
+# one token: Moses sees a letter in its place
+_PRINTF = regex.compile(r"%(?:\d+\$)?[-+#0']*(?:\d+|\*)?(?:\.(?:\d+|\*))?"
+                        r"(?:hh|ll|[hlLqjzt])?[A-Za-z%]")  # strftime's %Y, %H too
+# a run of one of these marks is one token (***, ===), as Moses keeps "..."
+_RUNS = "*=~#+"
 
 
 @functools.cache
@@ -91,12 +103,17 @@ def _tokenizer(lang: str) -> MosesTokenizer:
     return MosesTokenizer(lang=lang)
 
 
+# languages that space their high punctuation as French does ("concernits :")
+_FRENCH_SPACING = frozenset({"oc", "oci", "br", "bre"})
+
+
 @functools.cache
 def _detokenizer(lang: str) -> MosesDetokenizer:
-    """One cached Moses detokenizer per language."""
+    """One cached Moses detokenizer per language (French's for the languages
+    that space ":", ";", "!", "?" as French does)."""
     from sacremoses import MosesDetokenizer
 
-    return MosesDetokenizer(lang=lang)
+    return MosesDetokenizer(lang="fr" if lang in _FRENCH_SPACING else lang)
 
 
 def tokenize(line: str, lang: str) -> str:
@@ -106,7 +123,10 @@ def tokenize(line: str, lang: str) -> str:
     line = line.strip()
     if not (any(m in line for m in _IN_WORD)  # no mark inside a word, no cluster
             or (not line.isascii() and (_JOINER.search(line)  # of several code
-                                        or _ASTRAL_ALNUM.search(line)))):  # points
+                                        or _ASTRAL_ALNUM.search(line)))  # points,
+            or ("'" in line and lang not in _MOSES_APOSTROPHE_LANGS)  # no apostrophe
+            or ("%" in line and _PRINTF.search(line))  # no printf conversion
+            or any(c * 2 in line for c in _RUNS)):  # and no run of a mark
         return _moses(line, lang)
     return _moses_on_clusters(line, lang)
 
@@ -129,24 +149,43 @@ def _moses_on_clusters(line: str, lang: str) -> str:
     Shan tone marks, ႇ), an Armenian in-word mark after a letter
     (`_IN_WORD_MARKS`), a middle dot, an Uzbek ‘ or a maqaf between two letters
     (`_BETWEEN_LETTERS`), and a slash or a dash between two letters or digits
-    (`_BETWEEN_ALNUMS`) ride on the character before the same way. Moses's
+    (`_BETWEEN_ALNUMS`) ride on the character before the same way, and so does
+    an apostrophe between two letters where Moses has no clitic rules for the
+    language (`_MOSES_APOSTROPHE_LANGS`). A printf conversion (%s, %.*s) reaches
+    Moses as one letter. Moses's
     letter and digit classes hold only the Basic Multilingual Plane, so it
     would split every letter of Adlam, Chakma or Hmong from the next: it sees
     "a" (or "0" for a digit) in their place.
     """
+    between_letters = _BETWEEN_LETTERS + ("" if lang in _MOSES_APOSTROPHE_LANGS else "'")
+    printf = {m.start(): m.end() for m in _PRINTF.finditer(line)} if "%" in line else {}
     clusters: list[str] = []
+    bases: list[str] = []
     graphemes = _GRAPHEME.findall(line)
+    pos = skip_to = 0
     for i, cluster in enumerate(graphemes):  # a mark after a space: on its own
+        start, pos = pos, pos + len(cluster)
+        if start < skip_to:  # inside a printf conversion
+            continue
+        if start in printf:
+            skip_to = printf[start]
+            clusters.append(line[start:skip_to])
+            bases.append("a")
+            continue
         after = graphemes[i + 1] if i + 1 < len(graphemes) else " "
-        before = clusters[-1][0] if clusters else " "
+        before = bases[-1] if bases else " "  # a printf conversion counts as a letter
+        after_alnum = after[0].isalnum() or pos in printf
         if (before.isalpha() and (cluster in _IN_WORD_MARKS or _MARK.match(cluster) or (
-                cluster in _BETWEEN_LETTERS and after[0].isalpha()))) or (
-                before.isalnum() and cluster in _BETWEEN_ALNUMS and after[0].isalnum()):
+                cluster in between_letters and after[0].isalpha()))) or (
+                before.isalnum() and cluster in _BETWEEN_ALNUMS and after_alnum) or (
+                cluster in _RUNS and clusters and clusters[-1][-1] == cluster
+                and set(clusters[-1]) == {cluster}):
             clusters[-1] += cluster
             continue
         split = len(cluster) > 1 and _dropped_by_moses(cluster[0])
-        clusters += [cluster[0], cluster[1:]] if split else [cluster]
-    bases = [_moses_base(c[0]) for c in clusters]
+        pieces = [cluster[0], cluster[1:]] if split else [cluster]
+        clusters += pieces
+        bases += [_moses_base(piece[0]) for piece in pieces]
     if len(clusters) == len(line) and "".join(bases) == line:  # nothing to hide
         return _moses(line, lang)
     out, k = [], 0

@@ -11,8 +11,8 @@ Unicode class, the way writing in their scripts spaces them:
   signs, primes) attach to the word before;
 - opening marks (open brackets, initial quotes, "¿", "¡") to the word after;
 - paired quotes (“ ” „, ‘ ’ ‚, « », ‹ ›) open and close in turn, so both
-  «так» and German »so« come back whole; French keeps the spaces inside
-  its « ».
+  «так» and German »so« come back whole; French, Occitan and Breton keep
+  the spaces inside their « ».
 - marks written inside a word join both neighbours: Hebrew geresh and
   gershayim between letters (צה״ל), the Arabic decimal and thousands
   separators between digits (٣٫٥), the Tibetan tsheg after a syllable
@@ -20,7 +20,9 @@ Unicode class, the way writing in their scripts spaces them:
   contraction (l’homme, don’t; in English only before t, s, re, ve, ll, d, m
   or after a one-letter word, O’Brien, so "the students’ books" keeps its
   space).
-- between Han, kana and full-width characters there is no space at all, and
+- an ellipsis that opens a line joins the word after it (...and then);
+- between Han, kana and full-width characters there is no space at all, none
+  after full-width punctuation in Chinese and Japanese (：%s), and
   in Chinese and Japanese none between them and a bracket, full-width or not
   (東部クリー語(南部)です).
 
@@ -46,6 +48,8 @@ _IN_WORD = "׳״٫٬"
 _TSHEG = "\u0f0b\u0f0c"
 _CJK_LANGUAGES = {"zh", "zho", "yue", "ja", "jpn"}
 _ENGLISH_CLITICS = {"t", "s", "re", "ve", "ll", "d", "m"}
+# languages that keep spaces inside their « »: French, Occitan, Breton
+_SPACED_GUILLEMETS = {"fr", "fra", "oc", "oci", "br", "bre"}
 # languages whose elided words end in an apostrophe before a space: Scottish
 # Gaelic "a’ Chuain", Maltese "ta’ Fuq"
 _SPACE_AFTER_ELISION = {"gd", "gla", "mt", "mlt"}
@@ -55,6 +59,10 @@ _LETTER = regex.compile(r"[\p{L}\p{M}\p{N}]")
 _LETTERS = regex.compile(r"[\p{L}\p{M}\p{N}]+")
 # wide characters, written without spaces between them (not Korean Hangul)
 _WIDE = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\u3000-\u303f\uff00-\uffef]")
+# an ellipsis that opens the line, and the space Moses put after it
+_OPENING_ELLIPSIS = regex.compile(r"^(\.\.\.|…) (?=[\p{L}\p{N}])")
+# full-width punctuation (ideographic comma and full stop, full-width colon, ...)
+_FULLWIDTH_PUNCT = regex.compile(r"(?=\p{P})[\u3000-\u303f\uff00-\uffef]")
 
 
 class _Line:
@@ -82,6 +90,8 @@ class _Line:
         """(join `chunk` to `prev`, join the next chunk `after` to `chunk`);
         `prev` is "" at the start of the line."""
         last, first = prev[-1:], after[:1]
+        if self.wide_quotes and _FULLWIDTH_PUNCT.match(last):
+            return True, False  # no space after "，" "：" "。"
         if chunk.isascii() and not self.wide(last):
             return False, False  # Moses placed it
         if len(chunk) == 1 and chunk in _IN_WORD and _letter(last):
@@ -99,7 +109,7 @@ class _Line:
         if chunk[0] in _QUOTE_KIND and (len(chunk) == 1  # or Moses put "," after it
                                         or _CLOSES.fullmatch(chunk[1:])):
             kind = _QUOTE_KIND[chunk[0]]
-            if kind == _GUILLEMETS and self.lang == "fr":
+            if kind == _GUILLEMETS and self.lang in _SPACED_GUILLEMETS:
                 return False, False
             closing = self.open_quotes[kind] % 2 == 1  # none between wide text
             return (closing or self.wide(last),
@@ -152,6 +162,7 @@ def _wide(char: str) -> bool:
 
 def attach_punctuation(text: str, lang: str) -> str:
     """Rejoin the non-ASCII punctuation the Moses detokenizer left spaced."""
+    text = _OPENING_ELLIPSIS.sub(r"\1", text)
     if text.isascii():
         return text
     chunks = [c for c in text.split(" ") if c]
