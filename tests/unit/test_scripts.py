@@ -291,6 +291,7 @@ def test_a_word_after_a_virama_stays_a_word(line, lang):
     ("%s Dateien, %d%% fertig, %.*s und %lu", "de", "%s Dateien , %d%% fertig , %.*s und %lu"),
     ("key_id bei eu@exemplo.com, 50% of", "de", "key_id bei eu@exemplo.com , 50 % of"),
     ("%Y/%m/%d (%a) %H:%M:%S", "ja", "%Y/%m/%d ( %a ) %H:%M:%S"),
+    ("an pam_item() übergeben (x)", "de", "an pam_item() übergeben ( x )"),
     # a colon between digits or letters; a run of one mark
     ("At 10:30, S:t Lucia *** done", "en", "At 10:30 , S:t Lucia *** done"),
     # Occitan spaces high punctuation as French does

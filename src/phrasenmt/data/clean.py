@@ -126,7 +126,8 @@ def tokenize(line: str, lang: str) -> str:
                                         or _ASTRAL_ALNUM.search(line)))  # points,
             or ("'" in line and lang not in _MOSES_APOSTROPHE_LANGS)  # no apostrophe
             or ("%" in line and _PRINTF.search(line))  # no printf conversion
-            or any(c * 2 in line for c in _RUNS)):  # and no run of a mark
+            or any(c * 2 in line for c in _RUNS)  # no run of a mark, and no
+            or "()" in line):  # empty brackets
         return _moses(line, lang)
     return _moses_on_clusters(line, lang)
 
@@ -179,7 +180,10 @@ def _moses_on_clusters(line: str, lang: str) -> str:
                 cluster in between_letters and after[0].isalpha()))) or (
                 before.isalnum() and cluster in _BETWEEN_ALNUMS and after_alnum) or (
                 cluster in _RUNS and clusters and clusters[-1][-1] == cluster
-                and set(clusters[-1]) == {cluster}):
+                and set(clusters[-1]) == {cluster}) or (
+                # a call's empty brackets after a name: atk_object_get_parent()
+                (cluster == "(" and after == ")" and before.isalnum())
+                or (cluster == ")" and clusters and clusters[-1].endswith("("))):
             clusters[-1] += cluster
             continue
         split = len(cluster) > 1 and _dropped_by_moses(cluster[0])
