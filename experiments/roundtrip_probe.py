@@ -87,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--examples", type=int, default=3, help="failures kept per language")
     parser.add_argument("--top", type=int, default=25, help="languages printed")
     parser.add_argument("--langs", nargs="+", help="only these CLDR language codes")
+    parser.add_argument("--speed", action="store_true",
+                        help="also time tokenize over all the lines (best of 3 rounds)")
     args = parser.parse_args(argv)
     if args.source == "cldr":
         try:
@@ -120,6 +122,20 @@ def main(argv: list[str] | None = None) -> int:
     failed = sum(v["failed"] for v in per_lang.values())
     summary = {"languages": len(per_lang), "lines": total, "failed": failed,
                "languages_with_failures": sum(1 for v in per_lang.values() if v["failed"])}
+    if args.speed:
+        import time
+
+        work = [(line, name.split("_")[0].split("@")[0])
+                for name, lines in sources.items() if name in per_lang for line in lines]
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            for line, lang in work:
+                tokenize(line, lang)
+            best = min(best, time.perf_counter() - start)
+        summary["tokenize_lines_per_s"] = round(len(work) / best)
+        print(f"tokenize\t{summary['tokenize_lines_per_s']} lines/s "
+              f"({len(work)} lines, best of 3)")
     with open(args.out, "w", encoding="utf-8") as handle:
         json.dump({"summary": summary, "per_language": per_lang}, handle,
                   ensure_ascii=False, indent=1)

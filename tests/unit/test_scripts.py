@@ -294,6 +294,8 @@ def test_a_word_after_a_virama_stays_a_word(line, lang):
     ("an pam_item() übergeben (x)", "de", "an pam_item() übergeben ( x )"),
     # a colon between digits or letters; a run of one mark
     ("At 10:30, S:t Lucia *** done", "en", "At 10:30 , S:t Lucia *** done"),
+    # a cluster of several letters (decomposed Hangul) beside such a mark
+    ("\u1100\u1161 10:30", "ko", "\u1100\u1161 10:30"),
     # Occitan spaces high punctuation as French does
     ("Paquets concernits : « %s »", "oc", "Paquets concernits : « %s »"),
     # a geresh at the end of a word, and gershayim inside one

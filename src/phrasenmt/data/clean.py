@@ -92,6 +92,16 @@ _PRINTF = regex.compile(r"%(?:\d+\$)?[-+#0']*(?:\d+|\*)?(?:\.(?:\d+|\*))?"
                         r"(?:hh|ll|[hlLqjzt])?[A-Za-z%]")  # strftime's %Y, %H too
 # a run of one of these marks is one token (***, ===), as Moses keeps "..."
 _RUNS = "*=~#+"
+# where `_moses_on_clusters` may keep something in a token that Moses would
+# split: a cheap test that lets every other line go to Moses directly
+_IN_WORD_SOURCE = (
+    r"[\p{L}\p{N}][/\u2013\u2014_@:][\p{L}\p{N}%]|\p{L}[APOSTROPHE\u00b7\u2018\u05be]\p{L}"
+    r"|\p{L}[\u055b\u055c\u055e\u055f\u05f3\u05f4]|%[-+#0'*.\d$hlLqjztA-Za-z%]"
+    r"|\*\*|==|~~|##|\+\+|[\p{L}\p{N}]\(\)")
+_IN_WORD_PATTERN = regex.compile(_IN_WORD_SOURCE.replace("APOSTROPHE", "'"))
+_IN_WORD_PATTERN_MOSES = regex.compile(_IN_WORD_SOURCE.replace("APOSTROPHE", ""))
+_IN_WORD_CHARS = frozenset("/\u2013\u2014_@:'\u00b7\u2018\u05be\u055b\u055c\u055e\u055f"
+                           "\u05f3\u05f4%*=~#+(")  # a line without any needs no search
 
 
 @functools.cache
@@ -121,14 +131,11 @@ def tokenize(line: str, lang: str) -> str:
     never splitting a grapheme cluster, a word at a mark written inside it,
     nor a word of letters Moses does not know (see `_moses_on_clusters`)."""
     line = line.strip()
-    if not (any(m in line for m in _IN_WORD)  # no mark inside a word, no cluster
-            or (not line.isascii() and (_JOINER.search(line)  # of several code
-                                        or _ASTRAL_ALNUM.search(line)))  # points,
-            or ("'" in line and lang not in _MOSES_APOSTROPHE_LANGS)  # no apostrophe
-            or ("%" in line and _PRINTF.search(line))  # no printf conversion
-            or any(c * 2 in line for c in _RUNS)  # no run of a mark, and no
-            or "()" in line):  # empty brackets
-        return _moses(line, lang)
+    pattern = _IN_WORD_PATTERN_MOSES if lang in _MOSES_APOSTROPHE_LANGS else _IN_WORD_PATTERN
+    marks = not _IN_WORD_CHARS.isdisjoint(line) and pattern.search(line)
+    clusters = not line.isascii() and (_JOINER.search(line) or _ASTRAL_ALNUM.search(line))
+    if not (marks or clusters):  # no mark inside a word, printf conversion or run,
+        return _moses(line, lang)  # and no cluster of several code points
     return _moses_on_clusters(line, lang)
 
 
@@ -162,18 +169,24 @@ def _moses_on_clusters(line: str, lang: str) -> str:
     printf = {m.start(): m.end() for m in _PRINTF.finditer(line)} if "%" in line else {}
     clusters: list[str] = []
     bases: list[str] = []
-    graphemes = _GRAPHEME.findall(line)
+    graphemes = list(line) if line.isascii() else _GRAPHEME.findall(line)
+    last = len(graphemes) - 1
     pos = skip_to = 0
     for i, cluster in enumerate(graphemes):  # a mark after a space: on its own
         start, pos = pos, pos + len(cluster)
         if start < skip_to:  # inside a printf conversion
             continue
-        if start in printf:
+        if printf and start in printf:
             skip_to = printf[start]
             clusters.append(line[start:skip_to])
             bases.append("a")
             continue
-        after = graphemes[i + 1] if i + 1 < len(graphemes) else " "
+        if (cluster.isalnum() or cluster == " ") and (  # a letter, digit or space:
+                cluster.isascii() or not _MARK.match(cluster)):  # joins nothing
+            clusters.append(cluster)
+            bases.append(_moses_base(cluster[0]))
+            continue
+        after = graphemes[i + 1] if i < last else " "
         before = bases[-1] if bases else " "  # a printf conversion counts as a letter
         after_alnum = after[0].isalnum() or pos in printf
         if (before.isalpha() and (cluster in _IN_WORD_MARKS or _MARK.match(cluster) or (
@@ -186,10 +199,12 @@ def _moses_on_clusters(line: str, lang: str) -> str:
                 or (cluster == ")" and clusters and clusters[-1].endswith("("))):
             clusters[-1] += cluster
             continue
-        split = len(cluster) > 1 and _dropped_by_moses(cluster[0])
-        pieces = [cluster[0], cluster[1:]] if split else [cluster]
-        clusters += pieces
-        bases += [_moses_base(piece[0]) for piece in pieces]
+        if len(cluster) > 1 and _dropped_by_moses(cluster[0]):
+            clusters += [cluster[0], cluster[1:]]
+            bases += [_moses_base(cluster[0]), _moses_base(cluster[1])]
+        else:
+            clusters.append(cluster)
+            bases.append(_moses_base(cluster[0]))
     if len(clusters) == len(line) and "".join(bases) == line:  # nothing to hide
         return _moses(line, lang)
     out, k = [], 0
