@@ -162,11 +162,11 @@ def main(argv: list[str] | None = None) -> int:
         sides["en"] += [src for src, _ in pairs]
         sides[args.lang] += [tgt for _, tgt in pairs]
         sides["docs"] += [doc] * len(pairs)
+    from phrasenmt.io import write_all
+
     os.makedirs(args.out, exist_ok=True)
-    for split, sides in out.items():
-        for ext, lines in sides.items():
-            with open(os.path.join(args.out, f"{split}.{ext}"), "w", encoding="utf-8") as handle:
-                handle.writelines(line + "\n" for line in lines)
+    write_all([(os.path.join(args.out, f"{split}.{ext}"), lines)
+               for split, sides in out.items() for ext, lines in sides.items()])
     counts = {split: len(sides["en"]) for split, sides in out.items()}
     print("pairs\t" + "\t".join(f"{k} {v}" for k, v in counts.items()))
     return 0

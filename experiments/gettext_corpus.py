@@ -113,11 +113,11 @@ def main(argv: list[str] | None = None) -> int:
         out[split][args.lang] += [tgt for _, tgt in fresh]
         out[split]["docs"] += [doc] * len(fresh)
         print(f"{split}\t{doc}\t{len(fresh)}")
+    from phrasenmt.io import write_all
+
     os.makedirs(args.out, exist_ok=True)
-    for split, sides in out.items():
-        for ext, lines in sides.items():
-            with open(os.path.join(args.out, f"{split}.{ext}"), "w", encoding="utf-8") as handle:
-                handle.writelines(line + "\n" for line in lines)
+    write_all([(os.path.join(args.out, f"{split}.{ext}"), lines)
+               for split, sides in out.items() for ext, lines in sides.items()])
     counts = {split: len(sides["en"]) for split, sides in out.items()}
     print("pairs\t" + "\t".join(f"{k} {v}" for k, v in counts.items()))
     return 0
