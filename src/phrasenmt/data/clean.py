@@ -80,7 +80,6 @@ _ZWJ = "\u200d"
 _MARK = regex.compile(r"\p{M}")
 _PICTOGRAPH = regex.compile(r"\p{Extended_Pictographic}")
 _ASTRAL_ALNUM = regex.compile(r"[\U00010000-\U0010ffff]")  # Moses knows no letter there
-_IN_WORD = _IN_WORD_MARKS + _BETWEEN_LETTERS + _BETWEEN_ALNUMS
 # Moses splits an ASCII apostrophe off by its English, French and Italian clitic
 # rules, which its detokenizer undoes; in any other language it splits "S'ha",
 # "аб'ект" into three tokens and detokenizes them as a quotation ("S 'ha"), so
@@ -100,8 +99,8 @@ _IN_WORD_SOURCE = (
     r"|\*\*|==|~~|##|\+\+|[\p{L}\p{N}]\(\)")
 _IN_WORD_PATTERN = regex.compile(_IN_WORD_SOURCE.replace("APOSTROPHE", "'"))
 _IN_WORD_PATTERN_MOSES = regex.compile(_IN_WORD_SOURCE.replace("APOSTROPHE", ""))
-_IN_WORD_CHARS = frozenset("/\u2013\u2014_@:'\u00b7\u2018\u05be\u055b\u055c\u055e\u055f"
-                           "\u05f3\u05f4%*=~#+(")  # a line without any needs no search
+_IN_WORD_CHARS = frozenset(_IN_WORD_MARKS + _BETWEEN_LETTERS + _BETWEEN_ALNUMS + _RUNS
+                           + "'%(")  # a line without any of these needs no search
 
 
 @functools.cache
