@@ -167,8 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     os.makedirs(args.out, exist_ok=True)
     write_all([(os.path.join(args.out, f"{split}.{ext}"), lines)
                for split, sides in out.items() for ext, lines in sides.items()])
-    counts = {split: len(sides["en"]) for split, sides in out.items()}
-    print("pairs\t" + "\t".join(f"{k} {v}" for k, v in counts.items()))
+    print("pairs\t" + "\t".join(f"{split} {len(sides['en'])}" for split, sides in out.items()))
+    print("documents\t" + "\t".join(f"{split} {len(set(sides['docs']))}"
+                                      for split, sides in out.items()))
     return 0
 
 

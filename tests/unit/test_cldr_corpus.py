@@ -49,8 +49,9 @@ def test_lao_tables_become_documents_and_held_out_ones_stay_apart(tmp_path):
     tables = {doc.split("/")[1] for ids in docs.values() for doc in ids}
     assert {"languages", "territories", "units", "relative_times"} <= tables
     assert ("3 days ago" in _read(out, "train.en") + _read(out, "dev.en") + _read(out, "test.en"))
-    assert run.stdout.splitlines()[-1] == (
-        f"pairs\ttrain {len(docs['train'])}\tdev {len(docs['dev'])}\ttest {len(docs['test'])}")
+    assert run.stdout.splitlines()[-2:] == [
+        f"pairs\ttrain {len(docs['train'])}\tdev {len(docs['dev'])}\ttest {len(docs['test'])}",
+        f"documents\ttrain {len(set(docs['train']))}\tdev 3\ttest 2"]
     again = _run(tmp_path, "--lang", "lo", "--out", "again", "--doc-size", "20",
                  "--dev-docs", "3", "--test-docs", "2")
     assert again.returncode == 0
