@@ -244,6 +244,7 @@ def test_detokenize_undoes_tokenize_in_every_script(lang, data):
     # an ellipsis that opens a line; no space after full-width punctuation
     ("...Kahjuks on su aeg otsas!", "et"),
     ("無法讀取串流：%s", "zh"),
+    ("设置过滤器，如：installed（已安装）", "zh"),
     # Scottish Gaelic and Maltese elisions end before a space
     ("Roinn a’ Chuain Sèimh", "gd"),
     ("Sorbjan ta’ Fuq", "mt"),

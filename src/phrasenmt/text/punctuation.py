@@ -22,7 +22,7 @@ Unicode class, the way writing in their scripts spaces them:
   space).
 - an ellipsis that opens a line joins the word after it (...and then);
 - between Han, kana and full-width characters there is no space at all, none
-  after full-width punctuation in Chinese and Japanese (：%s), and
+  beside full-width punctuation in Chinese and Japanese (：%s, name（名称）), and
   in Chinese and Japanese none between them and a bracket, full-width or not
   (東部クリー語(南部)です).
 
@@ -90,8 +90,8 @@ class _Line:
         """(join `chunk` to `prev`, join the next chunk `after` to `chunk`);
         `prev` is "" at the start of the line."""
         last, first = prev[-1:], after[:1]
-        if self.wide_quotes and _FULLWIDTH_PUNCT.match(last):
-            return True, False  # no space after "，" "：" "。"
+        if self.wide_quotes and (_FULLWIDTH_PUNCT.match(last) or _FULLWIDTH_PUNCT.match(chunk)):
+            return True, False  # no space beside "，" "：" "（" "。"
         if chunk.isascii() and not self.wide(last):
             return False, False  # Moses placed it
         if len(chunk) == 1 and chunk in _IN_WORD and _letter(last):
