@@ -33,7 +33,12 @@ from phrasenmt.cli import ArgumentParser, field_type, output_file, positive_int
 from phrasenmt.config_entries import Clean
 from phrasenmt.io import InputError, describe_removed, read_lines, run_cli, write_all
 from phrasenmt.log import get_logger
-from phrasenmt.text.punctuation import attach_punctuation, hide_quotes, show_quotes
+from phrasenmt.text.punctuation import (
+    SPACED_AS_FRENCH,
+    attach_punctuation,
+    hide_quotes,
+    show_quotes,
+)
 from phrasenmt.text.scripts import detect_unsegmented, warn_if_unsegmented
 from phrasenmt.text.words import (
     SEGMENTABLE,
@@ -91,14 +96,26 @@ _PRINTF = regex.compile(r"%(?:\d+\$)?[-+#0']*(?:\d+|\*)?(?:\.(?:\d+|\*))?"
                         r"(?:hh|ll|[hlLqjzt])?[A-Za-z%]")  # strftime's %Y, %H too
 # a run of one of these marks is one token (***, ===), as Moses keeps "..."
 _RUNS = "*=~#+"
-# where `_moses_on_clusters` may keep something in a token that Moses would
-# split: a cheap test that lets every other line go to Moses directly
-_IN_WORD_SOURCE = (
-    r"[\p{L}\p{N}][/\u2013\u2014_@:][\p{L}\p{N}%]|\p{L}[APOSTROPHE\u00b7\u2018\u05be]\p{L}"
-    r"|\p{L}[\u055b\u055c\u055e\u055f\u05f3\u05f4]|%[-+#0'*.\d$hlLqjztA-Za-z%]"
-    r"|\*\*|==|~~|##|\+\+|[\p{L}\p{N}]\(\)")
-_IN_WORD_PATTERN = regex.compile(_IN_WORD_SOURCE.replace("APOSTROPHE", "'"))
-_IN_WORD_PATTERN_MOSES = regex.compile(_IN_WORD_SOURCE.replace("APOSTROPHE", ""))
+
+
+def _in_word_pattern(between_letters: str) -> regex.Pattern:
+    """Where `_moses_on_clusters` may keep something in a token that Moses
+    would split, built from the same sets: a cheap test that lets every other
+    line go to Moses directly."""
+    def one_of(chars: str) -> str:
+        return "[" + regex.escape(chars) + "]"
+
+    return regex.compile("|".join([
+        rf"[\p{{L}}\p{{N}}]{one_of(_BETWEEN_ALNUMS)}[\p{{L}}\p{{N}}%]",
+        rf"\p{{L}}{one_of(between_letters)}\p{{L}}",
+        rf"\p{{L}}{one_of(_IN_WORD_MARKS)}",
+        r"%[-+#0'*.\d$hlLqjztA-Za-z%]",  # how every `_PRINTF` match begins
+        *(regex.escape(c * 2) for c in _RUNS),
+        r"[\p{L}\p{N}]\(\)"]))
+
+
+_IN_WORD_PATTERN = _in_word_pattern(_BETWEEN_LETTERS + "'")
+_IN_WORD_PATTERN_MOSES = _in_word_pattern(_BETWEEN_LETTERS)
 _IN_WORD_CHARS = frozenset(_IN_WORD_MARKS + _BETWEEN_LETTERS + _BETWEEN_ALNUMS + _RUNS
                            + "'%(")  # a line without any of these needs no search
 
@@ -112,17 +129,13 @@ def _tokenizer(lang: str) -> MosesTokenizer:
     return MosesTokenizer(lang=lang)
 
 
-# languages that space their high punctuation as French does ("concernits :")
-_FRENCH_SPACING = frozenset({"oc", "oci", "br", "bre"})
-
-
 @functools.cache
 def _detokenizer(lang: str) -> MosesDetokenizer:
     """One cached Moses detokenizer per language (French's for the languages
     that space ":", ";", "!", "?" as French does)."""
     from sacremoses import MosesDetokenizer
 
-    return MosesDetokenizer(lang="fr" if lang in _FRENCH_SPACING else lang)
+    return MosesDetokenizer(lang="fr" if lang in SPACED_AS_FRENCH else lang)
 
 
 def tokenize(line: str, lang: str) -> str:

@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import regex
 
+from phrasenmt.text.scripts import LARGE_CHARACTER_SET_LANGUAGES
+
 _QUOTES = ("“”„‟", "‘’‚‛", "«»", "‹›")
 _QUOTE_KIND = {c: i for i, chars in enumerate(_QUOTES) for c in chars}
 _GUILLEMETS = _QUOTE_KIND["«"]
@@ -46,10 +48,11 @@ _IN_WORD = "׳״٫٬"
 # the Tibetan tsheg (and non-breaking tsheg): ends a syllable, and the next
 # syllable follows without a space
 _TSHEG = "\u0f0b\u0f0c"
-_CJK_LANGUAGES = {"zh", "zho", "yue", "ja", "jpn"}
 _ENGLISH_CLITICS = {"t", "s", "re", "ve", "ll", "d", "m"}
-# languages that keep spaces inside their « »: French, Occitan, Breton
-_SPACED_GUILLEMETS = {"fr", "fra", "oc", "oci", "br", "bre"}
+# languages other than French that space their high punctuation (":", "« »")
+# as French does: Occitan, Breton ("concernits : « %s »")
+SPACED_AS_FRENCH = frozenset({"oc", "oci", "br", "bre"})
+_SPACED_GUILLEMETS = SPACED_AS_FRENCH | {"fr", "fra"}
 # languages whose elided words end in an apostrophe before a space: Scottish
 # Gaelic "a’ Chuain", Maltese "ta’ Fuq"
 _SPACE_AFTER_ELISION = {"gd", "gla", "mt", "mlt"}
@@ -71,7 +74,7 @@ class _Line:
     def __init__(self, lang: str):
         self.lang = lang
         # Chinese and Japanese set curly quotes full-width, without spaces
-        self.wide_quotes = lang in _CJK_LANGUAGES
+        self.wide_quotes = lang in LARGE_CHARACTER_SET_LANGUAGES
         self.open_quotes = [0] * len(_QUOTES)  # marks seen per kind
         self.apostrophe = False  # the last chunk glued was an apostrophe, no quote
 

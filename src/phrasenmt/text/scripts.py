@@ -38,8 +38,9 @@ UNSEGMENTED_LANGUAGES = {
     "bo": "Tibetan", "bod": "Tibetan", "dz": "Dzongkha", "dzo": "Dzongkha",
 }
 # those of them written with thousands of characters (Han, kana), for which
-# SentencePiece advises a character coverage below 1; Thai, Lao, Khmer and
-# Burmese are alphabets of about a hundred letters and marks
+# SentencePiece advises a character coverage below 1 (Thai, Lao, Khmer and
+# Burmese are alphabets of about a hundred letters and marks), and whose wide
+# characters take no spaces beside their punctuation (`phrasenmt.text.punctuation`)
 LARGE_CHARACTER_SET_LANGUAGES = frozenset({"zh", "zho", "yue", "ja", "jpn"})
 # the word segmenter phrasenmt runs for each language (`phrasenmt.text.words`)
 SEGMENTERS = {"Chinese": "jieba", "Cantonese": "jieba", "Japanese": "MeCab",

@@ -66,10 +66,12 @@ _SCRIPT_RUN = {"PyThaiNLP": regex.compile(r"\p{Thai}+"), "LaoNLP": regex.compile
                "khmer-nltk": regex.compile(r"\p{Khmer}+"),
                "mmdt-tokenizer": regex.compile(r"\p{Myanmar}+"),
                "tsheg syllables": regex.compile(r"\p{Tibetan}+")}
-# a Tibetan syllable with the tsheg (or non-breaking tsheg) that ends it, or a
-# run of shad-like marks (shad, nyis shad, tsheg shad, rin chen spungs shad, ...)
-_SYLLABLE = regex.compile(r"[\u0f0d-\u0f12\u0f14]+"
-                          r"|[^\u0f0b-\u0f12\u0f14]+[\u0f0b\u0f0c]*|[\u0f0b\u0f0c]+")
+# the Tibetan tsheg and non-breaking tsheg, and the shad-like marks (shad, nyis
+# shad, tsheg shad, rin chen spungs shad, ...), as regex class contents
+_TSHEGS, _SHADS = r"\u0f0b\u0f0c", r"\u0f0d-\u0f12\u0f14"
+# a Tibetan syllable with the tsheg that ends it, or a run of shad-like marks
+_SYLLABLE = regex.compile(
+    rf"[{_SHADS}]+|[^{_TSHEGS}{_SHADS}]+[{_TSHEGS}]*|[{_TSHEGS}]+")
 ZERO_WIDTH_SPACE = "\u200b"
 # a zero-width space is a break between words, except before a combining mark
 # (CLDR's Lao "ກູ​ລ​໌ຟ": a mark cannot begin a word), where it is dropped
@@ -80,7 +82,7 @@ _GRAPHEME = regex.compile(r"\X")
 # except after a Tibetan shad, where Tibetan writes a space
 _JOINED = regex.compile(
     r"(?<=[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
-    r"\p{Tibetan}\u3000-\u303f\uff00-\uffef])(?<![\u0f0d-\u0f12\u0f14]) +"
+    r"\p{Tibetan}\u3000-\u303f\uff00-\uffef])(?<![" + _SHADS + r"]) +"
     r"(?=[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
     r"\p{Tibetan}\u3000-\u303f\uff00-\uffef])")
 
