@@ -177,7 +177,16 @@ class Pair(Strict):
 class Local(Strict):
     train: Pair
     dev: Pair
-    test: dict[str, Pair] = Field(min_length=1, description="test sets by name")
+    test: dict[Name, Pair] = Field(
+        min_length=1, description="test sets by name (any name but train and dev)")
+
+    @model_validator(mode="after")
+    def _test_names(self) -> Local:
+        for name in ("train", "dev"):
+            if name in self.test:
+                raise RuleError(f"test.{name}", f"a test set cannot be named {name}: "
+                                f"its files would be the {name} split's; rename it")
+        return self
 
 
 class Clean(Strict):

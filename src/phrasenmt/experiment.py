@@ -176,9 +176,12 @@ def _check_local_files(key: str, local: dict, random_control: str | None = None)
              *((f"test.{name}", pair) for name, pair in local["test"].items())]
     for split, pair in pairs:
         files = [pair[k] for k in ("src", "tgt", "docs") if k in pair]
-        if not all(Path(f).is_file() for f in files):
-            continue  # the data job names what is missing
         try:
+            for file in files:
+                if Path(file).is_dir():
+                    raise InputError("is a folder; give a file path", file)
+            if not all(Path(f).is_file() for f in files):
+                continue  # the data job names what is missing
             lines = [count_lines(f) for f in files[:2]]
             for file, n in zip(files, lines):
                 if n == 0:

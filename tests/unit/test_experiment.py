@@ -217,6 +217,34 @@ def test_local_files_are_checked_across_files_at_start(tmp_path, files, message)
     assert str(err.value).startswith(message.format(**names)), str(err.value)
 
 
+def test_a_local_path_that_is_a_folder_is_refused(tmp_path):
+    config = local_dataset(tmp_path)
+    (tmp_path / "corpus").mkdir()
+    config["datasets"]["mine"]["local"]["dev"]["tgt"] = str(tmp_path / "corpus")
+    with pytest.raises(InputError) as err:
+        experiment.check_datasets(config)
+    assert str(err.value) == (f"datasets.mine.local.dev: {tmp_path}/corpus: is a "
+                              "folder; give a file path")
+
+
+@pytest.mark.parametrize("name, message", [
+    ("dev", ("datasets.mine.local.test.dev: a test set cannot be named dev: its files "
+             "would be the dev split's; rename it")),
+    ("train", "datasets.mine.local.test.train: a test set cannot be named train"),
+    ("news/2020", "datasets.mine.local.test: 'news/2020' does not match"),
+    ("my test", "datasets.mine.local.test: 'my test' does not match"),
+])
+def test_a_test_set_name_that_cannot_name_its_files_is_refused(tmp_path, name, message):
+    """A test set's files are data/NAME.{src,tgt}: a slash or a space would make
+    paths the rules cannot build, and dev or train would be another split's."""
+    config = local_dataset(tmp_path)
+    local = config["datasets"]["mine"]["local"]
+    local["test"] = {name: local["test"]["t1"]}
+    with pytest.raises(InputError) as err:
+        experiment.start(config)
+    assert str(err.value).startswith(message), str(err.value)
+
+
 def test_local_files_not_there_yet_are_left_to_the_data_job(tmp_path):
     config = local_dataset(tmp_path, **{"dev.tgt": b"a\nb\n"})
     (tmp_path / "dev.tgt").unlink()

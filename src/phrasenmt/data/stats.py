@@ -1,4 +1,7 @@
-"""Corpus statistics per split and side: lines, tokens, types, mean/max length."""
+"""Corpus statistics per split and side: lines, tokens, types, mean/max length,
+and how many of a dev or test split's source lines are training source lines
+(a warning names the split when more than 1 % are: its scores would count
+sentences the model has learned by heart)."""
 
 from __future__ import annotations
 
@@ -12,7 +15,9 @@ from phrasenmt.log import get_logger
 _log = get_logger(__name__)
 
 COLUMNS = ("split", "side", "lang", "lines", "tokens", "types", "mean_tokens",
-           "max_tokens")
+           "max_tokens", "in_train")
+TRAIN = "train"
+SEEN_WARN_SHARE = 0.01  # of a dev or test split's lines
 
 
 def side_stats(lines: list[str]) -> dict[str, float]:
@@ -33,16 +38,57 @@ def parse_pair(pair: str) -> tuple[str, str]:
     return parts[0], parts[1]
 
 
+def train_index(splits: list[tuple[str, Path, Path]]) -> tuple[set, set] | None:
+    """Hashes of the training split's source lines and of its (source, target)
+    pairs (hashes, not the lines: a WMT-sized corpus need not sit in memory
+    twice); None without a training split."""
+    for name, src_path, tgt_path in splits:
+        if name == TRAIN:
+            src, tgt = read_parallel(src_path, tgt_path)
+            return {hash(s) for s in src}, {hash(p) for p in zip(src, tgt)}
+    return None
+
+
+def seen_in_train(src: list[str], tgt: list[str], index: tuple[set, set]) -> tuple[int, int]:
+    """Lines of a split whose source line is a training source line, and of
+    those, the ones whose target line is that training pair's too."""
+    sources, pairs = index
+    seen = [i for i, line in enumerate(src) if hash(line) in sources]
+    return len(seen), sum(hash((src[i], tgt[i])) in pairs for i in seen)
+
+
+def warn_seen(name: str, path: Path, lines: int, seen: int, same: int) -> str | None:
+    """The warning for a split with more than SEEN_WARN_SHARE of its source lines
+    in the training data (logged; the run repeats it at its end)."""
+    if not lines or seen <= SEEN_WARN_SHARE * lines:
+        return None
+    text = (f"{path}: {seen} of the {lines} source lines of split {name} "
+            f"({100 * seen / lines:.1f} %, more than {SEEN_WARN_SHARE:.0%}) are "
+            f"also training source lines ({same} with the same target line): "
+            "its scores count sentences the model was trained on; take them "
+            "out of the training files")
+    _log.warning(text)
+    return text
+
+
 def stats_table(splits: list[tuple[str, Path, Path]], src: str,
                 tgt: str) -> list[str]:
-    """TSV lines (with header) for every split and side."""
+    """TSV lines (with header) for every split and side. `in_train` counts, on
+    the rows of a word-level split other than `train`, its lines whose source
+    line is a training source line (empty on the other rows)."""
     rows = ["\t".join(COLUMNS)]
+    index = train_index(splits)
     for name, src_path, tgt_path in splits:
         sides = read_parallel(src_path, tgt_path)
+        seen = ""
+        if index is not None and name != TRAIN and "." not in name:
+            n, same = seen_in_train(*sides, index)
+            warn_seen(name, src_path, len(sides[0]), n, same)
+            seen = str(n)
         for side, lang, lines in zip(("src", "tgt"), (src, tgt), sides, strict=True):
             values = side_stats(lines)
             rows.append("\t".join([name, side, lang]
-                                  + [str(values[c]) for c in COLUMNS[3:]]))
+                                  + [str(values[c]) for c in COLUMNS[3:-1]] + [seen]))
     return rows
 
 
