@@ -180,6 +180,9 @@ def _check_local_files(key: str, local: dict, random_control: str | None = None)
             for file in files:
                 if Path(file).is_dir():
                     raise InputError("is a folder; give a file path", file)
+            if Path(pair["src"]).resolve() == Path(pair["tgt"]).resolve():
+                raise InputError("is both the source and the target file; give "
+                                 "each language its own", pair["src"])
             if not all(Path(f).is_file() for f in files):
                 continue  # the data job names what is missing
             lines = [count_lines(f) for f in files[:2]]

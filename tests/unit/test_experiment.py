@@ -227,6 +227,16 @@ def test_a_local_path_that_is_a_folder_is_refused(tmp_path):
                               "folder; give a file path")
 
 
+def test_one_file_as_both_sides_is_refused(tmp_path):
+    config = local_dataset(tmp_path)
+    config["datasets"]["mine"]["local"]["train"]["tgt"] = str(tmp_path / "train.src")
+    with pytest.raises(InputError) as err:
+        experiment.check_datasets(config)
+    assert str(err.value) == (f"datasets.mine.local.train: {tmp_path}/train.src: is "
+                              "both the source and the target file; give each "
+                              "language its own")
+
+
 @pytest.mark.parametrize("name, message", [
     ("dev", ("datasets.mine.local.test.dev: a test set cannot be named dev: its files "
              "would be the dev split's; rename it")),
