@@ -192,6 +192,23 @@ def test_offline_failure_names_url_and_mirror(tmp_path):
     message = str(err.value)
     assert "http://127.0.0.1:9/files/blob.bin" in message
     assert "--mirror" in message and "mirror:" in message
+    assert "lingeval: false" not in message
+
+
+def test_offline_lingeval_failure_says_how_to_leave_it_out(tmp_path):
+    """Lingeval97's items are an analysis a run can do without: offline, with
+    no copy to mirror, the message names the key that leaves it out."""
+    from dataclasses import replace
+
+    from phrasenmt.data.datasets import get_dataset
+
+    lingeval = replace(get_dataset("lingeval97"), base_url="http://127.0.0.1:9/")
+    with pytest.raises(InputError) as err:
+        download.fetch_dataset(lingeval, tmp_path / "out", retries=0, timeout=2,
+                               log=_quiet)
+    assert str(err.value).endswith("pass --mirror FOLDER (config key `mirror:`), or "
+                                   "leave the agreement analysis out: `lingeval: "
+                                   "false` in the dataset's config")
 
 
 def test_cli_error_is_one_line(tmp_path, capsys):

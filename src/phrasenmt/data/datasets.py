@@ -37,6 +37,9 @@ class Dataset:
     # otherwise every line is its own document and document-level models on the
     # dataset are a configuration error
     documents: bool = False
+    # what else a user can do on an offline machine (added to the download's
+    # failure message after the mirror hint)
+    offline: str = ""
 
     def url(self, path: str) -> str:
         """Return the download URL of one relative file path."""
@@ -191,6 +194,8 @@ LINGEVAL97 = Dataset(
     preparer="lingeval97",
     description="LingEval97 contrastive en->de pairs (Sennrich 2017)",
     notes={"lingeval97": "reference first, then each contrastive variant"},
+    offline="or leave the agreement analysis out: `lingeval: false` in the dataset's "
+            "config",
 )
 
 DATASETS: dict[str, Dataset] = {

@@ -107,8 +107,9 @@ def _fetch_once(url: str, part: Path, timeout: float) -> None:
 
 
 def fetch_url(url: str, dest: Path, expected: str | None, timeout: float = 60,
-              retries: int = 3, log=None) -> None:
-    """Download url to dest via dest.part (resumed), verify, then rename."""
+              retries: int = 3, log=None, hint: str = MIRROR_HINT) -> None:
+    """Download url to dest via dest.part (resumed), verify, then rename; `hint`
+    ends the message of a download that failed every try."""
     part = dest.with_name(dest.name + ".part")
     part.parent.mkdir(parents=True, exist_ok=True)
     for attempt in range(retries + 1):
@@ -118,7 +119,7 @@ def fetch_url(url: str, dest: Path, expected: str | None, timeout: float = 60,
         except _Transient as err:
             if attempt == retries:
                 raise InputError(
-                    f"could not download {url}: {err}; {MIRROR_HINT}") from None
+                    f"could not download {url}: {err}; {hint}") from None
             if log:
                 log(f"retrying {url} ({err})")
             time.sleep(min(0.5 * 2 ** attempt, 10))
@@ -139,7 +140,8 @@ def fetch_dataset(ds: Dataset, outdir: Path, mirror: Path | None = None,
             log(f"copied {mirror / rel} -> {dest}")
         else:
             log(f"fetching {ds.url(rel)}")
-            fetch_url(ds.url(rel), dest, expected, timeout, retries, log)
+            hint = f"{MIRROR_HINT}, {ds.offline}" if ds.offline else MIRROR_HINT
+            fetch_url(ds.url(rel), dest, expected, timeout, retries, log, hint)
         done.append(dest)
     return done
 
