@@ -234,9 +234,11 @@ docs: $(DEV_STAMP)
 docs-build: $(DEV_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
-# The HTML report of the default experiment (after `make run`).
+# The HTML report of the default experiment (after `make run`), or of the
+# experiment of CONFIGFILE (`make report CONFIGFILE=configs/quickstart.yaml`).
 report: $(STAMP)
-	$(BIN)/snakemake --cores 1 --report report.html
+	$(LOCAL_PATH) $(BIN)/snakemake --cores 1 --report report.html \
+		$(if $(CONFIGFILE),--configfile $(CONFIGFILE))
 
 # Ruff, the package's layers (.importlinter: each layer imports only from the
 # layers below it; docs/development.md) and Snakemake's own lint.

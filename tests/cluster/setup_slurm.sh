@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # setup_slurm.sh -- a single-node SLURM cluster for tests/cluster/test_slurm.py, on Debian 12
-# without systemd.
+# (where it is tested; Ubuntu has packages of the same names). It starts the daemons
+# itself: no systemd needed.
 # It changes the system (apt-get installs, /etc/slurm, /etc/munge, a MariaDB database):
 # it runs only with PHRASENMT_CLUSTER_TESTS=1, which `make test-cluster` sets.
 # Installs munge + slurmctld/slurmd (+ slurmdbd/MariaDB so that `sacct` works), writes the
