@@ -78,6 +78,7 @@ rule train_continuous:
     wildcard_constraints:
         model=W.models_regex("continuous"),
     params:
+        launcher=W.runs.launcher,
         precision=W.runs.precision,
         spec=W.continuous.continuous_spec,
         outdir="results/{dataset}/models/{model}/seed{seed}",
@@ -93,7 +94,7 @@ rule train_continuous:
     conda:
         "../envs/torch.yaml"
     shell:
-        "python -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
+        "{params.launcher} -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
         "--train-tgt {input.tgt} --dev-src {input.dev_src} --dev-tgt {input.dev_tgt} "
         "--outdir {params.outdir} --seed {wildcards.seed} --threads {threads} "
         "--precision {params.precision} "

@@ -24,6 +24,7 @@ rule train_npmt:
     wildcard_constraints:
         model=W.regex(W.npmt.trained_models),
     params:
+        launcher=W.runs.launcher,
         precision=W.runs.precision,
         spec=W.base.model_spec,
         outdir="results/{dataset}/models/{model}/seed{seed}",
@@ -39,7 +40,7 @@ rule train_npmt:
     conda:
         "../envs/torch.yaml"
     shell:
-        "python -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
+        "{params.launcher} -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
         "--train-tgt {input.tgt} --dev-src {input.dev_src} --dev-tgt {input.dev_tgt} "
         "--outdir {params.outdir} --seed {wildcards.seed} --threads {threads} "
         "--precision {params.precision} "

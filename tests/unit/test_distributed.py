@@ -152,3 +152,44 @@ def test_a_backend_that_cannot_work_is_one_line(monkeypatch, asked, cuda, gpus, 
     with pytest.raises(InputError, match=re.escape(message)) as err:
         backend_for(cuda, gpus, ranks)
     assert str(err.value).startswith(f"{BACKEND_VARIABLE}: ")
+
+
+def test_every_training_rule_starts_one_process_per_gpu():
+    """A rule that trains (`phrasenmt.train`) starts through the launcher
+    (`torchrun` for `gpus` > 1), as its `gpu` resource asks: with `python` a
+    4-GPU job would train on one."""
+    from tests.conftest import REPO
+
+    rules = {}
+    for path in sorted((REPO / "rules").glob("*.smk")):
+        for block in re.split(r"\n(?=rule )", path.read_text(encoding="utf-8")):
+            if "-m phrasenmt.train " in block:
+                rules[block.split(":")[0]] = block
+    assert len(rules) >= 4, sorted(rules)
+    for name, block in rules.items():
+        assert "launcher=W.runs.launcher" in block, name
+        assert '"{params.launcher} -m phrasenmt.train ' in block, name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch", ["npmt", "conmt"])
+def test_two_ranks_equal_one_process_in_the_other_families(tmp_path, arch):
+    """NPMT's marginal likelihood and CoNMT's vMF loss through DDP as the
+    Transformer's cross-entropy: the same trainer, so 2 ranks give one
+    process's losses."""
+    paths = even_data(tmp_path)
+    model = {"dropout": 0.0}
+    if arch == "conmt":
+        words = ["</s>", *(f"w{i}" for i in range(20))]
+        g = torch.Generator().manual_seed(1)
+        (tmp_path / "words.vec").write_text(f"{len(words)} 8\n" + "".join(
+            w + " " + " ".join(f"{x:.4f}" for x in torch.randn(8, generator=g)) + "\n"
+            for w in words))
+        model.update(embed_dim=8, word_table=str(tmp_path / "words.vec"))
+    spec = {"arch": arch, "preset": "tiny", "model": model,
+            "train": {**SPEC["train"], "max_steps": 6, "max_tokens": 60,
+                      "update_tokens": 120, "save_interval": 3, "valid_interval": 3,
+                      "warmup_steps": 2}}
+    single = _train(paths, tmp_path / "one", 1, spec)
+    double = _train(paths, tmp_path / "two", 2, spec)
+    assert single == double and len(single) == 6 and single[-1] < single[0]
