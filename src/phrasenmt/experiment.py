@@ -148,6 +148,13 @@ def check_datasets(config: dict) -> None:
                for m in wf.models(config, name)):  # the phrase table's readers
             _check_stopwords(key, ds["tgt"])
         _check_word_segmenter(key, ds)
+        if (ds.get("bpe", {}).get("backend") == "sentencepiece"
+                and wfdis.SYNTHETIC_SET in wfdis.contrastive_sets(config, name)):
+            raise InputError(
+                f"{key}.bpe.backend: sentencepiece, but the document-level models "
+                f"({', '.join(wfd.document_models(config, name))}) are scored on the "
+                "synthetic corpus's contrastive pronoun items, which are segmented "
+                "with subword-nmt codes: use bpe.backend subword-nmt")
         if ds["source"] == "synthetic":
             _check_synthetic(key, ds)
         elif ds["source"] == "local":

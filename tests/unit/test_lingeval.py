@@ -83,6 +83,36 @@ def test_prepare_writes_trees_per_pair(tmp_path):
     assert (tmp_path / "s").read_text().splitlines()[3] == ITEMS[1]["source"]
 
 
+@pytest.mark.parametrize("mode, source, reference", [
+    ("--tokenize", "It 's the dog .", "Es ist der Hund ."),
+    ("--raw", "It's the dog.", "Es ist der Hund."),  # SentencePiece's text
+])
+def test_prepare_cleans_the_items_as_the_dataset_s_text(tmp_path, mode, source, reference):
+    """Moses tokens for a subword-nmt dataset, raw text for a SentencePiece one:
+    the items reach the model as its training text did."""
+    items = [{"source": "It's the dog.", "reference": "Es ist der Hund.",
+              "errors": [{"type": "subj_verb_agreement", "distance": 1,
+                          "contrastive": "Es sind der Hund."}]}]
+    path = _write(tmp_path, "items.json", json.dumps(items))
+    lingeval.main(["prepare", "--json", str(path), "--out-src", str(tmp_path / "s"),
+                   "--out-tgt", str(tmp_path / "t"), mode])
+    assert (tmp_path / "s").read_text().splitlines()[0] == source
+    assert (tmp_path / "t").read_text().splitlines()[0] == reference
+
+
+def test_the_workflow_prepares_items_in_its_dataset_s_mode():
+    from phrasenmt.workflow.phrase_repr import lingeval_prepare_args
+
+    def config(**ds):
+        return {"datasets": {"d": {"source": "local", "src": "en", "tgt": "de",
+                                   "tokenize": True, "lowercase": False,
+                                   "bpe": {"backend": "subword-nmt"}, **ds}}}
+
+    assert lingeval_prepare_args(config(), "d") == "--tokenize"
+    assert lingeval_prepare_args(config(bpe={"backend": "sentencepiece"}), "d") == "--raw"
+    assert lingeval_prepare_args(config(tokenize=False, lowercase=True), "d") == "--lowercase"
+
+
 def test_distance_given_as_digits_is_read_as_a_number(tmp_path):
     items = json.loads(json.dumps(ITEMS))
     items[0]["errors"][0]["distance"] = "1"

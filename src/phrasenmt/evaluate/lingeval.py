@@ -127,11 +127,13 @@ def prepare(args: argparse.Namespace) -> None:
     if not items:  # stop here, not at BPE or scoring of empty pair files
         raise InputError("no items to score (an empty list)", args.json)
     src, tgt = map(list, zip(*pairs(items), strict=True))
-    if args.tokenize:
-        from phrasenmt.data.clean import tokenize_lines
+    if args.tokenize or args.raw:  # the steps `phrasenmt.data.clean` takes
+        from phrasenmt.data.clean import Options, process_side
 
-        src = tokenize_lines(src, args.src_lang)
-        tgt = tokenize_lines(tgt, args.tgt_lang)
+        opts = Options(args.src_lang, args.tgt_lang, tokenize=args.tokenize,
+                       raw=args.raw)
+        src = process_side(src, args.src_lang, opts)
+        tgt = process_side(tgt, args.tgt_lang, opts)
     if args.lowercase:
         src, tgt = [s.lower() for s in src], [t.lower() for t in tgt]
     if args.out_trees:
@@ -170,7 +172,11 @@ def build_parser() -> argparse.ArgumentParser:
     prep.add_argument("--out-src", type=output_file, required=True)
     prep.add_argument("--out-tgt", type=output_file, required=True)
     prep.add_argument("--out-trees", type=output_file, help="gold source tree per line")
-    prep.add_argument("--tokenize", action="store_true", help="Moses-tokenize")
+    text = prep.add_mutually_exclusive_group()
+    text.add_argument("--tokenize", action="store_true", help="Moses-tokenize")
+    text.add_argument("--raw", action="store_true",
+                      help="keep raw text, as `phrasenmt.data.clean --raw` does for "
+                      "SentencePiece (bpe.backend sentencepiece)")
     prep.add_argument("--lowercase", action="store_true")
     prep.add_argument("--src-lang", default="en")
     prep.add_argument("--tgt-lang", default="de")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from phrasenmt.io import InputError
 from phrasenmt.workflow import base as wf
+from phrasenmt.workflow import corpus
 from phrasenmt.workflow import runs
 
 # arch -> default segmentation; mirrors the registered configs (tested) so that
@@ -133,9 +134,12 @@ def test_side_args(config: dict, dataset: str, model: str, testset: str) -> str:
 
 
 def lingeval_prepare_args(config: dict, dataset: str) -> str:
-    """--tokenize and --lowercase of the agreement items, as the dataset's text."""
+    """--tokenize (or --raw, for SentencePiece) and --lowercase of the agreement
+    items, as the dataset's text is cleaned."""
     ds = config["datasets"][dataset]
-    return " ".join(flag for flag, on in (("--tokenize", ds["tokenize"]),
+    raw = corpus.raw_words(config, dataset)
+    return " ".join(flag for flag, on in (("--raw", raw),
+                                          ("--tokenize", ds["tokenize"] and not raw),
                                           ("--lowercase", ds["lowercase"])) if on)
 
 
