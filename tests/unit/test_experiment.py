@@ -91,8 +91,8 @@ CASES = [
      "datasets.synthetic_en_de.src: 'English' is not a language code"),
     ("sentencepiece on the synthetic pronoun items",
      dataset("synthetic_en_de", bpe={"backend": "sentencepiece", "merges": 10000}),
-     "datasets.synthetic_en_de.bpe.backend: sentencepiece, but the document-level "
-     "models (ctx_transformer"),
+     ("datasets.synthetic_en_de.bpe.backend: sentencepiece, but the document-level "
+      "models (ctx_transformer")),
     ("source is target", dataset("synthetic_en_de", tgt="en"),
      "datasets.synthetic_en_de.tgt: 'en' is also the source language"),
     ("no stopword list", dataset("synthetic_de_en", tgt="qq"),  # the continuous models' dataset

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from phrasenmt.io import InputError
 from phrasenmt.workflow import base as wf
-from phrasenmt.workflow import corpus
-from phrasenmt.workflow import runs
+from phrasenmt.workflow import corpus, runs
 
 # arch -> default segmentation; mirrors the registered configs (tested) so that
 # building the DAG does not import torch.
