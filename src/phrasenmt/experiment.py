@@ -269,6 +269,62 @@ def check_models(config: dict) -> None:
                 raise InputError(f"models.{name}.train.freeze: is "
                                  f"{run.train.freeze!r}, which only applies to a "
                                  "model with init_from")
+            if not (name.endswith(wfd.JOINT_SUFFIX)
+                    and entry.get("init_from") == name.removesuffix(wfd.JOINT_SUFFIX)):
+                # a derived joint fine-tuning entry copies its step's keys
+                _check_keys_in_effect(f"models.{name}", entry, run)
+
+
+def _check_keys_in_effect(key: str, entry: dict, run: Any) -> None:
+    """A `model:` or `train:` key the entry gives must change what it trains:
+    one that builds or reads nothing for this arch and these settings is
+    refused, naming why (a silently ignored key would pass for a setting that
+    was tried)."""
+    arch, model, train = run.arch, entry.get("model", {}), entry.get("train", {})
+    m, t = run.model, run.train
+    from phrasenmt.hparams.continuous import CONTINUOUS_ARCHS
+
+    han = arch.startswith("han_")
+    joint = entry.get("joint_finetune", {})
+    joint_on = bool(joint) and joint.get("enabled", True)
+    set_by_arch = (f"is set by the arch ({arch}: {CONTINUOUS_ARCHS.get(arch)}); the "
+                   "fertility predictor trains for pconmt_fert2 and pconmt_fert4 only")
+    frozen = ("matters only when the sentence model trains (train.freeze none, or "
+              "joint_finetune), and it is frozen here")
+    steps_only = ("is read by schedule: steps only (schedule time warms up for "
+                  "warmup_fraction of max_minutes)")
+    no_cache = ("keeps the frozen context states of a HAN step 2 (han_*, with the "
+                "sentence model frozen); this run has none")
+    rules = [
+        ("model", "src_vocab_size", True, "is set from the training data; remove it"),
+        ("model", "tgt_vocab_size", True, "is set from the training data; remove it"),
+        ("model", "phrase_hidden", getattr(m, "attentive", True) is False,
+         f"is W1's width in attentive pooling, which {arch} does not have"),
+        ("model", "fertility_hidden", getattr(m, "fertility_classes", 1) == 0,
+         f"is the fertility module's width, and {arch} has no fertility module"),
+        ("model", "fertility_classes", arch in CONTINUOUS_ARCHS
+         and model.get("fertility_classes") != CONTINUOUS_ARCHS.get(arch), set_by_arch),
+        ("model", "window", getattr(m, "use_reordering", True) is False,
+         f"is the reordering layer's window, and {arch} has no reordering layer"),
+        ("model", "detach_context", han and t.freeze != "none" and not joint_on, frozen),
+        ("train", "label_smoothing", arch in CONTINUOUS_ARCHS,
+         "the continuous-output models' loss (NLLvMF) has no label smoothing"),
+        ("train", "vocab_min_freq", bool(entry.get("init_from")),
+         "the vocabulary is the init_from model's"),
+        ("train", "warmup_fraction", t.schedule != "time",
+         "is read by schedule: time only (schedule steps warms up for warmup_steps)"),
+        ("train", "warmup_steps", t.schedule == "time", steps_only),
+        ("train", "min_delta", t.patience == 0,
+         "is read by early stopping only, which patience 0 turns off"),
+        ("train", "context_cache_mb", not (han and t.freeze != "none"), no_cache),
+    ]
+    for section, field, ignored, why in rules:
+        given = model if section == "model" else train
+        if field in given and ignored:
+            raise InputError(f"{key}.{section}.{field}: {why}")
+    if "freeze" in joint.get("train", {}):
+        raise InputError(f"{key}.joint_finetune.train.freeze: joint fine-tuning "
+                         "trains every parameter (freeze none); remove it")
 
 
 def rule_specs(config: dict, model: str) -> list[str]:

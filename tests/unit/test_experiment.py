@@ -49,6 +49,38 @@ def dataset(name: str, **settings) -> dict:
 
 
 CASES = [
+    # keys that would build or read nothing for the entry they are given to
+    ("vocabulary size given", model("transformer", model={"src_vocab_size": 7}),
+     "models.transformer.model.src_vocab_size: is set from the training data"),
+    ("phrase_hidden without attentive pooling", model("pr_mean", model={"phrase_hidden": 64}),
+     "models.pr_mean.model.phrase_hidden: is W1's width in attentive pooling"),
+    ("fertility_hidden without fertility", model("conmt", model={"fertility_hidden": 32}),
+     "models.conmt.model.fertility_hidden: is the fertility module's width"),
+    ("fertility classes against the arch", model("conmt", model={"fertility_classes": 2}),
+     "models.conmt.model.fertility_classes: is set by the arch (conmt: 0)"),
+    ("window without reordering", model("npmt_noreorder", model={"window": 5}),
+     "models.npmt_noreorder.model.window: is the reordering layer's window"),
+    ("detach_context with a frozen sentence model",
+     model("han_dec", model={"detach_context": True}),
+     "models.han_dec.model.detach_context: matters only when the sentence model trains"),
+    ("label smoothing for CoNMT", model("conmt", train={"label_smoothing": 0.1}),
+     "models.conmt.train.label_smoothing: the continuous-output models' loss"),
+    ("vocab_min_freq of a second step", model("han_dec", train={"vocab_min_freq": 3}),
+     "models.han_dec.train.vocab_min_freq: the vocabulary is the init_from model's"),
+    ("warmup_fraction under schedule steps",
+     model("transformer", train={"warmup_fraction": 0.2}),
+     "models.transformer.train.warmup_fraction: is read by schedule: time only"),
+    ("warmup_steps under schedule time", model("transformer", train={
+        "schedule": "time", "max_minutes": 5, "warmup_steps": 10}),
+     "models.transformer.train.warmup_steps: is read by schedule: steps only"),
+    ("min_delta without early stopping", model("transformer", train={"min_delta": 0.1}),
+     "models.transformer.train.min_delta: is read by early stopping only"),
+    ("context cache without frozen HAN states",
+     model("ctx_transformer", train={"context_cache_mb": 100}),
+     "models.ctx_transformer.train.context_cache_mb: keeps the frozen context states"),
+    ("freeze in joint fine-tuning",
+     model("han_dec", joint_finetune={"train": {"freeze": "loaded"}}),
+     "models.han_dec.joint_finetune.train.freeze: joint fine-tuning trains every"),
     ("heads do not divide the width", model("pr_max", model={"n_heads": 5}),
      "models.pr_max.model.n_heads: 5 does not divide d_model 128"),
     ("dropout out of range", model("transformer", model={"dropout": 1.0}),
@@ -143,6 +175,22 @@ def test_bad_config_is_one_line_naming_the_key(override: dict, message: str):
         experiment.start(merged(override))
     assert str(err.value).startswith(message), str(err.value)
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("override", [
+    model("pr_max_attn", model={"phrase_hidden": 64}),
+    model("pconmt_fert2", model={"fertility_hidden": 32, "fertility_classes": 2}),
+    model("npmt", model={"window": 5}),
+    model("han_enc", model={"detach_context": True}, train={"freeze": "none"}),
+    model("han_enc", model={"detach_context": True}, joint_finetune={"train": {"lr": 1e-4}}),
+    model("han_dec", train={"context_cache_mb": 100}),
+    model("transformer", train={"schedule": "time", "max_minutes": 5,
+                                "warmup_fraction": 0.2}),
+    model("transformer", train={"patience": 3, "min_delta": 0.1}),
+    model("transformer", train={"vocab_min_freq": 2}),
+], ids=str)
+def test_the_same_keys_where_they_take_effect_pass(override):
+    experiment.start(merged(override))
 
 
 def test_the_default_experiment_and_every_shipped_config_pass():
