@@ -274,8 +274,10 @@ class ContrastiveSet(Strict):
         fields = type(self).model_fields
         given = [fields[k].alias or k for k in self.model_fields_set]
         needed = FORMAT_FILES[self.format]
-        allowed = {*needed, *OPTIONAL_FILES.get(self.format, ()), "format", "name",
+        allowed = {*needed, *OPTIONAL_FILES.get(self.format, ()), "format",
                    "extracted", "dev_fraction"}
+        if self.format != "contrapro":  # ContraPro's items carry their own types
+            allowed.add("name")
         missing = [k for k in needed if k not in given]
         extra = sorted(k for k in given if k not in allowed)
         if missing or extra:
@@ -323,6 +325,9 @@ class Dataset(Strict):
             key = "name" if source == "download" else "local"
             if self.source == source and getattr(self, key) is None:
                 raise RuleError(key, f"required when source is {source}")
+            if self.source != source and key in self.model_fields_set:
+                raise RuleError(key, f"is read for source {source} only, and this "
+                                f"dataset's source is {self.source}")
         for side in ("src", "tgt"):
             code = getattr(self, side)
             if not LANG.fullmatch(code):

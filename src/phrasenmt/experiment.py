@@ -50,9 +50,11 @@ def start(config: dict, files: Iterable[str | os.PathLike] = (),
     """
     check_config_files(files, config)
     restore_given_numbers(config, given or {})
+    written = _dataset_keys_written(config)  # before the schema fills its defaults
     validate_config(config, None)
     declare_field_numbers(config)
     check_experiment(config)  # each entry on its own before the families' checks
+    check_dataset_keys_read(config, written)
     phrase_repr.check_phrase_models(config)
     wfn.check_npmt_models(config)
     wfn.check_gates_line(config)
@@ -136,6 +138,49 @@ def check_experiment(config: dict) -> None:
     check_settings(config)
     wfd.check_document_keys(config)  # before the specs: `context` travels in them
     check_models(config)
+
+
+def _dataset_keys_written(config: dict) -> dict[str, dict]:
+    """Each dataset's keys as the config files wrote them (with the keys of its
+    `synthetic:` section), before the schema's defaults are filled in."""
+    written = {}
+    for name, ds in (config.get("datasets") or {}).items():
+        if isinstance(ds, dict):
+            syn = ds.get("synthetic")
+            written[name] = {"keys": set(ds),
+                             "synthetic": set(syn) if isinstance(syn, dict) else set()}
+    return written
+
+
+def check_dataset_keys_read(config: dict, written: dict[str, dict]) -> None:
+    """A dataset key the config writes must be read for that dataset: the
+    generator's settings on a dataset it does not generate, the synthetic
+    pronoun items' settings where there are none, contrastive sets with no
+    document-level model to score, Lingeval97 on another pair are refused."""
+    for name, ds in config["datasets"].items():
+        key, keys = f"datasets.{name}", written.get(name, {"keys": set(), "synthetic": set()})
+        if ds["source"] != "synthetic" and "synthetic" in keys["keys"]:
+            raise InputError(f"{key}.synthetic: is read for source synthetic only, "
+                             f"and this dataset's source is {ds['source']}")
+        syn = ds.get("synthetic", {})
+        farthest = max((int(d) for d in syn.get("antecedent_distance", {"1": 1})), default=1)
+        if "distractor_gender" in keys["synthetic"] and farthest < 2:
+            raise InputError(f"{key}.synthetic.distractor_gender: picks the nouns of "
+                             "the sentences between an antecedent and its pronoun, and "
+                             "every antecedent is 1 sentence back "
+                             "(synthetic.antecedent_distance)")
+        sets = wfdis.contrastive_sets(config, name)
+        if "contrastive_dev_fraction" in keys["synthetic"] and \
+                wfdis.SYNTHETIC_SET not in sets:
+            raise InputError(f"{key}.synthetic.contrastive_dev_fraction: splits the "
+                             "synthetic pronoun items, which an en-de corpus has for "
+                             "its document-level models only; this one has none")
+        if ds.get("contrastive") and not wfd.document_models(config, name):
+            raise InputError(f"{key}.contrastive: the contrastive sets are scored by "
+                             "document-level models, and none trains on this dataset")
+        if "lingeval" in keys["keys"] and (ds["src"], ds["tgt"]) != ("en", "de"):
+            raise InputError(f"{key}.lingeval: Lingeval97's agreement items are "
+                             f"en-de only, and this dataset is {ds['src']}-{ds['tgt']}")
 
 
 def check_datasets(config: dict) -> None:

@@ -49,6 +49,31 @@ def dataset(name: str, **settings) -> dict:
 
 
 CASES = [
+    # dataset keys that would be read for no file of the dataset
+    ("generator settings on a local dataset", {"datasets": {"mine": {
+        "source": "local", "src": "en", "tgt": "de", "synthetic": {"train_size": 5},
+        "local": {s: {"src": "a", "tgt": "b"} for s in ("train", "dev")}
+        | {"test": {"t": {"src": "a", "tgt": "b"}}}}}},
+     "datasets.mine.synthetic: is read for source synthetic only, and this dataset's"),
+    ("a download name on a synthetic dataset",
+     {"datasets": {"synthetic_en_de": {"name": "iwslt14"}}},
+     "datasets.synthetic_en_de.name: is read for source download only"),
+    ("distractor gender with every antecedent 1 back", dataset(
+        "synthetic_en_de", synthetic={"antecedent_distance": {1: 1.0},
+                                      "distractor_gender": "other"}),
+     "datasets.synthetic_en_de.synthetic.distractor_gender: picks the nouns"),
+    ("pronoun items' dev share without pronoun items", dataset(
+        "synthetic_de_en", synthetic={"contrastive_dev_fraction": 0.2}),
+     "datasets.synthetic_de_en.synthetic.contrastive_dev_fraction: splits the"),
+    ("contrastive sets without document models", dataset(
+        "synthetic_de_en", contrastive={"cs": {"format": "voita", "json": "a.json"}}),
+     "datasets.synthetic_de_en.contrastive: the contrastive sets are scored by"),
+    ("a type name for ContraPro's typed items", dataset("synthetic_en_de", contrastive={
+        "cp": {"format": "contrapro", "json": "c.json", "text_src": "s", "text_tgt": "t",
+               "context_src": "cs", "context_tgt": "ct", "extracted": 1, "name": "x"}}),
+     "datasets.synthetic_en_de.contrastive.cp.name: not read for format contrapro"),
+    ("Lingeval97 on de-en", dataset("synthetic_de_en", lingeval=True),
+     "datasets.synthetic_de_en.lingeval: Lingeval97's agreement items are en-de only"),
     # keys that would build or read nothing for the entry they are given to
     ("vocabulary size given", model("transformer", model={"src_vocab_size": 7}),
      "models.transformer.model.src_vocab_size: is set from the training data"),

@@ -209,8 +209,8 @@ def test_stats_counts_tokens_and_types(tmp_path):
                 str(tmp_path / "a.de"), "--out", str(tmp_path / "s.tsv")])
     rows = [line.split("\t") for line in read_lines(tmp_path / "s.tsv")]
     assert rows[0] == list(stats.COLUMNS)
-    assert rows[1] == ["train", "src", "en", "2", "5", "3", "2.5", "3"]
-    assert rows[2] == ["train", "tgt", "de", "2", "3", "3", "1.5", "2"]
+    assert rows[1] == ["train", "src", "en", "2", "5", "3", "2.5", "3", ""]  # in_train: n/a
+    assert rows[2] == ["train", "tgt", "de", "2", "3", "3", "1.5", "2", ""]
 
 
 @pytest.mark.skipif(not MIRROR.is_dir(), reason="shared multi30k mirror absent")
