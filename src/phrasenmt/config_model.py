@@ -56,7 +56,8 @@ class Align(Strict):
         "docs/reproducibility.md)")
     symmetrize: Literal["grow-diag-final-and", "grow-diag-final", "grow-diag",
                         "intersection", "union"] = Field(
-        "grow-diag-final-and", description="symmetrization heuristic")
+        "grow-diag-final-and", description="symmetrization heuristic, for the "
+        "training alignment and pronoun accuracy")
     eflomal_samplers: int = Field(
         3, ge=1, description="eflomal's independent Gibbs samplers, for the training "
         "alignment and pronoun accuracy (eflomal's default 3; unused by the other "

@@ -102,3 +102,19 @@ def test_align_uses_training_text_and_skips_empty_lines(tmp_path):
             "--out", str(tmp_path / "links")]
     assert pronouns.main(args) == 0
     assert read_lines(tmp_path / "links") == ["0-0 1-1 2-2", ""]
+
+
+def test_align_symmetrizes_with_the_heuristic_given(tmp_path, monkeypatch):
+    """`--symmetrize` reaches the links (config align.symmetrize)."""
+    seen = []
+
+    def record(fwd, rev, method):
+        seen.append(method)
+        return fwd & rev
+
+    monkeypatch.setattr(pronouns, "symmetrize", record)
+    args = ["align", "--src", _write(tmp_path / "s", ["a b"]),
+            "--tgt", _write(tmp_path / "t", ["x y"]), "--backend", "fast_align",
+            "--symmetrize", "intersection", "--out", str(tmp_path / "links")]
+    assert pronouns.main(args) == 0
+    assert seen == ["intersection"]

@@ -686,6 +686,9 @@ def test_discourse_files_and_options(doc_config):
         "--backend eflomal --samplers 1 --rel-iterations 0.25")
     fast["align"]["eflomal_rel_iterations"] = 0.25
     assert wf.aligner_args(fast) == "--backend fast_align"
+    union = {**doc_config, "align": {**doc_config["align"], "symmetrize": "union"}}
+    assert wfdis.align_args(union) == (  # the heuristic reaches pronoun accuracy too
+        "--backend eflomal --samplers 1 --seed 1 --symmetrize union --train-lines 3000")
     assert wfdis.lsa_args(doc_config) == "--dims 100 --seed 1"
     assert wfdis.pronoun_tsv(EN_DE, "test", "han_enc", 2) == (
         f"results/{EN_DE}/analysis/pronouns/test/han_enc/seed2.tsv")

@@ -42,7 +42,7 @@ import pandas as pd
 from phrasenmt.align.backends import add_aligner_options
 from phrasenmt.align.backends import align as align_corpus
 from phrasenmt.align.pharaoh import Link, format_links, parse_line
-from phrasenmt.align.symmetrize import symmetrize
+from phrasenmt.align.symmetrize import METHODS, symmetrize
 from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file, positive_int
 from phrasenmt.io import (
     InputError,
@@ -180,15 +180,17 @@ def _stopwords(lang: str) -> frozenset[str]:
 def align_lines(src: list[list[str]], tgt: list[list[str]], train: tuple[list, list],
                 backend: str, seed: int, threads: int,
                 samplers: int | None = None,
-                rel_iterations: float | None = None) -> list[set[Link]]:
-    """Symmetrized links of each (src, tgt) line, aligned after the training text."""
+                rel_iterations: float | None = None,
+                method: str = "grow-diag-final-and") -> list[set[Link]]:
+    """Symmetrized links (heuristic `method`) of each (src, tgt) line, aligned
+    after the training text."""
     keep = [n for n in range(len(src)) if src[n] and tgt[n]]
     corpus = (train[0] + [src[n] for n in keep], train[1] + [tgt[n] for n in keep])
     fwd, rev = align_corpus(backend, *corpus, threads=threads, seed=seed,
                             samplers=samplers, rel_iterations=rel_iterations)
     out: list[set[Link]] = [set() for _ in src]
     for k, n in enumerate(keep, start=len(train[0])):
-        out[n] = symmetrize(fwd[k], rev[k], "grow-diag-final-and")
+        out[n] = symmetrize(fwd[k], rev[k], method)
     return out
 
 
@@ -204,7 +206,7 @@ def align(args: argparse.Namespace) -> None:
         n = len(a) if args.train_lines is None else args.train_lines
         train = ([s.split() for s in a[:n]], [t.split() for t in b[:n]])
     links = align_lines(src, tgt, train, args.backend, args.seed, args.threads,
-                        args.samplers, args.rel_iterations)
+                        args.samplers, args.rel_iterations, args.symmetrize)
     write_lines(args.out, [format_links(x) for x in links])
 
 
@@ -223,6 +225,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--train-lines", type=positive_int,
                    help="use the first N training lines")
     add_aligner_options(a, "fast_align")
+    a.add_argument("--symmetrize", choices=METHODS, default="grow-diag-final-and",
+                   help="symmetrization heuristic (config align.symmetrize)")
     a.add_argument("--seed", type=nonnegative_int, default=1)
     a.add_argument("--threads", type=positive_int, default=1)
     a.add_argument("--out", type=output_file, required=True, help="Pharaoh links")

@@ -161,8 +161,11 @@ def first_pronoun_tsv(config: dict, dataset: str, testset: str, model: str) -> s
 
 
 def align_args(config: dict) -> str:
-    """Aligner, seed and training lines of `pronouns align`."""
+    """Aligner, symmetrization, seed and training lines of `pronouns align`
+    (`--symmetrize` where `align.symmetrize` is not the default)."""
     args = ["--seed", config["seed"]]
+    if config["align"]["symmetrize"] != "grow-diag-final-and":
+        args += ["--symmetrize", config["align"]["symmetrize"]]
     lines = config["discourse"]["align_train_lines"]
     args += ["--train-lines", lines] if lines else []
     return f"{wf.aligner_args(config)} {shlex.join(map(str, args))}"
