@@ -32,8 +32,15 @@ from phrasenmt.config_entries import (
 
 
 class Decode(Strict):
-    beam: int = Field(4, ge=1, description="beam size (1 = greedy)")
-    lenpen: float = Field(0.6, ge=0, description="length penalty alpha")
+    beam: int = Field(4, ge=1, description=(
+        "beam size (1 = greedy) of the Transformer family, the document-level models "
+        "and the beam decodings of the attention RNNs; NPMT's segment search takes "
+        "its preset's beam (models.NAME.decode.beam sets it), the continuous-output "
+        "models decode by nearest neighbour, and the attention RNN's main decoding is "
+        "greedy, as the papers decode"))
+    lenpen: float = Field(0.6, ge=0, description=(
+        "length penalty alpha of the same beam searches (not NPMT's, whose Eq. 3 "
+        "weighs length with models.NAME.decode.lambda1)"))
     max_len_a: float = Field(1.5, ge=0, description="max length = a * source length + b")
     max_len_b: int = Field(10, ge=0, description="max length = a * source length + b")
     batch_size: int = Field(64, ge=1, description="sentences per decoding batch")
