@@ -122,6 +122,9 @@ CASES = [
      "models.npmt.model.lambda2: must be >= 0, got -0.5"),
     ("no segment length", model("npmt_noreorder", model={"max_segment_len": 0}),
      "models.npmt_noreorder.model.max_segment_len: must be >= 1, got 0"),
+    ("greedy segment search with Eq. 3 weights", model("npmt", decode={"beam": 1}),
+     ("models.npmt.decode.beam: 1 is the greedy segment search, the model's own "
+      "argmax, which reads no Eq. 3 weights (lambda1 1)")),
     ("label smoothing for NPMT", model("npmt", train={"label_smoothing": 0.1}),
      "models.npmt.train.label_smoothing: NPMT maximizes a marginal likelihood"),
     ("odd RNN width", model("attn_rnn", model={"hidden_size": 33}),

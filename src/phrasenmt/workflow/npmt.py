@@ -112,6 +112,16 @@ def check_npmt_models(config: dict) -> None:
         elif own.get("lambda2", 0) > 0 and not own.get("lm", False):
             raise InputError(f"{where}.decode.lambda2: above 0 needs decode.lm: true "
                              "(lambda2 weighs the external LM)", "config")
+        elif own.get("beam") == 1:
+            s = decode_settings(config, name)
+            weights = [f"{k} {s[k]:g}" for k in ("lambda1", "lambda2") if s[k]]
+            if weights or s["lm"]:
+                raise InputError(
+                    f"{where}.decode.beam: 1 is the greedy segment search, the "
+                    "model's own argmax, which reads no Eq. 3 weights "
+                    f"({', '.join(weights) or 'lm'}); the NPMT table decodes "
+                    "greedily beside the beam search already: give a beam above 1, "
+                    "or lambda1 0 and lambda2 0")
 
 
 def trained_models(config: dict) -> list[str]:
