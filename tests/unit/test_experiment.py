@@ -184,8 +184,12 @@ CASES = [
     ("lenpen of a segment search", model("npmt", decode={"lenpen": 1.0}),
      ("models.npmt.decode.lenpen: not used by arch 'npmt', whose search reads only "
      "beam, lambda1, lambda2, lm")),
-    ("lenpen of a greedy search", model("attn_rnn", decode={"lenpen": 1.0}),
+    ("lenpen of a greedy search", model("attn_rnn", decode={"beam": 1, "lenpen": 1.0}),
      "models.attn_rnn.decode.lenpen: has no effect with beam 1 (greedy search)"),
+    ("a beam for an attention RNN of no NPMT table",
+     model("rnn_en_de", arch="attn_rnn", preset="tiny", datasets=["synthetic_en_de"],
+           decode={"beam": 5}),
+     "models.rnn_en_de.decode.beam: this attention RNN decodes greedily"),
     ("Eq. 3 weight of a Transformer", model("transformer", decode={"lambda1": 1.0}),
      "config: models.transformer.decode.lambda1: applies to NPMT models"),
     ("no room for a word", {"decode": {"max_len_a": 0, "max_len_b": 0}},
@@ -389,3 +393,17 @@ def test_a_split_of_one_document_is_refused_where_a_random_context_control_train
         f"datasets.mine.local.dev: {tmp_path}/dev.docs: holds one document, and the "
         "random-context control doc_random reads other documents' sentences as "
         "context: give this split two documents or more")
+
+
+def test_the_attention_rnn_s_decode_keys_set_the_npmt_table_s_beam_row_only():
+    """Kumar & Tsvetkov's baseline decodes greedily (its `.tok`, the NPMT
+    table's greedy row); `decode.beam` and `lenpen` set the beam row."""
+    from phrasenmt.workflow import base as wf
+    from phrasenmt.workflow import npmt as wfn
+
+    config = merged(model("attn_rnn", decode={"beam": 5, "lenpen": 1.0}))
+    experiment.start(config)
+    assert wf.search_args(config, "attn_rnn") == "--beam 1"
+    assert wfn.translate_args(config, "attn_rnn", "beam") == "--beam 5 --lenpen 1.0"
+    assert wfn.translate_args(config, "attn_rnn", "greedy") == "--beam 1"
+    assert wfn.main_decoding(config, "attn_rnn") == "greedy"

@@ -197,10 +197,13 @@ def decode_keys(config: dict, model: str) -> tuple[str, ...]:
 
 
 def beam_settings(config: dict, model: str) -> dict:
-    """beam and lenpen of a model: its own decode > its family's > global decode."""
+    """beam and lenpen of a model's main decoding: its own decode > global
+    decode; greedy for the continuous family (Kumar & Tsvetkov's attention
+    baseline decodes greedily; its own decode keys set the NPMT table's beam
+    row, `phrasenmt.workflow.npmt.decode_settings`)."""
     settings = {k: config["decode"][k] for k in BEAM_KEYS}
     if model_family(config, model) == "continuous":
-        settings["beam"] = 1  # Kumar & Tsvetkov's baselines decode greedily
+        return {**settings, "beam": 1}
     settings.update({k: v for k, v in config["models"][model].get("decode", {}).items()
                      if k in BEAM_KEYS})
     return settings
@@ -216,7 +219,8 @@ def check_decode_keys(config: dict) -> None:
                          "decodes greedily (nearest neighbour in the output table)")
                 raise InputError(f"models.{name}.decode.{key}: not used by arch "
                                  f"{entry['arch']!r}, whose search {reads}")
-        if "lenpen" in own and beam_settings(config, name)["beam"] == 1:
+        if (model_family(config, name) != "continuous"  # npmt.check_npmt_models
+                and "lenpen" in own and beam_settings(config, name)["beam"] == 1):
             raise InputError(f"models.{name}.decode.lenpen: has no effect with beam "
                              "1 (greedy search); set decode.beam above 1 too")
 

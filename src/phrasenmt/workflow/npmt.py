@@ -104,6 +104,19 @@ def check_npmt_models(config: dict) -> None:
             raise InputError(f"{where}.checkpoint_of: only NPMT-family models "
                              f"({', '.join(wf.NPMT_ARCHS)}) support it", "config")
         own = entry.get("decode", {})
+        if own and wf.model_family(config, name) == "continuous" and wf.decode_keys(
+                config, name):  # the continuous family's attention RNN
+            tables = [ds for ds in wf.models_datasets(config, name)
+                      if npmt_baseline(config, ds) == name and npmt_rows(config, ds)]
+            key = next(iter(own))
+            if not tables:
+                raise InputError(f"{where}.decode.{key}: this attention RNN decodes "
+                                 "greedily, as Kumar & Tsvetkov's baseline; its decode "
+                                 "keys set the beam search of the NPMT table's "
+                                 "baseline row, and it is the baseline of no NPMT table")
+            if "lenpen" in own and decode_settings(config, name)["beam"] == 1:
+                raise InputError(f"{where}.decode.lenpen: has no effect with beam 1 "
+                                 "(greedy search); set decode.beam above 1 too")
         if entry["arch"] not in wf.SWAN_ARCHS:
             bad = [k for k in NPMT_ONLY_KEYS if k in own]
             if bad:
