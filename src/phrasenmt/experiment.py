@@ -48,6 +48,7 @@ def start(config: dict, files: Iterable[str | os.PathLike] = (),
     of sweeps and joint fine-tuning (in place); any problem raises one
     InputError naming the key.
     """
+    files = list(files)
     check_config_files(files, config)
     restore_given_numbers(config, given or {})
     written = _dataset_keys_written(config)  # before the schema fills its defaults
@@ -55,6 +56,7 @@ def start(config: dict, files: Iterable[str | os.PathLike] = (),
     declare_field_numbers(config)
     check_experiment(config)  # each entry on its own before the families' checks
     check_dataset_keys_read(config, written)
+    check_aligner_keys(config, files)
     phrase_repr.check_phrase_models(config)
     wfn.check_npmt_models(config)
     wfn.check_gates_line(config)
@@ -138,6 +140,26 @@ def check_experiment(config: dict) -> None:
     check_settings(config)
     wfd.check_document_keys(config)  # before the specs: `context` travels in them
     check_models(config)
+
+
+SHIPPED_CONFIG = Path(__file__).resolve().parents[2] / "config.yaml"
+
+
+def check_aligner_keys(config: dict, files: Iterable[str | os.PathLike]) -> None:
+    """eflomal's settings written in a config file of the user's (config.yaml
+    sets `eflomal_samplers` for every run) must meet eflomal: with another
+    `align.backend` they would be read by nothing."""
+    backend = config["align"]["backend"]
+    if backend == "eflomal":
+        return
+    for path in files:
+        if Path(path).resolve() == SHIPPED_CONFIG:
+            continue
+        written = read_config_file(path).get("align")
+        for key in sorted(written) if isinstance(written, dict) else ():
+            if key.startswith("eflomal_"):
+                raise InputError(f"align.{key}: set in {path}, but align.backend is "
+                                 f"{backend}: eflomal's settings are read by eflomal only")
 
 
 def _dataset_keys_written(config: dict) -> dict[str, dict]:

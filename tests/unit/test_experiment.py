@@ -407,3 +407,21 @@ def test_the_attention_rnn_s_decode_keys_set_the_npmt_table_s_beam_row_only():
     assert wfn.translate_args(config, "attn_rnn", "beam") == "--beam 5 --lenpen 1.0"
     assert wfn.translate_args(config, "attn_rnn", "greedy") == "--beam 1"
     assert wfn.main_decoding(config, "attn_rnn") == "greedy"
+
+
+def test_eflomal_settings_of_the_user_s_file_need_eflomal(tmp_path):
+    """config.yaml's own eflomal_samplers stays harmless under fast_align; the
+    same key written by the user with another backend is refused."""
+    shipped = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
+    switch = tmp_path / "fast.yaml"
+    switch.write_text("align: {backend: fast_align}\n")
+    override = {"align": {"backend": "fast_align"}}
+    experiment.start(merged(override, shipped), [REPO / "config.yaml", switch])
+    both = tmp_path / "both.yaml"
+    both.write_text("align: {backend: fast_align, eflomal_samplers: 2}\n")
+    override = {"align": {"backend": "fast_align", "eflomal_samplers": 2}}
+    with pytest.raises(InputError) as err:
+        experiment.start(merged(override, shipped), [REPO / "config.yaml", both])
+    assert str(err.value) == (f"align.eflomal_samplers: set in {both}, but "
+                              "align.backend is fast_align: eflomal's settings are "
+                              "read by eflomal only")
