@@ -50,6 +50,7 @@ def start(config: dict, files: Iterable[str | os.PathLike] = (),
     """
     files = list(files)
     check_config_files(files, config)
+    order_entries_as_written(config, files)
     restore_given_numbers(config, given or {})
     written = _dataset_keys_written(config)  # before the schema fills its defaults
     validate_config(config, None)
@@ -143,6 +144,28 @@ def check_experiment(config: dict) -> None:
 
 
 SHIPPED_CONFIG = Path(__file__).resolve().parents[2] / "config.yaml"
+
+
+def order_entries_as_written(config: dict, files: Iterable[str | os.PathLike]) -> None:
+    """Models and datasets in the order the config files write them: those of
+    config.yaml first, then each other file's new ones. Snakemake starts from
+    the --configfile overrides and merges config.yaml into them, so an entry an
+    override names came first in every table (and was the first attention RNN
+    a dataset's NPMT table picks as its baseline)."""
+    paths = sorted(files, key=lambda p: Path(p).resolve() != SHIPPED_CONFIG)
+    order: dict[str, list[str]] = {"models": [], "datasets": []}
+    for path in paths:
+        parsed = read_config_file(path)
+        for section, names in order.items():
+            entries = parsed.get(section)
+            if isinstance(entries, dict):
+                names += [k for k in entries if k not in names]
+    for section, names in order.items():
+        entries = config.get(section)
+        if isinstance(entries, dict) and names:
+            ranked = [k for k in names if k in entries]
+            ranked += [k for k in entries if k not in ranked]
+            config[section] = {k: entries[k] for k in ranked}
 
 
 def check_aligner_keys(config: dict, files: Iterable[str | os.PathLike]) -> None:

@@ -425,3 +425,22 @@ def test_eflomal_settings_of_the_user_s_file_need_eflomal(tmp_path):
     assert str(err.value) == (f"align.eflomal_samplers: set in {both}, but "
                               "align.backend is fast_align: eflomal's settings are "
                               "read by eflomal only")
+
+
+def test_entries_keep_the_order_of_config_yaml_under_an_override(tmp_path):
+    """Snakemake merges config.yaml into the --configfile overrides, so a model
+    an override names would lead every table; start-up restores the files'
+    order: config.yaml's entries, then the override's new ones."""
+    shipped = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
+    override = tmp_path / "over.yaml"
+    override.write_text("models:\n  npmt: {train: {max_steps: 30}}\n"
+                        "  my_rnn: {arch: attn_rnn, preset: tiny, datasets: [synthetic_de_en]}\n")
+    as_snakemake = merged({"models": {"npmt": {"train": {"max_steps": 30}},
+                                      "my_rnn": {"arch": "attn_rnn", "preset": "tiny",
+                                                 "datasets": ["synthetic_de_en"]}}}, {})
+    as_snakemake = merged(shipped, as_snakemake)  # the override's entries first
+    assert list(as_snakemake["models"])[:2] == ["npmt", "my_rnn"]
+    experiment.start(as_snakemake, [REPO / "config.yaml", override])
+    names = list(as_snakemake["models"])
+    written = [m for m in shipped["models"] if m in names]
+    assert names[:len(written)] == written and "my_rnn" in names[len(written):]
