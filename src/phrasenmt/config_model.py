@@ -217,7 +217,10 @@ class Experiment(Strict):
         "flags list amx_bf16 (AMX) for a model at least 256 wide (d_model, "
         "hidden_size or NPMT's decoder_hidden), else fp32 (narrower models and "
         "avx512_bf16 alone trained slower in bf16 than in fp32: "
-        "docs/reproducibility.md). A model's own `precision` overrides it")
+        "docs/reproducibility.md). A model's own `precision` overrides it. The "
+        "fertility F1 table and the reordering-gates figure read the model in fp32 "
+        "on the CPU whatever it says (small analyses, at the checkpoint's own "
+        "precision)")
     decode: Decode = section(Decode)
     align: Align = section(Align)
     phrases: Phrases = section(Phrases)
