@@ -23,7 +23,10 @@ try:
     wf.apply_lm_availability(config, wf.lm_unavailable_reason())
     DATASETS = wf.datasets(config)
 except InputError as err:
-    raise WorkflowError(f"invalid configuration: {err}") from None
+    # one line, as every stage's bad input: Snakemake would add the frame of
+    # this file to a WorkflowError
+    print(f"invalid configuration: {err}", file=sys.stderr)
+    sys.exit(1)
 # What start-up made (modules, the checked config) lives until the end: leaving
 # it out of garbage collection saves about 1 s of CPU in building the DAG
 # (docs/results/2026-11-28-house.md).

@@ -9,6 +9,7 @@ import functools
 import json
 import os
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -272,14 +273,14 @@ def read_config_file(path: str | os.PathLike) -> dict:
 
 def check_config_file(path: str | os.PathLike) -> None:
     """In the Snakefile, before Snakemake reads `path` itself: a file there that is
-    not a YAML mapping stops the run with one line naming the file and line."""
-    from snakemake.exceptions import WorkflowError
-
+    not a YAML mapping stops the run with one line naming the file and line (a
+    WorkflowError would add the frames of the Snakefile and of this module)."""
     if Path(path).is_file():
         try:
             read_config_file(path)
         except InputError as err:
-            raise WorkflowError(f"invalid configuration: {err}") from None
+            print(f"invalid configuration: {err}", file=sys.stderr)
+            sys.exit(1)
 
 
 def restore_numbers(config: Any, parsed: Any) -> None:

@@ -25,6 +25,24 @@ def test_config_that_is_not_a_mapping_names_file_and_line(tmp_path: Path, text: 
     assert result.returncode != 0
     assert message in out, out[-2000:]
     assert "Traceback" not in out
+    assert_one_line(out, message)
+
+
+def assert_one_line(out: str, message: str) -> None:
+    """The message is the only line the start-up adds to Snakemake's profile
+    line: no frame of the Snakefile, rules/common.smk or the package."""
+    snakemake_s = ("Using workflow specific profile", "Config file config.yaml is extended")
+    lines = [line for line in out.splitlines() if line.strip()
+             and not line.startswith(snakemake_s)]
+    assert len(lines) == 1 and message in lines[0], out[-2000:]
+    assert 'File "' not in out and "WorkflowError" not in out, out[-2000:]
+
+
+def test_a_bad_config_value_is_one_line(tmp_path: Path):
+    result = snakemake("-n", "--config", "seed=abc")
+    out = result.stdout + result.stderr
+    assert result.returncode == 1, out[-2000:]
+    assert_one_line(out, "invalid configuration: seed: 'abc' is not of type 'integer'")
 
 
 def test_config_values_reach_the_rules_as_numbers():
