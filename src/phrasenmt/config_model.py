@@ -306,7 +306,13 @@ def _baseline(config: Experiment) -> None:
                             f"({', '.join(models)})")
         if ds in built and not trains(name, ds):
             raise RuleError(key, f"model {name!r} does not train on {ds!r}")
-    if "" in base:
+    if "" in base:  # one model for every dataset: it must train on each built one
+        for ds in built:
+            trained = [m for m in models if trains(m, ds)]
+            if trained and not trains(base[""], ds):
+                raise RuleError("baseline", f"model {base['']!r} does not train on "
+                                f"{ds!r}, which trains {', '.join(trained)}: give a "
+                                "mapping dataset -> model")
         return
     for ds in config.datasets:
         trained = [m for m in models if trains(m, ds)]

@@ -57,7 +57,7 @@ def start(config: dict, files: Iterable[str | os.PathLike] = (),
     declare_field_numbers(config)
     check_experiment(config)  # each entry on its own before the families' checks
     check_dataset_keys_read(config, written)
-    check_aligner_keys(config, files)
+    check_aligner_keys(config, files, given or {})
     phrase_repr.check_phrase_models(config)
     wfn.check_npmt_models(config)
     wfn.check_gates_line(config)
@@ -168,20 +168,21 @@ def order_entries_as_written(config: dict, files: Iterable[str | os.PathLike]) -
             config[section] = {k: entries[k] for k in ranked}
 
 
-def check_aligner_keys(config: dict, files: Iterable[str | os.PathLike]) -> None:
-    """eflomal's settings written in a config file of the user's (config.yaml
-    sets `eflomal_samplers` for every run) must meet eflomal: with another
-    `align.backend` they would be read by nothing."""
+def check_aligner_keys(config: dict, files: Iterable[str | os.PathLike],
+                       given: Mapping) -> None:
+    """eflomal's settings written in a config file of the user's or given with
+    --config (config.yaml sets `eflomal_samplers` for every run) must meet
+    eflomal: with another `align.backend` they would be read by nothing."""
     backend = config["align"]["backend"]
     if backend == "eflomal":
         return
-    for path in files:
-        if Path(path).resolve() == SHIPPED_CONFIG:
-            continue
-        written = read_config_file(path).get("align")
+    sources = [(str(path), read_config_file(path).get("align")) for path in files
+               if Path(path).resolve() != SHIPPED_CONFIG]
+    sources.append(("--config", given.get("align")))
+    for where, written in sources:
         for key in sorted(written) if isinstance(written, dict) else ():
             if key.startswith("eflomal_"):
-                raise InputError(f"align.{key}: set in {path}, but align.backend is "
+                raise InputError(f"align.{key}: set in {where}, but align.backend is "
                                  f"{backend}: eflomal's settings are read by eflomal only")
 
 

@@ -68,6 +68,8 @@ CASES = [
     ("contrastive sets without document models", dataset(
         "synthetic_de_en", contrastive={"cs": {"format": "voita", "json": "a.json"}}),
      "datasets.synthetic_de_en.contrastive: the contrastive sets are scored by"),
+    ("one baseline that does not train everywhere", {"baseline": "transformer"},
+     "baseline: model 'transformer' does not train on 'synthetic_de_en', which trains "),
     ("a type name for ContraPro's typed items", dataset("synthetic_en_de", contrastive={
         "cp": {"format": "contrapro", "json": "c.json", "text_src": "s", "text_tgt": "t",
                "context_src": "cs", "context_tgt": "ct", "extracted": 1, "name": "x"}}),
@@ -444,3 +446,11 @@ def test_entries_keep_the_order_of_config_yaml_under_an_override(tmp_path):
     names = list(as_snakemake["models"])
     written = [m for m in shipped["models"] if m in names]
     assert names[:len(written)] == written and "my_rnn" in names[len(written):]
+
+
+def test_eflomal_settings_given_with_config_need_eflomal():
+    shipped = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
+    given = {"align": {"backend": "fast_align", "eflomal_rel_iterations": 0.5}}
+    with pytest.raises(InputError) as err:
+        experiment.start(merged(given, shipped), [REPO / "config.yaml"], given)
+    assert str(err.value).startswith("align.eflomal_rel_iterations: set in --config")
