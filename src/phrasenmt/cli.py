@@ -300,7 +300,11 @@ def field_type(cls: type, name: str) -> Callable[[str], Any]:
     return parse
 
 
-positive_int = int_range(1)  # counts, sizes, beams, threads
+positive_int = int_range(1)  # counts, sizes, beams
+# Threads: more than a few per core only wait, and tens of thousands crash
+# OpenMP (a segmentation fault, or libgomp's "Thread creation failed").
+MAX_THREADS = max(64, 8 * (os.cpu_count() or 1))
+thread_count = int_range(1, MAX_THREADS)
 nonnegative_int = int_range(0)  # seeds, thresholds, optional counts
 finite_float = float_range()  # weights that may be negative (lambda1)
 nonnegative_float = float_range(0.0)  # penalties, length factors
@@ -328,12 +332,17 @@ def _first_existing(path: Path) -> Path:
 def output_file(text: str) -> Path:
     """argparse type: a file path to write (not a folder, its folder creatable)."""
     path = Path(text)
-    if not text or path.is_dir():
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path; give a file path")
+    if path.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file path")
     existing = _first_existing(path.parent)
     if not existing.is_dir():
         raise argparse.ArgumentTypeError(
             f"cannot write {text!r}: {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):  # before the work, not after it
+        raise argparse.ArgumentTypeError(
+            f"cannot write {text!r}: the folder {existing} is not writable")
     return path
 
 

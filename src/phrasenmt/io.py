@@ -101,6 +101,25 @@ def _check_input_file(path: Path) -> None:
         raise InputError("file not found", path)
 
 
+def blank(text: str) -> bool:
+    """A line with nothing to translate: empty, spaces, or only invisible format
+    characters (zero-width space, word joiner, soft hyphen: Unicode category
+    Cf), which a tokenizer would make tokens of their own."""
+    if not text.strip():
+        return True
+    return not text.isascii() and all(c.isspace() or unicodedata.category(c) == "Cf"
+                                      for c in text)
+
+
+def blank_line_error(text: str, path: object, n: int) -> InputError:
+    """"empty line", saying so when the line holds invisible characters."""
+    if text.strip():
+        return InputError("empty line: it holds only invisible format characters "
+                          f"({', '.join(sorted({f'U+{ord(c):04X}' for c in text if not c.isspace()}))})",
+                          path, n)
+    return InputError("empty line", path, n)
+
+
 def read_lines(path: str | os.PathLike, allow_empty: bool = True,
                max_tokens: int | None = None,
                removed: Counter | None = None) -> list[str]:
@@ -114,8 +133,8 @@ def read_lines(path: str | os.PathLike, allow_empty: bool = True,
     with open(path, "rb") as fh:
         for n, raw in enumerate(fh, start=1):
             text = check_text(decode_line(raw, path, n), path, n, removed)
-            if not allow_empty and not text.strip():
-                raise InputError("empty line", path, n)
+            if not allow_empty and blank(text):
+                raise blank_line_error(text, path, n)
             if max_tokens is not None and len(text.split()) > max_tokens:
                 raise InputError(
                     f"line has {len(text.split())} tokens, more than {max_tokens}",
@@ -319,11 +338,21 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     Inside an `output_set` the rename waits for the end of the set.
     """
     path = Path(path)
+    if str(path).startswith(("/dev/", "/proc/")) or (
+            path.exists() and not path.is_file() and not path.is_dir()):
+        yield path  # a device, /dev/stdout or a pipe: written as it is, no rename
+        return
+    if path.is_symlink():  # replace the file the link points to, not the link
+        path = Path(os.path.realpath(path))
     check_output_file(path)
     if _OPEN_SETS:
         _claim(path)
     make_dir(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
+                                   dir=path.parent)
+    except OSError as err:  # it names the temp file, which the user never gave
+        raise naming(err, path) from None
     os.close(fd)
     os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; give files the usual mode
     try:
@@ -396,7 +425,8 @@ def atomic_open(path: str | os.PathLike, mode: str = "w",
     with atomic_path(path) as tmp, open(tmp, mode, encoding=encoding) as fh:
         yield fh
         fh.flush()
-        os.fsync(fh.fileno())
+        if os.path.isfile(tmp):  # a pipe or a device has no disk to sync
+            os.fsync(fh.fileno())
 
 
 def write_lines(path: str | os.PathLike, lines: list[str]) -> None:

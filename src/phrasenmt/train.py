@@ -34,7 +34,12 @@ from pathlib import Path
 
 import torch
 
-from phrasenmt.cli import ArgumentParser, nonnegative_int, output_dir, positive_int
+from phrasenmt.cli import (
+    ArgumentParser,
+    nonnegative_int,
+    output_dir,
+    thread_count,
+)
 from phrasenmt.io import run_cli
 from phrasenmt.log import get_logger
 from phrasenmt.precision import add_precision_argument
@@ -60,7 +65,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--outdir", required=True, type=output_dir, help="run folder")
     p.add_argument("--seed", required=True, type=nonnegative_int,
                    help="seeds init and batching")
-    p.add_argument("--threads", type=positive_int, default=None,
+    p.add_argument("--threads", type=thread_count, default=None,
                    help="CPU threads for torch")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="auto: CUDA when present, else CPU")

@@ -33,6 +33,7 @@ from phrasenmt.cli import (
     output_file,
     positive_float,
     positive_int,
+    thread_count,
 )
 from phrasenmt.io import InputError, run_cli
 from phrasenmt.log import get_logger
@@ -128,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="tokens per batch")
     p.add_argument("--seed", type=nonnegative_int, default=1,
                    help="seeds init and batch order")
-    p.add_argument("--threads", type=positive_int, default=None,
+    p.add_argument("--threads", type=thread_count, default=None,
                    help="CPU threads for torch")
     prec.add_precision_argument(p)
     return p

@@ -51,7 +51,7 @@ from phrasenmt.cli import (
     nonnegative_float,
     nonnegative_int,
     output_file,
-    positive_int,
+    thread_count,
 )
 from phrasenmt.config_model import Decode
 from phrasenmt.decoding import context as doc_context
@@ -215,7 +215,7 @@ def _common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", required=True, type=output_file, help="file to write")
     p.add_argument("--batch-size", type=field_type(Decode, "batch_size"), default=64,
                    help="sentences per batch")
-    p.add_argument("--threads", type=positive_int, default=None,
+    p.add_argument("--threads", type=thread_count, default=None,
                    help="CPU threads for torch")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     prec.add_precision_argument(p)

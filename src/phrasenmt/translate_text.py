@@ -39,12 +39,19 @@ from pathlib import Path
 from phrasenmt import experiment, translate
 from phrasenmt import precision as prec
 from phrasenmt.bpe import Segmenter, read_codes, read_vocabulary
-from phrasenmt.cli import ArgumentParser, field_type, output_file, positive_int
+from phrasenmt.cli import (
+    ArgumentParser,
+    field_type,
+    output_file,
+    thread_count,
+)
 from phrasenmt.config import read_config_file
 from phrasenmt.config_model import Decode
 from phrasenmt.data.clean import Options, detokenize, process_side
 from phrasenmt.io import (
     InputError,
+    blank,
+    blank_line_error,
     check_text,
     decode_line,
     read_lines,
@@ -59,7 +66,7 @@ from phrasenmt.workflow import npmt as wfn
 from phrasenmt.workflow import phrase_repr as wfpr
 from phrasenmt.workflow import runs as wfruns
 
-STDIN = "<stdin>"
+STDIN, STDOUT = "<stdin>", "<stdout>"
 BASE_CONFIG = Path("config.yaml")  # as the Snakefile's `configfile:`
 SUBWORD_FAMILIES = ("default", "documents")  # the others read word-level text
 _SEED = re.compile(r"seed[0-9]+")
@@ -83,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "as snakemake --configfile does (default: config.yaml alone)")
     p.add_argument("--batch-size", type=field_type(Decode, "batch_size"), default=None,
                    help="sentences per batch (default: the config's decode.batch_size)")
-    p.add_argument("--threads", type=positive_int, default=None,
+    p.add_argument("--threads", type=thread_count, default=None,
                    help="CPU threads for torch")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     prec.add_precision_argument(p)
@@ -224,11 +231,13 @@ def read_input(name: str) -> list[str]:
     """Lines of a file or of stdin ('-'), checked as every stage reads text."""
     if name != "-":
         return read_lines(name, allow_empty=False)
+    if sys.stdin is None:
+        raise InputError("closed: nothing to read (give --input FILE)", STDIN)
     lines = []
     for n, raw in enumerate(sys.stdin.buffer, start=1):
         text = check_text(decode_line(raw, STDIN, n), STDIN, n)
-        if not text.strip():
-            raise InputError("empty line", STDIN, n)
+        if blank(text):
+            raise blank_line_error(text, STDIN, n)
         lines.append(text)
     return lines
 
@@ -284,9 +293,17 @@ def translate_text(args: argparse.Namespace) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Entry point."""
     args = build_parser().parse_args(argv)
+    if args.output == "-" and sys.stdout is None:  # before hours of decoding
+        raise InputError("closed: nowhere to write (give --output FILE)", STDOUT)
     out = translate_text(args)
     if args.output == "-":
-        sys.stdout.write("".join(line + "\n" for line in out))
+        try:
+            sys.stdout.write("".join(line + "\n" for line in out))
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as err:
+            raise InputError(err.strerror or str(err), STDOUT) from None
     else:
         write_lines(args.output, out)
     return 0

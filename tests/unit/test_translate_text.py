@@ -220,6 +220,18 @@ def test_stdin_to_stdout_and_documents(results: Path, tmp_path: Path, monkeypatc
     assert len((tmp_path / "ctx.de").read_text().splitlines()) == 3
 
 
+def test_a_closed_stdin_or_stdout_is_one_line(results: Path, monkeypatch, capsys):
+    run = results / "models" / "transformer" / "seed1"
+    for stream, message in (("stdin", "error: <stdin>: closed: nothing to read"),
+                            ("stdout", "error: <stdout>: closed: nowhere to write")):
+        monkeypatch.setattr(sys, stream, None)
+        with pytest.raises(SystemExit) as stop:
+            run_cli(main, ["--run", str(run), "--device", "cpu"])
+        monkeypatch.undo()
+        err = capsys.readouterr().err.strip().splitlines()
+        assert stop.value.code == 1 and len(err) == 1 and err[0].startswith(message)
+
+
 @pytest.mark.parametrize("case, message", [
     ("no run folder", "error: {run_missing}: run folder not found"),
     ("no checkpoint", ("error: {run_empty}: no averaged.pt in the run folder: train "
@@ -232,6 +244,8 @@ def test_stdin_to_stdout_and_documents(results: Path, tmp_path: Path, monkeypatc
      "{run_other} is not in the config (config.yaml); give the --configfile the "
      "run was made with")),
     ("empty line", "error: {tmp}/gap.en:2: empty line"),
+    ("invisible line", ("error: {tmp}/invisible.en:2: empty line: it holds only "
+     "invisible format characters (U+00AD, U+200B, U+2060)")),
     ("line too long", ("error: {tmp}/long.en:2: line has 2001 tokens as the model "
      "reads it, more than 1023 (its longest input)")),
     ("parse-based phrases", ("error: {run_parse}: model pr_max_attn_ta_parse reads "
@@ -243,6 +257,7 @@ def test_bad_input_is_one_line(results: Path, tmp_path: Path, capsys, case: str,
     models = results / "models"
     (tmp_path / "new.en").write_text(NEW_TEXT)
     (tmp_path / "gap.en").write_text("w1 w2\n\nw3\n")
+    (tmp_path / "invisible.en").write_text("w1 w2\n\u200b \u2060\u00ad\nw3\n")
     (tmp_path / "long.en").write_text("w1\n" + "w2 " * 2000 + ".\n")
     (tmp_path / "short.docs").write_text("d1\n")
     (models / "empty" / "seed1").mkdir(parents=True, exist_ok=True)
@@ -261,6 +276,7 @@ def test_bad_input_is_one_line(results: Path, tmp_path: Path, capsys, case: str,
                                    ["--docs", str(tmp_path / "short.docs")], "new.en"),
         "run of another config": (names["run_other"], [], "new.en"),
         "empty line": (models / "transformer" / "seed1", [], "gap.en"),
+        "invisible line": (models / "transformer" / "seed1", [], "invisible.en"),
         "line too long": (models / "transformer" / "seed1", [], "long.en"),
         "parse-based phrases": (names["run_parse"], [], "new.en"),
     }[case]

@@ -35,7 +35,7 @@ from phrasenmt.cli import (
     nonnegative_int,
     output_dir,
     output_file,
-    positive_int,
+    thread_count,
 )
 from phrasenmt.io import InputError, read_lines, run_cli, write_all, write_lines
 from phrasenmt.text.scripts import warn_if_unsegmented
@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="output: target->source links")
     run.add_argument("--seed", type=nonnegative_int, default=1,
                      help="random seed (eflomal: seeds its sampler; fast_align: unused, it is deterministic)")
-    run.add_argument("--threads", type=positive_int, default=1)
+    run.add_argument("--threads", type=thread_count, default=1)
     run.add_argument("--heldout", nargs=3, action="append", default=[],
                      metavar=("NAME", "SRC", "TGT"),
                      help="a held-out split aligned in the same run (repeatable)")

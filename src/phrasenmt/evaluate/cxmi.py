@@ -56,7 +56,7 @@ from typing import Any
 import numpy as np
 
 from phrasenmt import precision as prec
-from phrasenmt.cli import ArgumentParser, output_file, positive_int
+from phrasenmt.cli import ArgumentParser, output_file, positive_int, thread_count
 from phrasenmt.data.documents import drawn_again_often
 from phrasenmt.evaluate.contrastive import load_header
 from phrasenmt.evaluate.pcxmi import top_words
@@ -295,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "pairs.bpe.tgt, pairs.ctx.bpe.jsonl")
     p.add_argument("--batch-size", type=positive_int, default=64,
                    help="(--checkpoint) sentences per batch")
-    p.add_argument("--threads", type=positive_int, default=None,
+    p.add_argument("--threads", type=thread_count, default=None,
                    help="(--checkpoint) CPU threads for torch")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     prec.add_precision_argument(p)

@@ -20,7 +20,12 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from phrasenmt.cli import ArgumentParser, named_file, output_file, positive_int
+from phrasenmt.cli import (
+    ArgumentParser,
+    named_file,
+    output_file,
+    thread_count,
+)
 from phrasenmt.io import InputError, atomic_open, run_cli
 from phrasenmt.nn.batching import collate, make_batches
 from phrasenmt.training.checkpoint import load_model
@@ -69,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="reference labels, one per source token (aligner=F gold=F)")
     p.add_argument("--system", required=True, help="model name for the table")
     p.add_argument("--out", required=True, type=output_file, help="TSV to write")
-    p.add_argument("--threads", type=positive_int, default=None,
+    p.add_argument("--threads", type=thread_count, default=None,
                    help="CPU threads for torch")
     return p
 

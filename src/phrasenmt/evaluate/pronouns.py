@@ -43,7 +43,13 @@ from phrasenmt.align.backends import add_aligner_options
 from phrasenmt.align.backends import align as align_corpus
 from phrasenmt.align.pharaoh import Link, format_links, parse_line
 from phrasenmt.align.symmetrize import METHODS, symmetrize
-from phrasenmt.cli import ArgumentParser, nonnegative_int, output_file, positive_int
+from phrasenmt.cli import (
+    ArgumentParser,
+    nonnegative_int,
+    output_file,
+    positive_int,
+    thread_count,
+)
 from phrasenmt.io import (
     InputError,
     atomic_open,
@@ -228,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--symmetrize", choices=METHODS, default="grow-diag-final-and",
                    help="symmetrization heuristic (config align.symmetrize)")
     a.add_argument("--seed", type=nonnegative_int, default=1)
-    a.add_argument("--threads", type=positive_int, default=1)
+    a.add_argument("--threads", type=thread_count, default=1)
     a.add_argument("--out", type=output_file, required=True, help="Pharaoh links")
     s = sub.add_parser("score", help="pronoun/noun accuracy of one model")
     s.add_argument("--model", required=True, help="name in the TSV")
