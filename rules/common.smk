@@ -25,7 +25,8 @@ try:
 except InputError as err:
     # one line, as every stage's bad input: Snakemake would add the frame of
     # this file to a WorkflowError
-    print(f"invalid configuration: {err}", file=sys.stderr)
+    where = err.message if err.path == "config" else err  # the key names it
+    print(f"invalid configuration: {where}", file=sys.stderr)
     sys.exit(1)
 # What start-up made (modules, the checked config) lives until the end: leaving
 # it out of garbage collection saves about 1 s of CPU in building the DAG

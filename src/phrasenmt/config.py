@@ -104,6 +104,8 @@ def _message(error: jsonschema.ValidationError) -> str:
     if error.validator == "enum":
         choices = ", ".join(map(str, error.validator_value))
         return f"{where}: {error.instance!r} is not one of {choices}"
+    if error.instance is None and error.validator == "type":  # `seed:` or --config seed=
+        return f"{where}: no value given (expected {error.validator_value})"
     return f"{where}: {error.message}"
 
 

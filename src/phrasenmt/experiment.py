@@ -347,6 +347,9 @@ def check_settings(config: dict) -> None:
     if mirror and Path(mirror).exists() and not Path(mirror).is_dir():
         raise InputError(f"mirror: {mirror} is a file; give the folder laid out "
                          "like the download URLs' paths")
+    if mirror and not Path(mirror).exists():  # the download job would say so later
+        raise InputError(f"mirror: {mirror}: folder not found; give the folder laid "
+                         "out like the download URLs' paths")
 
 
 def check_models(config: dict) -> None:

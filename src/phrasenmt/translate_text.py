@@ -79,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--run", required=True, type=Path,
                    help="run folder results/DATASET/models/MODEL/seedN")
-    p.add_argument("--input", default="-", help="raw text, one sentence per line "
+    p.add_argument("--input", default="-", type=_input, help="raw text, one sentence per line "
                    "('-': stdin, the default)")
     p.add_argument("--output", default="-", type=_output,
                    help="detokenized translations ('-': stdout, the default)")
@@ -98,6 +98,13 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _input(text: str) -> str:
+    """argparse type of --input: '-' or a path (not an empty one)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path; give a file, or - for stdin")
+    return text
+
+
 def _output(text: str) -> str:
     """argparse type: '-' or a file path to write."""
     return text if text == "-" else str(output_file(text))
@@ -107,6 +114,9 @@ class Run:
     """A run folder and what the config says about its dataset and model."""
 
     def __init__(self, folder: Path, configfiles: list[Path]):
+        if folder.is_file():
+            raise InputError("is a file; give the run folder that holds it "
+                             f"({folder.parent})", folder)
         if not folder.is_dir():
             raise InputError("run folder not found", folder)
         given, folder = folder, folder.resolve()

@@ -68,6 +68,7 @@ CASES = [
     ("contrastive sets without document models", dataset(
         "synthetic_de_en", contrastive={"cs": {"format": "voita", "json": "a.json"}}),
      "datasets.synthetic_de_en.contrastive: the contrastive sets are scored by"),
+    ("a key without a value", {"seed": None}, "seed: no value given (expected integer)"),
     ("one baseline that does not train everywhere", {"baseline": "transformer"},
      "baseline: model 'transformer' does not train on 'synthetic_de_en', which trains "),
     ("a type name for ContraPro's typed items", dataset("synthetic_en_de", contrastive={
@@ -345,6 +346,12 @@ def test_local_files_not_there_yet_are_left_to_the_data_job(tmp_path):
     config = local_dataset(tmp_path, **{"dev.tgt": b"a\nb\n"})
     (tmp_path / "dev.tgt").unlink()
     experiment.check_datasets(config)
+
+
+def test_a_mirror_that_is_not_there_is_refused(tmp_path):
+    config = merged({"mirror": str(tmp_path / "nowhere")})
+    with pytest.raises(InputError, match=f"^mirror: {tmp_path}/nowhere: folder not found"):
+        experiment.check_settings(config)
 
 
 def test_a_mirror_that_is_a_file_is_refused(tmp_path):

@@ -312,3 +312,18 @@ def test_a_model_that_decodes_with_the_lm_gets_it_or_a_clear_line(tmp_path: Path
     lm.write_bytes(b"")
     args = Run(run, [over]).search_args()
     assert args[args.index("--lm") + 1] == str(lm) and "--lambda2" in args
+
+
+def test_an_empty_input_path_and_a_checkpoint_for_a_run_folder(results: Path, capsys):
+    run = results / "models" / "transformer" / "seed1"
+    with pytest.raises(SystemExit) as stop:
+        run_cli(main, ["--run", str(run), "--input", ""])
+    assert stop.value.code == 2
+    assert "argument --input: an empty path; give a file, or - for stdin" in (
+        capsys.readouterr().err)
+    with pytest.raises(SystemExit) as stop:
+        run_cli(main, ["--run", str(run / "averaged.pt"), "--input", "-"])
+    err = capsys.readouterr().err.strip()
+    assert stop.value.code == 1
+    assert err == (f"error: {run / 'averaged.pt'}: is a file; give the run folder "
+                   f"that holds it ({run})")

@@ -132,6 +132,6 @@ def test_local_dataset_docs_travel_through_cleaning(tmp_path: Path):
                                "init_from": "transformer"}
     result = snakemake(*_write_config(tmp_path, config), "-n")
     assert result.returncode != 0
-    assert ("invalid configuration: config: models.ctx: document-level arch 'ctx_transformer',"
+    assert ("invalid configuration: models.ctx: document-level arch 'ctx_transformer',"
             " but dataset mine has no document ids (local split 't1' has no docs "
             "file)") in result.stdout + result.stderr
