@@ -136,6 +136,29 @@ class Run:
                                  "made with", "--configfile")
         self.family = wf.model_family(self.config, self.model)
         self.src, self.tgt = wf.langs(self.config, self.dataset)
+        self.check_trained_as_configured(files)
+
+    def check_trained_as_configured(self, files: str) -> None:
+        """The config's entry for the model says what the run's own config.yaml
+        (its resolved spec) says: arch, preset and every `model:` key it gives.
+        A config file of another experiment with the same names would otherwise
+        decode this model with that experiment's settings."""
+        saved = self.folder / "config.yaml"
+        if not saved.is_file():
+            return
+        import yaml
+
+        run = yaml.safe_load(saved.read_text(encoding="utf-8")) or {}
+        entry = self.config["models"][self.model]
+        pairs = [(k, entry.get(k), run.get(k)) for k in ("arch", "preset")]
+        pairs += [(f"model.{k}", v, run.get("model", {}).get(k, v))
+                  for k, v in entry.get("model", {}).items()]
+        for key, ours, theirs in pairs:
+            if ours is not None and theirs is not None and ours != theirs:
+                raise InputError(
+                    f"models.{self.model}.{key} is {ours!r} in the config ({files}) "
+                    f"but {theirs!r} in {_relative(saved)}: give the --configfile "
+                    "the run was made with", "--configfile")
 
     def checkpoint(self) -> Path:
         """The model file the workflow decodes for this run."""

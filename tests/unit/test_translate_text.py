@@ -327,3 +327,19 @@ def test_an_empty_input_path_and_a_checkpoint_for_a_run_folder(results: Path, ca
     assert stop.value.code == 1
     assert err == (f"error: {run / 'averaged.pt'}: is a file; give the run folder "
                    f"that holds it ({run})")
+
+
+def test_a_config_whose_entry_differs_from_the_run_s_own_is_refused(results: Path,
+                                                                    tmp_path: Path,
+                                                                    capsys):
+    """The same model name in another experiment's config file: its preset or
+    model keys would decode this run with other settings."""
+    run = results / "models" / "transformer" / "seed1"
+    other = tmp_path / "other.yaml"
+    other.write_text("models:\n  transformer:\n    model: {dropout: 0.25}\n")
+    with pytest.raises(SystemExit) as stop:
+        run_cli(main, ["--run", str(run), "--input", "-", "--configfile", str(other)])
+    err = capsys.readouterr().err.strip()
+    assert stop.value.code == 1
+    assert err.startswith("error: --configfile: models.transformer.model.dropout is 0.25 "
+                          "in the config"), err
