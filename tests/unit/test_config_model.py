@@ -37,7 +37,7 @@ FULL: dict = {
         "c": {"arch": "ctx_transformer", "preset": "tiny", "init_from": "t",
               "joint_finetune": {"train": {"lr": 0.0001}}},
         "t_again": {"checkpoint_of": "t"}},
-    "baseline": "t",
+    "baseline": {"syn": "t", "m30k": "c", "own": "c"},
     "families": {"f": ["t", "c"]},
     "embeddings": {"dim": 32},
     "discourse": {"align_train_lines": 10, "lsa_train_lines": 10},
