@@ -112,11 +112,11 @@ def blank(text: str) -> bool:
 
 
 def blank_line_error(text: str, path: object, n: int) -> InputError:
-    """"empty line", saying so when the line holds invisible characters."""
-    if text.strip():
+    """"empty line", naming the invisible characters a line holds, if any."""
+    codes = sorted({f"U+{ord(c):04X}" for c in text if not c.isspace()})
+    if codes:
         return InputError("empty line: it holds only invisible format characters "
-                          f"({', '.join(sorted({f'U+{ord(c):04X}' for c in text if not c.isspace()}))})",
-                          path, n)
+                          f"({', '.join(codes)})", path, n)
     return InputError("empty line", path, n)
 
 
