@@ -270,6 +270,19 @@ def test_a_word_after_a_virama_stays_a_word(line, lang):
     assert clean.detokenize([clean.tokenize(line, lang)], lang) == [line]
 
 
+@pytest.mark.parametrize("line, lang", [
+    ("គ្រីខាងកើត\u200bប៉ែកខាងត្បូង", "km"),
+    ("ສະ\u200bຫະ\u200bລັດ\u200bອາ\u200bຣັບ ເດີ\u200bແຮມ", "lo"),
+])
+def test_a_zero_width_space_comes_back_unspaced(line, lang):
+    """Khmer and Lao writers mark word breaks with zero-width spaces; Moses makes
+    each a token of its own, and detokenization puts it back without the spaces
+    around it."""
+    tokens = clean.tokenize(line, lang)
+    assert " \u200b " in tokens  # a token of its own, a word break for BPE
+    assert clean.detokenize([tokens], lang) == [line]
+
+
 @pytest.mark.parametrize("line, lang, tokens", [
     # Armenian marks on a stressed vowel stay inside their word
     ("Ինչո՞ւ ես ուշացել։", "hy", "Ինչո՞ւ ես ուշացել ։"),

@@ -269,7 +269,11 @@ def detokenize(lines: list[str], lang: str) -> list[str]:
     for line in lines:
         tokens = line.split()
         text = detok.detokenize(hide_quotes(tokens), return_str=True, unescape=True)
-        out.append(attach_punctuation(join_clusters(show_quotes(text, tokens)), lang))
+        text = attach_punctuation(join_clusters(show_quotes(text, tokens)), lang)
+        if ZERO_WIDTH_SPACE in text:  # a token of its own after Moses: unspace it
+            text = text.replace(f" {ZERO_WIDTH_SPACE}", ZERO_WIDTH_SPACE).replace(
+                f"{ZERO_WIDTH_SPACE} ", ZERO_WIDTH_SPACE)
+        out.append(text)
     return out
 
 
