@@ -340,7 +340,11 @@ def output_file(text: str) -> Path:
     if not existing.is_dir():
         raise argparse.ArgumentTypeError(
             f"cannot write {text!r}: {existing} is a file, not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):  # before the work, not after it
+    if text in ("/dev/stdout", "/dev/stderr") or (path.exists() and not path.is_file()):
+        # a stream or a pipe: written into, so it must be writable itself
+        if not os.access(path, os.W_OK):
+            raise argparse.ArgumentTypeError(f"cannot write {text!r}")
+    elif not os.access(existing, os.W_OK | os.X_OK):  # before the work, not after it
         raise argparse.ArgumentTypeError(
             f"cannot write {text!r}: the folder {existing} is not writable")
     return path

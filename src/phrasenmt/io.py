@@ -331,6 +331,11 @@ def _fsync(path: str | os.PathLike) -> None:
         os.close(fd)
 
 
+# Names of a process's own streams: written into, never replaced (where one is
+# redirected to a file, replacing that file would cut off the shell's output).
+_STREAMS = ("/dev/stdout", "/dev/stderr")
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temp path next to `path`; rename it over `path` only on success.
@@ -338,9 +343,9 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     Inside an `output_set` the rename waits for the end of the set.
     """
     path = Path(path)
-    if str(path).startswith(("/dev/", "/proc/")) or (
+    if str(path) in _STREAMS or str(path).startswith(("/dev/fd/", "/proc/self/fd/")) or (
             path.exists() and not path.is_file() and not path.is_dir()):
-        yield path  # a device, /dev/stdout or a pipe: written as it is, no rename
+        yield path  # /dev/stdout, a pipe or a device: written as it is, no rename
         return
     if path.is_symlink():  # replace the file the link points to, not the link
         path = Path(os.path.realpath(path))
@@ -422,6 +427,11 @@ def atomic_open(path: str | os.PathLike, mode: str = "w",
     """Open a file for writing that appears at `path` only when fully written."""
     if "b" in mode:
         encoding = None
+    if str(path) in _STREAMS:  # through this process's own stream, at its offset
+        stream = sys.stdout if str(path) == "/dev/stdout" else sys.stderr
+        yield stream.buffer if "b" in mode else stream
+        stream.flush()
+        return
     with atomic_path(path) as tmp, open(tmp, mode, encoding=encoding) as fh:
         yield fh
         fh.flush()

@@ -61,3 +61,35 @@ def test_a_thread_count_past_the_bound_is_refused():
     assert thread_count(str(MAX_THREADS)) == MAX_THREADS
     with pytest.raises(argparse.ArgumentTypeError, match=r"must be in \[1, "):
         thread_count("100000")
+
+
+def test_dev_stdout_redirected_to_a_file_is_written_into(tmp_path: Path):
+    """`--output /dev/stdout > out.txt`: the shell's file gets the lines and
+    stays the shell's file (not replaced by a new one)."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "out.txt"
+    code = ("from phrasenmt.io import write_lines; "
+            "write_lines('/dev/stdout', ['a', 'b']); print('after')")
+    with open(out, "w", encoding="utf-8") as fh:
+        subprocess.run([sys.executable, "-c", code], stdout=fh, check=True)
+    assert out.read_text(encoding="utf-8") == "a\nb\nafter\n"
+
+
+def test_a_file_under_dev_shm_is_still_written_whole(tmp_path: Path):
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or not os.access(shm, os.W_OK):
+        pytest.skip("no writable /dev/shm")
+    target = shm / f"phrasenmt-test-{os.getpid()}.txt"
+    try:
+        write_lines(target, ["x"])
+        assert target.read_text() == "x\n"
+        assert not list(shm.glob(f".{target.name}.*.tmp"))
+    finally:
+        target.unlink(missing_ok=True)
+
+
+def test_dev_stdout_is_a_valid_output_whoever_runs():
+    """Its folder, /dev, is not the user's to write; the stream itself is."""
+    assert output_file("/dev/stdout") == Path("/dev/stdout")
