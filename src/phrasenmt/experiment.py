@@ -48,16 +48,15 @@ def start(config: dict, files: Iterable[str | os.PathLike] = (),
     of sweeps and joint fine-tuning (in place); any problem raises one
     InputError naming the key.
     """
-    files = list(files)
-    check_config_files(files, config)
-    order_entries_as_written(config, files)
+    parsed = check_config_files(files, config)  # each file read once
+    order_entries_as_written(config, parsed)
     restore_given_numbers(config, given or {})
     written = _dataset_keys_written(config)  # before the schema fills its defaults
     validate_config(config, None)
     declare_field_numbers(config)
     check_experiment(config)  # each entry on its own before the families' checks
     check_dataset_keys_read(config, written)
-    check_aligner_keys(config, files, given or {})
+    check_aligner_keys(config, parsed, given or {})
     phrase_repr.check_phrase_models(config)
     wfn.check_npmt_models(config)
     wfn.check_gates_line(config)
@@ -72,13 +71,18 @@ def start(config: dict, files: Iterable[str | os.PathLike] = (),
 
 
 def check_config_files(paths: Iterable[str | os.PathLike],
-                       config: dict | None = None) -> None:
+                       config: dict | None = None) -> list[tuple[Path, dict]]:
     """Each config file parses, and no key in it is written twice; its numbers
-    reach `config` as numbers (`config.restore_numbers`: `lr: 1e-5`)."""
+    reach `config` as numbers (`config.restore_numbers`: `lr: 1e-5`). Returns
+    each file with what it holds, for the checks that need to know which file
+    wrote a key."""
+    out = []
     for path in paths:
         parsed = read_config_file(path)
         if config is not None:
             restore_numbers(config, parsed)
+        out.append((Path(path), parsed))
+    return out
 
 
 def _field_types(hint: Any) -> list[str]:
@@ -146,16 +150,15 @@ def check_experiment(config: dict) -> None:
 SHIPPED_CONFIG = Path(__file__).resolve().parents[2] / "config.yaml"
 
 
-def order_entries_as_written(config: dict, files: Iterable[str | os.PathLike]) -> None:
+def order_entries_as_written(config: dict, files: list[tuple[Path, dict]]) -> None:
     """Models and datasets in the order the config files write them: those of
     config.yaml first, then each other file's new ones. Snakemake starts from
     the --configfile overrides and merges config.yaml into them, so an entry an
     override names came first in every table (and was the first attention RNN
     a dataset's NPMT table picks as its baseline)."""
-    paths = sorted(files, key=lambda p: Path(p).resolve() != SHIPPED_CONFIG)
+    shipped_first = sorted(files, key=lambda f: f[0].resolve() != SHIPPED_CONFIG)
     order: dict[str, list[str]] = {"models": [], "datasets": []}
-    for path in paths:
-        parsed = read_config_file(path)
+    for _, parsed in shipped_first:
         for section, names in order.items():
             entries = parsed.get(section)
             if isinstance(entries, dict):
@@ -168,7 +171,7 @@ def order_entries_as_written(config: dict, files: Iterable[str | os.PathLike]) -
             config[section] = {k: entries[k] for k in ranked}
 
 
-def check_aligner_keys(config: dict, files: Iterable[str | os.PathLike],
+def check_aligner_keys(config: dict, files: list[tuple[Path, dict]],
                        given: Mapping) -> None:
     """eflomal's settings written in a config file of the user's or given with
     --config (config.yaml sets `eflomal_samplers` for every run) must meet
@@ -176,8 +179,8 @@ def check_aligner_keys(config: dict, files: Iterable[str | os.PathLike],
     backend = config["align"]["backend"]
     if backend == "eflomal":
         return
-    sources = [(str(path), read_config_file(path).get("align")) for path in files
-               if Path(path).resolve() != SHIPPED_CONFIG]
+    sources = [(str(path), parsed.get("align")) for path, parsed in files
+               if path.resolve() != SHIPPED_CONFIG]
     sources.append(("--config", given.get("align")))
     for where, written in sources:
         for key in sorted(written) if isinstance(written, dict) else ():
@@ -363,9 +366,7 @@ def check_models(config: dict) -> None:
                 raise InputError(f"models.{name}.train.freeze: is "
                                  f"{run.train.freeze!r}, which only applies to a "
                                  "model with init_from")
-            if not (name.endswith(wfd.JOINT_SUFFIX)
-                    and entry.get("init_from") == name.removesuffix(wfd.JOINT_SUFFIX)):
-                # a derived joint fine-tuning entry copies its step's keys
+            if not wfd.is_joint_step(config, name):  # it copies its step's keys
                 _check_keys_in_effect(f"models.{name}", entry, run)
 
 
@@ -379,8 +380,7 @@ def _check_keys_in_effect(key: str, entry: dict, run: Any) -> None:
     from phrasenmt.hparams.continuous import CONTINUOUS_ARCHS
 
     han = arch.startswith("han_")
-    joint = entry.get("joint_finetune", {})
-    joint_on = bool(joint) and joint.get("enabled", True)
+    joint = entry.get("joint_finetune") or {}
     set_by_arch = (f"is set by the arch ({arch}: {CONTINUOUS_ARCHS.get(arch)}); the "
                    "fertility predictor trains for pconmt_fert2 and pconmt_fert4 only")
     frozen = ("matters only when the sentence model trains (train.freeze none, or "
@@ -400,7 +400,8 @@ def _check_keys_in_effect(key: str, entry: dict, run: Any) -> None:
          and model.get("fertility_classes") != CONTINUOUS_ARCHS.get(arch), set_by_arch),
         ("model", "window", getattr(m, "use_reordering", True) is False,
          f"is the reordering layer's window, and {arch} has no reordering layer"),
-        ("model", "detach_context", han and t.freeze != "none" and not joint_on, frozen),
+        ("model", "detach_context", han and t.freeze != "none"
+         and not wfd.joint_enabled(entry), frozen),
         ("train", "label_smoothing", arch in CONTINUOUS_ARCHS,
          "the continuous-output models' loss (NLLvMF) has no label smoothing"),
         ("train", "vocab_min_freq", bool(entry.get("init_from")),

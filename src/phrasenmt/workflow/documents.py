@@ -86,6 +86,18 @@ def docs_file(dataset: str, split: str) -> str:
 # --- the chain of steps: validation and joint fine-tuning ---------------------
 
 
+def joint_enabled(entry: dict) -> bool:
+    """Whether a model entry asks for its joint fine-tuning step."""
+    joint = entry.get("joint_finetune")
+    return bool(joint) and joint.get("enabled", True)
+
+
+def is_joint_step(config: dict, name: str) -> bool:
+    """Whether `name` is the `<model>_joint` entry derived from `<model>`."""
+    return (name.endswith(JOINT_SUFFIX) and config["models"][name].get("init_from")
+            == name.removesuffix(JOINT_SUFFIX))
+
+
 def derive_joint_finetune(config: dict) -> None:
     """Add `<name>_joint` after every entry with `joint_finetune` (idempotent)."""
     models = config["models"]
@@ -93,7 +105,7 @@ def derive_joint_finetune(config: dict) -> None:
     for name, entry in models.items():
         out[name] = entry
         joint = entry.get("joint_finetune")
-        if not joint or not joint.get("enabled", True) or name.endswith(JOINT_SUFFIX):
+        if not joint_enabled(entry) or name.endswith(JOINT_SUFFIX):
             continue
         derived = json.loads(json.dumps(entry))
         del derived["joint_finetune"]
