@@ -76,7 +76,7 @@ def _copy(value: Any) -> Any:
 
 # Keys that were renamed: old dotted key -> (new key, what it is).
 RENAMED = {"evaluate.bootstrap": ("evaluate.significance_trials",
-                                  "the number of approximate-randomization trials")}
+                                  "the number of bootstrap samples over test items")}
 
 
 def _key_path(error: jsonschema.ValidationError) -> str:

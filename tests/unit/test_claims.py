@@ -148,6 +148,15 @@ def test_verdicts_and_not_tested_reasons(setup, capsys):
     assert "one seed: indicative, no verdict" in one_seed
     assert "(indicative)" in one_seed  # its p is shown, not used
     assert "one seed" not in md.split("| good |")[1].split("\n")[0]
+    # each tested row's interval at its Holm step: wider than the 99 % one
+    # (rows holds the speed rows too: one family)
+    tested = rows[rows.p_verdict.notna()]
+    assert sorted(tested.holm_ci_level) == pytest.approx(
+        [1 - 0.01 / k for k in range(1, len(tested) + 1)])
+    assert good["holm_ci_low"] < good["ci_low"] < good["ci_high"] < good["holm_ci_high"]
+    assert speed.loc["speed", "holm_ci_low"] < speed.loc["speed", "ci_low"]
+    assert rows.loc["one-seed", "holm_ci_level"] != rows.loc["one-seed", "holm_ci_level"]
+    assert "(99.8%) |" in md.split("| good |")[1].split("\n")[0]
     assert "Δ [99% CI]" in md and "paper_text: “q”" in md
     assert "All rows are on synthetic data" in md and r"\toprule" in (
         tmp / "c.tex").read_text(encoding="utf-8")

@@ -146,3 +146,22 @@ def test_pronoun_accuracy_is_not_tested_for_a_target_without_a_pronoun_list():
         pronoun_result(claim, Evidence("toy", "en-th", False, ["doc", "base"]))
     with pytest.raises(NotTested, match="no hyp_tok file of model doc"):
         pronoun_result(claim, Evidence("toy", "en-de", False, ["doc", "base"]))
+
+
+def test_a_one_seed_control_does_not_exempt_a_decided_row_from_holm():
+    """The system is worse than its baseline over three seeds: "not reproduced"
+    whatever its one-seed control shows, and that verdict is Holm-corrected."""
+    r = {"verdict": "not reproduced", "one_seed": False, "verdict_p": 0.006}
+    c = {"verdict": claims.ONE_SEED, "one_seed": True, "verdict_p": 0.2}
+    verdict = claims.combined_verdict(r, c)
+    assert verdict == "not reproduced"
+    p = claims.combined_p(r, c, verdict)
+    assert p == 0.006
+    # two tests at alpha 0.01: 0.006 * 2 fails, and so does the other row's 0.009
+    rows = claims.with_holm([{"verdict": verdict, "verdict_p": p, "result": None},
+                             {"verdict": "reproduced", "verdict_p": 0.009,
+                              "result": None}], 0.01)
+    assert [row["verdict (Holm)"] for row in rows] == [claims.AFTER_HOLM] * 2
+    good = {"verdict": "reproduced", "one_seed": False, "verdict_p": 0.001}
+    assert claims.combined_verdict(good, c) == claims.ONE_SEED
+    assert claims.combined_p(good, c, claims.ONE_SEED) is None

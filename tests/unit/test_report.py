@@ -183,6 +183,21 @@ def test_one_seed_gets_no_mark_and_an_indicative_p(tmp_path, table_inputs):
             "verdict) |") in md
 
 
+def test_a_one_seed_baseline_makes_a_three_seed_p_indicative(tmp_path, table_inputs):
+    """Three seeds against a baseline with one: no seed-level variance on the
+    baseline's side, so the p is labelled and there is no mark."""
+    scores = [30.0, 32.0, 34.0]
+    agg = ef.aggregate(tmp_path, "npmt", "t2", scores, 0.002, base_scores=[20.0])
+    table_inputs["eval"].append(str(agg))
+    table_inputs["seed_eval"] += [str(ef.seed_eval(tmp_path, "npmt", "t2", b, i + 1))
+                                  for i, b in enumerate(scores)]
+    out = _run_table(tmp_path, table_inputs)
+    row = pd.read_csv(out["csv"]).query("model == 'npmt' and testset == 't2'").iloc[0]
+    assert row.p_one_seed and not row.significant
+    md = out["md"].read_text(encoding="utf-8")
+    assert "| 0.002 (one seed: indicative, no verdict) |" in md
+
+
 def test_seed_files_must_match_the_aggregate(tmp_path, table_inputs):
     agg, seeds = _eval(tmp_path, "npmt", "t2", [30.0, 32.0], 0.002)
     table_inputs["eval"].append(str(agg))

@@ -13,10 +13,12 @@ from phrasenmt.evaluate.seed_inference import (
     NullModel,
     cluster_stats,
     holm,
+    holm_levels,
     ratio_interval,
     ratio_p,
     simulate_size,
     t_inference,
+    t_interval,
     tost_p,
 )
 from phrasenmt.report.claim_checks import mirror_clusters
@@ -30,6 +32,16 @@ def test_size_stays_at_its_level_when_seeds_differ_by_8_points():
     # only (the stratified randomization it replaces) rejects about half.
     model = NullModel(seeds=3, items=100, spread=8.0)
     assert simulate_size(model, 200, 60, 0.05, seed=3) <= 18
+
+
+@pytest.mark.parametrize("spread", [0.0, 4.0, 8.0])
+@pytest.mark.parametrize(("alpha", "bound"), [(0.05, 31), (0.01, 10)])
+def test_size_at_the_verdicts_level_for_each_seed_spread(spread, alpha, bound):
+    # 400 null comparisons, 3 vs 3 seeds. A test of the right size rejects
+    # Binomial(400, alpha) times: at 0.05 mean 20, P(X >= 32) = 0.005; at 0.01
+    # (the verdicts' level) mean 4, P(X >= 11) = 0.003.
+    model = NullModel(seeds=3, items=100, spread=spread)
+    assert simulate_size(model, 400, 60, alpha, seed=5) <= bound
 
 
 def test_a_real_gain_is_still_found():
@@ -78,6 +90,17 @@ def test_ratio_interval_on_known_inputs():
     assert one.ci_low is None and ratio_p(one, 1.0) is None
     with pytest.raises(ValueError, match="positive"):
         ratio_interval([0.0, 1.0], [1.0, 2.0], 0.01)
+
+
+def test_holm_levels_and_the_interval_at_them():
+    # ranks of the tested p-values: 0.01 first of 3, 0.02 second, 0.03 third
+    assert holm_levels([0.03, None, 0.01, 0.02], 0.05) == [
+        pytest.approx(0.95), None, pytest.approx(1 - 0.05 / 3),
+        pytest.approx(0.975)]
+    low, high = t_interval(2.0, 1.0, None, 0.95)  # the normal
+    assert (low, high) == pytest.approx((2 - 1.959964, 2 + 1.959964))
+    assert t_interval(2.0, 1.0, 4, 0.99) == pytest.approx((2 - 4.604095,
+                                                           2 + 4.604095))
 
 
 def test_holm_on_a_known_vector():

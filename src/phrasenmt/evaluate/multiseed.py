@@ -12,9 +12,11 @@ randomization does, Clark et al. 2011) takes that noise for an effect.
   The reported numbers are the mean and the sample sd over seeds; the
   difference ``delta`` is the mean over the system's seeds minus the mean over
   the baseline's seeds.
-* p-value and interval (``phrasenmt.evaluate.seed_inference``): the standard
-  error of delta comes from a hierarchical bootstrap (seeds, then sentences);
-  p is two-sided from Student's t with Welch-Satterthwaite degrees of freedom,
+* p-value and interval (``phrasenmt.evaluate.seed_inference``): the variance
+  of delta is the seeds' sample variance of each side's mean plus the test
+  items' share, from a paired bootstrap over sentences less the run-level noise
+  the seeds' variances already hold (docs/evaluation.md#significance); p is
+  two-sided from Student's t with Welch-Satterthwaite degrees of freedom,
   and the interval delta +- t * se is at level 1 - alpha (99 % for the
   default alpha 0.01), the level of the verdicts that read it.
 * Per-item scores (0/1 accuracy of a contrastive pair or a pronoun, or any
@@ -54,6 +56,7 @@ from phrasenmt.evaluate.seed_inference import (
     METHOD,
     Scorer,
     cluster_stats,
+    mean_scorer,
     seed_inference,
 )
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
@@ -118,11 +121,6 @@ def bleu_from_stats(stats: np.ndarray) -> np.ndarray:
     # no match at all, or an order with no n-gram (sacreBLEU: log 0 -> score 0)
     dead = ~np.any(correct > 0, axis=-1) | np.any(total == 0, axis=-1)
     return np.where(dead, 0.0, score)
-
-
-def _mean_scorer(stats: np.ndarray) -> np.ndarray:
-    """Per-item mean of summed (value, count) statistics."""
-    return stats[..., 0] / stats[..., 1]
 
 
 def seed_sd(scores: Sequence[float]) -> float | None:
@@ -193,7 +191,7 @@ def compare_items(baseline: Sequence[Sequence[float]],
     sys_stats = _stack([_item_stats(s) for s in system], subset)
     base_stats = _stack([_item_stats(s) for s in baseline], subset)
     result = _compare(cluster_stats(sys_stats, clusters),
-                      cluster_stats(base_stats, clusters), _mean_scorer, trials,
+                      cluster_stats(base_stats, clusters), mean_scorer, trials,
                       seed, alpha)
     return {**result, "items": sys_stats.shape[1],
             "clusters": sys_stats.shape[1] if clusters is None
@@ -261,8 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=nonnegative_int, nargs="+", required=True,
                    help="the system's seeds, in the order of --hyp")
     p.add_argument("--trials", type=positive_int, default=1000,
-                   help="hierarchical bootstrap samples (seeds, then sentences) "
-                        "(default: %(default)s)")
+                   help="paired bootstrap samples over sentences, the test items' "
+                        "share of the variance (default: %(default)s)")
     p.add_argument("--alpha", type=alpha_level, default=ALPHA,
                    help="significance level: the interval of delta is at "
                         "1 - alpha (default: %(default)s)")

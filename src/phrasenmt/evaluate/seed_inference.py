@@ -209,6 +209,27 @@ def ratio_p(r: Ratio, threshold: float) -> float | None:
     return float(min(1.0, 2 * t_sf(abs(distance) / r.se_log, r.df)))
 
 
+def holm_levels(pvalues: Sequence[float | None], alpha: float
+                ) -> list[float | None]:
+    """The confidence level of each test's interval at its step of Holm's
+    procedure: 1 - alpha / (m - rank) for the rank-th smallest of m p-values
+    (None where there is no test): the level at which that step compares its
+    p-value, so that a two-sided interval at it excludes 0 when the step
+    rejects (Holm's step-down also stops at the first step that does not)."""
+    tested = sorted((p, i) for i, p in enumerate(pvalues) if p is not None)
+    out: list[float | None] = [None] * len(pvalues)
+    for rank, (_, i) in enumerate(tested):
+        out[i] = 1 - alpha / (len(tested) - rank)
+    return out
+
+
+def t_interval(centre: float, se: float, df: float | None, level: float
+               ) -> tuple[float, float]:
+    """centre +- t * se at `level` (df None: the normal limit)."""
+    half = float(t_ppf(1 - (1 - level) / 2, math.inf if df is None else df)) * se
+    return centre - half, centre + half
+
+
 def holm(pvalues: Sequence[float | None]) -> list[float | None]:
     """Holm's step-down adjusted p-values; None (no test) stays None."""
     tested = sorted((p, i) for i, p in enumerate(pvalues) if p is not None)

@@ -31,7 +31,7 @@ from phrasenmt.report import tables
 from phrasenmt.report.wall_clock import add_timing_option, split_columns, write_csvs
 
 COLUMNS = ["model", "seeds", "bleu_tok", "bleu_tok_sd", "bleu_tok_seeds", "delta",
-           "p_value", "significant", "params_m", "train_s_per_token",
+           "p_value", "p_one_seed", "significant", "params_m", "train_s_per_token",
            "decode_s_per_token", "train_rel", "decode_rel", "precision"]
 HEADERS = ["model", "BLEU", "BLEU per seed", "Δ", "p", "params (M)", "train time",
            "decode time", "precision"]
@@ -94,13 +94,13 @@ def ablation_row(model: str, args: argparse.Namespace) -> list:
                          agg_path)
     runs = [{**tables.load_json(p), "_path": p} for p in files["--seed-eval"]]
     mean, spread, values = sd.seed_means(runs, ["bleu_tok.score"])["bleu_tok.score"]
-    p, marked = sd.significance(data, agg_path, args.baseline, args.alpha)
+    p, marked, single = sd.significance(data, agg_path, args.baseline, args.alpha)
     params, _, precision = tables.summaries_fields(files["--summary"], "train_seconds")
     train = sd.mean_sd([train_per_token(p) for p in files["--summary"]])[0]
     decode = sd.mean_sd([decode_per_token(b, h) for b, h in
                          zip(files["--benchmark"], files["--hyp"], strict=True)])[0]
     return [model, sd.joined(data["seeds"]), mean, spread,
-            sd.joined(f"{v:.4f}" for v in values), 0.0, p, marked, params, train,
+            sd.joined(f"{v:.4f}" for v in values), 0.0, p, single, marked, params, train,
             decode, 0.0, 0.0, precision]
 
 
@@ -124,7 +124,8 @@ def cells(row, baseline: str, mark: str) -> list[str]:
     seeds = [int(s) for s in str(row.seeds).split(";")]
     scores = [float(v) for v in str(row.bleu_tok_seeds).split(";")]
     return [name, sd.spread(row.bleu_tok, row.bleu_tok_sd, len(seeds)),
-            sd.per_seed(seeds, scores), delta, sd.p_cell(row.p_value, len(seeds)),
+            sd.per_seed(seeds, scores), delta,
+            sd.p_cell(row.p_value, bool(row.p_one_seed)),
             f"{row.params_m:.2f}", f"{row.train_rel:.2f}x", f"{row.decode_rel:.2f}x",
             row.precision]
 

@@ -293,7 +293,8 @@ def speed_result(claim: dict, ev: Evidence) -> dict[str, Any]:
             "baseline_mean": float(np.mean(baseline)),
             "baseline_sd": multiseed.seed_sd(baseline), "ratio": r.ratio,
             "delta": None, "ci_low": r.ci_low, "ci_high": r.ci_high,
-            "ci_level": r.level, "p": ratio_p(r, speed_threshold(claim)),
+            "ci_level": r.level, "se_log": r.se_log, "df": r.df,
+            "p": ratio_p(r, speed_threshold(claim)),
             "p_paper": None if paper is None else ratio_p(r, paper),
             "one_seed": min(len(system), len(baseline)) == 1,
             "seeds": sys_seeds, "baseline_seeds": base_seeds, "items": None}

@@ -24,7 +24,8 @@ alpha = 0.01). Verdicts, at significance level alpha:
 The family of claims of one table is corrected with Holm's method: each row
 shows the p-value its verdict rests on, its Holm-adjusted value, and the
 verdict with the adjusted value ("inconclusive after Holm" where a verdict
-does not survive the correction).
+does not survive the correction), and the system-vs-baseline interval at the
+level of its row's Holm step (``Δ [Holm CI]``).
 A quality claim (BLEU, agreement, pronouns) is "not tested: the baseline did
 not learn" (or "...: <system> did not learn") when a seed of either model
 translates no better than its own outputs paired with random test sentences,
@@ -59,6 +60,7 @@ hypothesis links for pronoun accuracy), contrastive (scores of the lines of
 from __future__ import annotations
 
 import argparse
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -76,7 +78,7 @@ from phrasenmt.cli import (
     positive_int,
     rate,
 )
-from phrasenmt.evaluate.seed_inference import holm
+from phrasenmt.evaluate.seed_inference import holm, holm_levels, t_interval
 from phrasenmt.io import output_set, run_cli
 from phrasenmt.report.baseline_guard import Guard
 from phrasenmt.report.claim_checks import (
@@ -94,7 +96,7 @@ UNITS = {"bleu": "BLEU", "bleu_subset": "BLEU", "agreement": "%", "pronouns": "%
          "contrastive": "%", "train_speed": "tokens/s", "cxmi": "nats/sentence"}
 COLUMNS = ["claim", "paper", "source", "statement", "data", "paper Δ", "ours",
            "system per seed", "Δ [CI]", "p", "vs random-context control", "seeds",
-           "verdict", "p (Holm)", "verdict (Holm)"]
+           "verdict", "p (Holm)", "Δ [Holm CI]", "verdict (Holm)"]
 AFTER_HOLM = "inconclusive after Holm"
 
 
@@ -182,8 +184,11 @@ def combined_verdict(r: dict, c: dict | None) -> str:
 
 def combined_p(r: dict, c: dict | None, verdict: str) -> float | None:
     """The p-value a row's verdict rests on: with a control, the larger of the
-    two comparisons' (both must hold), or the control's where it decided."""
-    if r["one_seed"] or (c is not None and c["one_seed"]):
+    two comparisons' (both must hold), or the control's where it decided; none
+    for a one-seed row. A row decided without its control (the system does not
+    beat the baseline) keeps its p when only the control has one seed, so its
+    verdict goes through Holm's correction like any other."""
+    if verdict == ONE_SEED:
         return None
     if c is None or r["verdict"] != "reproduced":
         return r["verdict_p"]
@@ -200,14 +205,47 @@ def holm_verdict(verdict: str, p_holm: float | None, alpha: float) -> str:
     return AFTER_HOLM
 
 
+def holm_interval(r: dict | None, level: float | None
+                  ) -> tuple[float, float] | None:
+    """The system-vs-baseline interval at a row's Holm level: of Δ, or of the
+    ratio for a speed claim (None: no test, or no seed-level variance)."""
+    if r is None or level is None:
+        return None
+    if r.get("ratio") is not None:
+        if r.get("se_log") is None:
+            return None
+        low, high = t_interval(math.log(r["ratio"]), r["se_log"], r["df"], level)
+        return math.exp(low), math.exp(high)
+    if r.get("se") is None:
+        return None
+    return t_interval(r["delta"], r["se"], r["df"], level)
+
+
+def holm_interval_cell(r: dict | None, bounds: tuple[float, float] | None,
+                       level: float | None) -> str:
+    """'[low, high] (level)' of a row's Holm interval ('–' without one)."""
+    if bounds is None or level is None or r is None:
+        return "–"
+    low, high = bounds
+    text = (f"[×{low:.2f}, ×{high:.2f}]" if r.get("ratio") is not None
+            else f"[{low:+.2f}, {high:+.2f}]")
+    return f"{text} ({100 * level:.3g}%)"
+
+
 def with_holm(rows: list[dict], alpha: float) -> list[dict]:
-    """Rows with Holm-adjusted p-values over the table's verdicts, and the
-    verdicts those give."""
-    adjusted = holm([row["verdict_p"] for row in rows])
-    return [{**row, "p_holm": p,
-             "p (Holm)": "–" if p is None else f"{p:.3g}",
-             "verdict (Holm)": holm_verdict(row["verdict"], p, alpha)}
-            for row, p in zip(rows, adjusted, strict=True)]
+    """Rows with Holm-adjusted p-values over the table's verdicts, the verdicts
+    those give, and each row's interval at its step's level of Holm's
+    procedure."""
+    pvalues = [row["verdict_p"] for row in rows]
+    out = []
+    for row, p, level in zip(rows, holm(pvalues), holm_levels(pvalues, alpha),
+                             strict=True):
+        bounds = holm_interval(row["result"], level)
+        out.append({**row, "p_holm": p, "holm_level": level, "holm_ci": bounds,
+                    "p (Holm)": "–" if p is None else f"{p:.3g}",
+                    "Δ [Holm CI]": holm_interval_cell(row["result"], bounds, level),
+                    "verdict (Holm)": holm_verdict(row["verdict"], p, alpha)})
+    return out
 
 
 def control_cell(claim: dict, c: dict | None) -> str:
@@ -276,6 +314,9 @@ def csv_frame(rows: list[dict]) -> pd.DataFrame:
                       "control_p": (row["control_result"] or {}).get("p"),
                       "verdict": row["verdict"], "p_verdict": row["verdict_p"],
                       "p_holm": row["p_holm"],
+                      "holm_ci_low": (row["holm_ci"] or (None, None))[0],
+                      "holm_ci_high": (row["holm_ci"] or (None, None))[1],
+                      "holm_ci_level": row["holm_level"],
                       "verdict_holm": row["verdict (Holm)"],
                       "source": row["source_kind"], "quote": row["quote"],
                       "note": row["note"]})
@@ -296,7 +337,9 @@ def legend(ev: Evidence, alpha: float, trials: int) -> list[str]:
             "reaches the paper's factor and excludes 1, or clears the claim's "
             "stated fraction of the factor. p: the p-value the verdict rests on; "
             "p (Holm), verdict (Holm): Holm's correction over this table's "
-            "verdicts. A model with one seed: \"one seed: indicative, no "
+            "verdicts; Δ [Holm CI]: the system-vs-baseline interval at the level "
+            "of its row's step of Holm's procedure (1 - alpha / (m - rank + 1)). "
+            "A model with one seed: \"one seed: indicative, no "
             "verdict\" (its figures are shown). ours = system vs baseline, mean ± "
             f"sd over seeds. BLEU: sacreBLEU {ev.bleu_tokenize}, detokenized (the "
             "papers: tokenized). Source: paper_table / paper_text (the paper), slides "

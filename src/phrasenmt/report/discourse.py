@@ -58,12 +58,12 @@ def bleu_row(path: Path, args: argparse.Namespace) -> dict:
     model = data["system"]
     if model not in args.order:
         raise InputError(f"key 'system' is {model!r}, which is not in --order", path)
-    p_value, marked = sd.significance(data, path, args.baseline, args.alpha)
+    p_value, marked, single = sd.significance(data, path, args.baseline, args.alpha)
     mean, spread = sd.mean_sd(data["scores"])
     return {"model": model, "testset": data["testset"], "bleu": mean,
             "bleu_sd": spread, "seeds": sd.joined(data["seeds"]),
             "bleu_seeds": sd.joined(f"{v:.4f}" for v in data["scores"]),
-            "p_value": p_value, "significant": marked}
+            "p_value": p_value, "p_one_seed": single, "significant": marked}
 
 
 def bleu_table(args: argparse.Namespace) -> pd.DataFrame:
@@ -79,7 +79,7 @@ def bleu_table(args: argparse.Namespace) -> pd.DataFrame:
     df["delta"] = df.bleu - df.testset.map(base)
     return _in_order(df, args.order)[["testset", "model", "seeds", "bleu", "bleu_sd",
                                       "bleu_seeds", "delta", "p_value",
-                                      "significant"]]
+                                      "p_one_seed", "significant"]]
 
 
 def _in_order(df: pd.DataFrame, order: list[str]) -> pd.DataFrame:
@@ -104,7 +104,8 @@ def bleu_display(df: pd.DataFrame, baseline: str) -> pd.DataFrame:
                                                              strict=True)],
         "Δ": ["" if m == baseline else f"{d:+.2f}"
               for m, d in zip(df.model, df.delta, strict=True)],
-        "p": [sd.p_cell(p, len(n)) for p, n in zip(df.p_value, seeds, strict=True)]})
+        "p": [sd.p_cell(p, bool(s)) for p, s in zip(df.p_value, df.p_one_seed,
+                                                   strict=True)]})
 
 
 def contrastive_table(specs: Sequence[tuple[str, Path]], order: list[str]

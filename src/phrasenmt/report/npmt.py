@@ -68,15 +68,15 @@ def bleu_cell(path: Path, seed_paths: list[Path], baseline: str | None,
                          f"{data['seeds']}", path)
     runs = [{**tables.load_json(p), "_path": p} for p in seed_paths]
     mean, spread, values = sd.seed_means(runs, ["bleu_tok.score"])["bleu_tok.score"]
-    p, sig = (math.nan, False) if baseline is None else \
+    p, sig, single = (math.nan, False, False) if baseline is None else \
         sd.significance(data, path, baseline, alpha)
     return {"bleu": mean, "sd": spread, "seeds": sd.joined(data["seeds"]),
             "scores": sd.joined(f"{v:.4f}" for v in values), "p": p,
-            "significant": sig}
+            "one_seed": single, "significant": sig}
 
 
 EMPTY = {"bleu": math.nan, "sd": math.nan, "seeds": "", "scores": "",
-         "p": math.nan, "significant": False}
+         "p": math.nan, "one_seed": False, "significant": False}
 
 
 def npmt_cells(args: argparse.Namespace) -> dict[tuple[str, str], dict]:
@@ -108,7 +108,8 @@ def npmt_table(args: argparse.Namespace) -> pd.DataFrame:
             cell = cells.get((model, d), EMPTY)
             row.update({f"bleu_{d}": cell["bleu"], f"bleu_{d}_sd": cell["sd"],
                         f"seeds_{d}": cell["seeds"], f"bleu_{d}_seeds": cell["scores"],
-                        f"p_{d}": cell["p"], f"significant_{d}": cell["significant"]})
+                        f"p_{d}": cell["p"], f"p_{d}_one_seed": cell["one_seed"],
+                        f"significant_{d}": cell["significant"]})
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -130,8 +131,7 @@ def table_cells(row: pd.Series, baseline: str | None, mark: str) -> list[str]:
         bleu, n = row[f"bleu_{d}"], len(str(row[f"seeds_{d}"]).split(";"))
         out.append("–" if math.isnan(bleu) else sd.spread(bleu, row[f"bleu_{d}_sd"], n)
                    + (mark if row[f"significant_{d}"] else ""))
-    out += [sd.p_cell(row[f"p_{d}"], len(str(row[f"seeds_{d}"]).split(";")))
-            for d in DECODINGS]
+    out += [sd.p_cell(row[f"p_{d}"], bool(row[f"p_{d}_one_seed"])) for d in DECODINGS]
     seeds = "; ".join(c for c in (_seed_scores(row, d) for d in DECODINGS) if c)
     return [*out, seeds, row.beam_search]
 

@@ -40,18 +40,20 @@ def load_aggregate(path: Path) -> dict[str, Any]:
 
 
 def significance(data: dict[str, Any], path: Path, baseline: str, alpha: float
-                 ) -> tuple[float, bool]:
-    """(p-value, better and p < alpha) of an all-seed evaluation; the baseline's
-    own row has no test (NaN, False), and a comparison in which either model
-    has one seed gets no mark (its p is shown, indicative)."""
+                 ) -> tuple[float, bool, bool]:
+    """(p-value, better and p < alpha, one seed on either side) of an all-seed
+    evaluation; the baseline's own row has no test (NaN, False, False), and a
+    comparison in which the system or its baseline has one seed gets no mark
+    (its p is shown, indicative)."""
     if data["baseline"] != baseline:
         raise InputError(f"key 'baseline' is {data['baseline']!r} but --baseline is "
                          f"{baseline!r}", path)
     if data["system"] == baseline or data["p"] is None:
-        return math.nan, False
+        return math.nan, False, False
     p = float(get_key(data, "p", path, number=True))
     delta = float(get_key(data, "delta", path, number=True))
-    return p, bool(delta > 0 and p < alpha and not one_seed(data))
+    single = one_seed(data)
+    return p, bool(delta > 0 and p < alpha and not single), single
 
 
 def one_seed(data: dict[str, Any]) -> bool:
@@ -82,12 +84,12 @@ def per_seed(seeds: Sequence[int], scores: Sequence[float], digits: int = 2) -> 
                                                             strict=True))
 
 
-def p_cell(p: float, n_seeds: int = 2) -> str:
-    """A p-value cell ("–" for the baseline's row); with one seed, labelled as
-    indicative."""
+def p_cell(p: float, single: bool) -> str:
+    """A p-value cell ("–" for the baseline's row); labelled as indicative when
+    the system or its baseline has one seed (`single`)."""
     if math.isnan(p):
         return "–"
-    return f"{p:.3g}" + (f" ({ONE_SEED})" if n_seeds == 1 else "")
+    return f"{p:.3g}" + (f" ({ONE_SEED})" if single else "")
 
 
 def joined(values: Sequence[Any]) -> str:

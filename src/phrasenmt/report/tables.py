@@ -29,7 +29,8 @@ __all__ = ["get_key", "load_json", "parse_order"]  # re-exported for other table
 DAGGER = "†"
 MAIN_COLUMNS = ["model", "testset", "seeds", "bleu", "bleu_sd", "bleu_seeds",
                 "bleu_tok", "bleu_tok_sd", "chrf", "chrf_sd", "params_m",
-                "train_seconds", "precision", "p_value", "significant", "stop_note"]
+                "train_seconds", "precision", "p_value", "p_one_seed", "significant",
+                "stop_note"]
 HEADERS = ["model", "BLEU (detok)", "BLEU per seed", "p", "BLEU (tok)", "chrF",
            "params (M)", "train time (h:mm:ss)", "precision"]
 DEFAULT_TIME_KEY = "train_seconds"
@@ -87,14 +88,14 @@ def main_row(path: Path, groups: dict, summaries: dict[str, list[Path]],
     if model not in summaries:
         raise InputError(f"no --summary given for model {model!r}", path)
     params_m, seconds, precision = summaries_fields(summaries[model], args.time_key)
-    p_value, marked = sd.significance(data, path, args.baseline, args.alpha)
+    p_value, marked, single = sd.significance(data, path, args.baseline, args.alpha)
     means = sd.seed_means(seed_runs(groups, data, path), ["bleu_tok.score",
                                                           "chrf.score"])
     bleu, bleu_sd = sd.mean_sd(data["scores"])
     return [model, data["testset"], sd.joined(data["seeds"]), bleu, bleu_sd,
             sd.joined(f"{v:.4f}" for v in data["scores"]),
             *means["bleu_tok.score"][:2], *means["chrf.score"][:2], params_m,
-            seconds, precision, p_value, marked,
+            seconds, precision, p_value, single, marked,
             stop_notes(summaries[model], data["seeds"])]
 
 
@@ -134,7 +135,8 @@ def display_cells(row: pd.Series, baseline: str, mark: str) -> list[str]:
     scores = [float(v) for v in str(row.bleu_seeds).split(";")]
     bleu = sd.spread(row.bleu, row.bleu_sd, len(seeds))
     bleu += mark if row.significant else ""
-    return [name, bleu, sd.per_seed(seeds, scores), sd.p_cell(row.p_value, len(seeds)),
+    return [name, bleu, sd.per_seed(seeds, scores),
+            sd.p_cell(row.p_value, bool(row.p_one_seed)),
             sd.spread(row.bleu_tok, row.bleu_tok_sd, len(seeds)),
             sd.spread(row.chrf, row.chrf_sd, len(seeds)), f"{row.params_m:.2f}",
             format_time(row.train_seconds), row.precision]
