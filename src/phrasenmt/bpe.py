@@ -5,17 +5,8 @@ written in the same `@@ ` form (phrasenmt.text.spm)."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
-import io
-import os
-import re
-from collections import Counter
-from collections.abc import Iterable
 from pathlib import Path
-from unittest import mock
-
-from subword_nmt import apply_bpe, learn_bpe
 
 from phrasenmt.cli import (
     ArgumentParser,
@@ -28,7 +19,6 @@ from phrasenmt.config_entries import Bpe
 from phrasenmt.io import (
     InputError,
     atomic_open,
-    read_lines,
     read_nonempty_lines,
     run_cli,
     write_all,
@@ -37,100 +27,21 @@ from phrasenmt.io import (
 from phrasenmt.log import get_logger
 from phrasenmt.text import spm
 from phrasenmt.text.scripts import warn_if_unsegmented
+from phrasenmt.text.subwords import (
+    SEPARATOR,
+    Segmenter,
+    learn_codes,
+    read_codes,
+    read_vocabulary,
+    remove_bpe,
+    vocabulary_lines,
+    word_counts,
+)
 
 _log = get_logger(__name__)
 
-SEPARATOR = "@@"
-_BPE_MARK = re.compile(r"@@( |$)")
-_VERSION = re.compile(r"#version: [0-9]+(\.[0-9]+)*")
-_COUNT = re.compile(r"[0-9]+")
-
-
-def remove_bpe(line: str) -> str:
-    """Undo BPE segmentation: join subwords ending in '@@'."""
-    return _BPE_MARK.sub("", line.rstrip())
-
-
-def word_counts(lines: Iterable[str]) -> Counter:
-    """Whitespace-token frequencies of some lines."""
-    counts: Counter = Counter()
-    for line in lines:
-        counts.update(line.split())
-    return counts
-
-
-def learn_codes(counts: Counter, merges: int, min_frequency: int = 2) -> str:
-    """Learn BPE merge operations from joint word counts; returns the codes text."""
-    if not any(len(word) > 1 for word in counts):  # no pair of symbols at all:
-        return "#version: 0.2\n"  # learn_bpe would fail on max() of nothing
-    out = io.StringIO()
-    vocab = [f"{word} {freq}" for word, freq in counts.items()]
-    # learn_bpe draws a tqdm bar per merge on stderr, which floods rule logs, and
-    # says why it stopped early there (learn() says it in one line instead)
-    with (mock.patch.object(learn_bpe, "tqdm", lambda it, *a, **k: it),
-          contextlib.redirect_stderr(io.StringIO())):
-        learn_bpe.learn_bpe(vocab, out, merges, min_frequency=min_frequency,
-                            is_dict=True)
-    return out.getvalue()
-
-
-class Segmenter:
-    """Apply BPE codes to tokenized lines, caching each word's segmentation."""
-
-    def __init__(self, codes: str, vocab: set[str] | None = None,
-                 where: str | os.PathLike = "codes"):
-        try:  # subword-nmt exits (or raises) on codes it cannot read
-            self.bpe = apply_bpe.BPE(io.StringIO(codes), separator=SEPARATOR,
-                                     vocab=vocab)
-        except (SystemExit, ValueError) as err:
-            raise InputError(f"subword-nmt cannot read these BPE codes ({err})",
-                             where) from None
-        self.cache: dict[str, list[str]] = {}
-
-    def word(self, word: str) -> list[str]:
-        """Subwords of one word (all but the last end with '@@')."""
-        pieces = self.cache.get(word)
-        if pieces is None:
-            pieces = self.bpe.segment_tokens([word])
-            self.cache[word] = pieces
-        return pieces
-
-    def line(self, line: str) -> str:
-        """Segment one whitespace-tokenized line."""
-        return " ".join(p for w in line.split() for p in self.word(w))
-
-
-def vocabulary_lines(counts: Counter) -> list[str]:
-    """subword-nmt vocabulary file lines, most frequent first (ties by string)."""
-    return [f"{w} {c}" for w, c in sorted(counts.items(), key=lambda x: (-x[1], x[0]))]
-
-
-def read_vocabulary(path: Path, threshold: int | None) -> set[str]:
-    """Subwords whose count in a vocabulary file is at least threshold."""
-    vocab = set()
-    for n, line in enumerate(read_nonempty_lines(path, "subwords"), start=1):
-        parts = line.split(" ")
-        if len(parts) != 2 or not parts[0] or not _COUNT.fullmatch(parts[1]):
-            raise InputError("expected 'SUBWORD COUNT' (count in ASCII digits)",
-                             path, n)
-        if threshold is None or int(parts[1]) >= threshold:
-            vocab.add(parts[0])
-    return vocab
-
-
-def read_codes(path: Path) -> str:
-    """Read and check a BPE codes file: a '#version: X.Y' line, then merges."""
-    lines = read_lines(path)
-    for n, line in enumerate(lines, start=1):
-        if n == 1 and line.startswith("#version"):
-            if not _VERSION.fullmatch(line):
-                raise InputError("expected '#version: X.Y'", path, n)
-            continue
-        if len(line.split(" ")) != 2 or not all(line.split(" ")):
-            raise InputError("expected two space-separated symbols", path, n)
-    if not [line for line in lines if not line.startswith("#version")]:
-        raise InputError("no merge operations in the codes file", path)
-    return "\n".join(lines) + "\n"
+__all__ = ["SEPARATOR", "Segmenter", "learn_codes", "read_codes", "read_vocabulary",
+           "remove_bpe", "vocabulary_lines", "word_counts"]  # the library: text.subwords
 
 
 def learning_text(path: Path) -> list[str]:

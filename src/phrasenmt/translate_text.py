@@ -38,7 +38,6 @@ from pathlib import Path
 
 from phrasenmt import experiment, translate
 from phrasenmt import precision as prec
-from phrasenmt.bpe import Segmenter, read_codes, read_vocabulary
 from phrasenmt.cli import (
     ArgumentParser,
     field_type,
@@ -60,6 +59,7 @@ from phrasenmt.io import (
 )
 from phrasenmt.text import spm
 from phrasenmt.text.segmentation import ngram_line
+from phrasenmt.text.subwords import Segmenter, read_codes, read_vocabulary
 from phrasenmt.text.words import join_unsegmented
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import npmt as wfn

@@ -32,7 +32,6 @@ from typing import Any
 
 import pandas as pd
 
-from phrasenmt.bpe import Segmenter, read_codes, read_vocabulary
 from phrasenmt.cli import (
     ArgumentParser,
     alpha_level,
@@ -53,6 +52,7 @@ from phrasenmt.io import (
     write_lines,
 )
 from phrasenmt.log import get_logger
+from phrasenmt.text.subwords import Segmenter, read_codes, read_vocabulary
 
 _log = get_logger(__name__)
 
