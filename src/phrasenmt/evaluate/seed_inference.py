@@ -262,6 +262,7 @@ class NullModel:
     item difficulty + seed effect + noise, the same for system and baseline."""
 
     seeds: int = 3  # per model
+    baseline_seeds: int | None = None  # the baseline's, when it differs
     items: int = 500
     item_sd: float = 15.0  # difficulty of an item, shared by every run
     noise_sd: float = 20.0  # one run's score of one item around that
@@ -272,10 +273,11 @@ class NullModel:
         """(system, baseline) statistics (seeds, items, 2) of one comparison."""
         difficulty = rng.normal(0.0, self.item_sd, self.items)
         sides = []
-        for gain in (self.effect, 0.0):
-            shift = rng.uniform(-self.spread / 2, self.spread / 2, (self.seeds, 1))
+        for gain, seeds in ((self.effect, self.seeds),
+                            (0.0, self.baseline_seeds or self.seeds)):
+            shift = rng.uniform(-self.spread / 2, self.spread / 2, (seeds, 1))
             values = difficulty + gain + shift + rng.normal(
-                0.0, self.noise_sd, (self.seeds, self.items))
+                0.0, self.noise_sd, (seeds, self.items))
             sides.append(np.stack([values, np.ones_like(values)], axis=-1))
         return sides[0], sides[1]
 
