@@ -81,6 +81,12 @@ class Seq2Seq(nn.Module):
         needs the vocabularies (e.g. to align a frozen embedding table with the
         target ids) takes them here and keeps what it needs as buffers."""
 
+    def trained_apart(self) -> list[nn.Parameter]:
+        """Parameters a later stage trains, not the translation loss (e.g.
+        PCoNMT's fertility module): frozen while the network trains, so that
+        every trained parameter gets a gradient (DDP requires it)."""
+        return []
+
     def num_parameters(self) -> int:
         """Trainable parameters (tied weights counted once)."""
         return sum(p.numel() for p in self.parameters() if p.requires_grad)

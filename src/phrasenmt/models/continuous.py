@@ -67,6 +67,11 @@ class ContinuousOutputNMT(RNNSeq2Seq):
                 nn.Linear(cfg.embed_size + cfg.hidden_size, cfg.fertility_hidden),
                 nn.Tanh(), nn.Linear(cfg.fertility_hidden, cfg.fertility_classes))
 
+    def trained_apart(self) -> list[nn.Parameter]:
+        """The fertility module: trained after the network, which is then frozen
+        (phrasenmt.train_fertility)."""
+        return [] if self.fertility is None else list(self.fertility.parameters())
+
     def attach_vocabularies(self, src_vocab: Vocabulary, tgt_vocab: Vocabulary) -> None:
         """Fill the frozen table (V, m) from the embedding files, by target id."""
         cfg = self.cfg

@@ -232,6 +232,8 @@ class Trainer:
         self.spec.model.tgt_vocab_size = len(self.tgt_vocab)
         self.model = build_model(self.spec.arch, self.spec.model).to(self.device)
         self.model.attach_vocabularies(self.src_vocab, self.tgt_vocab)
+        for param in self.model.trained_apart():
+            param.requires_grad_(False)
         note = self.model.training_data_note([len(s) for s in self.train_data.src],
                                              [len(t) for t in self.train_data.tgt])
         if note and self.dist.is_main:  # e.g. pairs NPMT cannot produce
