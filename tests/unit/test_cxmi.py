@@ -56,6 +56,14 @@ def test_cli_on_the_test_set_and_on_items(tmp_path):
     assert got["test"]["cxmi_random"] == pytest.approx(0.5 / 9.0)
     assert got["items"]["cxmi"] == pytest.approx(3.0 / 7.0)  # lines 0, 2: 3 / 7
     assert got["items"]["cxmi_random"] == 0.0 and got["items"]["sentences"] == 2
+    # a dev item (it chose a budget) counts nowhere: line 0 drops out
+    data = json.loads(items.read_text())
+    data["items"][0]["split"] = "dev"
+    items.write_text(json.dumps(data))
+    assert main(["--model", "m", "--items", str(items), str(tgt), *scores,
+                 "--out", str(out)]) == 0
+    got = json.loads(out.read_text())["items"]
+    assert got["sentences"] == 1 and got["cxmi"] == pytest.approx(2.0 / 4.0)
 
 
 def test_bad_scores_name_the_file_and_line(tmp_path):

@@ -28,7 +28,8 @@ above a random one; one that only uses the extra capacity, or a random-context
 control, scores both alike (about 0). Each figure has a 95% interval from a
 bootstrap over sentences (the ratio of the resampled sums), seeded. Sets: the
 test set with its document context, and the reference lines of the contrastive
-items of one type (e.g. `pronoun_gender`) with the items' own context.
+test items of one type (e.g. `pronoun_gender`) with the items' own context
+(dev items, which choose budgets, are left out).
 
 Scores come from a checkpoint (scored here, one model load; what the workflow
 runs) or from files written by `translate score --context-as ...`. From a
@@ -58,7 +59,7 @@ import numpy as np
 from phrasenmt import precision as prec
 from phrasenmt.cli import ArgumentParser, output_file, positive_int, thread_count
 from phrasenmt.data.documents import drawn_again_often
-from phrasenmt.evaluate.contrastive import load_header
+from phrasenmt.evaluate.contrastive import item_split, load_header
 from phrasenmt.evaluate.pcxmi import top_words
 from phrasenmt.evaluate.scores import read_log_probabilities
 from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
@@ -128,13 +129,14 @@ def test_set(tgt: Path, own: Path, none: Path, rand: Path, samples: int, seed: i
 
 def item_set(items: Path, tgt: Path, own: Path, none: Path, rand: Path, kind: str,
              samples: int, seed: int) -> dict[str, Any]:
-    """CXMI over the reference lines of the contrastive items of type `kind`."""
+    """CXMI over the reference lines of the contrastive test items of type
+    `kind` (dev items choose budgets and are reported nowhere)."""
     targets = read_lines(tgt)
     data = load_header(items, (tgt, len(targets)))
     lines = sorted({item["lines"][0] for item in data["items"]
-                    if item["type"] == kind})
+                    if item["type"] == kind and item_split(item) == "test"})
     if not lines:
-        raise InputError(f"no items of type {kind!r}", items)
+        raise InputError(f"no test items of type {kind!r}", items)
     return {"type": kind, **both(targets, (own, none, rand), np.array(lines),
                                  samples, seed)}
 
