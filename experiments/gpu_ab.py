@@ -93,6 +93,10 @@ def parse_args(argv: Sequence[str] | None) -> Any:
                    "same batches for all; compare with a run without)")
     p.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads")
     p.add_argument("--fairseq", choices=("auto", "off"), default="auto")
+    p.add_argument("--fairseq-seconds", type=positive_int, default=240,
+                   help="fairseq and ours in fresh processes get this long, from "
+                   "when the variants are done (default: %(default)s; give what is "
+                   "left of a time limit, so that a limit does not kill them)")
     p.add_argument("--fairseq-warmup", type=nonnegative_int, default=None,
                    help="untimed updates of both sides of the fairseq comparison "
                         "(default: --warmup)")
@@ -273,7 +277,7 @@ def fairseq(args: Any, corpus: Any, size: dict, peak: float | None) -> dict[str,
     """fairseq beside the trainer at the same warm-up (tests/gpu/fairseq_peer.py), or why not."""
     if importlib.util.find_spec("fairseq") is None:
         return {"status": "unavailable", "reason": "fairseq does not import here"}
-    deadline = time.perf_counter() + 240  # of the 8 minutes
+    deadline = time.perf_counter() + args.fairseq_seconds
     warmup = args.warmup if args.fairseq_warmup is None else args.fairseq_warmup
     # ours in a new process too: this one has met the corpus's first shapes
     return peer.compare(corpus, size, args.work / "fairseq", deadline,

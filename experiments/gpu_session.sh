@@ -1,26 +1,29 @@
 #!/usr/bin/env bash
 # One call on a GPU held for minutes: the checks that need one, in priority order, each
-# under its own time limit (on CUDA 570 s together, within a 10-minute call),
+# under its own time limit (on CUDA 440 s together by default, which leaves a
+# 15-minute device budget room for the machine's start and one rerun of a part),
 # everything written to OUT (at most 8 files).
 #
 #   bash experiments/gpu_session.sh OUT [DEVICE]
 #
 # DEVICE: cuda (the default) or cpu (a rehearsal at tiny sizes, here).
-#   1. the GPU check (tests/gpu/check.py) of the Transformer, and DDP through
-#      the launcher with 1 and 2 ranks (2 ranks on one GPU share it over gloo);
-#   2. the data-path A/B (experiments/gpu_ab.py): Transformer base, 25k-token
-#      batches, every variant, fairseq beside it where its wheels were carried;
-#   3. the A/B again with train.length_buckets (few batch shapes: what the
-#      plans of new shapes cost, against part 2 at the same warm-up);
-#   4. step 2 of the document models against the step-1 Transformer
+#   imports: what the parts import, first (a missing wheel costs seconds, not a part);
+#   1. check: the GPU check (tests/gpu/check.py) of one model of each family on
+#      CUDA (Transformer, NPMT, PCoNMT with fertility, phrase pooling, HAN),
+#      and DDP through the launcher with 1 and 2 ranks (2 ranks on one GPU
+#      share it over gloo) where time is left;
+#   2. ab_base: the data-path A/B (experiments/gpu_ab.py): Transformer base,
+#      25k-token batches, every variant, fairseq beside it where its wheels
+#      were carried, both in fresh processes within what is left of the limit;
+#   3. context: step 2 of the document models against the step-1 Transformer
 #      (benchmarks/context.py): K = 3, frozen context states, FLOPs per token;
-#   5. the same with train.length_buckets (the context padded to them too);
-#   6. (ab_big, not in the default STEPS: run on 2026-12-04) the A/B at the big
-#      preset (baseline and the trainer's own path).
-# The wheels in WHEELS (default .whl/, from make gpu-wheels) are installed into
-# /tmp/site first; WHEELS=none skips that (a Python that has them already).
-# STEPS (default: check ab_base ab_buckets context context_buckets) names the
-# parts to run.
+#   not in the default STEPS (run on 2026-12-04): ab_buckets and
+#   context_buckets (parts 2 and 3 with train.length_buckets) and ab_big (the
+#   A/B at the big preset).
+# The wheels in WHEELS (default .whl/, from make gpu-wheels GPU_SCIPY=: the
+# lent machines have scipy) are installed into /tmp/site first; WHEELS=none
+# skips that (a Python that has them already).
+# STEPS (default: imports check ab_base context) names the parts to run.
 set -u
 OUT=${1:?usage: bash experiments/gpu_session.sh OUT [cuda|cpu]}
 DEVICE=${2:-cuda}
@@ -36,7 +39,7 @@ if [ -d "$WHEELS" ]; then
 fi
 export PYTHONPATH=$PWD/src:$PWD${PYTHONPATH:+:$PYTHONPATH}
 
-STEPS=" ${STEPS:-check ab_base ab_buckets context context_buckets} "
+STEPS=" ${STEPS:-imports check ab_base context} "
 BUCKETS="8 16 24 32 40 48 56 64 80 96 112 128 160 192 224 256"
 step() {  # step NAME SECONDS COMMAND...: one part, its status and time in the log
   local name=$1 limit=$2 start=$SECONDS
@@ -44,18 +47,28 @@ step() {  # step NAME SECONDS COMMAND...: one part, its status and time in the l
   [[ $STEPS == *" $name "* ]] || return 0
   echo "== $name: $* (limit ${limit}s)" | tee -a "$LOG"
   timeout -s TERM -k 20 "$limit" "$@" >>"$LOG" 2>&1
-  echo "== $name: exit $? after $((SECONDS - start))s" | tee -a "$LOG"
+  local rc=$?
+  echo "== $name: exit $rc after $((SECONDS - start))s" | tee -a "$LOG"
+  return $rc
 }
 
 { date -u; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1
   $PY -c "import torch; print('torch', torch.__version__, torch.version.cuda)"
   git rev-parse --short HEAD 2>/dev/null; } >>"$LOG" 2>&1
 
+step imports 30 $PY -c "import phrasenmt.train, tests.gpu.check, experiments.gpu_ab, \
+benchmarks.speed, pydantic, jsonschema, stopwordsiso, tensorboardX, scipy.special" \
+  || { echo "== a part's import failed: nothing else runs" | tee -a "$LOG"; exit 1; }
 if [ "$DEVICE" = cuda ]; then
-  step check 140 $PY -m tests.gpu.check --out "$OUT/check" --work /tmp/gpu_check \
-    --archs transformer --timing off --fairseq off --budget-minutes 2.3
-  step ab_base 220 $PY -m experiments.gpu_ab --device cuda --out "$OUT/ab_base.json" \
-    --work /tmp/ab_base --rounds 12 --fairseq-warmup 150
+  # the check's own budget ends 20 s before its limit: it writes its summary
+  step check 150 $PY -m tests.gpu.check --out "$OUT/check" --work /tmp/gpu_check \
+    --archs transformer npmt pconmt_fert2 pr_mean han_dec --timing off \
+    --fairseq off --budget-minutes 2.1
+  # fairseq and ours in fresh processes start when the variants are done and
+  # get 110 s; the variants' time was not measured on its own: if the limit
+  # stops fairseq, the JSON still holds every variant
+  step ab_base 200 $PY -m experiments.gpu_ab --device cuda --out "$OUT/ab_base.json" \
+    --work /tmp/ab_base --rounds 12 --fairseq-warmup 150 --fairseq-seconds 110
   step ab_buckets 100 $PY -m experiments.gpu_ab --device cuda \
     --out "$OUT/ab_buckets.json" --work /tmp/ab_buckets --rounds 12 --fairseq off \
     --length-buckets $BUCKETS
