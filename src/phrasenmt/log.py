@@ -42,6 +42,19 @@ class _StderrHandler(logging.StreamHandler):
         """The current stderr."""
         return sys.stderr
 
+    def emit(self, record: logging.LogRecord) -> None:
+        """One line; while a progress bar is drawn, on a line of its own (the
+        bar is cleared first and drawn again below it), so that a log scanned
+        line by line finds `warning: ...` at a line's start."""
+        bars = sys.modules.get("tqdm")
+        if bars is not None and getattr(bars.tqdm, "_instances", None):
+            try:
+                bars.tqdm.write(self.format(record), file=sys.stderr)
+            except Exception:  # as StreamHandler.emit does
+                self.handleError(record)
+            return
+        super().emit(record)
+
 
 def _root() -> logging.Logger:
     """The `phrasenmt` logger with its one handler (added once)."""

@@ -429,6 +429,28 @@ def test_the_run_repeats_the_warnings_its_stages_logged(tmp_path):
     assert base.log_warnings(tmp_path / "missing", since) == []
 
 
+def test_a_warning_under_a_progress_bar_starts_its_own_line(tmp_path, monkeypatch):
+    """A training log holds the bar's redraws; a warning logged while the bar
+    is drawn must still start a line, or the end-of-run summary misses it."""
+    import sys
+
+    from tqdm import tqdm
+
+    from phrasenmt.log import get_logger
+    from phrasenmt.workflow import base
+
+    log = tmp_path / "train" / "run.log"
+    log.parent.mkdir()
+    with open(log, "w", encoding="utf-8") as fh:
+        monkeypatch.setattr(sys, "stderr", fh)
+        with tqdm(total=10, file=fh, mininterval=0) as bar:
+            bar.update(3)
+            bar.set_postfix_str("100 5.1 4.9")
+            get_logger("phrasenmt.training.trainer").warning("inside its warm-up")
+            bar.update(1)
+    assert base.log_warnings(tmp_path, 0) == [f"warning: inside its warm-up ({log})"]
+
+
 def test_japanese_is_cut_into_mecabs_words_and_joined_back(tmp_path):
     """Raw Japanese for SentencePiece: MeCab's words (sacreBLEU's ja-mecab
     words), counted as words by cleaning, and joined back after decoding."""

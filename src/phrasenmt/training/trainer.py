@@ -483,7 +483,7 @@ class Trainer:
                 f"train.max_minutes ({cfg.max_minutes:g}) allows about {projected:,} "
                 f"updates at this run's pace ({s.step:,} in {s.train_seconds:.0f} s), "
                 f"inside its warm-up of {cfg.warmup_steps:,} (train.warmup_steps): "
-                "it would stop before the learning rate peaks; raise max_minutes, "
+                "it stops before the learning rate peaks; raise max_minutes, "
                 "lower warmup_steps, or use train.schedule: time")
 
     def _stop_after(self, start: float) -> bool:
