@@ -50,7 +50,7 @@ class _StderrHandler(logging.StreamHandler):
         if bars is not None and getattr(bars.tqdm, "_instances", None):
             try:
                 bars.tqdm.write(self.format(record), file=sys.stderr)
-            except Exception:  # as StreamHandler.emit does
+            except Exception:  # noqa: BLE001 (as StreamHandler.emit does)
                 self.handleError(record)
             return
         super().emit(record)

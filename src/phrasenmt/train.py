@@ -7,7 +7,8 @@ checkpoint that passes its checksum). Writes DIR/metrics.tsv (and its values as
 TensorBoard events, DIR/events.out.tfevents.*), DIR/checkpoints/, DIR/config.yaml
 and, last, DIR/summary.json. One training at a time per DIR: a
 second one fails at once naming the first one's pid (DIR/.training.lock). SIGTERM or SIGUSR1 (preemption,
-time limit) saves a checkpoint and exits with status 75; a NaN/inf loss exits 1
+time limit) or Ctrl-C saves a checkpoint and exits with status 75 (a second
+Ctrl-C stops at once); a NaN/inf loss exits 1
 with one line giving the step. For N GPUs run it under
 `torchrun --standalone --nproc-per-node N -m phrasenmt.train ...`.
 

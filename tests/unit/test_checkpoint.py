@@ -163,6 +163,63 @@ def test_killed_process_resumes_to_the_same_weights(tmp_path, sig):
     assert json.loads((killed / "summary.json").read_text())["steps"] == 20
 
 
+def test_a_stop_off_the_interval_leaves_the_kept_checkpoints_and_rows_alone(
+        tmp_path, monkeypatch):
+    """Ctrl-C at step 7 (checkpoints every 3, metrics rows every 4): the
+    checkpoint it saves is only for resuming, so the resumed run keeps (and
+    would average) what an uninterrupted one keeps, and its row at step 8
+    averages steps 5-8 as that run's does."""
+    from phrasenmt.training import trainer as trainer_module
+    from phrasenmt.training.stopping import Preempted
+
+    paths = data(tmp_path)
+    train = {"save_interval": 3, "keep_last": 2, "log_interval": 4,
+             "valid_interval": 6}
+    run(paths, tmp_path / "full", 12, **train)
+    stopped: list[Trainer] = []
+
+    class CtrlCAtStep7:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+        @property
+        def received(self):
+            return "SIGINT" if stopped[0].state.step == 7 else None
+
+    monkeypatch.setattr(trainer_module, "SignalFlag", CtrlCAtStep7)
+    spec = resolve_spec({"model": TINY, "train": {
+        "max_steps": 12, "max_tokens": 120, "update_tokens": 100, **train}})
+    stopped.append(Trainer(spec, paths, tmp_path / "parts", seed=7, device="cpu",
+                           progress_bar=False))
+    with pytest.raises(Preempted, match="SIGINT at step 7"):
+        stopped[0].run()
+    monkeypatch.undo()
+    run(paths, tmp_path / "parts", 12, **train)
+    names = [sorted(p.name for p in (tmp_path / r / "checkpoints").glob("*.pt"))
+             for r in ("full", "parts")]
+    assert names[0] == names[1] == ["checkpoint_12.pt", "checkpoint_9.pt"]
+
+    def rows(run_dir: str) -> list[list[str]]:  # step, loss, nll, dev (not times)
+        lines = (tmp_path / run_dir / "metrics.tsv").read_text().splitlines()[1:]
+        return [[r.split("\t")[i] for i in (0, 1, 2, 5)] for r in lines]
+
+    assert rows("parts") == rows("full") and [r[0] for r in rows("full")] == [
+        "4", "6", "8", "12"]
+
+
+def test_a_second_ctrl_c_interrupts_at_once():
+    from phrasenmt.training.stopping import SignalFlag
+
+    with SignalFlag() as flag:
+        signal.raise_signal(signal.SIGINT)
+        assert flag.received == "SIGINT"
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGINT)
+
+
 def test_keep_last_and_latest_pointer(tmp_path):
     paths = data(tmp_path)
     run(paths, tmp_path / "r", 9, keep_last=2, average_last=2)

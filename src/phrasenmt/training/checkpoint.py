@@ -178,14 +178,27 @@ def load_latest_good(ckpt_dir: str | os.PathLike
 
 
 def save_checkpoint(payload: dict[str, Any], ckpt_dir: str | os.PathLike,
-                    step: int, keep_last: int) -> Path:
-    """Write checkpoint_{step}.pt, point `latest` at it, keep the last K files."""
+                    step: int, keep_last: int, save_interval: int | None = None
+                    ) -> Path:
+    """Write checkpoint_{step}.pt, point `latest` at it, keep the last K files.
+
+    With `save_interval`, a checkpoint off the interval that is older than this
+    one goes first: it was written when a signal stopped the run, only to
+    resume from, and an uninterrupted run has no such file, so keeping it
+    would make the kept (and averaged) checkpoints depend on the interruption.
+    The last checkpoint of a run is kept whatever its step."""
     ckpt_dir = Path(ckpt_dir)
     path = ckpt_dir / f"checkpoint_{step}.pt"
     save_file(payload, path)
     with atomic_open(ckpt_dir / "latest") as fh:
         fh.write(path.name + "\n")
-    for _, old in list_checkpoints(ckpt_dir)[:-keep_last]:
+    found = list_checkpoints(ckpt_dir)
+    if save_interval:
+        stale = [(s, p) for s, p in found if s < step and s % save_interval]
+        found = [c for c in found if c not in stale]
+    else:
+        stale = []
+    for _, old in stale + found[:-keep_last]:
         old.unlink(missing_ok=True)
         checksum_path(old).unlink(missing_ok=True)
     return path

@@ -4,7 +4,8 @@ SLURM sends SIGTERM when it preempts or cancels a job (and SIGUSR1 before the
 time limit when asked with `--signal=USR1@SECONDS`). `SignalFlag` records the
 signal; the trainer finishes the update in progress, saves a checkpoint and
 raises `Preempted`, which `phrasenmt.train` turns into exit status
-`PREEMPTED_EXIT` (75, EX_TEMPFAIL: try again). Rerunning resumes.
+`PREEMPTED_EXIT` (75, EX_TEMPFAIL: try again). Rerunning resumes. Ctrl-C
+(SIGINT) during training does the same; a second Ctrl-C interrupts at once.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from phrasenmt.io import InputError
 
 PREEMPTED_EXIT = 75
 SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
+TRAINING_SIGNALS = (*SIGNALS, signal.SIGINT)  # Ctrl-C: save, then stop
 
 
 class Preempted(Exception):
@@ -33,17 +35,21 @@ class NonFiniteLoss(InputError):
 
 
 class SignalFlag:
-    """Installs handlers for SIGTERM/SIGUSR1 that only record the signal."""
+    """Installs handlers for SIGTERM/SIGUSR1/SIGINT that only record the
+    signal; a second SIGINT raises KeyboardInterrupt (a user who presses
+    Ctrl-C twice does not want to wait for the update to finish)."""
 
     def __init__(self) -> None:
         self.received: str | None = None
         self._previous: dict[int, object] = {}
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if signum == signal.SIGINT and self.received == "SIGINT":
+            raise KeyboardInterrupt
         self.received = signal.Signals(signum).name
 
     def __enter__(self) -> Self:
-        for sig in SIGNALS:
+        for sig in TRAINING_SIGNALS:
             self._previous[sig] = signal.signal(sig, self._handle)
         return self
 

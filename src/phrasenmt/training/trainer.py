@@ -4,8 +4,9 @@ A run lives in one folder: `checkpoints/` (checkpoint_{step}.pt + `latest`),
 `metrics.tsv` (its rows' values also in a TensorBoard event file per start:
 `events`), and at the end `config.yaml` and, last, `summary.json`.
 Restarting the same command continues from the latest good checkpoint; on CPU
-the result equals an uninterrupted run bit for bit. SIGTERM/SIGUSR1 save a
-checkpoint and stop (`stopping.Preempted`); a NaN/inf loss stops before that
+the result equals an uninterrupted run bit for bit, kept checkpoints and
+metrics rows included. SIGTERM/SIGUSR1/SIGINT save a checkpoint and stop
+(`stopping.Preempted`); a NaN/inf loss stops before that
 update touches the weights. Under torchrun the ranks share each update's
 batches (`distributed`); only rank 0 writes files. Forward passes run in the
 `precision` (bf16 autocast or fp32); weights, optimizer state and losses stay
@@ -25,7 +26,7 @@ import shutil
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,10 @@ class Progress:
     best_dev_loss: float | None = None  # lowest dev NLL per target token
     plateau_ref: float | None = None  # dev NLL of the last evaluation that gained min_delta
     stale_validations: int = 0  # evaluations since then (train.patience stops at it)
+    # sums since the last metrics row (loss, nll, tokens, seconds): saved, so
+    # that a resumed run's next row averages what an uninterrupted run's does
+    window: dict[str, float] = field(default_factory=lambda: dict.fromkeys(
+        ("loss", "nll", "tokens", "seconds"), 0.0))
 
 
 def resolve_device(name: str) -> torch.device:
@@ -372,9 +377,10 @@ class Trainer:
             run_spec=self.run_spec, optimizer=self.optimizer.state_dict(),
             scheduler=self.scheduler.state_dict(),
             data_state=self.iterator.state_dict(),
-            progress=vars(self.state).copy(), rng=rng_state())
+            progress={**vars(self.state), "window": dict(self.state.window)},
+            rng=rng_state())
         return ckpt.save_checkpoint(payload, self.ckpt_dir, self.state.step,
-                                    self.cfg.keep_last)
+                                    self.cfg.keep_last, self.cfg.save_interval)
 
     def _open_metrics(self) -> Any:
         """metrics.tsv for appending, without rows past the resumed step."""
@@ -517,7 +523,7 @@ class Trainer:
         if self.dist.is_main:
             (self.outdir / "summary.json").unlink(missing_ok=True)
             remove_stale_temps(self.outdir, self.ckpt_dir)  # left by a kill
-        window = {"loss": 0.0, "nll": 0.0, "tokens": 0.0, "seconds": 0.0}
+        window = self.state.window
         bar = tqdm(total=self.cfg.max_steps, initial=self.state.step, file=sys.stderr,
                    disable=not (self.progress_bar and self.dist.is_main
                                 and shows_progress()),  # --quiet hides it
