@@ -36,7 +36,7 @@ import contextlib
 import json
 import math
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -266,13 +266,18 @@ def score_parser() -> argparse.ArgumentParser:
     return p
 
 
-def load(args: argparse.Namespace) -> tuple[nn.Module, Vocabulary, Vocabulary,
-                                              contextlib.AbstractContextManager]:
-    """The model, its vocabularies and the autocast context of --precision."""
+def load(args: argparse.Namespace,
+         check: Callable[[dict[str, Any]], None] | None = None
+         ) -> tuple[nn.Module, Vocabulary, Vocabulary,
+                    contextlib.AbstractContextManager]:
+    """The model, its vocabularies and the autocast context of --precision;
+    `check` sees the model file's payload first (e.g. that it is the run's)."""
     if args.threads:
         torch.set_num_threads(args.threads)
     device = resolve_device(args.device)
-    model, src_vocab, tgt_vocab, _ = load_model(args.checkpoint, device)
+    model, src_vocab, tgt_vocab, payload = load_model(args.checkpoint, device)
+    if check is not None:
+        check(payload)
     precision = prec.resolve(args.precision, device,
                              width=prec.model_width(getattr(model, "cfg", None)))
     return model, src_vocab, tgt_vocab, prec.autocast(precision, device)

@@ -160,6 +160,29 @@ class Run:
                     f"but {theirs!r} in {_relative(saved)}: give the --configfile "
                     "the run was made with", "--configfile")
 
+    def check_model_file(self, payload: dict, path: Path) -> None:
+        """The model file is this run's: its spec (arch, preset, model) is the
+        run's config.yaml's. A file copied in from another run would otherwise
+        translate with another model, or from another language."""
+        saved = self.folder / "config.yaml"
+        spec = payload.get("spec")
+        if not saved.is_file() or not isinstance(spec, dict):
+            return
+        import yaml
+
+        run = yaml.safe_load(saved.read_text(encoding="utf-8")) or {}
+        for key in ("arch", "preset", "model"):
+            ours, theirs = spec.get(key), run.get(key)
+            if ours is None or theirs is None or ours == theirs:
+                continue
+            if isinstance(ours, dict) and isinstance(theirs, dict):
+                key = next(f"model.{k}" for k in sorted({*ours, *theirs})
+                           if ours.get(k) != theirs.get(k))
+                ours, theirs = (d.get(key.split(".", 1)[1]) for d in (ours, theirs))
+            raise InputError(f"was not trained by this run: its {key} is {ours!r}, "
+                             f"{_relative(saved)} says {theirs!r} (a model file "
+                             "copied from another run?)", path)
+
     def checkpoint(self) -> Path:
         """The model file the workflow decodes for this run."""
         arch = self.config["models"][self.model]["arch"]
@@ -310,7 +333,8 @@ def translate_text(args: argparse.Namespace) -> list[str]:
     options = decode_options(run, args, label)
     lines = run.subwords(run.tokenize(read_input(args.input)))
     side = run.side_inputs(lines)
-    loaded = translate.load(options)
+    loaded = translate.load(options, lambda payload: run.check_model_file(
+        payload, options.checkpoint))
     reads = set(getattr(loaded[0], "side_inputs", ()))
     if reads != set(side):
         raise InputError(f"the model reads side inputs {sorted(reads)}, but the "

@@ -343,3 +343,21 @@ def test_a_config_whose_entry_differs_from_the_run_s_own_is_refused(results: Pat
     assert stop.value.code == 1
     assert err.startswith("error: --configfile: models.transformer.model.dropout is 0.25 "
                           "in the config"), err
+
+
+def test_a_model_file_from_another_run_is_refused(results: Path, tmp_path: Path,
+                                                  capsys):
+    """averaged.pt copied in from another run (another arch here): refused, not
+    translated with that model."""
+    copy = tmp_path / "results" / "synthetic_en_de"
+    shutil.copytree(results, copy)
+    run = copy / "models" / "transformer" / "seed1"
+    shutil.copy(copy / "models" / "ctx_transformer" / "seed1" / "averaged.pt",
+                run / "averaged.pt")
+    (tmp_path / "in.txt").write_text("w1 w2 .\n")
+    with pytest.raises(SystemExit) as stop:
+        run_cli(main, ["--run", str(run), "--input", str(tmp_path / "in.txt")])
+    err = capsys.readouterr().err.strip()
+    assert stop.value.code == 1
+    assert err.startswith(f"error: {run / 'averaged.pt'}: was not trained by this run: "
+                          "its arch is 'ctx_transformer'"), err
