@@ -255,8 +255,7 @@ clean-results:
 # sacrebleu, and fairseq-fixed (the one fairseq with a Python 3.12 wheel) with
 # what it imports, for CPython $(GPU_PYTHON) on manylinux x86_64, into .whl/
 # (58 MB: scipy 35, fairseq 21; FAIRSEQ= leaves fairseq out, and the check then
-# reports it unavailable; GPU_SCIPY= leaves scipy out, for a node that has it,
-# as the lent GPU machines do: their uploads are limited to 64 MiB).
+# reports it unavailable; GPU_SCIPY= leaves scipy out, for a node that has it).
 GPU_PYTHON ?= 3.12
 GPU_WHEELS := pydantic==2.14.4 pydantic-core==2.50.5 annotated-types==0.8.0 \
 	typing-inspection==0.4.5 typing-extensions==4.16.0 tqdm==4.70.1 jsonschema==4.26.0 jsonschema-specifications==2025.9.1 \

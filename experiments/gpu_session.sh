@@ -20,8 +20,8 @@
 #   not in the default STEPS (run on 2026-12-04): ab_buckets and
 #   context_buckets (parts 2 and 3 with train.length_buckets) and ab_big (the
 #   A/B at the big preset).
-# The wheels in WHEELS (default .whl/, from make gpu-wheels GPU_SCIPY=: the
-# lent machines have scipy) are installed into /tmp/site first; WHEELS=none
+# The wheels in WHEELS (default .whl/, from make gpu-wheels; GPU_SCIPY= for a
+# machine that has scipy) are installed into /tmp/site first; WHEELS=none
 # skips that (a Python that has them already).
 # STEPS (default: imports check ab_base context) names the parts to run.
 set -u

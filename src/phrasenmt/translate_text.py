@@ -18,6 +18,11 @@ was made with laid over it, as Snakemake reads them:
   4. detokenize: Moses, in the target language (phrasenmt.data.detokenize);
      with bpe.backend sentencepiece on raw text, its decoding.
 
+Before any of it, the run must be what the config says: the model's entry and
+the model file's spec are the run's config.yaml's, and the dataset's text
+settings turn the first dev source lines into what the workflow wrote
+(data/dev.SRC, bpe/dev.bpe.SRC); else one line says which differs.
+
 One input line is one sentence; empty lines are refused. A document-level
 model needs --docs FILE: one document id per input line, the lines of a
 document consecutive (the pipeline's .docs files). A model that reads parsed
@@ -251,6 +256,55 @@ class Run:
         return [seg.line(line) for line in tokens]
 
 
+    def check_text_settings(self, lines: int = 200) -> None:
+        """The config's text settings are the ones that made the dataset's
+        files: the first dev source lines, tokenized (`tokenize`, `lowercase`)
+        and segmented (the BPE codes, `bpe.vocab_threshold`, the SentencePiece
+        model) here, are what the workflow wrote. Another experiment's dataset
+        keys, or a codes file changed since, would otherwise translate the text
+        into pieces the model was not trained on, silently."""
+        folder = self.data_dir
+        steps = [("tokenized", folder / "raw", folder / "data", self.tokenize,
+                  f"datasets.{self.dataset}.tokenize or .lowercase")]
+        if self.family in SUBWORD_FAMILIES:
+            steps.append(("segmented", folder / "data", folder / "bpe", self.subwords,
+                          (f"datasets.{self.dataset}.bpe, or a changed "
+                          f"{_relative(folder / 'bpe')} model file")))
+        for done, before_dir, after_dir, step, keys in steps:
+            before = before_dir / f"dev.{self.src}"
+            after = after_dir / (f"dev.bpe.{self.src}" if after_dir.name == "bpe"
+                                 else f"dev.{self.src}")
+            if not (before.is_file() and after.is_file()):
+                continue
+            source, made = read_lines(before)[:lines], read_lines(after)[:lines]
+            if len(source) != len(made):  # lines dropped there: not comparable
+                continue
+            for n, (ours, theirs) in enumerate(zip(step(source), made, strict=True),
+                                               start=1):
+                if ours != theirs:
+                    ours, theirs = _where_they_differ(ours, theirs)
+                    raise InputError(
+                        f"the config's text settings do not make the run's files: "
+                        f"line {n} of {_relative(before)} {done} here is "
+                        f"{ours!r}, but {theirs!r} in {_relative(after)} "
+                        f"({keys}): give the --configfile the run was made with",
+                        "--configfile")
+
+
+def _where_they_differ(a: str, b: str, width: int = 40) -> tuple[str, str]:
+    """The two lines from a little before their first difference ('...' where
+    cut)."""
+    first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y),
+                 min(len(a), len(b)))
+    start = max(0, first - 10)
+
+    def cut(text: str) -> str:
+        part = text[start:start + width]
+        return ("..." if start else "") + part + ("..." if len(text) > start + width
+                                                  else "")
+    return cut(a), cut(b)
+
+
 def workflow_config(configfiles: list[Path]) -> dict:
     """config.yaml of the working folder with `configfiles` laid over it, as
     Snakemake merges them, checked and completed as the workflow's start-up does."""
@@ -331,6 +385,7 @@ def translate_text(args: argparse.Namespace) -> list[str]:
     run = Run(args.run, args.configfile)
     label = STDIN if args.input == "-" else args.input
     options = decode_options(run, args, label)
+    run.check_text_settings()
     lines = run.subwords(run.tokenize(read_input(args.input)))
     side = run.side_inputs(lines)
     loaded = translate.load(options, lambda payload: run.check_model_file(

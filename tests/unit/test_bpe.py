@@ -148,3 +148,12 @@ def test_an_empty_text_or_vocabulary_is_an_error(learned, command: str):
         bpe.main(argv)
     assert str(err.value).startswith(f"{empty}: the file is empty")
     assert not (learned / "o").exists()
+
+
+def test_a_threshold_above_every_count_splits_words_into_characters():
+    """No subword reaches the vocabulary threshold: subword-nmt would take the
+    empty vocabulary for none and apply the codes unchecked."""
+    codes = bpe.learn_codes(bpe.word_counts(["hello world hello"] * 5), 10)
+    assert bpe.Segmenter(codes).line("hello world") == "hello world"
+    assert bpe.Segmenter(codes, set()).line("hello world") == (
+        "h@@ e@@ l@@ l@@ o w@@ o@@ r@@ l@@ d")

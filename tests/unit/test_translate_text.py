@@ -361,3 +361,37 @@ def test_a_model_file_from_another_run_is_refused(results: Path, tmp_path: Path,
     assert stop.value.code == 1
     assert err.startswith(f"error: {run / 'averaged.pt'}: was not trained by this run: "
                           "its arch is 'ctx_transformer'"), err
+
+
+def test_text_settings_that_did_not_make_the_run_s_files_are_refused(
+        results: Path, tmp_path: Path, capsys):
+    """Another experiment's dataset keys (a vocabulary threshold here), or a
+    codes file cut since: the dev source, segmented here, is not what the
+    workflow wrote, so the model would read pieces it was not trained on."""
+    copy = tmp_path / "results" / "synthetic_en_de"
+    shutil.copytree(results, copy)
+    (copy / "data").mkdir()
+    segmented = (copy / "bpe" / "dev.bpe.en").read_text()
+    (copy / "data" / "dev.en").write_text(segmented.replace("@@ ", ""))
+    run = copy / "models" / "transformer" / "seed1"
+    (tmp_path / "in.txt").write_text("w1 w2 .\n")
+    argv = ["--run", str(run), "--input", str(tmp_path / "in.txt"),
+            "--output", str(tmp_path / "out.txt")]
+    with pytest.raises(SystemExit) as stop:  # the run's own settings: the same pieces
+        run_cli(main, argv)
+    assert (stop.value.code, capsys.readouterr().err) == (0, "")
+    other = tmp_path / "other.yaml"
+    other.write_text("datasets:\n  synthetic_en_de:\n    bpe: {vocab_threshold: 1000}\n")
+    codes = copy / "bpe" / "codes"
+    cut = codes.read_text().splitlines()[:5]
+    for extra, damage in ((["--configfile", str(other)], None),
+                          ([], "\n".join(cut) + "\n")):
+        if damage is not None:
+            codes.write_text(damage)
+        with pytest.raises(SystemExit) as stop:
+            run_cli(main, [*argv, *extra])
+        err = capsys.readouterr().err.strip()
+        assert stop.value.code == 1
+        assert err.startswith("error: --configfile: the config's text settings do not "
+                              "make the run's files: line 1 of "), err
+        assert "(datasets.synthetic_en_de.bpe, or a changed" in err

@@ -59,6 +59,10 @@ class Segmenter:
 
     def __init__(self, codes: str, vocab: set[str] | None = None,
                  where: str | os.PathLike = "codes"):
+        if vocab is not None and not vocab:
+            # no subword reaches the threshold: every word goes back to its
+            # characters; subword-nmt takes an empty vocabulary for none at all
+            vocab = {""}
         try:  # subword-nmt exits (or raises) on codes it cannot read
             self.bpe = apply_bpe.BPE(io.StringIO(codes), separator=SEPARATOR,
                                      vocab=vocab)
