@@ -33,8 +33,12 @@ from phrasenmt.report.tables import get_key, load_summary
 from phrasenmt.text.pronouns import PRONOUNS, has_pronoun_list
 
 SPEED_KEY = "tokens_per_second"  # summary.json: target tokens / training seconds
-# metrics of translation quality: both models must have learned (baseline_guard)
-GUARDED = ("bleu", "bleu_subset", "agreement", "pronouns", "contrastive")
+# metrics of translation quality: both models must have learned (baseline_guard);
+# CXMI too: the context of a model that did not learn to translate tells nothing
+GUARDED = ("bleu", "bleu_subset", "agreement", "pronouns", "contrastive", "cxmi")
+# dataset files a metric is scored on (key in Evidence.files, what it is)
+METRIC_DATA = {"contrastive": ("contrastive", "contrastive items"),
+               "agreement": ("lingeval", "Lingeval97 items")}
 ONE_SEED = "one seed: indicative, no verdict"
 DECISIVE = ("reproduced", "not reproduced")  # verdicts that rest on a test
 
@@ -423,6 +427,8 @@ def check(claim: dict, ev: Evidence, alpha: float) -> dict[str, Any]:
     for model in (claim["system"], claim["baseline"]):
         if model not in ev.models:
             raise NotTested(f"model {model} is not configured for {ev.dataset}")
+    if claim["metric"] in METRIC_DATA:  # the data's absence is the first reason
+        need_file(ev, *METRIC_DATA[claim["metric"]])
     check_learned(claim, ev)
     result = with_tost(claim, CHECKS[claim["metric"]](claim, ev))
     outcome = verdict(claim, result, alpha)

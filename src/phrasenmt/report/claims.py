@@ -26,8 +26,8 @@ shows the p-value its verdict rests on, its Holm-adjusted value, and the
 verdict with the adjusted value ("inconclusive after Holm" where a verdict
 does not survive the correction), and the system-vs-baseline interval at the
 level of its row's Holm step (``Δ [Holm CI]``).
-A quality claim (BLEU, agreement, pronouns) is "not tested: the baseline did
-not learn" (or "...: <system> did not learn") when a seed of either model
+A quality claim (BLEU, agreement, pronouns, contrastive) or a CXMI claim is
+"not tested: the baseline did not learn" (or "...: <system> did not learn") when a seed of either model
 translates no better than its own outputs paired with random test sentences,
 or repeats one output line (phrasenmt.report.baseline_guard).
 A document-level claim names its random-context control (`control:`, the
@@ -345,7 +345,8 @@ def legend(ev: Evidence, alpha: float, trials: int) -> list[str]:
             "papers: tokenized). Source: paper_table / paper_text (the paper), slides "
             "(survey slides, not the paper), derived (a test the source does not "
             "report). "
-            "A model did not learn (its quality rows are not tested) if a seed's "
+            "A model did not learn (its quality and CXMI rows are not tested) if "
+            "a seed's "
             f"BLEU is less than {ev.guard.min_bleu_gain:g} above its outputs "
             "paired with random test sentences, or one output line is more than "
             f"{100 * ev.guard.max_output_share:g} points of the test set more "
