@@ -87,3 +87,31 @@ def test_collate_counts_each_side_input_on_the_host():
 def test_empty_iterator_is_rejected():
     with pytest.raises(ValueError):
         BatchIterator([], seed=0)
+
+
+def test_packed_document_context_equals_padding_each_sentence():
+    """DocContext.batch gathers every slot at once from packed sentences: the
+    same (B, K, Lc) ids and line index as pad_context of the id lists, with
+    missing slots, empty-context flags and length buckets."""
+    from phrasenmt.nn.batching import pad_context
+    from phrasenmt.training.data import DocContext
+
+    rng = random.Random(0)
+    for _ in range(200):
+        n, size = rng.randint(1, 40), rng.randint(1, 4)
+        sides = ["src"] if rng.random() < 0.5 else ["src", "tgt"]
+        sentences = {side: [[rng.randint(4, 50) for _ in range(rng.randint(0, 12))]
+                            for _ in range(n)] for side in sides}
+        indices = [sorted(rng.sample(range(n), rng.randint(0, min(size, n))))
+                   for _ in range(n)]
+        context = DocContext(size, sentences, indices, with_index=True)
+        pairs = [rng.randrange(n) for _ in range(rng.randint(1, 10))]
+        empty = [rng.random() < 0.3 for _ in range(n)] if rng.random() < 0.5 else None
+        buckets = [4, 8, 16] if rng.random() < 0.5 else ()
+        got = context.batch(pairs, empty, buckets)
+        rows = [[] if empty is not None and empty[i] else indices[i] for i in pairs]
+        for side, lines in sentences.items():
+            want = pad_context([[lines[j] for j in row] for row in rows], size, buckets)
+            assert torch.equal(got[side], want)
+        assert torch.equal(got["index"], torch.tensor(
+            [[-1] * (size - len(row)) + row for row in rows], dtype=torch.long))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -16,9 +17,9 @@ from torch import Tensor
 from phrasenmt.data.documents import context_indices, read_docs
 from phrasenmt.io import InputError, read_lines, read_parallel
 from phrasenmt.log import get_logger
-from phrasenmt.nn.batching import pad_context
+from phrasenmt.nn.batching import PackedSequences, bucket_width
 from phrasenmt.text.subwords import check_whole_words
-from phrasenmt.text.vocab import Vocabulary
+from phrasenmt.text.vocab import EOS, PAD, Vocabulary
 
 _log = get_logger(__name__)
 
@@ -63,14 +64,40 @@ class DocContext:
         to its bucket's width (`train.length_buckets`); a pair whose `empty`
         flag (indexed by pair) is set reads an empty context, as a document's
         first sentence does."""
-        rows = [[] if empty is not None and empty[i] else self.indices[i]
-                for i in pairs]
-        out = {side: pad_context([[lines[j] for j in row] for row in rows],
-                                 self.size, buckets)
-               for side, lines in self.sentences.items()}
+        slots = self._slots[np.asarray(pairs, np.int64)]  # a copy
+        if empty is not None:
+            slots[np.asarray([bool(empty[i]) for i in pairs], bool)] = -1
+        flat = slots.reshape(-1)
+        present = flat >= 0
+        out = {}
+        for side, packed in self._packed.items():
+            rows = np.where(present, flat, len(packed) - 1)  # the empty sentence
+            longest = int((packed.lengths[rows] + 1)[present].max(initial=0))
+            width = bucket_width(max(longest, 1), buckets)
+            ids = packed.pad(rows, PAD, width, last=EOS)  # one gather per side
+            ids[torch.from_numpy(~present)] = PAD  # slots without a sentence
+            out[side] = ids.view(len(slots), self.size, width)
         if self.with_index:
-            out["index"] = torch.tensor([[-1] * (self.size - len(row)) + row
-                                         for row in rows], dtype=torch.long)
+            out["index"] = torch.from_numpy(slots)
+        return out
+
+    @functools.cached_property
+    def _packed(self) -> dict[str, PackedSequences]:
+        """Each side's sentences packed (one flat id array and offsets), and
+        after them an empty one that the slots without a sentence read."""
+        return {side: PackedSequences([*lines, []])
+                for side, lines in self.sentences.items()}
+
+    @functools.cached_property
+    def _slots(self) -> np.ndarray:
+        """(pairs, K) line of each context slot, oldest first and right-aligned
+        (slot K-1 the previous sentence), -1 where there is none."""
+        out = np.full((len(self.indices), self.size), -1, np.int64)
+        for i, row in enumerate(self.indices):
+            if len(row) > self.size:
+                raise ValueError(f"more than {self.size} context sentences in a row")
+            if row:
+                out[i, self.size - len(row):] = row
         return out
 
     def needed(self, pairs: Iterable[int] | None = None) -> list[int]:
