@@ -554,3 +554,43 @@ def test_a_khmer_reference_loses_its_zero_width_spaces(tmp_path):
     assert clean.main(args) == 0
     assert read_lines(tmp_path / "out.km") == ["សូម ទោស អ្នក អស់ ពេល ហើយ !"]
     assert read_lines(tmp_path / "ref.km") == ["សូមទោស អ្នកអស់ពេលហើយ !"]
+
+
+def _cut_model(tmp_path: Path, keep_spec: bool) -> Path:
+    """A trained model cut after half its pieces, as a file cut short at a piece
+    boundary (the trainer and normalizer specs come after the pieces), or with
+    its specs kept and half the pieces gone."""
+    from sentencepiece import sentencepiece_model_pb2
+
+    words_ = ["alpha beta gamma", "delta epsilon zeta", "eta theta iota"] * 20
+    proto = sentencepiece_model_pb2.ModelProto()
+    proto.ParseFromString(spm.train(words_, "bpe", 40, 1))
+    del proto.pieces[len(proto.pieces) // 2:]
+    if not keep_spec:
+        proto.ClearField("trainer_spec")
+        proto.ClearField("normalizer_spec")
+    path = tmp_path / "cut.model"
+    path.write_bytes(proto.SerializeToString())
+    return path
+
+
+def test_a_model_cut_short_is_refused(tmp_path):
+    import sentencepiece
+
+    path = _cut_model(tmp_path, keep_spec=False)
+    assert sentencepiece.SentencePieceProcessor(model_file=str(path)).GetPieceSize()
+    with pytest.raises(InputError, match="looks truncated: it has 20 pieces and no "
+                                         "trainer spec"):
+        spm.load(path)
+
+
+def test_a_model_with_fewer_pieces_than_its_vocab_size_is_refused(tmp_path):
+    with pytest.raises(InputError, match="looks truncated: it has 20 pieces, but its "
+                                         "trainer spec says vocab_size 40"):
+        spm.load(_cut_model(tmp_path, keep_spec=True))
+
+
+def test_a_whole_model_loads(tmp_path):
+    path = tmp_path / "whole.model"
+    path.write_bytes(spm.train(["alpha beta gamma", "delta epsilon"] * 20, "bpe", 30, 1))
+    assert spm.load(path).GetPieceSize() == 30

@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import sentencepiece
+from google.protobuf.message import DecodeError
+from sentencepiece import sentencepiece_model_pb2
 
 from phrasenmt.io import InputError
 
@@ -84,7 +86,29 @@ def load(path: str | os.PathLike) -> sentencepiece.SentencePieceProcessor:
         raise InputError("not a SentencePiece model file", path) from None
     if sp.GetPieceSize() == 0:
         raise InputError("not a SentencePiece model file (no pieces)", path)
+    check_whole(data, path)
     return sp
+
+
+def check_whole(data: bytes, path: str | os.PathLike) -> None:
+    """Refuse a model cut short. Its pieces come first in the file and the
+    trainer and normalizer specs after them, so a file cut at a piece boundary
+    still loads, with fewer pieces and the default normalization: it would
+    segment differently without a word."""
+    proto = sentencepiece_model_pb2.ModelProto()
+    try:
+        proto.ParseFromString(data)
+    except DecodeError:
+        raise InputError("not a SentencePiece model file", path) from None
+    if not proto.HasField("trainer_spec"):
+        raise InputError("the SentencePiece model looks truncated: it has "
+                         f"{len(proto.pieces)} pieces and no trainer spec (the "
+                         "file was cut short?); learn it again", path)
+    if len(proto.pieces) != proto.trainer_spec.vocab_size:
+        raise InputError("the SentencePiece model looks truncated: it has "
+                         f"{len(proto.pieces)} pieces, but its trainer spec says "
+                         f"vocab_size {proto.trainer_spec.vocab_size} (the file "
+                         "was cut short?); learn it again", path)
 
 
 def to_subwords(pieces: list[str]) -> list[str]:
