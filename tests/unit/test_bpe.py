@@ -157,3 +157,14 @@ def test_a_threshold_above_every_count_splits_words_into_characters():
     assert bpe.Segmenter(codes).line("hello world") == "hello world"
     assert bpe.Segmenter(codes, set()).line("hello world") == (
         "h@@ e@@ l@@ l@@ o w@@ o@@ r@@ l@@ d")
+
+
+def test_codes_without_the_version_line_are_refused(learned):
+    lines = read_lines(learned / "codes")
+    (learned / "nohdr").write_text("\n".join(lines[1:]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        bpe.main(["apply", "--codes", str(learned / "nohdr"), "--in",
+                  str(learned / "tr.src"), "--out", str(learned / "o_nohdr")])
+    assert str(err.value).startswith(
+        f"{learned / 'nohdr'}:1: expected '#version: 0.2' as the first line")
+    assert not (learned / "o_nohdr").exists()

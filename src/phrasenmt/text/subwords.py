@@ -105,6 +105,11 @@ def read_vocabulary(path: Path, threshold: int | None) -> set[str]:
 def read_codes(path: Path) -> str:
     """Read and check a BPE codes file: a '#version: X.Y' line, then merges."""
     lines = read_lines(path)
+    if lines and not lines[0].startswith("#version"):
+        raise InputError("expected '#version: 0.2' as the first line, the header "
+                         "bpe learn writes (without it subword-nmt applies the "
+                         "merges with its version 0.1 end-of-word rule: a codes "
+                         "file cut or edited?)", path, 1)
     for n, line in enumerate(lines, start=1):
         if n == 1 and line.startswith("#version"):
             if not _VERSION.fullmatch(line):
