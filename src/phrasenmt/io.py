@@ -196,18 +196,43 @@ def read_json(path: str | os.PathLike) -> Any:
     return parse_json(read_text(path), path)
 
 
+def _ends_with_newline(path: Path) -> bool:
+    """Whether a file's last byte is a line feed."""
+    with open(path, "rb") as fh:
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) == b"\n"
+
+
+def read_table_lines(path: str | os.PathLike) -> list[str]:
+    """The lines of a table a stage wrote (TSV, CSV), as `read_lines`; a last line
+    without its newline raises. Every writer ends each row with one, so such a
+    file was cut inside its last row, which a parser would take for a whole row
+    (a score `0.17` read as `0.`, a missing cell as NaN)."""
+    lines = read_lines(path)
+    if lines and not _ends_with_newline(Path(path)):
+        raise InputError("the last line has no newline: the file was cut short?",
+                         path, len(lines))
+    return lines
+
+
+def read_table_text(path: str | os.PathLike) -> str:
+    """A whole table file as text, checked by `read_table_lines`."""
+    return "".join(line + "\n" for line in read_table_lines(path))
+
+
 def read_tsv(path: str | os.PathLike, columns: Sequence[str] = (),
              **read_csv_args) -> Any:
     """A tab-separated table as a DataFrame, checked as text first; columns needed.
 
     pandas alone would read carriage returns as line ends and NUL bytes as text,
-    so the file goes through `read_text` (UTF-8, BOM, NUL, CR) before parsing.
+    so the file goes through `read_table_text` (UTF-8, BOM, NUL, CR, a last row
+    cut short) before parsing.
     """
     import io
 
     import pandas as pd  # here: most CLIs never read a table
 
-    text = read_text(path)
+    text = read_table_text(path)
     try:
         df = pd.read_csv(io.StringIO(text), sep="\t", **read_csv_args)
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:

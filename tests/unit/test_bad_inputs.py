@@ -72,6 +72,11 @@ FILES = {
     "beyond.json": json.dumps({"lines": 3, "items": [
         {"type": "pronoun_gender", "lines": [0, 1]},
         {"type": "pronoun_gender", "lines": [7, 1]}]}).encode(),
+    "fert_cut.tsv": (b"system\tlabels\tclasses\tclass\tprecision\trecall\tf1\t"
+                     b"support\npconmt_fert2\taligner\t2\t0\t0.92\t0.96\t0.94\t"
+                     b"1201\npconmt_fert2\taligner\t2\t1\t0."),
+    "mw_cut.tsv": (b"model\ttestset\tsubset\tsentences\tbleu\nconmt\ttest\tall\t"
+                   b"100\t23.31\nconmt\ttest\tmultiword\t70\t22.99\npconm"),
 }
 VEC_SPEC = ('{"arch": "conmt", "preset": "tiny", "model": {"embed_dim": 2, '
             '"word_table": "%s"}}')
@@ -222,6 +227,15 @@ CASES = [
       "--vocab-size", "5000"],
      ("error: --vocab-size: 5000 pieces is more than this text can give: "
       "SentencePiece finds at most")),
+    ("results TSV cut inside its last row (fertility)",
+     ["phrasenmt.report.continuous", "fertility", "--tsv", "fert_cut.tsv", "--order",
+      "pconmt_fert2", "--out-md", "OUT", "--out-tex", "OUT.tex", "--out-csv",
+      "OUT.csv"],
+     "error: fert_cut.tsv:3: the last line has no newline: the file was cut short?"),
+    ("results TSV cut inside its last row (multiword)",
+     ["phrasenmt.report.continuous", "multiword", "--tsv", "mw_cut.tsv", "--order",
+      "conmt", "--out-md", "OUT", "--out-tex", "OUT.tex", "--out-csv", "OUT.csv"],
+     "error: mw_cut.tsv:4: the last line has no newline: the file was cut short?"),
     ("not a SentencePiece model", ["phrasenmt.bpe", "apply", "--sentencepiece", "s3",
                                    "--in", "s3", "--out", "OUT"],
      "error: s3: not a SentencePiece model file"),

@@ -80,6 +80,8 @@ def test_resumed_run_continues_steps_and_time(tmp_path):
     (HEADER + "\nx\t2\t2\t1\t9\t\t5.0\n", ":2: step is 'x'"),
     (HEADER + "\n1\t2\t2\t1\t9\t\t5.0\n2\t2\t2\t1\t9\t\t6\0\0\0\n",
      ":3: NUL byte"),
+    (HEADER + "\n1\t2\t2\t1\t9\t\t5.0\n2\t2\t2\t1\t9\t\t6.",
+     ":3: the last line has no newline: the file was cut short?"),
 ])
 def test_bad_metrics_give_one_line_naming_file_and_line(tmp_path, capsys, content,
                                                         expected):
@@ -175,4 +177,15 @@ def test_figure_bad_input_one_line(tmp_path, curves, capsys, edit, expected):
     message = capsys.readouterr().err
     assert err.value.code == 1 and message.count("\n") == 1
     assert str(curves) in message and expected in message
+    assert not (tmp_path / "c.png").exists()
+
+
+def test_a_curves_table_cut_inside_its_last_row_is_refused(tmp_path, curves, capsys):
+    cut = tmp_path / "cut.tsv"
+    cut.write_bytes(curves.read_bytes()[:-3])
+    with pytest.raises(SystemExit):
+        lcf.run_cli(lcf.main, figure(tmp_path, cut))
+    message = capsys.readouterr().err
+    assert message.count("\n") == 1 and message.startswith(f"error: {cut}:")
+    assert "the last line has no newline: the file was cut short?" in message
     assert not (tmp_path / "c.png").exists()

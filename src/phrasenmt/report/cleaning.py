@@ -9,15 +9,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from phrasenmt.cli import ArgumentParser, output_file
-from phrasenmt.io import InputError, read_nonempty_lines, run_cli, write_lines
+from phrasenmt.io import InputError, read_table_lines, run_cli, write_lines
 
 HEADER = ["rule", "pairs", "percent", "rule_tests"]
 
 
 def read_report(path: Path) -> list[list[str]]:
     """The rows of a cleaning report, header checked."""
-    rows = [line.split("\t")
-            for line in read_nonempty_lines(path, "cleaning report lines")]
+    lines = read_table_lines(path)
+    if not lines:
+        raise InputError("the file is empty: no cleaning report lines", path)
+    rows = [line.split("\t") for line in lines]
     if rows[0] != HEADER:
         raise InputError(f"expected the header {' '.join(HEADER)!r} (a report of "
                          "phrasenmt.data.clean)", path, 1)

@@ -15,7 +15,7 @@ from typing import Any
 import matplotlib as mpl
 import pandas as pd
 
-from phrasenmt.io import InputError, read_text
+from phrasenmt.io import InputError, read_table_text
 from phrasenmt.report.figures import new_axes, save_figure
 from phrasenmt.report.style import RC_PARAMS, model_style
 
@@ -32,7 +32,7 @@ def read_table_csv(path: Path) -> pd.DataFrame:
     import io
 
     try:
-        df = pd.read_csv(io.StringIO(read_text(path)))
+        df = pd.read_csv(io.StringIO(read_table_text(path)))
     except (pd.errors.ParserError, pd.errors.EmptyDataError):
         raise InputError("not a readable CSV", path) from None
     need = ["model", "items", "accuracy", *(f"accuracy_d{b}" for b in BUCKETS),

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from phrasenmt.cli import ArgumentParser, output_file, same_file
-from phrasenmt.io import InputError, read_lines, run_cli, write_lines
+from phrasenmt.io import InputError, read_table_lines, run_cli, write_lines
 
 COLUMNS = ("model", "seed", "objective", "split", "step", "train_seconds", "nll")
 NEEDED = ("step", "nll", "dev_loss", "train_seconds")  # of a metrics.tsv
@@ -94,7 +94,7 @@ def _header(line: str, path: Path) -> list[str]:
 
 def read_metrics(path: Path) -> list[Point]:
     """The rows of a metrics.tsv; steps must rise and times must not fall."""
-    lines = read_lines(path)
+    lines = read_table_lines(path)
     if not lines:
         raise InputError("the file is empty: no header", path)
     names = _header(lines[0], path)
