@@ -61,3 +61,55 @@ def test_a_table_that_misses_some_tokens_is_used_with_a_note(tmp_path, capsys):
     table, _ = build_output_table(vocab, 2, str(vec(tmp_path, "1 2\nb 0.6 0.8\n")))
     np.testing.assert_allclose(table[vocab.stoi["b"]].numpy(), [0.6, 0.8], rtol=1e-6)
     assert "note: 4 target tokens have no table vector" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def fasttext_bin(tmp_path_factory) -> Path:
+    """A tiny fastText skipgram model of 2 dimensions."""
+    import argparse
+
+    from phrasenmt.embeddings import train_fasttext
+
+    out = tmp_path_factory.mktemp("ft")
+    (out / "text").write_text("a b c d e f\nb c d e f a\n" * 20, encoding="utf-8")
+    args = argparse.Namespace(dim=2, epoch=1, min_count=1, minn=1, maxn=2,
+                              threads=1, seed=1, bucket=100)
+    train_fasttext(str(out / "text"), args).save_model(str(out / "model.bin"))
+    return out / "model.bin"
+
+
+def _with_model(tmp_path: Path, model: Path, dim: int = 2) -> None:
+    """Build a table whose token 'zz' is in no .vec file: fastText gives its row."""
+    vocab = Vocabulary.build(["a zz"])
+    build_output_table(vocab, dim, str(vec(tmp_path, "1 2\na 0.6 0.8\n")),
+                       fasttext_model=str(model))
+
+
+def test_a_whole_fasttext_model_gives_the_missing_rows(tmp_path, fasttext_bin):
+    _with_model(tmp_path, fasttext_bin)
+
+
+@pytest.mark.parametrize("cut, message", [
+    (1000, r"cut\.bin: not a fastText model, or cut short$"),
+    (-8, (r"cut\.bin: not a fastText model, or cut short: its header implies "
+          r"[0-9,]+ bytes, the file has [0-9,]+")),
+])
+def test_a_fasttext_model_cut_short_is_one_line(tmp_path, fasttext_bin, cut, message):
+    data = fasttext_bin.read_bytes()
+    (tmp_path / "cut.bin").write_bytes(data[:cut])
+    with pytest.raises(InputError, match=message):
+        _with_model(tmp_path, tmp_path / "cut.bin")
+
+
+def test_a_file_that_is_not_a_fasttext_model_is_one_line(tmp_path):
+    (tmp_path / "junk.bin").write_bytes(b"\x01\x02" * 500)
+    with pytest.raises(InputError, match=r"junk\.bin: not a fastText model"):
+        _with_model(tmp_path, tmp_path / "junk.bin")
+
+
+def test_a_fasttext_model_of_another_width_is_refused(tmp_path, fasttext_bin):
+    with pytest.raises(InputError, match="the fastText model has 2 dimensions, but "
+                                         "embed_dim is 3"):
+        vocab = Vocabulary.build(["a zz"])
+        build_output_table(vocab, 3, str(vec(tmp_path, "1 3\na 0.6 0.8 0\n")),
+                           fasttext_model=str(fasttext_bin))

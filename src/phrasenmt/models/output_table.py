@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 
 import numpy as np
 import torch
@@ -68,6 +69,87 @@ def read_vec(path: str | os.PathLike, dim: int) -> dict[str, np.ndarray]:
     return table
 
 
+FASTTEXT_MAGIC = 793712314  # the first int32 of every fastText .bin file
+_NOT_FASTTEXT = "not a fastText model, or cut short"
+
+
+class _Cut(Exception):
+    """The file ends inside the part of a fastText model being read."""
+
+
+def _unpack(fh, fmt: str) -> tuple:
+    """Read struct `fmt` from `fh`; a file that ends first raises _Cut."""
+    data = fh.read(struct.calcsize(fmt))
+    if len(data) < struct.calcsize(fmt):
+        raise _Cut
+    return struct.unpack(fmt, data)
+
+
+def _skip_entries(fh, count: int) -> None:
+    """Read past `count` dictionary entries: a word, NUL, int64 count, int8 type."""
+    data, off = b"", 0
+    for _ in range(count):
+        while (end := data.find(b"\0", off)) < 0 or end + 10 > len(data):
+            more = fh.read(1 << 20)
+            if not more:
+                raise _Cut
+            data, off = data[off:] + more, 0
+        off = end + 10
+    fh.seek(off - len(data), os.SEEK_CUR)
+
+
+def _dense_matrix_end(fh) -> tuple[int, int] | None:
+    """(columns, end offset) of the dense matrix at the file position, or None
+    for a quantized one (whose size the header does not give as simply)."""
+    (quantized,) = _unpack(fh, "<?")
+    if quantized:
+        return None
+    rows, cols = _unpack(fh, "<2q")
+    return cols, fh.tell() + rows * cols * 4
+
+
+def fasttext_expected_size(path: str | os.PathLike) -> tuple[int, int | None]:
+    """(dim, file size its header implies) of a fastText .bin model (None for a
+    quantized one); a file that is not one raises ValueError, one that ends
+    inside its header or dictionary _Cut. The layout is fastText 0.9's:
+    magic, version, 12 int32 arguments and a double, the dictionary (three
+    int32 and two int64 counts, then its entries and pruned ids), then the
+    input and output matrices, each a quantized flag and rows x cols floats."""
+    with open(path, "rb") as fh:
+        magic, _version = _unpack(fh, "<2i")
+        if magic != FASTTEXT_MAGIC:
+            raise ValueError("no fastText magic number")
+        args = _unpack(fh, "<12id")
+        size, _words, _labels, _tokens, pruned = _unpack(fh, "<3i2q")
+        _skip_entries(fh, size)
+        fh.seek(max(pruned, 0) * 8, os.SEEK_CUR)
+        dense = _dense_matrix_end(fh)
+        if dense is None:
+            return args[0], None
+        fh.seek(dense[1])
+        output = _dense_matrix_end(fh)
+        return args[0], output and output[1]
+
+
+def check_fasttext_file(path: str, dim: int) -> None:
+    """Refuse a file that is not a whole fastText model of `dim` dimensions
+    before fastText reads it: it would raise std::bad_alloc or "wrong file
+    format" on junk, and read a model cut inside its matrices as a whole one."""
+    try:
+        width, expected = fasttext_expected_size(path)
+    except (ValueError, _Cut):
+        raise InputError(_NOT_FASTTEXT, path) from None
+    except OSError as err:
+        raise InputError(f"cannot read the fastText model ({err.strerror})",
+                         path) from None
+    if expected is not None and expected != os.path.getsize(path):
+        raise InputError(f"{_NOT_FASTTEXT}: its header implies {expected:,} bytes, "
+                         f"the file has {os.path.getsize(path):,}", path)
+    if width != dim:
+        raise InputError(f"the fastText model has {width} dimensions, but "
+                         f"embed_dim is {dim}", path)
+
+
 def _fallback_vectors(tokens: list[str], dim: int, fasttext_model: str
                       ) -> list[np.ndarray]:
     """Vectors for tokens in neither file: fastText subwords, else seeded random."""
@@ -76,7 +158,12 @@ def _fallback_vectors(tokens: list[str], dim: int, fasttext_model: str
 
         if not os.path.isfile(fasttext_model):
             raise InputError("fastText model not found", fasttext_model)
-        model = fasttext.load_model(fasttext_model)
+        check_fasttext_file(fasttext_model, dim)
+        try:
+            model = fasttext.load_model(fasttext_model)
+        except (ValueError, MemoryError, RuntimeError) as err:
+            raise InputError(f"{_NOT_FASTTEXT} (fastText: {err})",
+                             fasttext_model) from None
         return [np.asarray(model.get_word_vector(t), dtype=np.float32) for t in tokens]
     rng = np.random.default_rng(0)
     return [rng.standard_normal(dim).astype(np.float32) for _ in tokens]
