@@ -28,6 +28,11 @@ class RuleError(ValueError):
 
 LANG = re.compile(r"[a-z]{2,3}")  # rules/common.smk's `lang` wildcard constraint
 NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]*$"  # dataset, model, sweep, set names
+# Decoding bounds: a wider beam only costs memory (a beam of 10^6 filled the RAM,
+# 10^12 failed to allocate), and GNMT's length penalty alpha is used in [0, 2]
+# (((5 + |y|) / 6) ** 500 overflowed a float)
+MAX_BEAM = 1000
+MAX_LENPEN = 10.0
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
 ARCHS = ("transformer", "pr_mean", "pr_max", "pr_max_attn", "pr_max_attn_ta",
          "pr_max_attn_ta_parse", "attn_rnn", "conmt", "pconmt_nofert",
@@ -356,9 +361,9 @@ class JointFinetune(Strict):
 
 
 class ModelDecode(Strict):
-    beam: Annotated[int, Field(ge=1)] | None = optional(
+    beam: Annotated[int, Field(ge=1, le=MAX_BEAM)] | None = optional(
         description="beam size")
-    lenpen: Annotated[float, Field(ge=0)] | None = optional(
+    lenpen: Annotated[float, Field(ge=0, le=MAX_LENPEN)] | None = optional(
         description="GNMT length penalty alpha (attention models)")
     lambda1: float | None = optional(
         description="word-count weight of Eq. 3, Q(y) = log p(y|x) + lambda1 |y| + "

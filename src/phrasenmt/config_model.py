@@ -16,6 +16,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, ValidationError, model_validator
 
 from phrasenmt.config_entries import (
+    MAX_BEAM,
+    MAX_LENPEN,
     Dataset,
     Model,
     Name,
@@ -32,13 +34,13 @@ from phrasenmt.config_entries import (
 
 
 class Decode(Strict):
-    beam: int = Field(4, ge=1, description=(
+    beam: int = Field(4, ge=1, le=MAX_BEAM, description=(
         "beam size (1 = greedy) of the Transformer family, the document-level models "
         "and the beam decodings of the attention RNNs; NPMT's segment search takes "
         "its preset's beam (models.NAME.decode.beam sets it), the continuous-output "
         "models decode by nearest neighbour, and the attention RNN's main decoding is "
         "greedy, as the papers decode"))
-    lenpen: float = Field(0.6, ge=0, description=(
+    lenpen: float = Field(0.6, ge=0, le=MAX_LENPEN, description=(
         "length penalty alpha of the same beam searches (not NPMT's, whose Eq. 3 "
         "weighs length with models.NAME.decode.lambda1)"))
     max_len_a: float = Field(1.5, ge=0, description="max length = a * source length + b")

@@ -236,6 +236,16 @@ CASES = [
      ["phrasenmt.report.continuous", "multiword", "--tsv", "mw_cut.tsv", "--order",
       "conmt", "--out-md", "OUT", "--out-tex", "OUT.tex", "--out-csv", "OUT.csv"],
      "error: mw_cut.tsv:4: the last line has no newline: the file was cut short?"),
+    ("beam past its bound", ["phrasenmt.translate", "--checkpoint", "model.pt",
+                             "--input", "s3", "--output", "OUT", "--beam",
+                             "1000000000000"],
+     ("python -m phrasenmt.translate: error: argument --beam: must be in [1, 1000], "
+      "got 1000000000000 (see --help)")),
+    ("length penalty past its bound", ["phrasenmt.translate", "--checkpoint",
+                                       "model.pt", "--input", "s3", "--output", "OUT",
+                                       "--lenpen", "500"],
+     ("python -m phrasenmt.translate: error: argument --lenpen: must be in [0, 10.0], "
+      "got 500 (see --help)")),
     ("not a SentencePiece model", ["phrasenmt.bpe", "apply", "--sentencepiece", "s3",
                                    "--in", "s3", "--out", "OUT"],
      "error: s3: not a SentencePiece model file"),

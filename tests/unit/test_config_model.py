@@ -143,3 +143,22 @@ def test_references_between_entries(mutate, message):
     with pytest.raises(InputError) as err:
         validate_config(config, "c.yaml")
     assert str(err.value) == f"c.yaml: {message}"
+
+
+@pytest.mark.parametrize("path, value, message", [
+    (("decode", "lenpen"), 1e308, "1e+308 is greater than the maximum of 10.0"),
+    (("decode", "beam"), 1_000_000, "1000000 is greater than the maximum of 1000"),
+    (("models", "t", "decode", "lenpen"), 500.0,
+     "500.0 is greater than the maximum of 10.0"),
+    (("models", "t", "decode", "beam"), 10**12,
+     "1000000000000 is greater than the maximum of 1000"),
+])
+def test_decoding_settings_have_an_upper_bound(path, value, message):
+    config = copy.deepcopy(FILLED)
+    node = config
+    for part in path[:-1]:
+        node = node.setdefault(part, {})
+    node[path[-1]] = value
+    with pytest.raises(InputError) as err:
+        validate_config(config, "c.yaml", SCHEMA)
+    assert str(err.value) == f"c.yaml: {'.'.join(path)}: {message}"

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from phrasenmt.config_entries import MAX_BEAM
 from phrasenmt.hparams.registry import register_config, register_preset, validate
 from phrasenmt.hparams.reordering import check_window
 from phrasenmt.io import InputError
@@ -44,7 +45,8 @@ class NPMTConfig:
     lambda2: Annotated[float, Field(
         ge=0, description="Eq. 3 LM weight (used when translate gets --lm)")] = 0.2
     beam: Annotated[int, Field(
-        ge=1, description="beam size (translate's default; 1 = greedy)")] = 10
+        ge=1, le=MAX_BEAM,
+        description="beam size (translate's default; 1 = greedy)")] = 10
     max_rollouts: Annotated[int, Field(ge=1, description=(
         "rollouts per scoring chunk (memory bound; see swan)"))] = 16384
 
