@@ -70,7 +70,7 @@ from phrasenmt.io import (
 from phrasenmt.nn.batching import pad_sequences, pad_side
 from phrasenmt.text.subwords import check_whole_words
 from phrasenmt.text.vocab import BOS, EOS, Vocabulary
-from phrasenmt.training.checkpoint import load_model
+from phrasenmt.training.checkpoint import check_fertility_trained, load_model
 from phrasenmt.training.data import parse_side, read_side
 from phrasenmt.training.trainer import check_side_inputs, resolve_device
 
@@ -278,6 +278,7 @@ def load(args: argparse.Namespace,
     model, src_vocab, tgt_vocab, payload = load_model(args.checkpoint, device)
     if check is not None:
         check(payload)
+    check_fertility_trained(model, payload, args.checkpoint)
     precision = prec.resolve(args.precision, device,
                              width=prec.model_width(getattr(model, "cfg", None)))
     return model, src_vocab, tgt_vocab, prec.autocast(precision, device)

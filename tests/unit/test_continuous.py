@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 import torch
 
+from phrasenmt.io import InputError
 from phrasenmt.models.attn_rnn import AttnRNN, RNNConfig
 from phrasenmt.models.continuous import ContinuousConfig, ContinuousOutputNMT
 from phrasenmt.models.output_table import build_output_table
@@ -180,10 +182,30 @@ def test_resume_equals_uninterrupted(tmp_path: Path):
     assert resumed.model.table.abs().sum() > 0
 
 
+def check_untrained_fertility_is_refused(tmp_path: Path, checkpoint: Path) -> None:
+    """Scoring or decoding with a fertility module still at its random init
+    (a checkpoint of the network's training, before train_fertility) raises."""
+    from phrasenmt.evaluate.fertility import main as score_main
+    from phrasenmt.translate import main as translate_main
+
+    message = (f"{checkpoint}: the fertility module of this checkpoint was not "
+               "trained; use the file written by phrasenmt.train_fertility")
+    with pytest.raises(InputError, match=re.escape(message)):
+        score_main(["--checkpoint", str(checkpoint), "--src", str(tmp_path / "dev.src"),
+                    "--labels", f"aligner={tmp_path}/dev.fert", "--system", "m",
+                    "--out", str(tmp_path / "untrained.tsv")])
+    with pytest.raises(InputError, match=re.escape(message)):
+        translate_main(["--checkpoint", str(checkpoint), "--input",
+                        str(tmp_path / "dev.src"), "--output",
+                        str(tmp_path / "untrained.txt"), "--device", "cpu"])
+    assert not list(tmp_path.glob("untrained.*"))
+
+
 def test_fertility_phase_trains_only_the_fertility_module(tmp_path: Path):
     from phrasenmt.evaluate.fertility import main as score_main
     from phrasenmt.train_fertility import main as fertility_main
     from phrasenmt.training.checkpoint import load_file
+    from phrasenmt.translate import main as translate_main
 
     paths, (words, _) = corpus(tmp_path), tables(tmp_path)
     spec = resolve_spec({"arch": "pconmt_fert2", "preset": "tiny", "model": {
@@ -199,6 +221,7 @@ def test_fertility_phase_trains_only_the_fertility_module(tmp_path: Path):
             for line in lines))
     before = tmp_path / "run/checkpoints/checkpoint_2.pt"
     after = tmp_path / "fertility.pt"
+    check_untrained_fertility_is_refused(tmp_path, before)
     fertility_main(["--checkpoint", str(before), "--out", str(after),
                     "--epochs", "30", *(f"--{s}-{k}={tmp_path}/{s}.{e}"
                                         for s in ("train", "dev")
@@ -215,3 +238,6 @@ def test_fertility_phase_trains_only_the_fertility_module(tmp_path: Path):
     assert [(r[1], r[3]) for r in rows] == [("aligner", "0"), ("aligner", "1"),
                                             ("gold", "0"), ("gold", "1")]
     assert min(float(r[6]) for r in rows) > 0.9
+    translate_main(["--checkpoint", str(after), "--input", str(tmp_path / "dev.src"),
+                    "--output", str(tmp_path / "dev.out"), "--device", "cpu"])
+    assert (tmp_path / "dev.out").read_text()

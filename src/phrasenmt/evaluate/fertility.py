@@ -28,7 +28,7 @@ from phrasenmt.cli import (
 )
 from phrasenmt.io import InputError, atomic_open, run_cli
 from phrasenmt.nn.batching import collate, make_batches
-from phrasenmt.training.checkpoint import load_model
+from phrasenmt.training.checkpoint import check_fertility_trained, load_model
 from phrasenmt.training.data import load_labelled
 
 COLUMNS = ["system", "labels", "classes", "class", "precision", "recall", "f1",
@@ -84,9 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    model, src_vocab, _, _ = load_model(args.checkpoint)
+    model, src_vocab, _, payload = load_model(args.checkpoint)
     if getattr(model, "fertility", None) is None:
         raise InputError("the model has no fertility module", args.checkpoint)
+    check_fertility_trained(model, payload, args.checkpoint)
     classes = model.cfg.fertility_classes
     names = [name for name, _ in args.labels]
     if len(set(names)) != len(names):

@@ -232,6 +232,20 @@ def load_weights(model: nn.Module, state: Any, path: str | os.PathLike) -> None:
     model.load_state_dict(state)
 
 
+def check_fertility_trained(model: nn.Module, payload: dict[str, Any],
+                            path: str | os.PathLike) -> None:
+    """Refuse a model whose fertility module was never trained: the network
+    trains with it frozen at its random init, and `phrasenmt.train_fertility`
+    trains it after (its file carries `fertility_training`). Decoding or
+    scoring the module of a checkpoint or averaged.pt before that step reads
+    random guidance. A model without a fertility module passes."""
+    if getattr(model, "fertility", None) is not None and \
+            "fertility_training" not in payload:
+        raise InputError("the fertility module of this checkpoint was not trained; "
+                         "use the file written by phrasenmt.train_fertility "
+                         "(fertility.pt)", path)
+
+
 def load_model(path: str | os.PathLike, device: str | torch.device = "cpu"
                ) -> tuple[nn.Module, Vocabulary, Vocabulary, dict[str, Any]]:
     """Rebuild (model in eval mode, src vocab, tgt vocab, payload) from a file."""
