@@ -35,6 +35,7 @@ import argparse
 import contextlib
 import json
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -67,6 +68,7 @@ from phrasenmt.io import (
     write_all,
     write_lines,
 )
+from phrasenmt.log import get_logger
 from phrasenmt.nn.batching import pad_sequences, pad_side
 from phrasenmt.text.subwords import check_whole_words
 from phrasenmt.text.vocab import BOS, EOS, Vocabulary
@@ -76,6 +78,11 @@ from phrasenmt.training.trainer import check_side_inputs, resolve_device
 
 Side = dict[str, list[list[int]]]
 LENPEN = 0.6  # the default GNMT length penalty of beam search
+# Input of this model's data and BPE leaves few tokens unknown (as a step-1 model
+# must leave at most 1 % of its step 2's training tokens); past this share the
+# input is another language, other data or another BPE: a warning
+MAX_UNKNOWN_INPUT = 0.10
+_log = get_logger(__name__)
 
 
 def side_batch(side: Side, chunk: list[int], length: int,
@@ -323,6 +330,22 @@ def score_main(argv: list[str]) -> int:
     return 0
 
 
+def warn_unknown_input(lines: list[str], vocab: Vocabulary,
+                       path: str | os.PathLike) -> None:
+    """Warn when more than MAX_UNKNOWN_INPUT of the input's tokens are not in
+    the model's source vocabulary: the input is another language, other data
+    or another BPE than the model's, and is translated from <unk>."""
+    tokens = [t for line in lines for t in line.split()]
+    unknown = sum(t not in vocab.stoi for t in tokens)
+    if tokens and unknown / len(tokens) > MAX_UNKNOWN_INPUT:
+        _log.warning(f"{path}: the model's source vocabulary misses "
+                     f"{100 * unknown / len(tokens):.1f}% of the input's tokens "
+                     f"({unknown} of {len(tokens)}; more than "
+                     f"{100 * MAX_UNKNOWN_INPUT:g}%): the input is another language, "
+                     "other data or another BPE than the model was trained on, and "
+                     "these tokens are translated as <unk>")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: translate (default) or `score`."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -333,6 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = read_lines(args.input, allow_empty=False,
                        max_tokens=max_input_tokens(loaded[0]))
     check_whole_words(lines, args.input)
+    warn_unknown_input(lines, loaded[1], args.input)
     hyps, segments = decode_lines(args, loaded, lines)
     if segments is not None:  # SWAN: with the segments, both or neither
         outputs = [(args.output, hyps)]

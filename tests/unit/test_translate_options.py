@@ -78,3 +78,19 @@ def test_the_options_a_search_reads_are_accepted(folder: Path, family: str,  # n
     assert code == 0, err
     assert len(out.read_text().splitlines()) == len(
         (folder / "dev.src").read_text().splitlines())
+
+
+def test_input_the_model_mostly_does_not_know_is_warned_about(folder: Path):  # noqa: F811
+    checkpoint = str(trained(folder, "transformer"))
+    runs = {}
+    for name in ("dev.src", "dev.tgt"):  # the source language, then the target's
+        out = folder / f"unknown-{name}.txt"
+        runs[name] = cli(translate_main, [
+            "--checkpoint", checkpoint, "--input", str(folder / name), "--output",
+            str(out), "--device", "cpu"])
+        assert runs[name][0] == 0 and out.exists(), runs[name][1]
+    assert "warning" not in runs["dev.src"][1]
+    [line] = runs["dev.tgt"][1].strip().splitlines()
+    assert line.startswith(f"warning: {folder / 'dev.tgt'}: the model's source "
+                           "vocabulary misses 100.0% of the input's tokens ("), line
+    assert "more than 10%): the input is another language" in line
