@@ -167,7 +167,7 @@ def test_start_up_warns_on_a_language_without_spaces_to_moses_tokenize():
 SCRIPTS = {
     "en": ("abcdefghijklmnopqrstuvwxyz", " ", ",.;:?!…", ["()", "[]", "“”", "‘’"]),
     "ar": ("ابتثجحخدذرزسشصضطظعغفقكلمنهوي", " ", "،؛؟.!:", ["()", "«»"]),
-    "he": ("אבגדהוזחטיכלמנסעפצקרשת", " ", "׃,.?!", ["()", "“”"]),
+    "he": ("אבגדהוזחטיכלמנסעפצקרשת", " ", "׃,.?!", ["()", "“”", '""']),
     "ru": ("абвгдежзиклмнопрстуфхцчшщыэюя", " ", ",.;:?!…", ["()", "«»", "„“"]),
     "hi": ("कखगघचछजझटठडढणतथदधनपफबभमयरलवशसह", " ", "।॥,?!", ["()"]),
     "zh": ("的一是不了人我在有他这中大来上们到说国和地也子时道出而要于就下得可你年生",
@@ -202,15 +202,22 @@ def sentences(draw, lang: str) -> str:
     while i < len(words):
         span = draw(st.integers(1, 3))
         part = space.join(words[i:i + span])
-        if draw(st.booleans()):
+        quoted = draw(st.booleans())
+        if quoted:
             pair = draw(st.sampled_from(pairs))
             part = pair[0] + part + pair[1]
+            quoted = pair in ('""', "“”")
+        if lang == "he" and draw(st.booleans()):  # a prefix and a maqaf, or a
+            part = draw(st.sampled_from(["ו־", "ל־", *("ה" * quoted)])) + part  # quotation
         if draw(st.booleans()):
             part += draw(st.sampled_from(closes))
         out.append(part)
         i += span
-    if lang == "he" and draw(st.booleans()):  # an acronym with gershayim
-        out.append(draw(letter) + draw(letter) + "״" + draw(letter))
+    if lang == "he" and draw(st.booleans()):  # an acronym with gershayim, typed
+        mark = draw(st.sampled_from(["״", '"']))  # with ״ or an ASCII "
+        out.append(draw(letter) + draw(letter) + mark + draw(letter))
+    if lang == "he" and draw(st.booleans()):  # an abbreviation with a geresh
+        out.append(draw(letter) + draw(letter) + draw(st.sampled_from(["׳", "'"])))
     return space.join(out)
 
 
@@ -230,6 +237,12 @@ def test_detokenize_undoes_tokenize_in_every_script(lang, data):
     ("٣٫٥ و ١٠٬٠٠٠ و ٥٠٪", "ar"),
     ("नमस्ते। कैसे हो॥", "hi"),
     ("צה״ל אמר׃ כן", "he"),
+    # Hebrew typed with ASCII quotes: a quotation after a one-letter prefix or a
+    # maqaf, a two-letter word before one
+    ('ה"עומק" של הצבע.', "he"),
+    ('ולבחור ב־"שמור צבע כאן".', "he"),
+    ("יש לסיימו ב־'/'", "he"),
+    ('הקובץ של "%s" נמחק', "he"),
     ("我爱你。你呢？好，走吧！「你好」他说（笑）。", "zh"),
     ("“a” and “b” end", "en"),
     ("don’t, the students’ books", "en"),
@@ -314,6 +327,12 @@ def test_a_zero_width_space_comes_back_unspaced(line, lang):
     ("Paquets concernits : « %s »", "oc", "Paquets concernits : « %s »"),
     # a geresh at the end of a word, and gershayim inside one
     ("ואיי סנדוויץ׳ הדרומיים של צה״ל", "he", "ואיי סנדוויץ׳ הדרומיים של צה״ל"),
+    # the same typed with ASCII quotes, on a keyboard without ״ and ׳; a maqaf
+    # stays on the letter before it, a quotation after it is split off
+    ('צה"ל הודיע כי ארה"ב ודו"ח מס\' 3 פורסם ב־2020 ו־"הארץ" דיווח.', "he",
+     'צה"ל הודיע כי ארה"ב ודו"ח מס\' 3 פורסם ב־2020 ו־ " הארץ " דיווח .'),
+    ('פ"ב ש"ח ג\'ורג\'', "he", 'פ"ב ש"ח ג\'ורג\''),
+    ("בין 0 ל־100 ו־%s, נמחק מ־%1$s", "he", "בין 0 ל־100 ו־%s , נמחק מ־%1$s"),
     # Shan tone marks, which Unicode leaves out of their letter's cluster
     ("ဢႃးၾႃႇ ၵေႇ", "shn", "ဢႃးၾႃႇ ၵေႇ"),
     # letters and digits beyond the Basic Multilingual Plane, unknown to Moses:

@@ -81,6 +81,16 @@ _BETWEEN_LETTERS = "\u00b7\u2018\u05be"
 # sign (user@example.org) and a colon (10:30, S:t) stay in their token, as Moses
 # keeps an ASCII hyphen there; spaced, they are tokens of their own
 _BETWEEN_ALNUMS = "/\u2013\u2014_@:"
+# Hebrew typed on a keyboard without ״ and ׳: an ASCII `"` as gershayim inside
+# an acronym (צה"ל, ארה"ב, דו"ח) and `'` as geresh after an abbreviation (מס')
+# stay in their word (`_hebrew_in_word`); the maqaf after a letter stays on it
+# (ל־100, ב־"שמור"), and detokenization joins it to what follows
+_HEBREW_LETTER = regex.compile(r"(?=\p{Hebrew})[\p{L}\p{M}]")  # letters and points
+_HEBREW_QUOTE = regex.compile(r"""(?<=(?=\p{Hebrew})[\p{L}\p{M}])["']""")
+# the one-letter prefixes written before a word (and, the, in, as, to, from, that):
+# a `"` after them opens a quotation (ה"עומק"), unless a single letter follows (ש"ח)
+HEBREW_PREFIXES = "והבכלמש"
+MAQAF = "\u05be"
 _ZWJ = "\u200d"
 _MARK = regex.compile(r"\p{M}")
 _PICTOGRAPH = regex.compile(r"\p{Extended_Pictographic}")
@@ -109,6 +119,7 @@ def _in_word_pattern(between_letters: str) -> regex.Pattern:
         rf"[\p{{L}}\p{{N}}]{one_of(_BETWEEN_ALNUMS)}[\p{{L}}\p{{N}}%]",
         rf"\p{{L}}{one_of(between_letters)}\p{{L}}",
         rf"\p{{L}}{one_of(_IN_WORD_MARKS)}",
+        _HEBREW_QUOTE.pattern, rf"\p{{L}}{MAQAF}\S",
         r"%[-+#0'*.\d$hlLqjztA-Za-z%]",  # how every `_PRINTF` match begins
         *(regex.escape(c * 2) for c in _RUNS),
         r"[\p{L}\p{N}]\(\)"]))
@@ -117,7 +128,7 @@ def _in_word_pattern(between_letters: str) -> regex.Pattern:
 _IN_WORD_PATTERN = _in_word_pattern(_BETWEEN_LETTERS + "'")
 _IN_WORD_PATTERN_MOSES = _in_word_pattern(_BETWEEN_LETTERS)
 _IN_WORD_CHARS = frozenset(_IN_WORD_MARKS + _BETWEEN_LETTERS + _BETWEEN_ALNUMS + _RUNS
-                           + "'%(")  # a line without any of these needs no search
+                           + "'\"%(")  # a line without any of these needs no search
 
 
 @functools.cache
@@ -179,6 +190,7 @@ def _moses_on_clusters(line: str, lang: str) -> str:
     """
     between_letters = _BETWEEN_LETTERS + ("" if lang in _MOSES_APOSTROPHE_LANGS else "'")
     printf = {m.start(): m.end() for m in _PRINTF.finditer(line)} if "%" in line else {}
+    hebrew = _hebrew_in_word(line)
     clusters: list[str] = []
     bases: list[str] = []
     graphemes = list(line) if line.isascii() else _GRAPHEME.findall(line)
@@ -201,8 +213,10 @@ def _moses_on_clusters(line: str, lang: str) -> str:
         after = graphemes[i + 1] if i < last else " "
         before = bases[-1] if bases else " "  # a printf conversion counts as a letter
         after_alnum = after[0].isalnum() or pos in printf
-        if (before.isalpha() and (cluster in _IN_WORD_MARKS or _MARK.match(cluster) or (
-                cluster in between_letters and after[0].isalpha()))) or (
+        if start in hebrew or (before.isalpha() and (
+                cluster in _IN_WORD_MARKS or _MARK.match(cluster) or (
+                cluster in between_letters and after[0].isalpha()) or (
+                cluster == MAQAF and not after.isspace()))) or (
                 before.isalnum() and cluster in _BETWEEN_ALNUMS and after_alnum) or (
                 cluster in _RUNS and clusters and clusters[-1][-1] == cluster
                 and set(clusters[-1]) == {cluster}) or (
@@ -230,6 +244,45 @@ def _moses_on_clusters(line: str, lang: str) -> str:
                    else char)  # a character Moses changed stays as Moses wrote it
         k += 1
     return "".join(out)
+
+
+def _hebrew_in_word(line: str) -> set[int]:
+    """Where an ASCII `"` or `'` after a Hebrew letter stays in its word: as
+    gershayim inside an acronym (צה"ל, דו"ח, ש"ח) or at a word's end, and as a
+    geresh (מס', ג'ורג'). Not kept: a quotation mark that closes one opened
+    earlier in the line (after a space, a maqaf or a bracket: ו־"הארץ"), and a
+    `"` after a one-letter prefix with more than one letter after it, which
+    opens a quotation (ה"עומק", ב"שמור צבע כאן")."""
+    kept: set[int] = set()
+    if not _HEBREW_QUOTE.search(line):
+        return kept
+    open_quote = {'"': False, "'": False}
+    for match in regex.finditer(r"""["']""", line):
+        at, quote = match.start(), match.group()
+        before = line[at - 1] if at else " "
+        if not _HEBREW_LETTER.match(before):
+            # after a space, a maqaf or a bracket it opens; after other text it closes
+            open_quote[quote] = not (before.isalnum() or open_quote[quote])
+            continue
+        word = regex.match(r"(?:(?=\p{Hebrew})[\p{L}\p{M}])+", line[at + 1:])
+        if word and quote == '"' and _opens_after_prefix(line[:at], word.group()):
+            open_quote[quote] = True
+        elif not word and open_quote[quote]:
+            open_quote[quote] = False  # it closes a quotation
+        else:
+            kept.add(at)
+    return kept
+
+
+def _opens_after_prefix(before: str, after: str) -> bool:
+    """Whether a `"` between the Hebrew letters of `before` and `after` opens a
+    quotation: a one-letter prefix before it (ה, ו, ב) and more than one letter
+    after it (ה"עומק"; ש"ח is an acronym). Detokenization joins such a prefix
+    to the quotation again (`phrasenmt.text.punctuation`)."""
+    word = regex.search(r"(?:(?=\p{Hebrew})[\p{L}\p{M}])+$", before)
+    prefix = [c for c in word.group() if not _MARK.match(c)] if word else []
+    letters = [c for c in after if not _MARK.match(c)]
+    return len(letters) > 1 and len(prefix) == 1 and prefix[0] in HEBREW_PREFIXES
 
 
 def _moses_base(char: str) -> str:

@@ -20,6 +20,8 @@ Unicode class, the way writing in their scripts spaces them:
   contraction (l’homme, don’t; in English only before t, s, re, ve, ll, d, m
   or after a one-letter word, O’Brien, so "the students’ books" keeps its
   space).
+- a Hebrew maqaf joins the word after it (ל־100, ו־"הארץ"), and so does a
+  one-letter Hebrew prefix before an opening quotation mark (ה"עומק");
 - an ellipsis that opens a line joins the word after it (...and then);
 - between Han, kana and full-width characters there is no space at all, none
   beside full-width punctuation in Chinese and Japanese (：%s, name（名称）), and
@@ -45,6 +47,10 @@ _APOSTROPHE = "’"
 # inside a word or number: Hebrew geresh and gershayim (acronyms, numerals),
 # the Arabic decimal and thousands separators (٣٫٥, ١٠٬٠٠٠)
 _IN_WORD = "׳״٫٬"
+# the Hebrew maqaf, and the one-letter prefixes of a Hebrew word (and, the, in,
+# as, to, from, that): neither ends a word, so what follows joins them
+_MAQAF = "\u05be"
+_HEBREW_PREFIXES = "והבכלמש"
 # the Tibetan tsheg (and non-breaking tsheg): ends a syllable, and the next
 # syllable follows without a space
 _TSHEG = "\u0f0b\u0f0c"
@@ -92,6 +98,10 @@ class _Line:
     def glue(self, prev: str, chunk: str, after: str) -> tuple[bool, bool]:
         """(join `chunk` to `prev`, join the next chunk `after` to `chunk`);
         `prev` is "" at the start of the line."""
+        join, next_too = self._glue(prev, chunk, after)
+        return join or _hebrew_attached(prev, chunk, self.open_quotes), next_too
+
+    def _glue(self, prev: str, chunk: str, after: str) -> tuple[bool, bool]:
         last, first = prev[-1:], after[:1]
         if self.wide_quotes and (_FULLWIDTH_PUNCT.match(last) or _FULLWIDTH_PUNCT.match(chunk)):
             return True, False  # no space beside "，" "：" "（" "。"
@@ -153,6 +163,21 @@ def show_quotes(text: str, tokens: list[str]) -> str:
     if any(c in _HIDDEN for t in tokens for c in t):
         return text
     return text.translate(_SHOW)
+
+
+def _hebrew_attached(prev: str, chunk: str, open_quotes: list[int]) -> bool:
+    """Whether `chunk` joins a Hebrew `prev` that cannot end a word: a letter
+    and a maqaf (ל־100, ו־"הארץ"), or a one-letter prefix before an opening
+    quotation mark (ה"עומק", ב„כן”), which Moses left spaced. (A word of two
+    such letters, של or כל, is a word: `של "%s"`.)"""
+    if prev[-1:] == _MAQAF:
+        return _letter(prev[-2:-1])
+    if len(prev) != 1 or prev not in _HEBREW_PREFIXES:
+        return False
+    if chunk[0] in "\"'":  # Moses put an ASCII quotation mark on its word
+        return len(chunk) > 1 and _letter(chunk[1])
+    kind = _QUOTE_KIND.get(chunk[0])
+    return kind is not None and open_quotes[kind] % 2 == 0
 
 
 def _letter(char: str) -> bool:
