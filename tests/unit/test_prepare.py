@@ -404,3 +404,33 @@ def test_cleaning_drops_doc_ids_with_their_pairs(tmp_path):
                 str(tmp_path / "c.docs"), "--stats", str(tmp_path / "s.tsv")])
     assert read_lines(tmp_path / "c.de") == ["de x1", "de x2", "de y1", "de y2"]
     assert read_lines(tmp_path / "c.docs") == ["1", "1", "2", "2"]
+
+
+# --- Unicode normalisation and removed controls of a local corpus -----------------
+
+def test_local_text_is_copied_in_nfc_and_the_log_says_how_many_lines_changed(
+        tmp_path, capsys):
+    """An English side written on macOS (e + U+0301) and a Hebrew reference with
+    its dagesh typed before the qamats reach every stage in the same code points as
+    NFC text; the log names the file and counts the lines changed."""
+    nfd = tmp_path / "test.en"
+    nfd.write_text("Cafe\u0301 ok\nplain\n")
+    marks = tmp_path / "test.he"  # bet + dagesh + qamats: NFC puts the qamats first
+    marks.write_text("\u05d1\u05bc\u05b8\u200f\nשלום\n")
+    for path, out in ((nfd, "o/test.en"), (marks, "o/test.he")):
+        prepare.main(["local", "--in", str(path), "--out", str(tmp_path / out)])
+    assert read_lines(tmp_path / "o/test.en") == ["Caf\u00e9 ok", "plain"]
+    assert read_lines(tmp_path / "o/test.he") == ["\u05d1\u05b8\u05bc", "שלום"]
+    err = capsys.readouterr().err
+    assert f"{nfd}: 1 of 2 lines changed by Unicode NFC normalisation" in err
+    assert f"{marks}: 1 of 2 lines changed by Unicode NFC normalisation" in err
+
+
+def test_whole_local_dataset_is_normalised_and_logged(tmp_path, capsys):
+    args = _local_args(tmp_path, tmp_path / "in.test.yy")
+    train = tmp_path / "in.train.xx"
+    train.write_text("Cafe\u0301\u200e\nsecond\n")
+    assert prepare.main(args) == 0
+    assert read_lines(tmp_path / "out/train.xx")[0] == "Caf\u00e9"
+    err = capsys.readouterr().err
+    assert f"{train}: 1 of 2 lines changed by Unicode NFC normalisation" in err

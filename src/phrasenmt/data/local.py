@@ -6,6 +6,11 @@ docs file (one document id per line, a document's lines contiguous).
 
 `local` checks (UTF-8) and copies one file; with `--docs-for` the file is a docs
 file, checked against the line count of TEXT and for contiguous documents.
+Every text file is copied in Unicode normalisation form C (NFC: a base letter
+and its combining accent composed, combining marks in canonical order), so that
+training text, references and translations spell the same word with the same
+code points whatever editor wrote them (macOS writes "é" as e + U+0301); the
+log says how many lines that changed.
 `docs` writes the ids of a split without a docs file: every line its own
 document (`NAME-000000`, ...). The whole-dataset mode (`--dataset local`) lives
 in `phrasenmt.data.prepare` and calls `prepare_local` here.
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,7 +33,6 @@ from phrasenmt.io import (
     output_set,
     read_lines,
     read_nonempty_lines,
-    read_parallel,
     write_lines,
 )
 from phrasenmt.log import get_logger
@@ -48,13 +53,33 @@ def parse_test(spec: str) -> tuple[str, LocalSplit]:
     return m.group(1), (Path(m.group(2)), Path(m.group(3)), docs)
 
 
-def read_local(splits: dict[str, LocalSplit]) -> dict[str, Lines]:
+def nfc_lines(lines: list[str]) -> tuple[list[str], int]:
+    """The lines in Unicode normalisation form C, and how many that changed."""
+    out = [line if line.isascii() else unicodedata.normalize("NFC", line)
+           for line in lines]
+    return out, sum(a is not b and a != b for a, b in zip(lines, out, strict=True))
+
+
+def text_lines(path: Path, log: Callable[[str], None]) -> list[str]:
+    """One user file's lines as the workflow keeps them: on one line each,
+    in NFC; how many lines NFC changed is logged (`log`) with the file's name."""
+    lines = read_nonempty_lines(path, "sentences")
+    lines, changed = nfc_lines([one_line(line) for line in lines])
+    log(f"{path}: {changed} of {len(lines)} lines changed by Unicode NFC normalisation")
+    return lines
+
+
+def read_local(splits: dict[str, LocalSplit],
+               log: Callable[[str], None] = print) -> dict[str, Lines]:
     """Read and check every split (UTF-8, line counts, document ids) first."""
     data = {}
     for name, (a, b, docs) in splits.items():
-        src, tgt = read_parallel(a, b)
+        src, tgt = text_lines(a, log), text_lines(b, log)
+        if len(src) != len(tgt):
+            raise InputError(f"has {len(src)} lines but {b} has {len(tgt)}; parallel "
+                             "files must match", a)
         ids = read_docs(docs, len(src), a) if docs else line_docs(name, len(src))
-        data[name] = ([one_line(x) for x in src], [one_line(x) for x in tgt], ids)
+        data[name] = (src, tgt, ids)
     return data
 
 
@@ -63,7 +88,7 @@ def prepare_local(splits: dict[str, LocalSplit], outdir: Path, src: str, tgt: st
     """Write {split}.{src}/.{tgt}/.docs of the user's files; nothing on bad input."""
     counts = {}
     with output_set():  # every split's files, or none
-        for name, (a, b, ids) in read_local(splits).items():
+        for name, (a, b, ids) in read_local(splits, log).items():
             counts[name] = write_pair(outdir / f"{name}.{src}",
                                       outdir / f"{name}.{tgt}", (a, b))
             write_lines(outdir / f"{name}.docs", ids)
@@ -91,8 +116,9 @@ def local_splits(args: argparse.Namespace) -> dict[str, LocalSplit]:
 
 
 def copy_checked(src: Path, out: Path) -> int:
-    """Copy one user file after checking it exists and is valid UTF-8."""
-    lines = [one_line(line) for line in read_nonempty_lines(src, "sentences")]
+    """Copy one user file after checking it exists and is valid UTF-8, in NFC
+    (`text_lines`: what changed goes to the log)."""
+    lines = text_lines(src, _log.info)
     with atomic_open(out) as fh:
         fh.writelines(line + "\n" for line in lines)
     return len(lines)
