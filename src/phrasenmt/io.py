@@ -70,8 +70,9 @@ def check_text(text: str, path: str | os.PathLike, line: int,
     (old Mac line ends, or Windows line ends inside a line) would silently
     become part of a token, so they are rejected. Bidirectional controls are
     display hints common in Arabic, Hebrew and Persian text; every reader drops
-    them, so no stage ever sees one as a token (`phrasenmt.data.clean` logs how
-    many each file had).
+    them, so no stage ever sees one as a token (the first step that reads a
+    file logs how many it had: `phrasenmt.data.local` for a local corpus,
+    `phrasenmt.data.clean` otherwise).
     """
     text = text.removesuffix("\n").removesuffix("\r")
     if line == 1:

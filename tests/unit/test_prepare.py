@@ -412,7 +412,8 @@ def test_local_text_is_copied_in_nfc_and_the_log_says_how_many_lines_changed(
         tmp_path, capsys):
     """An English side written on macOS (e + U+0301) and a Hebrew reference with
     its dagesh typed before the qamats reach every stage in the same code points as
-    NFC text; the log names the file and counts the lines changed."""
+    NFC text; the log names the file and counts the lines changed and the
+    bidirectional controls removed."""
     nfd = tmp_path / "test.en"
     nfd.write_text("Cafe\u0301 ok\nplain\n")
     marks = tmp_path / "test.he"  # bet + dagesh + qamats: NFC puts the qamats first
@@ -424,6 +425,8 @@ def test_local_text_is_copied_in_nfc_and_the_log_says_how_many_lines_changed(
     err = capsys.readouterr().err
     assert f"{nfd}: 1 of 2 lines changed by Unicode NFC normalisation" in err
     assert f"{marks}: 1 of 2 lines changed by Unicode NFC normalisation" in err
+    assert (f"{marks}: removed 1 bidirectional control character "
+            "(1 U+200F RIGHT-TO-LEFT MARK)") in err
 
 
 def test_whole_local_dataset_is_normalised_and_logged(tmp_path, capsys):
@@ -434,3 +437,4 @@ def test_whole_local_dataset_is_normalised_and_logged(tmp_path, capsys):
     assert read_lines(tmp_path / "out/train.xx")[0] == "Caf\u00e9"
     err = capsys.readouterr().err
     assert f"{train}: 1 of 2 lines changed by Unicode NFC normalisation" in err
+    assert f"{train}: removed 1 bidirectional control character" in err

@@ -10,7 +10,8 @@ Every text file is copied in Unicode normalisation form C (NFC: a base letter
 and its combining accent composed, combining marks in canonical order), so that
 training text, references and translations spell the same word with the same
 code points whatever editor wrote them (macOS writes "é" as e + U+0301); the
-log says how many lines that changed.
+log says how many lines that changed, and how many bidirectional control
+characters the reader removed (`phrasenmt.io.check_text`).
 `docs` writes the ids of a split without a docs file: every line its own
 document (`NAME-000000`, ...). The whole-dataset mode (`--dataset local`) lives
 in `phrasenmt.data.prepare` and calls `prepare_local` here.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,6 +32,7 @@ from phrasenmt.data.documents import read_docs
 from phrasenmt.io import (
     InputError,
     atomic_open,
+    describe_removed,
     output_set,
     read_lines,
     read_nonempty_lines,
@@ -62,8 +65,12 @@ def nfc_lines(lines: list[str]) -> tuple[list[str], int]:
 
 def text_lines(path: Path, log: Callable[[str], None]) -> list[str]:
     """One user file's lines as the workflow keeps them: on one line each,
-    in NFC; how many lines NFC changed is logged (`log`) with the file's name."""
-    lines = read_nonempty_lines(path, "sentences")
+    in NFC; the bidirectional controls removed and the lines NFC changed are
+    logged (`log`) with the file's name."""
+    removed: Counter = Counter()
+    lines = read_nonempty_lines(path, "sentences", removed=removed)
+    if removed:
+        log(f"{path}: removed {describe_removed(removed)}")
     lines, changed = nfc_lines([one_line(line) for line in lines])
     log(f"{path}: {changed} of {len(lines)} lines changed by Unicode NFC normalisation")
     return lines
