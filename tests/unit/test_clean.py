@@ -134,6 +134,43 @@ def test_reference_raw_or_detokenized(corpus):
     assert read_lines(corpus / "out/x.de")[0] == "Hallo , Welt !"
 
 
+ZERO_WIDTH = "\u200b\u200c\u200d"  # space, non-joiner, joiner
+
+
+@pytest.mark.parametrize("line", [
+    "%s\u200c נכשל: %d",  # a non-joiner after a printf conversion
+    "%s \u200bנכשל",  # a zero-width space beside a space: no break to mark
+    "שלום\u200b",  # or at the end of the line
+    "על\u200d גבי %.*s",  # a joiner at the end of a word
+    "שלום\u200bעולם",  # a zero-width space between two words
+])
+def test_tokens_and_reference_hold_the_same_zero_width_characters(tmp_path, line):
+    """What tokenization removes the reference loses too; what it keeps (a
+    joiner, a non-joiner, a zero-width space between two words) the
+    reference keeps, and detokenization puts it back where it was."""
+    _write(tmp_path / "in.en", ["a b"])
+    _write(tmp_path / "in.de", [line])
+    args = _args(tmp_path, "--ref-out", str(tmp_path / "out/ref.he"))
+    clean.main([a if a != "de" else "he" for a in args])
+    tokens, ref = read_lines(tmp_path / "out/x.de")[0], read_lines(tmp_path / "out/ref.he")[0]
+    assert [c for c in tokens if c in ZERO_WIDTH] == [c for c in ref if c in ZERO_WIDTH]
+    assert clean.detokenize([tokens], "he") == [ref]
+
+
+@pytest.mark.parametrize("line, lang", [
+    ("می\u200cخواهم بروم", "fa"),  # Persian: the non-joiner inside a word
+    ("ଆର୍ଜେଣ୍ଟାଇନ୍\u200d ପେସୋ", "or"),  # Odia: a joiner after a virama
+    ("ຄຳ\u200bສັບ ອື່ນ", "lo"),  # Lao: a zero-width space between words
+])
+def test_meaningful_zero_width_characters_stay_in_the_reference(tmp_path, line, lang):
+    _write(tmp_path / "in.en", ["a b"])
+    _write(tmp_path / "in.de", [line])
+    args = _args(tmp_path, "--ref-out", str(tmp_path / "out/ref"))
+    clean.main([a if a != "de" else lang for a in args])
+    assert read_lines(tmp_path / "out/ref") == [line]
+    assert clean.detokenize(read_lines(tmp_path / "out/x.de"), lang) == [line]
+
+
 def _no_outputs(folder: Path) -> bool:
     return not folder.exists() or not list(folder.iterdir())
 

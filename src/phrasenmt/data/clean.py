@@ -44,7 +44,6 @@ from phrasenmt.text.words import (
     SEGMENTABLE,
     ZERO_WIDTH_SPACE,
     counts_characters,
-    is_unsegmented,
     line_length,
     word_segmenter,
 )
@@ -198,7 +197,8 @@ def _moses_on_clusters(line: str, lang: str) -> str:
     pos = skip_to = 0
     for i, cluster in enumerate(graphemes):  # a mark after a space: on its own
         start, pos = pos, pos + len(cluster)
-        if start < skip_to:  # inside a printf conversion
+        if start < skip_to:  # inside a printf conversion; a joiner or non-joiner
+            clusters[-1] += line[skip_to:pos]  # after it (%s + U+200C) stays on it
             continue
         if printf and start in printf:
             skip_to = printf[start]
@@ -415,13 +415,31 @@ def process_side(lines: list[str], lang: str, opts: Options) -> list[str]:
     return [line.lower() for line in out] if opts.lowercase else out
 
 
+# a zero-width space beside white space or at either end of a line: it marks
+# a break where there is one already
+_IDLE_ZERO_WIDTH_SPACE = regex.compile(r"(?:^|(?<=\s))\u200b+|\u200b+(?=\s|$)")
+
+
+def drop_idle_zero_width_spaces(line: str) -> str:
+    """`line` without the zero-width spaces that mark no break (beside a space,
+    at an end), which would become tokens that detokenization cannot place.
+
+    Removed from the text before tokenization and from the reference alike,
+    so both hold the same zero-width characters: a zero-width space between
+    two words (Khmer, Lao, Burmese word breaks), the zero-width joiner and
+    non-joiner (Persian می‌خواهم, Indic half forms and chillus, emoji
+    sequences) are kept in both."""
+    return _IDLE_ZERO_WIDTH_SPACE.sub("", line) if ZERO_WIDTH_SPACE in line else line
+
+
 def references(raw: list[str], tokens: list[str], opts: Options) -> list[str]:
     """Target lines as sacreBLEU should see them: raw, or detokenized tokens.
     A zero-width space in a language written without spaces is a word-break
-    hint that the segmenter read and no translation writes, so it is dropped."""
+    hint that its segmenter read (`--raw`) and no translation writes, so it is
+    dropped; Moses keeps it as a token, and detokenization writes it back."""
     if opts.tokenize or opts.raw:
         refs = [line.strip() for line in raw]
-        if is_unsegmented(opts.tgt_lang):
+        if segmented_here(opts.tgt_lang, opts):
             refs = [line.replace(ZERO_WIDTH_SPACE, "") for line in refs]
         return [line.lower() for line in refs] if opts.lowercase else refs
     return detokenize(tokens, opts.tgt_lang)
@@ -578,6 +596,8 @@ def check_not_empty(src: Path, total: int, kept: int, counts: Counter,
 def clean(args: argparse.Namespace, opts: Options) -> tuple[int, int]:
     """Run the whole cleaning step; returns (kept, total)."""
     src_raw, tgt_raw, sidecars = read_inputs(args, opts)
+    src_raw = [drop_idle_zero_width_spaces(line) for line in src_raw]
+    tgt_raw = [drop_idle_zero_width_spaces(line) for line in tgt_raw]
     for path, lines, lang in ((args.src_in, src_raw, opts.src_lang),
                               (args.tgt_in, tgt_raw, opts.tgt_lang)):
         if not segmented_here(lang, opts):  # else jieba cuts its words
