@@ -89,12 +89,17 @@ rule prepare_local:
         "results/{dataset}/raw/{split}.{lang}",
     wildcard_constraints:
         dataset=W.datasets_regex("local"),
+    params:
+        # a dev or test line is translated and scored: an empty one stops here,
+        # naming the user's file (training drops it as `empty` when cleaning)
+        evaluation=W.corpus.local_text_options,
     log:
         "results/logs/prepare_local/{dataset}.{split}.{lang}.log",
     conda:
         "../envs/phrasenmt.yaml"
     shell:
-        "python -m phrasenmt.data.prepare local --in {input} --out {output} > {log} 2>&1"
+        "python -m phrasenmt.data.prepare local --in {input} --out {output} "
+        "{params.evaluation} > {log} 2>&1"
 
 
 # A local split's docs file (`docs:` of the split), checked against its source's

@@ -133,9 +133,10 @@ def read_lines(path: str | os.PathLike, allow_empty: bool = True,
     lines = []
     with open(path, "rb") as fh:
         for n, raw in enumerate(fh, start=1):
-            text = check_text(decode_line(raw, path, n), path, n, removed)
-            if not allow_empty and blank(text):
-                raise blank_line_error(text, path, n)
+            decoded = decode_line(raw, path, n)
+            text = check_text(decoded, path, n, removed)
+            if not allow_empty and blank(text):  # naming the controls it held too
+                raise blank_line_error(decoded.rstrip("\r\n").removeprefix(BOM), path, n)
             if max_tokens is not None and len(text.split()) > max_tokens:
                 raise InputError(
                     f"line has {len(text.split())} tokens, more than {max_tokens}",

@@ -438,3 +438,28 @@ def test_whole_local_dataset_is_normalised_and_logged(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{train}: 1 of 2 lines changed by Unicode NFC normalisation" in err
     assert f"{train}: removed 1 bidirectional control character" in err
+
+
+def test_an_evaluation_line_of_only_a_direction_mark_names_the_users_file(tmp_path):
+    """A dev or test line that held only U+200F is refused where the user's
+    file is read, naming that file (not the workflow's copy) and the mark."""
+    user = tmp_path / "test.he"
+    user.write_text("שלום\n\u200f\nעולם\n")
+    with pytest.raises(InputError) as err:
+        prepare.main(["local", "--in", str(user), "--out", str(tmp_path / "o/test.he"),
+                      "--evaluation"])
+    assert str(err.value) == (f"{user}:2: empty line: it holds only invisible format "
+                              "characters (U+200F)")
+    assert not (tmp_path / "o/test.he").exists()
+    # a training side keeps the line: cleaning drops the pair as `empty`
+    prepare.main(["local", "--in", str(user), "--out", str(tmp_path / "o/train.he")])
+    assert read_lines(tmp_path / "o/train.he") == ["שלום", "", "עולם"]
+
+
+def test_whole_local_dataset_refuses_an_empty_test_line(tmp_path):
+    test_tgt = tmp_path / "in.test.yy"
+    args = _local_args(tmp_path, test_tgt)
+    test_tgt.write_text("one\n\u200e\u200f \n")
+    with pytest.raises(InputError, match=rf"{test_tgt}:2: empty line: it holds only "
+                                         r"invisible format characters \(U\+200E, U\+200F\)"):
+        prepare.main(args)

@@ -390,5 +390,6 @@ def test_a_line_of_only_bidi_controls_is_an_empty_line(tmp_path):
     proc = forkrun.run(cmd, capture_output=True, text=True, timeout=120,
                           check=False)
     assert proc.returncode == 1
-    assert proc.stderr.strip() == f"error: {src}:2: empty line"
+    assert proc.stderr.strip() == (f"error: {src}:2: empty line: it holds only "
+                                   "invisible format characters (U+200E, U+200F)")
     assert not (tmp_path / "x.ar").exists()

@@ -63,12 +63,16 @@ def nfc_lines(lines: list[str]) -> tuple[list[str], int]:
     return out, sum(a is not b and a != b for a, b in zip(lines, out, strict=True))
 
 
-def text_lines(path: Path, log: Callable[[str], None]) -> list[str]:
+def text_lines(path: Path, log: Callable[[str], None],
+               allow_empty: bool = True) -> list[str]:
     """One user file's lines as the workflow keeps them: on one line each,
     in NFC; the bidirectional controls removed and the lines NFC changed are
-    logged (`log`) with the file's name."""
+    logged (`log`) with the file's name. Without `allow_empty` (a dev or test
+    split, whose every line is translated and scored) a line with nothing to
+    translate raises, naming the user's file and what the line held."""
     removed: Counter = Counter()
-    lines = read_nonempty_lines(path, "sentences", removed=removed)
+    lines = read_nonempty_lines(path, "sentences", removed=removed,
+                                allow_empty=allow_empty)
     if removed:
         log(f"{path}: removed {describe_removed(removed)}")
     lines, changed = nfc_lines([one_line(line) for line in lines])
@@ -81,7 +85,9 @@ def read_local(splits: dict[str, LocalSplit],
     """Read and check every split (UTF-8, line counts, document ids) first."""
     data = {}
     for name, (a, b, docs) in splits.items():
-        src, tgt = text_lines(a, log), text_lines(b, log)
+        evaluated = name != "train"  # every line of it is translated and scored
+        src = text_lines(a, log, allow_empty=not evaluated)
+        tgt = text_lines(b, log, allow_empty=not evaluated)
         if len(src) != len(tgt):
             raise InputError(f"has {len(src)} lines but {b} has {len(tgt)}; parallel "
                              "files must match", a)
@@ -122,10 +128,11 @@ def local_splits(args: argparse.Namespace) -> dict[str, LocalSplit]:
     return splits
 
 
-def copy_checked(src: Path, out: Path) -> int:
+def copy_checked(src: Path, out: Path, allow_empty: bool = True) -> int:
     """Copy one user file after checking it exists and is valid UTF-8, in NFC
-    (`text_lines`: what changed goes to the log)."""
-    lines = text_lines(src, _log.info)
+    (`text_lines`: what changed goes to the log); without `allow_empty`, a
+    line with nothing to translate raises naming `src`."""
+    lines = text_lines(src, _log.info, allow_empty)
     with atomic_open(out) as fh:
         fh.writelines(line + "\n" for line in lines)
     return len(lines)
@@ -149,6 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
     loc.add_argument("--out", required=True, type=output_file)
     loc.add_argument("--docs-for", type=Path, metavar="TEXT",
                      help="IN is a docs file for TEXT: check line count and ids")
+    loc.add_argument("--evaluation", action="store_true",
+                     help="IN is a dev or test side: every line must hold text")
     one = sub.add_parser("docs", help="ids of a split without documents")
     one.add_argument("--text", required=True, type=Path, help="the split's text")
     one.add_argument("--split", required=True, help="split name (id prefix)")
@@ -165,6 +174,6 @@ def main(argv: list[str]) -> int:
     elif args.docs_for is not None:
         n = copy_docs(getattr(args, "in"), args.docs_for, args.out)
     else:
-        n = copy_checked(getattr(args, "in"), args.out)
+        n = copy_checked(getattr(args, "in"), args.out, not args.evaluation)
     _log.info(f"{args.out}: {n} lines")
     return 0

@@ -179,6 +179,13 @@ def names(files) -> list[str]:
     return list(files.keys())
 
 
+def local_text_options(split: str) -> str:
+    """`--evaluation` for a dev or test side of a local dataset: every line is
+    translated and scored, so an empty one stops preparation naming the user's
+    file (training drops it as `empty` when cleaning)."""
+    return "" if split == "train" else "--evaluation"
+
+
 def local_docs_command(split: str, input, output) -> str:
     """`local --docs-for` with a docs file, else `docs` (one document per line)."""
     if "docs" in names(input):
