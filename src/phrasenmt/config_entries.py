@@ -27,6 +27,11 @@ class RuleError(ValueError):
 
 
 LANG = re.compile(r"[a-z]{2,3}")  # rules/common.smk's `lang` wildcard constraint
+# ISO 639-1 codes withdrawn in 1989 and their current codes: the tools behind
+# each stage (Moses, sacreBLEU, stopwordsiso, the word segmenters) know only
+# the current ones, and Java and old locales still write the old ones
+WITHDRAWN_LANGS = {"iw": ("he", "Hebrew"), "in": ("id", "Indonesian"),
+                   "ji": ("yi", "Yiddish"), "jw": ("jv", "Javanese")}
 NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]*$"  # dataset, model, sweep, set names
 # Decoding bounds: a wider beam only costs memory (a beam of 10^6 filled the RAM,
 # 10^12 failed to allocate), and GNMT's length penalty alpha is used in [0, 2]
@@ -338,6 +343,10 @@ class Dataset(Strict):
             if not LANG.fullmatch(code):
                 raise RuleError(side, f"{code!r} is not a language code of 2-3 "
                                 "lowercase letters (en, de, vi)")
+            if code in WITHDRAWN_LANGS:
+                now, name = WITHDRAWN_LANGS[code]
+                raise RuleError(side, f"{code!r} is the withdrawn code for {name}; "
+                                f"write {now!r}")
         if self.src == self.tgt:
             raise RuleError("tgt", f"{self.tgt!r} is also the source language")
         if self.contrastive and self.bpe.backend == "sentencepiece":

@@ -156,6 +156,13 @@ CASES = [
      dataset("synthetic_en_de", bpe={"backend": "sentencepiece", "merges": 10000}),
      ("datasets.synthetic_en_de.bpe.backend: sentencepiece, but the document-level "
       "models (ctx_transformer")),
+    ("withdrawn language code", {"datasets": {"my_docs": {
+        "source": "local", "src": "en", "tgt": "iw", "local": {
+            "train": {"src": "t.en", "tgt": "t.iw"}, "dev": {"src": "d.en", "tgt": "d.iw"},
+            "test": {"test": {"src": "s.en", "tgt": "s.iw"}}}}}},
+     "datasets.my_docs.tgt: 'iw' is the withdrawn code for Hebrew; write 'he'"),
+    ("withdrawn source code", dataset("synthetic_en_de", src="in"),
+     "datasets.synthetic_en_de.src: 'in' is the withdrawn code for Indonesian; write 'id'"),
     ("source is target", dataset("synthetic_en_de", tgt="en"),
      "datasets.synthetic_en_de.tgt: 'en' is also the source language"),
     ("no stopword list", dataset("synthetic_de_en", tgt="qq"),  # the continuous models' dataset
