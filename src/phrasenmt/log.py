@@ -90,3 +90,15 @@ def set_verbosity(quiet: bool = False, verbose: bool = False) -> None:
 def shows_progress() -> bool:
     """Whether progress (INFO) is shown: a progress bar follows the same level."""
     return _root().isEnabledFor(logging.INFO)
+
+
+def share_over(part: int, total: int, limit: float) -> str:
+    """`part` of `total` as a percentage next to the `limit` (a share) it is
+    over: "1.02 %, more than 1%", with as many decimals as it takes not to
+    round to the limit or below it ("1.0 %, more than 1%")."""
+    share = 100 * part / total
+    for places in range(1, 7):
+        text = f"{share:.{places}f}"
+        if float(text) > 100 * limit:
+            break
+    return f"{text} %, more than {limit:.0%}"

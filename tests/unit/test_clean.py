@@ -207,3 +207,10 @@ def test_cli_reports_one_line_and_exit_1(corpus):
     assert proc.returncode == 1
     assert proc.stderr.strip() == f"error: {corpus / 'missing.en'}: file not found"
     assert _no_outputs(corpus / "out")
+
+
+def test_a_heavy_rule_share_just_over_the_limit_is_not_printed_as_the_limit():
+    counts = clean.Counter({"empty": 0, "too_long": 501, "ratio": 0})
+    notes = {rule: "x" for rule in clean.REASONS}
+    [line] = clean.warn_heavy_rules(counts, 10000, Path("t.en"), notes)
+    assert "dropped 501 of 10000 pairs (5.01 %, more than 5%)" in line

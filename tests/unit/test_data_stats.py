@@ -62,6 +62,15 @@ def test_no_warning_at_one_percent(tmp_path, caplog):
     assert not [r for r in caplog.records if r.levelno == logging.WARNING]
 
 
+def test_a_share_just_over_the_limit_is_not_printed_as_the_limit(tmp_path, caplog):
+    """4 of 394 is 1.015 %: "1.0 %, more than 1%" would contradict itself."""
+    src = [f"new{i}" for i in range(390)] + ["s1 a", "s2 a", "s3 a", "s4 a"]
+    with caplog.at_level(logging.WARNING):
+        stats.stats_table(corpus(tmp_path, src, ["T"] * 394), "en", "de")
+    warning = next(r.getMessage() for r in caplog.records if r.levelno == logging.WARNING)
+    assert "4 of the 394 source lines of split test (1.02 %, more than 1%)" in warning
+
+
 def test_cli_writes_the_column(tmp_path):
     splits = corpus(tmp_path, ["s5 a", "q"], ["t5 b", "Q"])
     out = tmp_path / "stats.tsv"

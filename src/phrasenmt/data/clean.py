@@ -32,7 +32,7 @@ import regex
 from phrasenmt.cli import ArgumentParser, field_type, output_file, positive_int
 from phrasenmt.config_entries import Clean
 from phrasenmt.io import InputError, describe_removed, read_lines, run_cli, write_all
-from phrasenmt.log import get_logger
+from phrasenmt.log import get_logger, share_over
 from phrasenmt.text.punctuation import (
     SPACED_AS_FRENCH,
     attach_punctuation,
@@ -542,8 +542,8 @@ def warn_heavy_rules(counts: Counter, total: int, path: Path,
         if total and counts[rule] > WARN_SHARE * total:
             lines.append(f"{path}: cleaning rule {rule} dropped "
                          f"{counts[rule]} of {total} pairs "
-                         f"({100 * counts[rule] / total:.1f} %, more than "
-                         f"{WARN_SHARE:.0%}): {notes[rule]}; see clean.max_len "
+                         f"({share_over(counts[rule], total, WARN_SHARE)}): "
+                         f"{notes[rule]}; see clean.max_len "
                          "and clean.max_ratio")
     for line in lines:
         _log.warning(line)

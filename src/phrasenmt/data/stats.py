@@ -10,7 +10,7 @@ from pathlib import Path
 
 from phrasenmt.cli import ArgumentParser, output_file
 from phrasenmt.io import InputError, read_parallel, run_cli, write_lines
-from phrasenmt.log import get_logger
+from phrasenmt.log import get_logger, share_over
 
 _log = get_logger(__name__)
 
@@ -63,7 +63,7 @@ def warn_seen(name: str, path: Path, lines: int, seen: int, same: int) -> str | 
     if not lines or seen <= SEEN_WARN_SHARE * lines:
         return None
     text = (f"{path}: {seen} of the {lines} source lines of split {name} "
-            f"({100 * seen / lines:.1f} %, more than {SEEN_WARN_SHARE:.0%}) are "
+            f"({share_over(seen, lines, SEEN_WARN_SHARE)}) are "
             f"also training source lines ({same} with the same target line): "
             "its scores count sentences the model was trained on; take them "
             "out of the training files")
