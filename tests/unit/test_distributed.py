@@ -194,3 +194,63 @@ def test_two_ranks_equal_one_process_in_the_other_families(tmp_path, arch):
     single = _train(paths, tmp_path / "one", 1, spec)
     double = _train(paths, tmp_path / "two", 2, spec)
     assert single == double and len(single) == 6 and single[-1] < single[0]
+
+
+def _children(pid: int) -> list[int]:
+    """Every process below `pid` (Linux /proc)."""
+    out = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        kids = (task / "children").read_text().split()
+        for kid in map(int, kids):
+            out += [kid, *_children(kid)]
+    return out
+
+
+def _rank_of(pid: int) -> int | None:
+    """RANK in a process's environment (None where it has none or is gone)."""
+    try:
+        env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    ranks = [e.split(b"=", 1)[1] for e in env if e.startswith(b"RANK=")]
+    return int(ranks[0]) if ranks else None
+
+
+def test_a_signal_to_one_rank_stops_every_rank_after_the_same_update(tmp_path):
+    """SIGTERM reaches rank 1 only: the ranks learn it in the update's loss
+    reduce (no extra synchronisation), finish that update, rank 0 saves it
+    and every rank stops; none is left waiting in a collective."""
+    import os
+    import signal
+    import time
+
+    paths = even_data(tmp_path)
+    spec = {**SPEC, "train": {**SPEC["train"], "max_steps": 5000, "max_tokens": 60,
+                              "update_tokens": 120, "save_interval": 10000,
+                              "valid_interval": 10000}}
+    out = tmp_path / "run"
+    args = ["--spec", json.dumps(spec), "--train-src", str(paths.train_src),
+            "--train-tgt", str(paths.train_tgt), "--dev-src", str(paths.dev_src),
+            "--dev-tgt", str(paths.dev_tgt), "--seed", "5", "--threads", "1",
+            "--no-progress", "--device", "cpu", "--outdir", str(out)]
+    launcher = [sys.executable, "-m", "torch.distributed.run", "--standalone",
+                "--nproc-per-node", "2", "-m", "phrasenmt.train"]
+    proc = subprocess.Popen([*launcher, *args], stderr=subprocess.PIPE, text=True)
+    metrics = out / "metrics.tsv"
+    deadline = time.time() + 240
+    while not (metrics.is_file() and len(metrics.read_text().splitlines()) > 3):
+        assert time.time() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    rank1 = [p for p in _children(proc.pid) if _rank_of(p) == 1]
+    assert len(rank1) == 1
+    os.kill(rank1[0], signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode != 0  # a rank exited 75: torchrun reports the failure
+    assert "training stopped by a signal on another rank at step " in err, err[-2000:]
+    stopped = int(err.split("training stopped by SIGTERM at step ")[1].split(";")[0])
+    assert f"signal on another rank at step {stopped};" in err
+    rows = metrics.read_text().splitlines()[1:]
+    assert int(rows[-1].split("\t")[0]) == stopped
+    saved = load_file(out / "checkpoints" / f"checkpoint_{stopped}.pt")
+    assert saved["progress"]["step"] == stopped
+    assert not (out / "summary.json").exists()

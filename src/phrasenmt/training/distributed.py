@@ -127,10 +127,6 @@ class Distributed:
                 f"({dist.get_backend() if dist.is_initialized() else 'no group'}); "
                 "move it there first")
 
-    def any(self, flag: bool) -> bool:
-        """Whether any rank's flag is set (every rank gets the same answer)."""
-        return bool(self.sum([float(flag)])[0]) if self.world > 1 else flag
-
     def close(self) -> None:
         """Leave the process group."""
         if self.world > 1 and dist.is_initialized():

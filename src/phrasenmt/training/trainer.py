@@ -334,7 +334,12 @@ class Trainer:
         self.model.train()
         work, total = self._next_update()
         lr = self.scheduler.step(self.state.train_seconds)  # (a time schedule's clock)
-        loss_sum, nll_sum = self.dist.sum(self._backward(work, total))
+        sums = self._backward(work, total)
+        if self.dist.world > 1:  # whether a rank has a signal: in the same reduce
+            flag = 0.0 if self.signals is None or self.signals.received is None else 1.0
+            sums = torch.cat([sums, sums.new_tensor([flag])])
+        loss_sum, nll_sum, *flag = self.dist.sum(sums)
+        self.signalled = bool(flag and flag[0] > 0)
         if not math.isfinite(loss_sum):
             self.optimizer.zero_grad(set_to_none=True)
             last = ckpt.latest_checkpoint(self.ckpt_dir)
@@ -473,6 +478,8 @@ class Trainer:
         return row, last
 
     _pace_checked = False  # whether _warn_short_budget has looked
+    signals: SignalFlag | None = None  # while `run` trains
+    signalled = False  # under DDP: whether a rank had a signal at the last reduce
 
     def _warn_short_budget(self) -> None:
         """At the first validation: warn when max_minutes, at this pace, stops
@@ -531,13 +538,18 @@ class Trainer:
         self._narrow_context_states()
         with (self._open_metrics() as metrics, self._open_events() as events, bar,
               SignalFlag() as signals):
+            self.signals = signals
             done = self._finished()
             while not done:
                 row, done = self._update_and_log(metrics, events, window)
                 bar.update(1)
                 if row is not None:
                     bar.set_postfix_str(row.replace("\t", " "))
-                if not done and self.dist.any(signals.received is not None):
+                # under DDP the ranks learnt in the update's loss reduce whether
+                # one has a signal (a later one stops after the next update)
+                stop = (self.signalled if self.dist.world > 1
+                        else signals.received is not None)
+                if not done and stop:
                     self._stop_on_signal(signals.received or "a signal on another rank")
         return self._write_outputs() if self.dist.is_main else {}
 
