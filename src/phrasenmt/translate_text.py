@@ -51,7 +51,12 @@ from phrasenmt.cli import (
 )
 from phrasenmt.config import read_config_file
 from phrasenmt.config_model import Decode
-from phrasenmt.data.clean import Options, detokenize, process_side
+from phrasenmt.data.clean import (
+    Options,
+    detokenize,
+    drop_idle_zero_width_spaces,
+    process_side,
+)
 from phrasenmt.io import (
     InputError,
     blank,
@@ -231,7 +236,8 @@ class Run:
         ds = self.config["datasets"][self.dataset]
         opts = Options(self.src, self.tgt, tokenize=ds["tokenize"] and not self.raw,
                        raw=self.raw, lowercase=ds["lowercase"])
-        return process_side(lines, self.src, opts)
+        return process_side([drop_idle_zero_width_spaces(line) for line in lines],
+                            self.src, opts)
 
     @property
     def raw(self) -> bool:

@@ -395,3 +395,19 @@ def test_text_settings_that_did_not_make_the_run_s_files_are_refused(
         assert err.startswith("error: --configfile: the config's text settings do not "
                               "make the run's files: line 1 of "), err
         assert "(datasets.synthetic_en_de.bpe, or a changed" in err
+
+
+def test_a_zero_width_space_beside_a_space_goes_as_the_cleaning_step_drops_it(
+        results: Path, tmp_path: Path, capsys):
+    """The cleaning step removes a zero-width space beside a space before it
+    tokenizes; new text goes through the same step."""
+    run = results / "models" / "transformer" / "seed1"
+    outs = []
+    for text in ("w1 w2 .\n", "w1 \u200bw2 .\u200b\n"):
+        (tmp_path / "in.txt").write_text(text)
+        with pytest.raises(SystemExit) as stop:
+            run_cli(main, ["--run", str(run), "--input", str(tmp_path / "in.txt"),
+                           "--output", str(tmp_path / "out.txt")])
+        assert (stop.value.code, capsys.readouterr().err) == (0, "")
+        outs.append((tmp_path / "out.txt").read_text())
+    assert outs[0] == outs[1]
