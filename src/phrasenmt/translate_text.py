@@ -57,6 +57,7 @@ from phrasenmt.data.clean import (
     drop_idle_zero_width_spaces,
     process_side,
 )
+from phrasenmt.data.local import nfc_lines
 from phrasenmt.io import (
     InputError,
     blank,
@@ -236,6 +237,8 @@ class Run:
         ds = self.config["datasets"][self.dataset]
         opts = Options(self.src, self.tgt, tokenize=ds["tokenize"] and not self.raw,
                        raw=self.raw, lowercase=ds["lowercase"])
+        if ds["source"] == "local":  # copied in NFC when the workflow prepared it
+            lines = nfc_lines(lines)[0]
         return process_side([drop_idle_zero_width_spaces(line) for line in lines],
                             self.src, opts)
 

@@ -411,3 +411,15 @@ def test_a_zero_width_space_beside_a_space_goes_as_the_cleaning_step_drops_it(
         assert (stop.value.code, capsys.readouterr().err) == (0, "")
         outs.append((tmp_path / "out.txt").read_text())
     assert outs[0] == outs[1]
+
+
+def test_new_text_for_a_local_corpus_is_put_in_nfc_as_its_files_were(results: Path):
+    """A local corpus is copied in NFC; text typed in another normalisation
+    (macOS writes e + U+0301) must reach the model in the same form."""
+    from phrasenmt.translate_text import Run
+
+    run = Run(results / "models" / "transformer" / "seed1", [])
+    decomposed = "Cafe\u0301 w1 ."
+    assert run.tokenize([decomposed]) == [decomposed]  # the synthetic corpus: as is
+    run.config["datasets"][run.dataset]["source"] = "local"
+    assert run.tokenize([decomposed]) == ["Caf\u00e9 w1 ."]
