@@ -245,6 +245,27 @@ def test_without_a_contrastive_set_the_table_has_bleu_and_cxmi_only(tmp_path):
         main(["table", "--items", str(tmp_path / "items.json"), *args, *outs])
 
 
+def test_a_row_stopped_in_warm_up_is_marked_as_in_the_results_table(tmp_path):
+    args = write_inputs(tmp_path)
+    args = args[args.index("--eval"):]
+    summaries = []
+    for model, steps in (("han_dec", 90), ("han_dec_random", 400)):
+        path = tmp_path / f"{model}.summary.json"
+        path.write_text(json.dumps({"steps": steps, "max_steps": 600,
+                                    "warmup_steps": 150, "stopped_by": "max_minutes",
+                                    "schedule": "steps"}))
+        summaries.append(f"{model}={path}")
+    outs = [f"--out-{e}={tmp_path / ('t.' + e)}" for e in ("md", "tex", "csv")]
+    assert main(["table", *args, "--summary", *summaries, *outs]) == 0
+    df = pd.read_csv(tmp_path / "t.csv", keep_default_na=False).set_index("model")
+    assert df.loc["han_dec", "stop_note"] == ("stopped in warm-up at update 90 of "
+                                             "600 (warm-up 150)")
+    assert df.loc["han_dec_random", "stop_note"] == ""  # past half of its budget
+    assert df.loc["transformer", "stop_note"] == ""  # no summary given
+    md = (tmp_path / "t.md").read_text()
+    assert "| han_dec (stopped in warm-up at update 90 of 600 (warm-up 150)) |" in md
+
+
 def test_a_control_that_drew_its_own_context_again_is_named(tmp_path):
     args = write_inputs(tmp_path)
     args = args[args.index("--eval"):]

@@ -1,7 +1,8 @@
 """Does a document model use its context? One table and one figure per dataset.
 
     table   [--items ITEMS --scores MODEL=FILE...] --eval JSON... --cxmi MODEL=JSON...
-            [--control C=M...] --order A,B,... --out-md/--out-tex/--out-csv
+            [--control C=M...] [--summary MODEL=JSON...] --order A,B,...
+            --out-md/--out-tex/--out-csv
         one row per model (the sentence-level baseline, each document-level
         model, each random-context control), every figure a mean over the
         model's seeds (one --scores and one --cxmi per seed): BLEU, contrastive
@@ -16,7 +17,9 @@
         JSON's `gates` ("–" without one). CXMI is given per token and, as
         Fernandes et al. publish it, per sentence. A dataset without a
         contrastive set (no --items, --scores) gets the table without the
-        pronoun columns: BLEU and CXMI of the test set. Under the table, the
+        pronoun columns: BLEU and CXMI of the test set. A row whose training
+        stopped in warm-up (its runs' --summary files) is marked so, as in the
+        results table. Under the table, the
         words of each document model's test references whose prediction its
         context helps most (mean P-CXMI, the `words` of its first seed's JSON).
     figure  --csv CSV --order A,B,... --out-png/--out-svg
@@ -53,7 +56,7 @@ from phrasenmt.report.context_usage_figure import BUCKETS, bucket_label, figure
 from phrasenmt.report.continuous import to_latex, to_markdown
 from phrasenmt.report.json_fields import load_json
 from phrasenmt.report.style import parse_order
-from phrasenmt.report.tables import write_text
+from phrasenmt.report.tables import stop_notes, write_text
 
 
 def bucket(label: str) -> str:
@@ -145,11 +148,12 @@ def seeds_cxmi_cells(paths: list[Path]) -> dict[str, float]:
 
 def build_table(args: argparse.Namespace) -> pd.DataFrame:
     """One row per model of --order with BLEU, accuracies and CXMI."""
-    bleu, runs = {}, {}
+    bleu, runs, seed_ids = {}, {}, {}
     for path in args.eval:
         data = sd.load_aggregate(path)
         bleu[data["system"]] = sd.mean_sd(data["scores"])[0]
         runs[data["system"]] = len(data["scores"])
+        seed_ids[data["system"]] = data["seeds"]
     acc = (accuracy_rows(args.items, args.scores, args.category)
            if args.items is not None else None)
     controls = dict(args.control or [])
@@ -178,7 +182,19 @@ def build_table(args: argparse.Namespace) -> pd.DataFrame:
         row.update({f"items_d{b}": seeds[0].get(b, (0, 0))[1] for b in BUCKETS})
         row.update(seeds_cxmi_cells(cxmi.get(model, [])))
         rows.append(row)
-    return pd.DataFrame(rows)
+    return with_stop_notes(pd.DataFrame(rows), args.summary or [], seed_ids)
+
+
+def with_stop_notes(df: pd.DataFrame, summaries: list[tuple[str, Path]],
+                    seed_ids: dict[str, list]) -> pd.DataFrame:
+    """The table with each row's `stop_note` (training runs' summary.json, as
+    the main results table marks a run stopped in warm-up); '' without one."""
+    paths: dict[str, list[Path]] = {}
+    for model, path in summaries:
+        paths.setdefault(model, []).append(path)
+    notes = [stop_notes(paths[m], seed_ids.get(m, [])) if m in paths else ""
+             for m in df["model"]]
+    return df.assign(stop_note=notes)
 
 
 def cxmi_row(model: str, controls: dict[str, str], cxmi: dict[str, list[Path]],
@@ -214,7 +230,10 @@ def _ci(row: pd.Series, key: str) -> str:
 def display(df: pd.DataFrame, contrastive: bool = True) -> pd.DataFrame:
     """The formatted cells of the Markdown and LaTeX tables (the pronoun
     columns only with a contrastive set)."""
-    shown = pd.DataFrame({"model": df["model"], "reads": df["reads"],
+    names = [f"{m} ({n})" if isinstance(n, str) and n else m
+             for m, n in zip(df["model"], df.get("stop_note", [""] * len(df)),
+                             strict=True)]
+    shown = pd.DataFrame({"model": names, "reads": df["reads"],
                           "seeds": df["seeds"], "BLEU": [_num(v) for v in df["bleu"]]})
     if contrastive:
         shown["pronouns (%)"] = [f"{_num(a)} (n={n})" for a, n in
@@ -346,6 +365,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="all-seed evaluation JSONs of the rows (BLEU)")
     t.add_argument("--cxmi", type=named_path, nargs="*", metavar="MODEL=JSON",
                    help="CXMI JSONs of the document-level rows, one per seed")
+    t.add_argument("--summary", type=named_path, nargs="*", metavar="MODEL=JSON",
+                   help="training summary.json of each row's runs: a run stopped "
+                   "in warm-up is marked as in the results table")
     t.add_argument("--control", type=control_pair, nargs="*", metavar="CONTROL=MODEL",
                    help="random-context controls and the model each controls")
     t.add_argument("--order", type=parse_order, required=True, help="row order")

@@ -149,7 +149,14 @@ def context_usage_inputs(config: dict, dataset: str) -> dict:
     items = {"item_file": files["items"]} if files["items"] is not None else {}
     return {**items, "scores": [path for _, path in files["scores"]],
             "evals": [runs.aggregate_eval(dataset, m, first) for m in rows],
-            "cxmi": [path for _, path in files["cxmi"]]}
+            "cxmi": [path for _, path in files["cxmi"]],
+            "summaries": [path for _, path in summaries(config, dataset, rows)]}
+
+
+def summaries(config: dict, dataset: str, rows: list[str]) -> list[tuple[str, str]]:
+    """(row, the summary.json of the checkpoint it decodes) for every seed."""
+    return [(m, wf.summary_path(config, dataset, m, s)) for m in rows
+            for s in runs.seeds(config, m)]
 
 
 def context_usage_args(config: dict, dataset: str) -> str:
@@ -162,5 +169,6 @@ def context_usage_args(config: dict, dataset: str) -> str:
     items = (["--items", files["items"], "--scores",
               *(f"{m}={p}" for m, p in files["scores"])]
              if files["items"] is not None else [])
+    marks = ["--summary", *(f"{m}={p}" for m, p in summaries(config, dataset, rows))]
     return shlex.join([*items, "--cxmi", *(f"{m}={p}" for m, p in files["cxmi"])]
-                      + (["--control", *controls] if controls else []))
+                      + (["--control", *controls] if controls else []) + marks)
