@@ -84,7 +84,9 @@ rule prepare_docs:
 
 rule prepare_local:
     input:
-        W.base.local_file,
+        # the split's other file too: a split whose two files are each in the
+        # other language's script (source and target swapped) stops here
+        unpack(W.corpus.local_side_files),
     output:
         "results/{dataset}/raw/{split}.{lang}",
     wildcard_constraints:
@@ -93,13 +95,14 @@ rule prepare_local:
         # a dev or test line is translated and scored: an empty one stops here,
         # naming the user's file (training drops it as `empty` when cleaning)
         evaluation=W.corpus.local_text_options,
+        scripts=W.corpus.local_script_options,
     log:
         "results/logs/prepare_local/{dataset}.{split}.{lang}.log",
     conda:
         "../envs/phrasenmt.yaml"
     shell:
-        "python -m phrasenmt.data.prepare local --in {input} --out {output} "
-        "{params.evaluation} > {log} 2>&1"
+        "python -m phrasenmt.data.prepare local --in {input.text} --out {output} "
+        "{params.evaluation} {params.scripts} > {log} 2>&1"
 
 
 # A local split's docs file (`docs:` of the split), checked against its source's

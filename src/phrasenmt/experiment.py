@@ -254,7 +254,8 @@ def check_datasets(config: dict) -> None:
         elif ds["source"] == "local":
             controls = [m for m in wf.models(config, name)
                         if config["models"][m].get("context") == "random"]
-            _check_local_files(key, ds["local"], controls[0] if controls else None)
+            _check_local_files(key, ds["local"], controls[0] if controls else None,
+                               (ds["src"], ds["tgt"]))
         elif ds["source"] == "download":
             from phrasenmt.data.datasets import check_direction
 
@@ -264,14 +265,17 @@ def check_datasets(config: dict) -> None:
                 raise InputError(f"{key}.name: {err.message}") from None
 
 
-def _check_local_files(key: str, local: dict, random_control: str | None = None) -> None:
+def _check_local_files(key: str, local: dict, random_control: str | None = None,
+                       langs: tuple[str, str] | None = None) -> None:
     """The user's files that are there already, across files: each split's two
     sides and its docs file have equal line counts, the document ids are
-    contiguous, and where a random-context control trains on the dataset each
+    contiguous, where a random-context control trains on the dataset each
     split holds two documents or more, for it to draw other documents' lines
-    from (as the first data or training job would find, hours later on a
-    cluster)."""
+    from, and with `langs` the two sides are not each in the script of the
+    other's language (source and target swapped: `check_scripts`), as the
+    first data or training job would find, hours later on a cluster."""
     from phrasenmt.data.documents import read_docs
+    from phrasenmt.data.local import check_scripts, first_lines
 
     pairs = [("train", local["train"]), ("dev", local["dev"]),
              *((f"test.{name}", pair) for name, pair in local["test"].items())]
@@ -293,6 +297,9 @@ def _check_local_files(key: str, local: dict, random_control: str | None = None)
             if lines[0] != lines[1]:
                 raise InputError(f"has {lines[0]} lines but {files[1]} has "
                                  f"{lines[1]}; parallel files must match", files[0])
+            if langs is not None:
+                check_scripts(pair["src"], first_lines(pair["src"]),
+                              first_lines(pair["tgt"]), "src", langs)
             if "docs" in pair:
                 ids = read_docs(pair["docs"], lines[0], pair["src"])
                 if random_control and len(set(ids)) < 2:

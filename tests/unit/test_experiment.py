@@ -349,6 +349,24 @@ def test_a_test_set_name_that_cannot_name_its_files_is_refused(tmp_path, name, m
     assert str(err.value).startswith(message), str(err.value)
 
 
+def test_a_local_split_with_source_and_target_swapped_is_refused_at_start(tmp_path):
+    english = b"Open the file in the editor and save it before you close it.\n" * 3
+    hebrew = "פתח את הקובץ ב-Emacs ושמור אותו.\n".encode() * 3
+    files = {"train.src": english, "train.tgt": hebrew,
+             "dev.src": hebrew, "dev.tgt": english,
+             "test.src": english, "test.tgt": hebrew}
+    config = local_dataset(tmp_path, **files)
+    config["datasets"]["mine"]["tgt"] = "he"
+    with pytest.raises(InputError) as err:
+        experiment.check_datasets(config)
+    assert str(err.value) == (f"datasets.mine.local.dev: {tmp_path}/dev.src: 80 % of "
+                              "its letters are Hebrew, the script of the target "
+                              "language he, and 20 % Latin: source and target "
+                              "swapped?")
+    config["datasets"]["mine"]["tgt"] = "de"  # one script: not compared
+    experiment.check_datasets(config)
+
+
 def test_local_files_not_there_yet_are_left_to_the_data_job(tmp_path):
     config = local_dataset(tmp_path, **{"dev.tgt": b"a\nb\n"})
     (tmp_path / "dev.tgt").unlink()

@@ -463,3 +463,94 @@ def test_whole_local_dataset_refuses_an_empty_test_line(tmp_path):
     with pytest.raises(InputError, match=rf"{test_tgt}:2: empty line: it holds only "
                                          r"invisible format characters \(U\+200E, U\+200F\)"):
         prepare.main(args)
+
+
+# --- the script of each side: source and target swapped ------------------------
+
+ENGLISH = ["The meeting with the new team is on Monday morning.",
+           "Open the file in the editor and save it before you close it.",
+           "Could not connect to the server: check your network settings.",
+           "The printer is out of paper; add paper and try again."] * 5
+# Hebrew with Latin names and code in it, as user interface text has
+HEBREW = ["הפגישה עם הצוות החדש של Sarah ביום שני בבוקר.",
+          "פתח את הקובץ ב-Emacs ושמור אותו לפני שתסגור אותו.",
+          "לא ניתן להתחבר לשרת localhost: בדוק את הגדרות הרשת.",
+          "אין נייר במדפסת; הוסף נייר ונסה שוב."] * 5
+# Hebrew in Latin letters: one side alone in the other's script is no swap
+TRANSLITERATED = ["Ha-pgisha im ha-tsevet he-hadash hi be-yom sheni ba-boker.",
+                  "Ptah et ha-kovets ba-orekh u-shmor oto lifnei she-tisgor oto.",
+                  "Lo nitan lehithaber la-sharat: bdok et hagdarot ha-reshet.",
+                  "Ein neyar ba-madpeset; hosef neyar ve-nase shuv."] * 5
+GERMAN = ["Die Besprechung mit dem neuen Team ist am Montagmorgen.",
+          "Öffne die Datei im Editor und speichere sie vor dem Schließen.",
+          "Keine Verbindung zum Server: prüfe die Netzwerkeinstellungen.",
+          "Der Drucker hat kein Papier; lege Papier ein und versuche es erneut."] * 5
+
+
+def _side(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _prepare_side(tmp_path: Path, text: list[str], pair: list[str], side: str,
+                  langs: tuple[str, str]) -> int:
+    """`prepare local` of one dev file, whose split's other file holds `pair`."""
+    src = _side(tmp_path / "dev.a", text)
+    other = _side(tmp_path / "dev.b", pair)
+    return prepare.main(["local", "--in", str(src), "--out", str(tmp_path / "o/dev.a"),
+                         "--evaluation", "--pair", str(other), "--side", side,
+                         "--langs", *langs])
+
+
+@pytest.mark.parametrize("side, text, pair, message", [
+    ("src", HEBREW, ENGLISH, ("87 % of its letters are Hebrew, the script of the "
+     "target language he, and 13 % Latin: source and target swapped?")),
+    ("tgt", ENGLISH, HEBREW, ("100 % of its letters are Latin, the script of the "
+     "source language en, and 0 % Hebrew: source and target swapped?")),
+])
+def test_a_split_with_source_and_target_swapped_is_refused(tmp_path, side, text,
+                                                           pair, message):
+    with pytest.raises(InputError) as err:
+        _prepare_side(tmp_path, text, pair, side, ("en", "he"))
+    assert str(err.value) == f"{tmp_path / 'dev.a'}: {message}"
+    assert not (tmp_path / "o/dev.a").exists()
+
+
+@pytest.mark.parametrize("side, text, pair, langs", [
+    ("tgt", HEBREW, ENGLISH, ("en", "he")),  # Latin names in the Hebrew side
+    ("src", ENGLISH, HEBREW, ("en", "he")),
+    ("tgt", TRANSLITERATED, ENGLISH, ("en", "he")),  # one side in the other's script
+    ("src", GERMAN, ENGLISH, ("en", "de")),  # one script: nothing to compare
+    ("src", HEBREW, ENGLISH, ("en", "xx")),  # a script the table does not know
+    ("src", HEBREW, ENGLISH, ("xx", "he")),
+])
+def test_sides_in_their_own_scripts_or_scripts_not_known_are_copied(tmp_path, side,
+                                                                    text, pair, langs):
+    assert _prepare_side(tmp_path, text, pair, side, langs) == 0
+    assert read_lines(tmp_path / "o/dev.a") == text
+
+
+def test_the_script_options_go_together(tmp_path):
+    src = _side(tmp_path / "dev.en", ENGLISH)
+    with pytest.raises(InputError, match="^--pair, --side and --langs go together"):
+        prepare.main(["local", "--in", str(src), "--out", str(tmp_path / "o/dev.en"),
+                      "--side", "src"])
+
+
+def test_whole_local_dataset_refuses_a_swapped_dev_split(tmp_path):
+    args = _local_args(tmp_path, tmp_path / "in.test.yy")
+    for split, src, tgt in (("train", ENGLISH, HEBREW), ("dev", HEBREW, ENGLISH),
+                            ("test", ENGLISH, HEBREW)):
+        _side(tmp_path / f"in.{split}.xx", src)
+        _side(tmp_path / f"in.{split}.yy", tgt)
+    args[args.index("--src") + 1], args[args.index("--tgt") + 1] = "en", "he"
+    with pytest.raises(InputError) as err:
+        prepare.main(args)
+    assert str(err.value) == (f"{tmp_path / 'in.dev.xx'}: 87 % of its letters are "
+                              "Hebrew, the script of the target language he, and "
+                              "13 % Latin: source and target swapped?")
+    assert not (tmp_path / "out").exists()
+    _side(tmp_path / "in.dev.xx", ENGLISH)  # put right: every split is written
+    _side(tmp_path / "in.dev.yy", HEBREW)
+    assert prepare.main(args) == 0
+    assert read_lines(tmp_path / "out/dev.he") == HEBREW

@@ -16,9 +16,37 @@ from phrasenmt import bpe
 from phrasenmt.align import __main__ as align_cli
 from phrasenmt.data import clean
 from phrasenmt.io import BIDI_CONTROLS, read_lines
-from phrasenmt.text.scripts import detect_unsegmented, unsegmented_warning
+from phrasenmt.text.scripts import (
+    detect_unsegmented,
+    distinct_scripts,
+    script_mix,
+    unsegmented_warning,
+)
 from phrasenmt.workflow import base as wf
 from tests import forkrun
+
+# --- the script a language is written in -------------------------------------
+
+@pytest.mark.parametrize("lang, other, distinct", [
+    ("en", "he", True), ("heb", "eng", True), ("ru", "ja", True), ("ko", "zh", True),
+    ("en", "de", False),  # one script
+    ("zh", "ja", False),  # Han in both
+    ("sr", "en", False),  # Serbian: Cyrillic and Latin, not in the table
+    ("xx", "he", False),  # a code the table does not know
+])
+def test_scripts_are_compared_where_both_are_known_and_differ(lang, other, distinct):
+    assert distinct_scripts(lang, other) is distinct
+
+
+def test_script_mix_counts_the_two_scripts_among_all_letters():
+    mix = script_mix(["שלום Sarah, 42!", "Hello world"], "he", "en")
+    assert (mix.letters, mix.own, mix.other) == (19, 4, 15)
+    assert mix.share(mix.other) == 15 / 19
+    assert not mix.looks_other()  # under 50 letters of the two scripts: not judged
+    assert mix.__class__(200, 20, 180).looks_other()
+    assert not mix.__class__(200, 120, 80).looks_other()
+    assert script_mix(["Hallo Welt"], "de", "en") is None
+
 
 # --- unsegmented scripts ------------------------------------------------------
 

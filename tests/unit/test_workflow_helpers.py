@@ -12,6 +12,7 @@ import yaml
 from phrasenmt.config import validate_config
 from phrasenmt.io import InputError
 from phrasenmt.workflow import base as wf
+from phrasenmt.workflow import corpus as wfc
 from phrasenmt.workflow import discourse as wfdis
 from phrasenmt.workflow import documents as wfd
 from phrasenmt.workflow import documents_report as wfdr
@@ -781,3 +782,18 @@ def test_lingeval_false_leaves_the_agreement_analysis_out(config):
         assert wfpr.lingeval_json(config, ds) is None
         assert wfpr.lingeval_models(config, ds) == []
         assert not any("agreement" in t for t in wfpr.phrase_targets(config, ds))
+
+
+def test_a_local_side_is_prepared_with_the_other_file_of_its_split():
+    """`prepare local` compares each file's script with its split's other file."""
+    config = {"datasets": {"mine": {"source": "local", "src": "en", "tgt": "he", "local": {
+        "train": {"src": "c/train.en", "tgt": "c/train.he"},
+        "dev": {"src": "c/dev.en", "tgt": "c/dev.he"},
+        "test": {"t1": {"src": "c/t1.en", "tgt": "c/t1.he"}}}}}}
+    assert wfc.local_side_files(config, "mine", "dev", "he") == {
+        "text": "c/dev.he", "pair": "c/dev.en"}
+    files = wfc.local_side_files(config, "mine", "t1", "en")
+    assert files == {"text": "c/t1.en", "pair": "c/t1.he"}
+    options = wfc.local_script_options(config, "mine", "en",
+                                       type("Input", (), {"pair": files["pair"]}))
+    assert options == "--pair c/t1.he --side src --langs en he"

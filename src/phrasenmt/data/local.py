@@ -20,6 +20,7 @@ in `phrasenmt.data.prepare` and calls `prepare_local` here.
 from __future__ import annotations
 
 import argparse
+import itertools
 import re
 import unicodedata
 from collections import Counter
@@ -39,11 +40,19 @@ from phrasenmt.io import (
     write_lines,
 )
 from phrasenmt.log import get_logger
+from phrasenmt.text.scripts import (
+    LANGUAGE_SCRIPTS,
+    SAMPLE_LINES,
+    script_mix,
+    script_name,
+)
 
 _log = get_logger(__name__)
 
 LocalSplit = tuple[Path, Path, Path | None]  # source, target, docs (optional)
 Lines = tuple[list[str], list[str], list[str]]
+SIDES = ("src", "tgt")
+ROLES = {"src": "source", "tgt": "target"}
 
 
 def parse_test(spec: str) -> tuple[str, LocalSplit]:
@@ -80,9 +89,49 @@ def text_lines(path: Path, log: Callable[[str], None],
     return lines
 
 
+def percent(share: float) -> str:
+    """A share as a message writes it: "97 %"."""
+    return f"{round(100 * share)} %"
+
+
+def check_scripts(path: Path, lines: list[str], pair: list[str], side: str,
+                  langs: tuple[str, str]) -> None:
+    """Raise, naming `path`, when the `side` ("src" or "tgt") of a split and
+    the other side `pair` are each mostly in the script of the other's
+    language: source and target swapped. Said only where the two languages'
+    scripts are known and differ (en-he, not en-de); one side alone in the
+    other's script (transliterated text) is not a swap."""
+    other_side = SIDES[1 - SIDES.index(side)]
+    lang, other = langs[SIDES.index(side)], langs[SIDES.index(other_side)]
+    mix = script_mix(lines, lang, other)
+    if mix is None or not mix.looks_other():
+        return
+    pair_mix = script_mix(pair, other, lang)
+    if pair_mix is None or not pair_mix.looks_other():
+        return
+    own, theirs = LANGUAGE_SCRIPTS[lang], LANGUAGE_SCRIPTS[other]
+    raise InputError(
+        f"{percent(mix.share(mix.other))} of its letters are {script_name(theirs)}, "
+        f"the script of the {ROLES[other_side]} language {other}, and "
+        f"{percent(mix.share(mix.own))} {script_name(own)}: source and target "
+        "swapped?", path)
+
+
+def first_lines(path: Path, n: int = SAMPLE_LINES) -> list[str]:
+    """The first `n` lines of the other side of a split, for `check_scripts`
+    (its own job checks it as a whole: here a bad byte is replaced)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return list(itertools.islice(fh, n))
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror}", path) from None
+
+
 def read_local(splits: dict[str, LocalSplit],
-               log: Callable[[str], None] = print) -> dict[str, Lines]:
-    """Read and check every split (UTF-8, line counts, document ids) first."""
+               log: Callable[[str], None] = print,
+               langs: tuple[str, str] | None = None) -> dict[str, Lines]:
+    """Read and check every split (UTF-8, line counts, document ids, with
+    `langs` the script of each side: `check_scripts`) first."""
     data = {}
     for name, (a, b, docs) in splits.items():
         evaluated = name != "train"  # every line of it is translated and scored
@@ -91,6 +140,8 @@ def read_local(splits: dict[str, LocalSplit],
         if len(src) != len(tgt):
             raise InputError(f"has {len(src)} lines but {b} has {len(tgt)}; parallel "
                              "files must match", a)
+        if langs is not None:
+            check_scripts(a, src, tgt, "src", langs)
         ids = read_docs(docs, len(src), a) if docs else line_docs(name, len(src))
         data[name] = (src, tgt, ids)
     return data
@@ -101,7 +152,7 @@ def prepare_local(splits: dict[str, LocalSplit], outdir: Path, src: str, tgt: st
     """Write {split}.{src}/.{tgt}/.docs of the user's files; nothing on bad input."""
     counts = {}
     with output_set():  # every split's files, or none
-        for name, (a, b, ids) in read_local(splits, log).items():
+        for name, (a, b, ids) in read_local(splits, log, (src, tgt)).items():
             counts[name] = write_pair(outdir / f"{name}.{src}",
                                       outdir / f"{name}.{tgt}", (a, b))
             write_lines(outdir / f"{name}.docs", ids)
@@ -128,11 +179,17 @@ def local_splits(args: argparse.Namespace) -> dict[str, LocalSplit]:
     return splits
 
 
-def copy_checked(src: Path, out: Path, allow_empty: bool = True) -> int:
+def copy_checked(src: Path, out: Path, allow_empty: bool = True,
+                 pair: tuple[Path, str, tuple[str, str]] | None = None) -> int:
     """Copy one user file after checking it exists and is valid UTF-8, in NFC
     (`text_lines`: what changed goes to the log); without `allow_empty`, a
-    line with nothing to translate raises naming `src`."""
+    line with nothing to translate raises naming `src`. `pair`: the split's
+    other file, the side `src` is ("src" or "tgt") and the pair's languages,
+    for `check_scripts`."""
     lines = text_lines(src, _log.info, allow_empty)
+    if pair is not None:
+        other, side, langs = pair
+        check_scripts(src, lines, first_lines(other), side, langs)
     with atomic_open(out) as fh:
         fh.writelines(line + "\n" for line in lines)
     return len(lines)
@@ -158,11 +215,28 @@ def build_parser() -> argparse.ArgumentParser:
                      help="IN is a docs file for TEXT: check line count and ids")
     loc.add_argument("--evaluation", action="store_true",
                      help="IN is a dev or test side: every line must hold text")
+    loc.add_argument("--pair", type=Path, metavar="FILE",
+                     help="the split's other file: refuse IN when each side is "
+                     "in the script of the other's language (with --side, --langs)")
+    loc.add_argument("--side", choices=SIDES, help="the side IN is (with --pair)")
+    loc.add_argument("--langs", nargs=2, metavar=("SRC", "TGT"),
+                     help="the languages of the pair (with --pair)")
     one = sub.add_parser("docs", help="ids of a split without documents")
     one.add_argument("--text", required=True, type=Path, help="the split's text")
     one.add_argument("--split", required=True, help="split name (id prefix)")
     one.add_argument("--out", required=True, type=output_file)
     return p
+
+
+def script_pair(args: argparse.Namespace) -> tuple[Path, str, tuple[str, str]] | None:
+    """(--pair, --side, --langs) for `check_scripts`, or None without them."""
+    given = [args.pair, args.side, args.langs]
+    if all(value is None for value in given):
+        return None
+    if None in given:
+        raise InputError("--pair, --side and --langs go together: give all three "
+                         "or none")
+    return args.pair, args.side, tuple(args.langs)
 
 
 def main(argv: list[str]) -> int:
@@ -174,6 +248,7 @@ def main(argv: list[str]) -> int:
     elif args.docs_for is not None:
         n = copy_docs(getattr(args, "in"), args.docs_for, args.out)
     else:
-        n = copy_checked(getattr(args, "in"), args.out, not args.evaluation)
+        n = copy_checked(getattr(args, "in"), args.out, not args.evaluation,
+                         script_pair(args))
     _log.info(f"{args.out}: {n} lines")
     return 0

@@ -161,3 +161,109 @@ def language_warning(lang: str, where: str) -> str | None:
             "BPE and word alignment would see clause-sized words; segment the text "
             f"first ({how}) and set tokenize: false"
             + (f", or set bpe.backend: sentencepiece ({tool}'s words)" if tool else ""))
+
+
+# -- the script a language is written in --------------------------------------
+
+# Language codes (ISO 639-1 and -3) by the Unicode scripts of their letters.
+# Languages written in more than one script today (Serbian, Kazakh, Uzbek,
+# Azerbaijani, Punjabi, Kurdish, Mongolian, Malay, ...) are left out, and so
+# are all codes not listed: their files are not checked.
+_CODES_BY_SCRIPTS = {
+    ("Latin",): "en eng de deu ger fr fra fre es spa it ita pt por nl nld dut "
+                "ca cat ro ron rum pl pol cs ces cze sk slk slo sl slv hr hrv "
+                "hu hun fi fin et est lv lav lt lit sv swe da dan nb nob nn nno "
+                "no nor is isl ice ga gle cy cym wel eu eus baq gl glg mt mlt "
+                "sq sqi alb tr tur vi vie id ind tl tgl sw swa af afr eo epo",
+    ("Cyrillic",): "ru rus uk ukr be bel bg bul mk mkd mac ky kir tg tgk",
+    ("Greek",): "el ell gre",
+    ("Hebrew",): "he heb yi yid",
+    ("Arabic",): "ar ara fa fas per ur urd ps pus ug uig",
+    ("Armenian",): "hy hye arm",
+    ("Georgian",): "ka kat geo",
+    ("Devanagari",): "hi hin mr mar ne nep sa san",
+    ("Bengali",): "bn ben as asm",
+    ("Gujarati",): "gu guj",
+    ("Oriya",): "or ori",
+    ("Tamil",): "ta tam",
+    ("Telugu",): "te tel",
+    ("Kannada",): "kn kan",
+    ("Malayalam",): "ml mal",
+    ("Sinhala",): "si sin",
+    ("Thai",): "th tha",
+    ("Lao",): "lo lao",
+    ("Khmer",): "km khm",
+    ("Myanmar",): "my mya bur",
+    ("Tibetan",): "bo bod tib dz dzo",
+    ("Ethiopic",): "am amh ti tir",
+    ("Hangul",): "ko kor",
+    ("Han",): "zh zho chi yue",
+    ("Han", "Hiragana", "Katakana"): "ja jpn",
+}
+LANGUAGE_SCRIPTS = {code: scripts for scripts, codes in _CODES_BY_SCRIPTS.items()
+                    for code in codes.split()}
+# what a message calls a language's scripts
+SCRIPT_NAMES = {("Han", "Hiragana", "Katakana"): "Han and Kana"}
+MIN_SCRIPT_LETTERS = 50  # letters of the two scripts below which nothing is said
+
+
+def script_name(scripts: tuple[str, ...]) -> str:
+    """What a message calls a language's scripts: "Hebrew", "Han and Kana"."""
+    return SCRIPT_NAMES.get(scripts, " and ".join(scripts))
+
+
+def distinct_scripts(lang: str, other: str) -> bool:
+    """Whether both languages' scripts are known and share no script (en-he,
+    not en-de, not zh-ja, not a language the table does not know)."""
+    mine, theirs = LANGUAGE_SCRIPTS.get(lang), LANGUAGE_SCRIPTS.get(other)
+    return bool(mine and theirs) and not set(mine) & set(theirs)
+
+
+def _script_pattern(scripts: tuple[str, ...]) -> regex.Pattern:
+    """Letters (not marks, digits or punctuation) of any of `scripts`."""
+    alternatives = "".join(rf"\p{{Script={name}}}" for name in scripts)
+    return regex.compile(rf"(?=\p{{L}})[{alternatives}]")
+
+
+@dataclass(frozen=True)
+class ScriptMix:
+    """The letters of a text's first lines in its language's script and in
+    the script of the other language of its pair."""
+
+    letters: int  # all letters
+    own: int  # in the script of the text's language
+    other: int  # in the script of the other language
+
+    def share(self, count: int) -> float:
+        """`count` as a share of all letters."""
+        return count / self.letters if self.letters else 0.0
+
+    def looks_other(self) -> bool:
+        """Whether most of the letters of the two scripts are the other's."""
+        counted = self.own + self.other
+        return counted >= MIN_SCRIPT_LETTERS and self.other > MIN_SHARE * counted
+
+
+def script_mix(lines: Iterable[str], lang: str, other: str,
+               sample: int = SAMPLE_LINES) -> ScriptMix | None:
+    """How the letters of the first `sample` lines of a text in `lang` fall on
+    its script and on `other`'s; None where `distinct_scripts` is false. Letters
+    of neither script (a Latin name in Hebrew-English text) count only as letters."""
+    if not distinct_scripts(lang, other):
+        return None
+    own_scripts, other_scripts = LANGUAGE_SCRIPTS[lang], LANGUAGE_SCRIPTS[other]
+    mine, theirs = _script_pattern(own_scripts), _script_pattern(other_scripts)
+    letters = own = foreign = 0
+    for n, line in enumerate(lines):
+        if n == sample:
+            break
+        if line.isascii():  # Latin letters only: the common case, fast
+            latin = sum(c.isalpha() for c in line)
+            letters += latin
+            own += latin if "Latin" in own_scripts else 0
+            foreign += latin if "Latin" in other_scripts else 0
+            continue
+        letters += len(_LETTER.findall(line))
+        own += len(mine.findall(line))
+        foreign += len(theirs.findall(line))
+    return ScriptMix(letters, own, foreign)

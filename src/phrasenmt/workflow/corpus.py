@@ -186,6 +186,28 @@ def local_text_options(split: str) -> str:
     return "" if split == "train" else "--evaluation"
 
 
+def local_side(config: dict, dataset: str, lang: str) -> str:
+    """The side ("src" or "tgt") that `lang` is of a dataset's pair."""
+    return "src" if lang == wf.langs(config, dataset)[0] else "tgt"
+
+
+def local_side_files(config: dict, dataset: str, split: str, lang: str) -> dict[str, str]:
+    """The user's file of one split and language (`text`) and the split's
+    other file (`pair`), whose script `prepare local` compares."""
+    src, tgt = wf.langs(config, dataset)
+    other = tgt if local_side(config, dataset, lang) == "src" else src
+    return {"text": wf.local_file(config, dataset, split, lang),
+            "pair": wf.local_file(config, dataset, split, other)}
+
+
+def local_script_options(config: dict, dataset: str, lang: str, input) -> str:
+    """`--pair`, `--side`, `--langs` of `prepare local`: a split whose two
+    files are each in the script of the other's language stops preparation."""
+    src, tgt = wf.langs(config, dataset)
+    return (f"--pair {input.pair} --side {local_side(config, dataset, lang)} "
+            f"--langs {src} {tgt}")
+
+
 def local_docs_command(split: str, input, output) -> str:
     """`local --docs-for` with a docs file, else `docs` (one document per line)."""
     if "docs" in names(input):
