@@ -55,6 +55,9 @@ FILES = {
                                    ).encode(),
     "e.en": b"",
     "ja.txt": "猫が好きです。\n".encode() * 3,
+    "dev.en": "הפגישה עם Sarah ביום שני בבוקר; אין נייר במדפסת, הוסף נייר ונסה שוב.\n"
+              .encode() * 20,  # swapped: Hebrew in the English file
+    "dev.he": b"The meeting with Sarah is on Monday; add paper and try again.\n" * 20,
     "e.de": b"",
     "cut.bpe": b"a b\nc d@@\ne f\n",
     "good.scores": b"-1.0\n-2.0\n-3.0\n",
@@ -246,6 +249,11 @@ CASES = [
                                        "--lenpen", "500"],
      ("python -m phrasenmt.translate: error: argument --lenpen: must be in [0, 10.0], "
       "got 500 (see --help)")),
+    ("source and target swapped (prepare local)", [
+        "phrasenmt.data.prepare", "local", "--in", "dev.en", "--out", "OUT",
+        "--evaluation", "--pair", "dev.he", "--side", "src", "--langs", "en", "he"],
+     ("error: dev.en: 91 % of its letters are Hebrew, the script of the target "
+      "language he, and 9 % Latin: source and target swapped?")),
     ("not a SentencePiece model", ["phrasenmt.bpe", "apply", "--sentencepiece", "s3",
                                    "--in", "s3", "--out", "OUT"],
      "error: s3: not a SentencePiece model file"),
