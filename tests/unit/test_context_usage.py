@@ -330,3 +330,19 @@ def test_converged_document_models_read_every_antecedent_and_sweep_k():
     files = wfdis.context_usage_files(converged, "converged_en_de")
     assert [s for m, s in files["cxmi"] if m == "han_dec_context_size1"] == [
         "results/converged_en_de/analysis/cxmi/han_dec_context_size1/seed1.json"]
+
+
+def test_the_three_seed_target_trains_the_default_run_s_corpus_and_models():
+    """`make seeds-document` gives the default run's document rows their
+    verdicts only if it trains the same corpus and the same models: its
+    dataset must resolve to synthetic_en_de's settings, name aside."""
+    override = yaml.safe_load((REPO / "configs" / "seeds_document.yaml").read_text(
+        encoding="utf-8"))
+    config = validate_config(shipped_with(override))
+    default = validate_config(shipped_with({}))
+    assert config["datasets"]["seeds_en_de"] == default["datasets"]["synthetic_en_de"]
+    for model in override["models"]:
+        ours = {k: v for k, v in config["models"][model].items() if k != "datasets"}
+        theirs = {k: v for k, v in default["models"][model].items() if k != "datasets"}
+        assert ours == theirs, model
+    assert config["seed"] == default["seed"] and config["seeds"] == [1, 2, 3]
