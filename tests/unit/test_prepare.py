@@ -554,3 +554,18 @@ def test_whole_local_dataset_refuses_a_swapped_dev_split(tmp_path):
     _side(tmp_path / "in.dev.yy", HEBREW)
     assert prepare.main(args) == 0
     assert read_lines(tmp_path / "out/dev.he") == HEBREW
+
+
+def test_hebrew_in_visual_order_is_warned_of_and_copied(tmp_path, capsys):
+    """Some catalogs store Hebrew reversed (visual order): its words begin with
+    the final letters. A warning names the file, the count and the first line;
+    logical-order Hebrew (every final letter at a word's end) gets none."""
+    reversed_lines = [line[::-1] for line in HEBREW]
+    mixed = HEBREW[:4] + reversed_lines[:5] + HEBREW[4:]
+    assert _prepare_side(tmp_path, mixed, ENGLISH * 2, "tgt", ("en", "he")) == 0
+    err = capsys.readouterr().err
+    assert (f"warning: {tmp_path / 'dev.a'}: 5 of {len(mixed)} lines look like text in "
+            "visual order") in err and "first line 5;" in err
+    assert read_lines(tmp_path / "o/dev.a") == mixed  # the run goes on
+    assert _prepare_side(tmp_path, HEBREW, ENGLISH, "tgt", ("en", "he")) == 0
+    assert "visual order" not in capsys.readouterr().err

@@ -45,6 +45,7 @@ from phrasenmt.text.scripts import (
     SAMPLE_LINES,
     script_mix,
     script_name,
+    visual_order_warning,
 )
 
 _log = get_logger(__name__)
@@ -117,6 +118,13 @@ def check_scripts(path: Path, lines: list[str], pair: list[str], side: str,
         "swapped?", path)
 
 
+def warn_visual_order(path: Path, lines: list[str], lang: str) -> None:
+    """A warning (the run goes on) for Hebrew lines stored in visual order."""
+    message = visual_order_warning(path, lines, lang)
+    if message is not None:
+        _log.warning(message)
+
+
 def first_lines(path: Path, n: int = SAMPLE_LINES) -> list[str]:
     """The first `n` lines of the other side of a split, for `check_scripts`
     (its own job checks it as a whole: here a bad byte is replaced)."""
@@ -142,6 +150,8 @@ def read_local(splits: dict[str, LocalSplit],
                              "files must match", a)
         if langs is not None:
             check_scripts(a, src, tgt, "src", langs)
+            for path, lines, lang in ((a, src, langs[0]), (b, tgt, langs[1])):
+                warn_visual_order(path, lines, lang)
         ids = read_docs(docs, len(src), a) if docs else line_docs(name, len(src))
         data[name] = (src, tgt, ids)
     return data
@@ -190,6 +200,7 @@ def copy_checked(src: Path, out: Path, allow_empty: bool = True,
     if pair is not None:
         other, side, langs = pair
         check_scripts(src, lines, first_lines(other), side, langs)
+        warn_visual_order(src, lines, langs[SIDES.index(side)])
     with atomic_open(out) as fh:
         fh.writelines(line + "\n" for line in lines)
     return len(lines)

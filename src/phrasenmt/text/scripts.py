@@ -267,3 +267,38 @@ def script_mix(lines: Iterable[str], lang: str, other: str,
         own += len(mine.findall(line))
         foreign += len(theirs.findall(line))
     return ScriptMix(letters, own, foreign)
+
+
+# Hebrew's final letters end a word in logical order; text stored in visual
+# order (reversed, as some old catalogs are) begins its words with them
+_FINAL_LETTERS = "ךםןףץ"
+_HEBREW_WORD = regex.compile(r"(?:(?=\p{Hebrew})\p{L}){2,}")
+FINAL_FORM_LANGS = ("he", "yi")  # written with Hebrew's final letters
+
+
+def visual_order_lines(lines: Iterable[str]) -> list[int]:
+    """1-based numbers of the lines whose Hebrew words begin with a final
+    letter more often than they end with one: text in visual order."""
+    found = []
+    for n, line in enumerate(lines, start=1):
+        words = _HEBREW_WORD.findall(line)
+        starts = sum(w[0] in _FINAL_LETTERS for w in words)
+        ends = sum(w[-1] in _FINAL_LETTERS for w in words)
+        if starts > ends:
+            found.append(n)
+    return found
+
+
+def visual_order_warning(path: object, lines: list[str], lang: str,
+                         minimum: int = 3) -> str | None:
+    """A warning for a Hebrew (or Yiddish) file with `minimum` or more lines in
+    visual order, naming how many and the first; None otherwise."""
+    if lang not in FINAL_FORM_LANGS:
+        return None
+    found = visual_order_lines(lines)
+    if len(found) < minimum:
+        return None
+    return (f"{path}: {len(found)} of {len(lines)} lines look like text in visual "
+            f"order (reversed: their words begin with the final letters "
+            f"{' '.join(_FINAL_LETTERS)}), first line {found[0]}; reverse those "
+            "lines or leave them out, or the model learns reversed words")
