@@ -198,7 +198,7 @@ def read_json(path: str | os.PathLike) -> Any:
     return parse_json(read_text(path), path)
 
 
-def _ends_with_newline(path: Path) -> bool:
+def ends_with_newline(path: Path) -> bool:
     """Whether a file's last byte is a line feed."""
     with open(path, "rb") as fh:
         fh.seek(-1, os.SEEK_END)
@@ -211,7 +211,7 @@ def read_table_lines(path: str | os.PathLike) -> list[str]:
     file was cut inside its last row, which a parser would take for a whole row
     (a score `0.17` read as `0.`, a missing cell as NaN)."""
     lines = read_lines(path)
-    if lines and not _ends_with_newline(Path(path)):
+    if lines and not ends_with_newline(Path(path)):
         raise InputError("the last line has no newline: the file was cut short?",
                          path, len(lines))
     return lines

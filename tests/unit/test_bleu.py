@@ -133,3 +133,18 @@ def test_cli_reports_error_in_one_line(corpus, tmp_path):
     assert out.returncode == 1
     assert out.stderr.strip() == f"error: {tmp_path / 'missing'}: file not found"
     assert not (tmp_path / "o.json").exists()
+
+
+def test_a_hypothesis_file_without_its_last_newline_is_scored_with_a_warning(
+        corpus, tmp_path, capsys):
+    """Cut short, or written by a tool that leaves the newline off: it is scored
+    (a user's own file may end so), and the warning names it."""
+    cut = tmp_path / "cut.detok"
+    cut.write_text(corpus["good"].read_text(encoding="utf-8").rstrip("\n"),
+                   encoding="utf-8")
+    result = _run(dict(corpus, good=cut), tmp_path, baseline=None)
+    assert result["lines"] == 300
+    assert (f"warning: {cut}: the last line has no newline: a file cut short?"
+            in capsys.readouterr().err)
+    _run(corpus, tmp_path, baseline=None)
+    assert "no newline" not in capsys.readouterr().err

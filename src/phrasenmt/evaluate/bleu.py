@@ -25,7 +25,7 @@ from sacrebleu.metrics.base import Metric
 from sacrebleu.significance import PairedTest
 
 from phrasenmt.cli import ArgumentParser, output_file, positive_int
-from phrasenmt.io import InputError, atomic_open, read_lines, run_cli
+from phrasenmt.io import InputError, atomic_open, ends_with_newline, read_lines, run_cli
 from phrasenmt.log import get_logger
 
 _log = get_logger(__name__)
@@ -140,6 +140,9 @@ def read_pair(hyp: Path, ref: Path) -> tuple[list[str], list[str]]:
     if not hyps:  # sacreBLEU's corpus scores fail on 0 sentences (IndexError)
         raise InputError("no lines to score: BLEU and chrF of an empty test set "
                          "are undefined (sacreBLEU has no score for 0 sentences)", hyp)
+    if not ends_with_newline(Path(hyp)):  # scored, but said: it may be cut short
+        _log.warning(f"{hyp}: the last line has no newline: a file cut short? (every "
+                     "translation the workflow writes ends its lines with one)")
     return hyps, refs
 
 
