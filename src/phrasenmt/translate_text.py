@@ -406,6 +406,7 @@ def translate_text(args: argparse.Namespace) -> list[str]:
                          "--configfile the run was made with", options.checkpoint)
     check_lengths(lines, translate.max_input_tokens(loaded[0]), label)
     hyps, _ = translate.decode_lines(options, loaded, lines, side)
+    translate.warn_unknown_input(lines, loaded[1], label)  # once the input is valid
     if run.raw:  # as the detokenize rule's --sentencepiece
         return [join_unsegmented(" ".join(h.split())) for h in hyps]
     return detokenize(hyps, run.tgt)

@@ -423,3 +423,22 @@ def test_new_text_for_a_local_corpus_is_put_in_nfc_as_its_files_were(results: Pa
     assert run.tokenize([decomposed]) == [decomposed]  # the synthetic corpus: as is
     run.config["datasets"][run.dataset]["source"] = "local"
     assert run.tokenize([decomposed]) == ["Caf\u00e9 w1 ."]
+
+
+def test_text_mostly_unknown_to_the_model_is_translated_with_a_warning(
+        results: Path, tmp_path: Path, capsys):
+    """Text in another language than the model's source: its subwords are
+    not in the model's vocabulary, and the warning says so."""
+    run = results / "models" / "transformer" / "seed1"
+    (tmp_path / "in.txt").write_text("zebra quokka w1 axolotl .\n")
+    with pytest.raises(SystemExit) as stop:
+        run_cli(main, ["--run", str(run), "--input", str(tmp_path / "in.txt"),
+                       "--output", str(tmp_path / "out.txt")])
+    err = capsys.readouterr().err
+    assert stop.value.code == 0
+    assert f"warning: {tmp_path / 'in.txt'}: the model's source vocabulary misses" in err
+    (tmp_path / "in.txt").write_text("w1 w2 .\n")
+    with pytest.raises(SystemExit):
+        run_cli(main, ["--run", str(run), "--input", str(tmp_path / "in.txt"),
+                       "--output", str(tmp_path / "out.txt")])
+    assert "vocabulary misses" not in capsys.readouterr().err
