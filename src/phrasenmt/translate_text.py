@@ -147,19 +147,27 @@ class Run:
                                  "made with", "--configfile")
         self.family = wf.model_family(self.config, self.model)
         self.src, self.tgt = wf.langs(self.config, self.dataset)
+        self.saved = self.folder / "config.yaml"  # the run's resolved spec
+        self.spec = self._saved_spec()
         self.check_trained_as_configured(files)
+
+    def _saved_spec(self) -> dict | None:
+        """The run's own config.yaml (written when its training ended), or None
+        for a run that has not finished."""
+        if not self.saved.is_file():
+            return None
+        import yaml
+
+        return yaml.safe_load(self.saved.read_text(encoding="utf-8")) or {}
 
     def check_trained_as_configured(self, files: str) -> None:
         """The config's entry for the model says what the run's own config.yaml
         (its resolved spec) says: arch, preset and every `model:` key it gives.
         A config file of another experiment with the same names would otherwise
         decode this model with that experiment's settings."""
-        saved = self.folder / "config.yaml"
-        if not saved.is_file():
+        run, saved = self.spec, self.saved
+        if run is None:
             return
-        import yaml
-
-        run = yaml.safe_load(saved.read_text(encoding="utf-8")) or {}
         entry = self.config["models"][self.model]
         pairs = [(k, entry.get(k), run.get(k)) for k in ("arch", "preset")]
         pairs += [(f"model.{k}", v, run.get("model", {}).get(k, v))
@@ -175,13 +183,9 @@ class Run:
         """The model file is this run's: its spec (arch, preset, model) is the
         run's config.yaml's. A file copied in from another run would otherwise
         translate with another model, or from another language."""
-        saved = self.folder / "config.yaml"
-        spec = payload.get("spec")
-        if not saved.is_file() or not isinstance(spec, dict):
+        run, saved, spec = self.spec, self.saved, payload.get("spec")
+        if run is None or not isinstance(spec, dict):
             return
-        import yaml
-
-        run = yaml.safe_load(saved.read_text(encoding="utf-8")) or {}
         for key in ("arch", "preset", "model"):
             ours, theirs = spec.get(key), run.get(key)
             if ours is None or theirs is None or ours == theirs:
@@ -272,22 +276,21 @@ class Run:
         model) here, are what the workflow wrote. Another experiment's dataset
         keys, or a codes file changed since, would otherwise translate the text
         into pieces the model was not trained on, silently."""
-        folder = self.data_dir
-        steps = [("tokenized", folder / "raw", folder / "data", self.tokenize,
-                  f"datasets.{self.dataset}.tokenize or .lowercase")]
+        folder, dev = self.data_dir, f"dev.{self.src}"
+        steps = [("tokenized", folder / "raw" / dev, folder / "data" / dev,
+                  self.tokenize, f"datasets.{self.dataset}.tokenize or .lowercase")]
         if self.family in SUBWORD_FAMILIES:
-            steps.append(("segmented", folder / "data", folder / "bpe", self.subwords,
+            steps.append(("segmented", folder / "data" / dev,
+                          folder / "bpe" / f"dev.bpe.{self.src}", self.subwords,
                           (f"datasets.{self.dataset}.bpe, or a changed "
-                          f"{_relative(folder / 'bpe')} model file")))
-        for done, before_dir, after_dir, step, keys in steps:
-            before = before_dir / f"dev.{self.src}"
-            after = after_dir / (f"dev.bpe.{self.src}" if after_dir.name == "bpe"
-                                 else f"dev.{self.src}")
+                           f"{_relative(folder / 'bpe')} model file")))
+        for done, before, after, step, keys in steps:
             if not (before.is_file() and after.is_file()):
                 continue
-            source, made = read_lines(before)[:lines], read_lines(after)[:lines]
+            source, made = read_lines(before), read_lines(after)
             if len(source) != len(made):  # lines dropped there: not comparable
                 continue
+            source, made = source[:lines], made[:lines]
             for n, (ours, theirs) in enumerate(zip(step(source), made, strict=True),
                                                start=1):
                 if ours != theirs:

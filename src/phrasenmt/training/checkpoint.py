@@ -193,12 +193,9 @@ def save_checkpoint(payload: dict[str, Any], ckpt_dir: str | os.PathLike,
     with atomic_open(ckpt_dir / "latest") as fh:
         fh.write(path.name + "\n")
     found = list_checkpoints(ckpt_dir)
-    if save_interval:
-        stale = [(s, p) for s, p in found if s < step and s % save_interval]
-        found = [c for c in found if c not in stale]
-    else:
-        stale = []
-    for _, old in stale + found[:-keep_last]:
+    stale = [(s, p) for s, p in found if save_interval and s < step and s % save_interval]
+    kept = [c for c in found if c not in stale]
+    for _, old in stale + kept[:-keep_last]:
         old.unlink(missing_ok=True)
         checksum_path(old).unlink(missing_ok=True)
     return path
