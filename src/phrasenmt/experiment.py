@@ -23,6 +23,7 @@ from typing import Any
 
 from phrasenmt.config import (
     declared_number,
+    load_schema,
     read_config_file,
     restore_given_numbers,
     restore_numbers,
@@ -79,10 +80,26 @@ def check_config_files(paths: Iterable[str | os.PathLike],
     out = []
     for path in paths:
         parsed = read_config_file(path)
+        check_holds_config_keys(path, parsed)
         if config is not None:
             restore_numbers(config, parsed)
         out.append((Path(path), parsed))
     return out
+
+
+def check_holds_config_keys(path: str | os.PathLike, parsed: dict) -> None:
+    """A file most of whose top-level keys are no config keys is no config file:
+    most often a target written after `--configfile`, which Snakemake reads as one
+    more config file (a run's `summary.json` is a JSON mapping and merges
+    silently). One mistyped key is left to the schema's message."""
+    known = set(load_schema()["properties"])
+    unknown = [str(key) for key in parsed if key not in known]
+    if len(unknown) >= 2 and 2 * len(unknown) > len(parsed):
+        keys = ", ".join(unknown[:3]) + (", ..." if len(unknown) > 3 else "")
+        raise InputError(f"{len(unknown)} of its {len(parsed)} top-level keys are no "
+                         f"config keys ({keys}): snakemake reads every word after "
+                         "--configfile as a config file, so name targets before "
+                         "--configfile", path)
 
 
 def _field_types(hint: Any) -> list[str]:

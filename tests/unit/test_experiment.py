@@ -256,6 +256,24 @@ def test_a_key_written_twice_names_it_and_both_lines(tmp_path: Path):
         "a": {"b": 1, "c": [{"d": 1}, {"d": 2}]}}
 
 
+def test_a_target_read_as_a_config_file_is_named(tmp_path: Path):
+    """`snakemake --configfile my.yaml results/.../summary.json`: Snakemake reads the
+    run's summary (a JSON mapping) as a second config file; the line names it."""
+    summary = tmp_path / "summary.json"
+    summary.write_text(json.dumps({"arch": "transformer", "preset": "small",
+                                   "params": 6813696, "steps": 23,
+                                   "precision": "bf16"}), encoding="utf-8")
+    override = tmp_path / "my.yaml"  # one mistyped key is the schema's to name
+    override.write_text("seed: 2\ncolour: red\n", encoding="utf-8")
+    assert [p for p, _ in experiment.check_config_files([override])] == [override]
+    with pytest.raises(InputError) as err:
+        experiment.check_config_files([override, summary])
+    assert str(err.value) == (
+        f"{summary}: 4 of its 5 top-level keys are no config keys (arch, preset, "
+        "params, ...): snakemake reads every word after --configfile as a config file, "
+        "so name targets before --configfile")
+
+
 def test_train_spec_runs_the_same_checks(tmp_path: Path):
     spec = tmp_path / "spec.yaml"
     spec.write_text("arch: pr_max\nmodel: {n_heads: 5}\n", encoding="utf-8")
