@@ -1,6 +1,8 @@
-"""Subwords: joint BPE with subword-nmt (learn codes + vocabularies, apply,
-remove), or SentencePiece BPE/unigram models (`spm-learn`, `apply --sentencepiece`)
-written in the same `@@ ` form (phrasenmt.text.spm)."""
+"""Subwords: joint BPE with subword-nmt, or SentencePiece BPE/unigram models.
+
+subword-nmt learns codes and vocabularies and applies them (the library also
+removes them: `remove_bpe`); SentencePiece models (`spm-learn`, `apply
+--sentencepiece`) write the same `@@ ` form (phrasenmt.text.spm)."""
 
 from __future__ import annotations
 

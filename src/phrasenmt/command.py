@@ -78,7 +78,8 @@ USAGE = "usage: phrasenmt [-h] [--version] COMMAND ... [--help | ARGS]"
 
 
 def summary(module: str) -> str:
-    """The first line of a module's docstring, read without importing it."""
+    """The first paragraph of a module's docstring as one line (a first line alone
+    may stop mid-sentence), read without importing the module."""
     relative = Path(*module.split(".")[1:])
     path = PACKAGE_DIR / relative.with_suffix(".py")
     if not path.is_file():
@@ -86,7 +87,7 @@ def summary(module: str) -> str:
     with path.open(encoding="utf-8") as fh:
         for token in tokenize.generate_tokens(fh.readline):
             if token.type == tokenize.STRING:
-                return ast.literal_eval(token.string).strip().splitlines()[0]
+                return " ".join(ast.literal_eval(token.string).strip().split("\n\n")[0].split())
             if token.type not in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING):
                 break
     return ""

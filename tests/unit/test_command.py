@@ -51,6 +51,16 @@ def test_the_help_lists_every_stage_and_imports_no_torch():
     assert [s.replace(".", " ") for s in command.STAGES] == listed[:len(command.STAGES)]
 
 
+def test_each_stage_is_listed_with_a_whole_sentence():
+    """The listing gives a docstring's first paragraph, not its first line: a first
+    line may stop mid-sentence (`... against updates`, `... apply,`)."""
+    for module in command.STAGES.values():
+        assert command.summary(module).endswith((".", ".)", "?")), module
+    assert command.summary("phrasenmt.report.learning_curves_figure") == (
+        "Learning-curve figure: training and dev NLL of every model against updates "
+        "and against training time.")
+
+
 def test_the_console_script_and_python_m_give_the_same_list():
     assert EXE.is_file(), "pip install -e . installs the phrasenmt script"
     script, module = run("--help", script=True), run("--help")

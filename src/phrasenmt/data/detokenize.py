@@ -1,6 +1,8 @@
-"""Detokenize translations so sacreBLEU sees text as a reader would: Moses, or
-for bpe.backend sentencepiece the decoding of its pieces (words joined by
-spaces) with the spaces a word segmenter put inside Chinese text removed."""
+"""Detokenize translations so sacreBLEU sees text as a reader would.
+
+Moses, or for bpe.backend sentencepiece the decoding of its pieces (words
+joined by spaces) with the spaces a word segmenter put inside Chinese text
+removed."""
 
 from __future__ import annotations
 

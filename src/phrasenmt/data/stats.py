@@ -1,7 +1,9 @@
-"""Corpus statistics per split and side: lines, tokens, types, mean/max length,
-and how many of a dev or test split's source lines are training source lines
-(a warning names the split when more than 1 % are: its scores would count
-sentences the model has learned by heart)."""
+"""Corpus statistics per split and side: lines, tokens, types, lengths.
+
+Lengths are the mean and the maximum; the statistics also count how many of a
+dev or test split's source lines are training source lines (a warning names
+the split when more than 1 % are: its scores would count sentences the model
+has learned by heart)."""
 
 from __future__ import annotations
 
