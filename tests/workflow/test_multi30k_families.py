@@ -91,3 +91,26 @@ def test_mirror_is_given_on_the_command_line(tmp_path):
             (with_mirror, f"--outdir results/multi30k_en_de/download --mirror {tmp_path} ")):
         assert "phrasenmt.data.download --dataset multi30k" in out
         assert expected in out, out[-2000:]
+
+
+def test_where_the_files_came_from_reruns_nothing(tmp_path):
+    """A download copied from a mirror is not fetched again by a later run
+    without `--config mirror=` (nor with another mirror), and so nothing built
+    from it reruns: the mirror is no rerun trigger. Lingeval97's file has no
+    checksum in the registry, so a stand-in of it can be mirrored here."""
+    mirror, work = tmp_path / "mirror", tmp_path / "work"
+    mirror.mkdir()
+    work.mkdir()
+    (mirror / "lingeval97.json").write_text("[]\n", encoding="utf-8")
+    (work / "config.yaml").write_text((REPO / "config.yaml").read_text(encoding="utf-8"),
+                                      encoding="utf-8")
+    target = "results/_lingeval97/lingeval97.json"
+    common = ("--snakefile", str(REPO / "Snakefile"), "--directory", str(work))
+    first = snakemake("--cores", "1", *common, "--config", f"mirror={mirror}", "--", target)
+    assert first.returncode == 0, (first.stdout + first.stderr)[-2000:]
+    assert (work / target).read_text(encoding="utf-8") == "[]\n"
+    for config in ((), ("--config", f"mirror={tmp_path}")):
+        again = snakemake("-n", *common, *config, "--", target)
+        out = again.stdout + again.stderr
+        assert again.returncode == 0, out[-2000:]
+        assert "Nothing to be done" in out, out[-2000:]

@@ -51,9 +51,31 @@ def lang_pair(config: dict, dataset: str) -> str:
     return "-".join(wf.langs(config, dataset))
 
 
-def mirror_arg(config: dict) -> str:
-    """`--mirror DIR` of the downloads when config `mirror` is set."""
-    return f"--mirror {config['mirror']}" if config.get("mirror") else ""
+class UntrackedArg:
+    """A rule's params value that goes into its command as `str(value)` but is
+    no rerun trigger: Snakemake records only params of plain types (str, int,
+    list, ...) and compares them with the last run's, and leaves other objects
+    out of both."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, UntrackedArg) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
+def mirror_arg(config: dict) -> UntrackedArg:
+    """`--mirror DIR` of the downloads when config `mirror` is set. Where the
+    files come from is no reason to rerun: the download checks what it copies,
+    so a later run that adds, drops or moves the mirror keeps the files (and
+    everything built from them) instead of fetching them again."""
+    return UntrackedArg(f"--mirror {config['mirror']}" if config.get("mirror") else "")
 
 
 def stanza_dir_arg(config: dict) -> str:
