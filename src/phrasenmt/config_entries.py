@@ -425,7 +425,9 @@ class Model(Strict):
     model: dict[str, Finite] = mapping("overrides of the architecture's config "
                                        "fields")
     train: dict[str, Finite] = mapping("overrides of the training config fields")
-    gpus: int = Field(1, ge=0, description="GPUs requested on a cluster (0 = CPU job)")
+    gpus: int = Field(1, ge=0, description="GPUs requested on a cluster (0 = CPU job) "
+                      "by the training job; decoding and scoring take one at most, "
+                      "and a checkpoint_of entry, which trains nothing, 0 or 1")
     precision: Precision | None = _text(
         "this model's precision (training, its fertility step, scoring, decoding) over "
         "the global `precision`; a checkpoint_of entry's default: its model's")

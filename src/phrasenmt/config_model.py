@@ -279,6 +279,10 @@ def _checkpoint_of(config: Experiment, name: str) -> None:
     if given:
         raise RuleError(f"models.{name}.{given[0]}", "a checkpoint_of entry takes it "
                         f"from {owner!r}; leave it out")
+    if entry.gpus > 1:  # runs.decode_gpus: decoding and scoring take one GPU
+        raise RuleError(f"models.{name}.gpus", f"{entry.gpus}, but a checkpoint_of "
+                        "entry trains nothing, and decoding and scoring use one GPU: "
+                        "give 1 (or 0 for the CPU)")
     trains_on = models[owner].datasets
     if trains_on is None:
         trains_on = list(config.datasets)

@@ -64,6 +64,7 @@ def start(config: dict, files: Iterable[str | os.PathLike] = (),
     wf.check_decode_keys(config)  # after NPMT's: its lines name its own keys
     wfd.derive_joint_finetune(config)
     wf.derive_sweeps(config)
+    wfn.check_search_defaults(config)  # after derivation: a sweep of model.beam too
     continuous.check_embedding_dims(config)  # the continuous models' table sizes agree
     wfd.check_document_models(config)
     wfdis.check_controls(config)  # after derivation: a control's joint step too
@@ -392,6 +393,11 @@ def check_models(config: dict) -> None:
                                  "model with init_from")
             if not wfd.is_joint_step(config, name):  # it copies its step's keys
                 _check_keys_in_effect(f"models.{name}", entry, run)
+            else:  # only the keys written for the joint step itself
+                step = entry["init_from"]
+                joint = config["models"][step].get("joint_finetune") or {}
+                _check_keys_in_effect(f"models.{step}.joint_finetune", {
+                    **entry, "model": {}, "train": joint.get("train", {})}, run)
 
 
 def _check_keys_in_effect(key: str, entry: dict, run: Any) -> None:
@@ -411,11 +417,15 @@ def _check_keys_in_effect(key: str, entry: dict, run: Any) -> None:
               "joint_finetune), and it is frozen here")
     steps_only = ("is read by schedule: steps only (schedule time warms up for "
                   "warmup_fraction of max_minutes)")
+    tables = ("is set by the workflow to the dataset's fastText run "
+              "(results/DATASET/embeddings/), which the train rule waits for; "
+              "remove it (embeddings.extra_mono adds text to that run)")
     no_cache = ("keeps the frozen context states of a HAN step 2 (han_*, with the "
                 "sentence model frozen); this run has none")
     rules = [
         ("model", "src_vocab_size", True, "is set from the training data; remove it"),
         ("model", "tgt_vocab_size", True, "is set from the training data; remove it"),
+        *(("model", table, arch in CONTINUOUS_ARCHS, tables) for table in continuous.TABLE_KEYS),
         ("model", "phrase_hidden", getattr(m, "attentive", True) is False,
          f"is W1's width in attentive pooling, which {arch} does not have"),
         ("model", "fertility_hidden", getattr(m, "fertility_classes", 1) == 0,
@@ -430,6 +440,9 @@ def _check_keys_in_effect(key: str, entry: dict, run: Any) -> None:
          "the continuous-output models' loss (NLLvMF) has no label smoothing"),
         ("train", "vocab_min_freq", bool(entry.get("init_from")),
          "the vocabulary is the init_from model's"),
+        ("train", "vocab_min_freq", arch in CONTINUOUS_ARCHS and t.vocab_min_freq > 1,
+         (f"is {t.vocab_min_freq}, but {arch} predicts the embedding of each target "
+         "word and has none for <unk>: keep 1")),
         ("train", "warmup_fraction", t.schedule != "time",
          "is read by schedule: time only (schedule steps warms up for warmup_steps)"),
         ("train", "warmup_steps", t.schedule == "time", steps_only),
@@ -441,7 +454,7 @@ def _check_keys_in_effect(key: str, entry: dict, run: Any) -> None:
         given = model if section == "model" else train
         if field in given and ignored:
             raise InputError(f"{key}.{section}.{field}: {why}")
-    if "freeze" in joint.get("train", {}):
+    if "freeze" in joint.get("train", {}):  # (a joint step's own keys: train is {})
         raise InputError(f"{key}.joint_finetune.train.freeze: joint fine-tuning "
                          "trains every parameter (freeze none); remove it")
 

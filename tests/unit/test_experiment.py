@@ -109,6 +109,50 @@ CASES = [
     ("freeze in joint fine-tuning",
      model("han_dec", joint_finetune={"train": {"freeze": "loaded"}}),
      "models.han_dec.joint_finetune.train.freeze: joint fine-tuning trains every"),
+    ("context cache in joint fine-tuning, which freezes nothing",
+     model("han_dec", joint_finetune={"train": {"context_cache_mb": 100}}),
+     "models.han_dec.joint_finetune.train.context_cache_mb: keeps the frozen context"),
+    ("vocab_min_freq in joint fine-tuning",
+     model("han_dec", joint_finetune={"train": {"vocab_min_freq": 2}}),
+     "models.han_dec.joint_finetune.train.vocab_min_freq: the vocabulary is the "),
+    ("min_delta in joint fine-tuning without early stopping",
+     model("han_dec", joint_finetune={"train": {"min_delta": 0.1}}),
+     "models.han_dec.joint_finetune.train.min_delta: is read by early stopping only"),
+    ("vocab_min_freq of a continuous-output model",
+     model("conmt", train={"vocab_min_freq": 2}),
+     ("models.conmt.train.vocab_min_freq: is 2, but conmt predicts the embedding of "
+     "each target word and has none for <unk>: keep 1")),
+    ("a fastText table the workflow sets",
+     model("pconmt_fert2", model={"word_table": "mine.vec"}),
+     ("models.pconmt_fert2.model.word_table: is set by the workflow to the dataset's "
+     "fastText run")),
+    ("a fastText model the workflow sets",
+     model("conmt", model={"fasttext_model": "mine.bin"}),
+     "models.conmt.model.fasttext_model: is set by the workflow"),
+    ("NPMT's LM weight where no decoding uses the LM",
+     model("npmt_noreorder", model={"lambda2": 0.3}),
+     ("config: models.npmt_noreorder.model.lambda2: weighs the external LM in Eq. 3, "
+     "and no decoding of this model uses one")),
+    ("NPMT's LM weight that the LM row overrides",
+     model("npmt", model={"lambda2": 0.3}),
+     ("config: models.npmt.model.lambda2: is the default of the beam search's lambda2, "
+     "and every decoding that would read it gives its own (models.npmt_lm.decode."
+     "lambda2)")),
+    ("NPMT's beam that every decoding overrides",
+     {"models": {"npmt": {"model": {"beam": 6}, "decode": {"beam": 8}},
+                 "npmt_lm": {"decode": {"beam": 5}}}},
+     ("config: models.npmt.model.beam: is the default of the beam search's beam, and "
+     "every decoding that would read it gives its own (models.npmt.decode.beam, "
+     "models.npmt_lm.decode.beam)")),
+    ("NPMT's lambda1 that its sweep's models override",
+     {"models": {"npmt": {"decode": {"lambda1": 0.7}}, "npmt_lm": {"decode": {
+         "lambda1": 0.7}}}, "sweeps": {"npmt_l1": {
+         "model": "npmt", "key": "model.lambda1", "values": [0.5, 0.9]}}},
+     ("config: models.npmt_lambda10p5.model.lambda1 (a model of sweeps.npmt_l1): is the "
+     "default of the beam search's lambda1")),
+    ("more than one GPU for a checkpoint_of entry",
+     model("npmt_lm", gpus=2),
+     "models.npmt_lm.gpus: 2, but a checkpoint_of entry trains nothing"),
     ("heads do not divide the width", model("pr_max", model={"n_heads": 5}),
      "models.pr_max.model.n_heads: 5 does not divide d_model 128"),
     ("dropout out of range", model("transformer", model={"dropout": 1.0}),
@@ -230,6 +274,13 @@ def test_bad_config_is_one_line_naming_the_key(override: dict, message: str):
                                 "warmup_fraction": 0.2}),
     model("transformer", train={"patience": 3, "min_delta": 0.1}),
     model("transformer", train={"vocab_min_freq": 2}),
+    model("conmt", train={"vocab_min_freq": 1}),
+    model("han_dec", joint_finetune={"train": {"lr": 1e-4, "patience": 2,
+                                               "min_delta": 0.1}}),
+    model("npmt", model={"beam": 6, "lambda1": 0.5}),  # npmt_lm reads them too
+    model("npmt", model={"beam": 6}, decode={"beam": 8}),  # npmt_lm reads model.beam
+    model("npmt_noreorder", model={"lambda2": 0.3}, decode={"lm": True}),
+    model("npmt_lm", gpus=0),
 ], ids=str)
 def test_the_same_keys_where_they_take_effect_pass(override):
     experiment.start(merged(override))

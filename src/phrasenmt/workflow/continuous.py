@@ -45,6 +45,9 @@ PRESET_TABLE_DIMS = {"base": 300}
 DEFAULT_TABLE_DIM = 100  # ContinuousConfig.embed_dim
 
 
+TABLE_KEYS = ("word_table", "phrase_table", "fasttext_model")  # set by table_files
+
+
 def table_files(dataset: str, arch: str) -> dict[str, str]:
     """The word table, phrase table ("" for none) and fastText model of an arch."""
     emb = f"results/{dataset}/embeddings"

@@ -137,6 +137,38 @@ def check_npmt_models(config: dict) -> None:
                     "or lambda1 0 and lambda2 0")
 
 
+def check_search_defaults(config: dict) -> None:
+    """An NPMT model's `model.beam`, `model.lambda1` and `model.lambda2` are
+    its beam search's defaults (`decode_settings`): each must be read by a
+    decoding of the model, its own or a checkpoint_of entry's, that gives no
+    decode key of the same name, and lambda2 by one that decodes with the LM
+    (without one it is 0). A default every decoding overrides is refused."""
+    models = config["models"]
+    swept = {m: s for s in wf.sweeps(config) for _, m in wf.sweep_points(config, s)
+             if m != config["sweeps"][s]["model"]}
+    for name, entry in models.items():
+        if entry.get("checkpoint_of") or entry["arch"] not in wf.SWAN_ARCHS:
+            continue  # a checkpoint_of entry's model keys are its model's
+        made_by = f" (a model of sweeps.{swept[name]})" if name in swept else ""
+        rows = [name, *(m for m, e in models.items() if e.get("checkpoint_of") == name)]
+        for key in NPMT_DECODE["tiny"]:
+            if key not in (entry.get("model") or {}):
+                continue
+            with_lm = [m for m in rows if key != "lambda2" or wf.uses_lm(config, m)]
+            if not with_lm:
+                raise InputError(f"models.{name}.model.lambda2{made_by}: weighs the "
+                                 "external LM in Eq. 3, and no decoding of this model "
+                                 "uses one (decode.lm: true, its own or a "
+                                 "checkpoint_of entry's); without it lambda2 is 0",
+                                 "config")
+            if all(key in (models[m].get("decode") or {}) for m in with_lm):
+                given = ", ".join(f"models.{m}.decode.{key}" for m in with_lm)
+                raise InputError(f"models.{name}.model.{key}{made_by}: is the default "
+                                 f"of the beam search's {key}, and every decoding that would "
+                                 f"read it gives its own ({given}); set it in one "
+                                 "place", "config")
+
+
 def trained_models(config: dict) -> list[str]:
     """NPMT-family models that train (not checkpoint_of entries)."""
     return [m for m in wf.family_models(config, "npmt")
