@@ -80,6 +80,7 @@ rule train_continuous:
     params:
         launcher=W.runs.launcher,
         precision=W.runs.precision,
+        device=W.runs.device,
         spec=W.continuous.continuous_spec,
         outdir="results/{dataset}/models/{model}/seed{seed}",
     threads: 1
@@ -97,7 +98,7 @@ rule train_continuous:
         "{params.launcher} -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
         "--train-tgt {input.tgt} --dev-src {input.dev_src} --dev-tgt {input.dev_tgt} "
         "--outdir {params.outdir} --seed {wildcards.seed} --threads {threads} "
-        "--precision {params.precision} "
+        "--precision {params.precision} --device {params.device} "
         "--no-progress > {log} 2>&1"
 
 
@@ -157,6 +158,7 @@ rule translate_continuous:
         model=W.models_regex("continuous"),
     params:
         precision=W.runs.precision,
+        device=W.runs.device,
         search=W.base.search_args,
         max_len_a=config["decode"]["max_len_a"],
         max_len_b=config["decode"]["max_len_b"],
@@ -176,7 +178,7 @@ rule translate_continuous:
         "python -m phrasenmt.translate --checkpoint {input.model} --input {input.src} "
         "--output {output} {params.search} --max-len-a {params.max_len_a} "
         "--max-len-b {params.max_len_b} --batch-size {params.batch_size} "
-        "--threads {threads} --precision {params.precision} > {log} 2>&1"
+        "--threads {threads} --precision {params.precision} --device {params.device} > {log} 2>&1"
 
 
 rule multiword_bleu:

@@ -30,6 +30,7 @@ rule train_document:
         model=W.models_regex("documents"),
     params:
         precision=W.runs.precision,
+        device=W.runs.device,
         launcher=W.runs.launcher,
         spec=W.base.model_spec,
         outdir="results/{dataset}/models/{model}/seed{seed}",
@@ -49,7 +50,7 @@ rule train_document:
         "--train-src {input.src} --train-tgt {input.tgt} --dev-src {input.dev_src} "
         "--dev-tgt {input.dev_tgt} --docs {input.docs},{input.dev_docs} "
         "--init-from {input.init} --outdir {params.outdir} --seed {wildcards.seed} "
-        "--threads {threads} --precision {params.precision} --no-progress > {log} 2>&1"
+        "--threads {threads} --precision {params.precision} --device {params.device} --no-progress > {log} 2>&1"
 
 
 rule average_document:
@@ -81,6 +82,7 @@ rule translate_document:
         model=W.models_regex("documents"),
     params:
         precision=W.runs.precision,
+        device=W.runs.device,
         search=W.base.search_args,
         max_len_a=config["decode"]["max_len_a"],
         max_len_b=config["decode"]["max_len_b"],
@@ -101,7 +103,7 @@ rule translate_document:
         "--docs {input.docs} --output {output} {params.search} "
         "--max-len-a {params.max_len_a} "
         "--max-len-b {params.max_len_b} --batch-size {params.batch_size} "
-        "--threads {threads} --precision {params.precision} > {log} 2>&1"
+        "--threads {threads} --precision {params.precision} --device {params.device} > {log} 2>&1"
 
 
 # --- contrastive sets with context (phrasenmt.evaluate.contrastive) -------------
@@ -168,6 +170,7 @@ rule contrastive_score:
         "results/{dataset}/discourse/contrastive/{cset}/scores/{model}/seed{seed}.txt",
     params:
         precision=W.runs.precision,
+        device=W.runs.device,
         context=W.documents_report.contrastive_context_arg,
         batch_size=config["decode"]["batch_size"],
     threads: 1
@@ -185,7 +188,7 @@ rule contrastive_score:
         "python -m phrasenmt.translate score --checkpoint {input.model} "
         "--src {input.src} --tgt {input.tgt} {params.context} --output {output} "
         "--batch-size {params.batch_size} --threads {threads} "
-        "--precision {params.precision} > {log} 2>&1"
+        "--precision {params.precision} --device {params.device} > {log} 2>&1"
 
 
 rule contrastive_evaluate:

@@ -278,6 +278,7 @@ rule cxmi:
     params:
         args=W.documents_report.cxmi_args,
         precision=W.runs.precision,
+        device=W.runs.device,
         batch_size=config["decode"]["batch_size"],
         seed=config["seed"],
     threads: 1
@@ -292,7 +293,7 @@ rule cxmi:
     shell:
         "python -m phrasenmt.evaluate.cxmi --model {wildcards.model} "
         "--checkpoint {input.model} {params.args} --batch-size {params.batch_size} "
-        "--threads {threads} --precision {params.precision} --seed {params.seed} "
+        "--threads {threads} --precision {params.precision} --device {params.device} --seed {params.seed} "
         "--out {output} > {log} 2>&1"
 
 

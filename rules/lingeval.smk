@@ -123,6 +123,7 @@ rule lingeval_score:
         "results/{dataset}/lingeval/scores/{model}/seed{seed}.txt",
     params:
         precision=W.runs.precision,
+        device=W.runs.device,
         side=W.phrase_repr.lingeval_side_args,
         batch_size=config["decode"]["batch_size"],
     threads: 1
@@ -140,7 +141,7 @@ rule lingeval_score:
         "python -m phrasenmt.translate score --checkpoint {input.model} "
         "--src {input.src} --tgt {input.tgt} --output {output} "
         "--batch-size {params.batch_size} --threads {threads} "
-        "--precision {params.precision} {params.side} "
+        "--precision {params.precision} --device {params.device} {params.side} "
         "> {log} 2>&1"
 
 

@@ -26,6 +26,7 @@ rule train_npmt:
     params:
         launcher=W.runs.launcher,
         precision=W.runs.precision,
+        device=W.runs.device,
         spec=W.base.model_spec,
         outdir="results/{dataset}/models/{model}/seed{seed}",
     threads: 1
@@ -43,7 +44,7 @@ rule train_npmt:
         "{params.launcher} -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
         "--train-tgt {input.tgt} --dev-src {input.dev_src} --dev-tgt {input.dev_tgt} "
         "--outdir {params.outdir} --seed {wildcards.seed} --threads {threads} "
-        "--precision {params.precision} "
+        "--precision {params.precision} --device {params.device} "
         "--no-progress > {log} 2>&1"
 
 
@@ -95,6 +96,7 @@ rule translate_npmt:
         model=W.models_regex("npmt"),
     params:
         precision=W.runs.precision,
+        device=W.runs.device,
         search=W.npmt.translate_args.given(decoding="beam"),
         lm=W.npmt.lm_arg,
         max_len_a=config["decode"]["max_len_a"],
@@ -116,7 +118,7 @@ rule translate_npmt:
         "--output {output} {params.search} {params.lm} "
         "--max-len-a {params.max_len_a} --max-len-b {params.max_len_b} "
         "--batch-size {params.batch_size} --threads {threads} "
-        "--precision {params.precision} > {log} 2>&1"
+        "--precision {params.precision} --device {params.device} > {log} 2>&1"
 
 
 rule translate_npmt_greedy:
@@ -130,6 +132,7 @@ rule translate_npmt_greedy:
         model=W.regex(W.npmt.greedy_models),
     params:
         precision=W.runs.precision,
+        device=W.runs.device,
         search=W.npmt.translate_args.given(decoding="greedy"),
         max_len_a=config["decode"]["max_len_a"],
         max_len_b=config["decode"]["max_len_b"],
@@ -150,7 +153,7 @@ rule translate_npmt_greedy:
         "--output {output.tok} --segments-out {output.segments} {params.search} "
         "--max-len-a {params.max_len_a} --max-len-b {params.max_len_b} "
         "--batch-size {params.batch_size} --threads {threads} "
-        "--precision {params.precision} > {log} 2>&1"
+        "--precision {params.precision} --device {params.device} > {log} 2>&1"
 
 
 rule translate_decoding:
@@ -163,6 +166,7 @@ rule translate_decoding:
         model=W.regex(W.npmt.attention_models),
     params:
         precision=W.runs.precision,
+        device=W.runs.device,
         search=W.npmt.translate_args,
         max_len_a=config["decode"]["max_len_a"],
         max_len_b=config["decode"]["max_len_b"],
@@ -183,7 +187,7 @@ rule translate_decoding:
         "--output {output} {params.search} "
         "--max-len-a {params.max_len_a} --max-len-b {params.max_len_b} "
         "--batch-size {params.batch_size} --threads {threads} "
-        "--precision {params.precision} > {log} 2>&1"
+        "--precision {params.precision} --device {params.device} > {log} 2>&1"
 
 
 rule detokenize_decoding:

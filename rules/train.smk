@@ -17,6 +17,7 @@ rule train:
         summary="results/{dataset}/models/{model}/seed{seed}/summary.json",
     params:
         precision=W.runs.precision,
+        device=W.runs.device,
         launcher=W.runs.launcher,
         side=W.phrase_repr.train_side_args,
         spec=W.base.model_spec,
@@ -36,7 +37,7 @@ rule train:
         "{params.launcher} -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
         "--train-tgt {input.tgt} --dev-src {input.dev_src} --dev-tgt {input.dev_tgt} "
         "--outdir {params.outdir} --seed {wildcards.seed} --threads {threads} "
-        "--precision {params.precision} "
+        "--precision {params.precision} --device {params.device} "
         "{params.side} > {log} 2>&1"
 
 

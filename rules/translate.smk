@@ -13,6 +13,7 @@ rule translate:
         "results/{dataset}/translations/{model}/seed{seed}/{testset}.tok",
     params:
         precision=W.runs.precision,
+        device=W.runs.device,
         side=W.phrase_repr.test_side_args,
         search=W.base.search_args,
         max_len_a=config["decode"]["max_len_a"],
@@ -34,7 +35,7 @@ rule translate:
         "--output {output} {params.search} "
         "--max-len-a {params.max_len_a} --max-len-b {params.max_len_b} "
         "--batch-size {params.batch_size} --threads {threads} "
-        "--precision {params.precision} {params.side} "
+        "--precision {params.precision} --device {params.device} {params.side} "
         "> {log} 2>&1"
 
 

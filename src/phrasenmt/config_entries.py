@@ -425,9 +425,11 @@ class Model(Strict):
     model: dict[str, Finite] = mapping("overrides of the architecture's config "
                                        "fields")
     train: dict[str, Finite] = mapping("overrides of the training config fields")
-    gpus: int = Field(1, ge=0, description="GPUs requested on a cluster (0 = CPU job) "
-                      "by the training job; decoding and scoring take one at most, "
-                      "and a checkpoint_of entry, which trains nothing, 0 or 1")
+    gpus: int = Field(1, ge=0, description="GPUs the model's training job asks for "
+                      "(a cluster's or --resources gpu=N); decoding and scoring take "
+                      "one at most, and a checkpoint_of entry, which trains nothing, 0 "
+                      "or 1. 0: a CPU job, whose training, decoding and scoring run "
+                      "with --device cpu on any machine")
     precision: Precision | None = _text(
         "this model's precision (training, its fertility step, scoring, decoding) over "
         "the global `precision`; a checkpoint_of entry's default: its model's")

@@ -797,3 +797,27 @@ def test_a_local_side_is_prepared_with_the_other_file_of_its_split():
     options = wfc.local_script_options(config, "mine", "en",
                                        type("Input", (), {"pair": files["pair"]}))
     assert options == "--pair c/t1.he --side src --langs en he"
+
+
+def test_a_model_with_no_gpu_runs_every_job_on_the_cpu(config):
+    """`gpus: 0` is a CPU job wherever it runs: on a machine with a GPU its
+    training and decoding would otherwise use CUDA (`--device auto`) while
+    holding no `gpu` resource."""
+    config["models"]["npmt"]["gpus"] = 0
+    assert runs.device(config, "npmt") == "cpu"
+    assert runs.device(config, "npmt_lm") == "auto"  # its own gpus: 1
+    assert runs.device(config, "transformer") == "auto"
+
+
+def test_every_rule_that_asks_for_a_gpu_passes_the_model_s_device():
+    """Each rule whose `gpu` resource comes from the model's `gpus` gives its
+    command `--device` from the same key (`runs.device`)."""
+    rules = {}
+    for path in sorted((REPO / "rules").glob("*.smk")):
+        for block in re.split(r"\n(?=rule )", path.read_text(encoding="utf-8")):
+            if re.search(r"gpu=W\.runs\.(decode_)?gpus", block):
+                rules[block.split(":")[0]] = block
+    assert len(rules) >= 12, sorted(rules)
+    for name, block in rules.items():
+        assert "device=W.runs.device," in block, name
+        assert "--device {params.device}" in block, name

@@ -128,6 +128,14 @@ def decode_gpus(config: dict, model: str) -> int:
     return min(gpus(config, model), 1)
 
 
+def device(config: dict, model: str) -> str:
+    """--device of a model's training, decoding and scoring jobs: cpu for a
+    model with `gpus: 0`, which asks for no GPU (SLURM gives its job none, and
+    on a machine with a GPU it would otherwise use one outside the `gpu`
+    resource); else auto (CUDA when PyTorch sees a GPU)."""
+    return "cpu" if gpus(config, model) == 0 else "auto"
+
+
 def launcher(config: dict, model: str) -> str:
     """`python`, or torchrun with one process per GPU (DDP) for gpus > 1."""
     n = gpus(config, model)
