@@ -14,7 +14,8 @@ was made with laid over it, as Snakemake reads them:
      models (NPMT, the continuous-output family) read the tokens as they are;
   3. translate: the run's averaged.pt (fertility.pt for PCoNMT with fertility)
      with the model's decode settings and precision of the config
-     (phrasenmt.translate);
+     (phrasenmt.translate); --model NAME takes them from a checkpoint_of entry
+     that decodes the run's model instead (npmt_lm: the LM row);
   4. detokenize: Moses, in the target language (phrasenmt.data.detokenize);
      with bpe.backend sentencepiece on raw text, its decoding.
 
@@ -96,6 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="detokenized translations ('-': stdout, the default)")
     p.add_argument("--docs", type=Path, help="document id per input line "
                    "(document-level models)")
+    p.add_argument("--model", default=None, metavar="NAME",
+                   help="the config entry whose decode settings and precision to "
+                   "use: the run's model (the default) or a checkpoint_of entry "
+                   "that decodes it (e.g. npmt_lm, with the n-gram LM)")
     p.add_argument("--configfile", type=Path, nargs="+", default=[],
                    help="config files the run was made with, laid over config.yaml "
                    "as snakemake --configfile does (default: config.yaml alone)")
@@ -103,7 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="sentences per batch (default: the config's decode.batch_size)")
     p.add_argument("--threads", type=thread_count, default=None,
                    help="CPU threads for torch")
-    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default=None,
+                   help="default: cpu for a model with gpus: 0, else auto (CUDA when "
+                   "PyTorch sees a GPU), as the workflow decodes it")
     prec.add_precision_argument(p)
     p.set_defaults(precision=None)  # the model's precision in the config
     return p
@@ -124,7 +131,8 @@ def _output(text: str) -> str:
 class Run:
     """A run folder and what the config says about its dataset and model."""
 
-    def __init__(self, folder: Path, configfiles: list[Path]):
+    def __init__(self, folder: Path, configfiles: list[Path],
+                 decoder: str | None = None):
         if folder.is_file():
             raise InputError("is a file; give the run folder that holds it "
                              f"({folder.parent})", folder)
@@ -145,11 +153,27 @@ class Run:
                 raise InputError(f"{kind} {name!r} of {given} is not in the config "
                                  f"({files}); give the --configfile the run was "
                                  "made with", "--configfile")
+        self.decoder = self._decoder(decoder, files)
         self.family = wf.model_family(self.config, self.model)
         self.src, self.tgt = wf.langs(self.config, self.dataset)
         self.saved = self.folder / "config.yaml"  # the run's resolved spec
         self.spec = self._saved_spec()
         self.check_trained_as_configured(files)
+
+    def _decoder(self, name: str | None, files: str) -> str:
+        """The entry whose decoding settings are used: the run's model, or a
+        checkpoint_of entry of it (--model)."""
+        if name is None or name == self.model:
+            return self.model
+        entry = self.config["models"].get(name)
+        if entry is None or entry.get("checkpoint_of") != self.model:
+            rows = [m for m, e in self.config["models"].items()
+                    if e.get("checkpoint_of") == self.model]
+            raise InputError(f"{name!r} is not a model of the config ({files}) that "
+                             f"decodes {self.model}'s checkpoint: give {self.model} or "
+                             f"a checkpoint_of entry of it ({', '.join(rows) or 'none'})",
+                             "--model")
+        return name
 
     def _saved_spec(self) -> dict | None:
         """The run's own config.yaml (written when its training ended), or None
@@ -213,11 +237,11 @@ class Run:
         """--beam/--lenpen (SWAN: --lambda1/--lambda2, and --lm where the model
         decodes with the LM) the workflow decodes with."""
         if self.family != "npmt":
-            return shlex.split(wf.search_args(self.config, self.model))
-        args = shlex.split(wfn.translate_args(self.config, self.model, "beam"))
-        for lm in wfn.lm_inputs(self.config, self.dataset, self.model):
+            return shlex.split(wf.search_args(self.config, self.decoder))
+        args = shlex.split(wfn.translate_args(self.config, self.decoder, "beam"))
+        for lm in wfn.lm_inputs(self.config, self.dataset, self.decoder):
             if not Path(lm).is_file():  # the workflow decodes this model with it
-                raise InputError(f"model {self.model} decodes with the dataset's "
+                raise InputError(f"model {self.decoder} decodes with the dataset's "
                                  "n-gram LM (decode.lm), which is not built: "
                                  f"snakemake --cores 1 {lm}", lm)
             args += ["--lm", lm]
@@ -383,8 +407,8 @@ def decode_options(run: Run, args: argparse.Namespace, label: str) -> argparse.N
             "--max-len-a", str(decode["max_len_a"]),
             "--max-len-b", str(decode["max_len_b"]),
             "--batch-size", str(args.batch_size or decode["batch_size"]),
-            "--device", args.device,
-            "--precision", args.precision or wfruns.precision(run.config, run.model)]
+            "--device", args.device or wfruns.device(run.config, run.decoder),
+            "--precision", args.precision or wfruns.precision(run.config, run.decoder)]
     if args.threads:
         argv += ["--threads", str(args.threads)]
     if args.docs is not None:
@@ -394,7 +418,7 @@ def decode_options(run: Run, args: argparse.Namespace, label: str) -> argparse.N
 
 def translate_text(args: argparse.Namespace) -> list[str]:
     """Tokenize, segment, translate and detokenize the input lines."""
-    run = Run(args.run, args.configfile)
+    run = Run(args.run, args.configfile, args.model)
     label = STDIN if args.input == "-" else args.input
     options = decode_options(run, args, label)
     run.check_text_settings()

@@ -314,6 +314,42 @@ def test_a_model_that_decodes_with_the_lm_gets_it_or_a_clear_line(tmp_path: Path
     assert args[args.index("--lm") + 1] == str(lm) and "--lambda2" in args
 
 
+def test_a_checkpoint_of_entry_decodes_the_run_with_its_own_settings(
+        tmp_path: Path, monkeypatch):
+    """--model npmt_lm decodes npmt's run as the workflow decodes the LM row
+    (config.yaml: decode {lm: true, lambda2: 0.2}); a name that does not decode
+    the run's checkpoint is one line naming --model."""
+    shutil.copy(REPO / "config.yaml", tmp_path / "config.yaml")
+    monkeypatch.chdir(tmp_path)
+    run = Path("results/synthetic_de_en/models/npmt/seed1")
+    run.mkdir(parents=True)
+    lm = Path(wfn.lm_path("synthetic_de_en"))
+    lm.parent.mkdir(parents=True)
+    lm.write_bytes(b"")
+    assert "--lm" not in Run(run, []).search_args()
+    args = Run(run, [], "npmt_lm").search_args()
+    assert args == [*shlex.split(wfn.translate_args(experiment_config(), "npmt_lm",
+                                                    "beam")), "--lm", str(lm)]
+    assert args[args.index("--lambda2") + 1] == "0.2"
+    with pytest.raises(InputError) as err:
+        Run(run, [], "transformer")
+    assert str(err.value).startswith("--model: 'transformer' is not a model of the "
+                                     "config")
+    assert "(npmt_lm)" in str(err.value)
+
+
+def test_a_model_with_no_gpu_is_decoded_on_the_cpu(results: Path, tmp_path: Path):
+    """`gpus: 0` gives --device cpu, as the workflow's translate rule; --device
+    still chooses."""
+    over = tmp_path / "cpu.yaml"
+    over.write_text("models: {transformer: {gpus: 0}}\n")
+    run = results / "models" / "transformer" / "seed1"
+    for extra, want in (([], "auto"), (["--configfile", str(over)], "cpu"),
+                        (["--configfile", str(over), "--device", "cuda"], "cuda")):
+        args = build_parser().parse_args(["--run", str(run), *extra])
+        assert decode_options(Run(args.run, args.configfile), args, "x").device == want
+
+
 def test_an_empty_input_path_and_a_checkpoint_for_a_run_folder(results: Path, capsys):
     run = results / "models" / "transformer" / "seed1"
     with pytest.raises(SystemExit) as stop:
