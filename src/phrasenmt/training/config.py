@@ -32,8 +32,8 @@ class TrainConfig:
     schedule: Annotated[Literal[SCHEDULE_CLOCKS], Field(description=(
         "steps | time: what the schedule counts. steps: updates (warmup_steps, "
         "max_steps); time: training time as a fraction of max_minutes (warm-up to "
-        "warmup_fraction, linear decay to 0 when the time is up; "
-        "training.schedule)"))] = "steps"
+        "warmup_fraction, then lr_schedule's decay over that time: linear reaches 0 "
+        "when the time is up; training.schedule)"))] = "steps"
     warmup_fraction: Annotated[float, Field(ge=0, lt=1, description=(
         "schedule time: warm-up as a fraction of max_minutes"))] = 0.1
     adam_beta1: Annotated[float, Field(
