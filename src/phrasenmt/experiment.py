@@ -391,13 +391,13 @@ def check_models(config: dict) -> None:
                 raise InputError(f"models.{name}.train.freeze: is "
                                  f"{run.train.freeze!r}, which only applies to a "
                                  "model with init_from")
-            if not wfd.is_joint_step(config, name):  # it copies its step's keys
+            step = config["models"].get(entry.get("init_from") or "", {})
+            if not (wfd.is_joint_step(config, name) and wfd.joint_enabled(step)):
                 _check_keys_in_effect(f"models.{name}", entry, run)
-            else:  # only the keys written for the joint step itself
-                step = entry["init_from"]
-                joint = config["models"][step].get("joint_finetune") or {}
-                _check_keys_in_effect(f"models.{step}.joint_finetune", {
-                    **entry, "model": {}, "train": joint.get("train", {})}, run)
+            else:  # derived: it copies its step's keys; those written for it alone
+                _check_keys_in_effect(f"models.{entry['init_from']}.joint_finetune", {
+                    **entry, "model": {}, "train": step["joint_finetune"].get(
+                        "train", {})}, run)
 
 
 def _check_keys_in_effect(key: str, entry: dict, run: Any) -> None:

@@ -118,6 +118,12 @@ CASES = [
     ("min_delta in joint fine-tuning without early stopping",
      model("han_dec", joint_finetune={"train": {"min_delta": 0.1}}),
      "models.han_dec.joint_finetune.train.min_delta: is read by early stopping only"),
+    ("a hand-written entry named as a joint step is checked as any entry",
+     model("han_dec_joint", arch="han_dec", preset="tiny", init_from="han_dec",
+           datasets=["synthetic_en_de"], model={"context_size": 3,
+                                                "context_init": "random"},
+           train={"freeze": "none", "min_delta": 0.1}),
+     "models.han_dec_joint.train.min_delta: is read by early stopping only"),
     ("vocab_min_freq of a continuous-output model",
      model("conmt", train={"vocab_min_freq": 2}),
      ("models.conmt.train.vocab_min_freq: is 2, but conmt predicts the embedding of "
