@@ -432,6 +432,11 @@ def _check_keys_in_effect(key: str, entry: dict, run: Any) -> None:
          f"is the fertility module's width, and {arch} has no fertility module"),
         ("model", "fertility_classes", arch in CONTINUOUS_ARCHS
          and model.get("fertility_classes") != CONTINUOUS_ARCHS.get(arch), set_by_arch),
+        ("model", "use_reordering", arch in ("npmt", "npmt_noreorder")
+         and model.get("use_reordering") != (arch == "npmt"),
+         (f"is set by the arch ({arch}: {arch == 'npmt'}); the reordering layer is "
+         "npmt's, and npmt_noreorder is NPMT without it (the gates figure and the "
+         "segment analyses pick their model by arch): use that arch")),
         ("model", "window", getattr(m, "use_reordering", True) is False,
          f"is the reordering layer's window, and {arch} has no reordering layer"),
         ("model", "detach_context", han and t.freeze != "none"

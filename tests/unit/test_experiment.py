@@ -86,6 +86,13 @@ CASES = [
      "models.conmt.model.fertility_hidden: is the fertility module's width"),
     ("fertility classes against the arch", model("conmt", model={"fertility_classes": 2}),
      "models.conmt.model.fertility_classes: is set by the arch (conmt: 0)"),
+    ("NPMT without its reordering layer under the name npmt",
+     model("npmt", model={"use_reordering": False}),
+     "models.npmt.model.use_reordering: is set by the arch (npmt: True)"),
+    ("NPMT's ablation with the layer it ablates",
+     model("npmt_noreorder", model={"use_reordering": True}),
+     ("models.npmt_noreorder.model.use_reordering: is set by the arch (npmt_noreorder: "
+     "False)")),
     ("window without reordering", model("npmt_noreorder", model={"window": 5}),
      "models.npmt_noreorder.model.window: is the reordering layer's window"),
     ("detach_context with a frozen sentence model",
@@ -287,6 +294,7 @@ def test_bad_config_is_one_line_naming_the_key(override: dict, message: str):
     model("npmt", model={"beam": 6}, decode={"beam": 8}),  # npmt_lm reads model.beam
     model("npmt_noreorder", model={"lambda2": 0.3}, decode={"lm": True}),
     model("npmt_lm", gpus=0),
+    model("npmt", model={"use_reordering": True}),  # the arch's own value
 ], ids=str)
 def test_the_same_keys_where_they_take_effect_pass(override):
     experiment.start(merged(override))
