@@ -32,7 +32,8 @@ except InputError as err:
 # it out of garbage collection saves about 1 s of CPU in building the DAG
 # (docs/results/2026-11-28-house.md).
 gc.freeze()
-for line in wf.unsegmented_language_warnings(config) + wf.phrase_table_warnings(config):
+for line in (wf.unsegmented_language_warnings(config) + wf.local_language_warnings(config)
+             + wf.phrase_table_warnings(config)):
     print(line, file=sys.stderr)  # valid, but worth a word
 if config.get(wf.LM_MISSING):  # the NPMT table says so too
     print(f"NPMT+LM rows left out: {config[wf.LM_MISSING]}", file=sys.stderr)

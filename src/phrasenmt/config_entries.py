@@ -189,6 +189,14 @@ class Local(Strict):
     dev: Pair
     test: dict[Name, Pair] = Field(
         min_length=1, description="test sets by name (any name but train and dev)")
+    language_check: bool = Field(
+        True, description="compare the words of each file's first 2,000 lines with "
+        "built-in lists of function words of 23 languages written in Latin or "
+        "Cyrillic letters (en, de, fr, ru, ...): start-up and the data job refuse "
+        "a split whose source looks like the target language and whose target "
+        "looks like the source language, and warn of a file that looks like "
+        "another listed language than its own (docs/datasets.md); false turns "
+        "both off, e.g. for a side that is meant to hold another language")
 
     @model_validator(mode="after")
     def _test_names(self) -> Local:

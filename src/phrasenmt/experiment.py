@@ -290,10 +290,17 @@ def _check_local_files(key: str, local: dict, random_control: str | None = None,
     contiguous, where a random-context control trains on the dataset each
     split holds two documents or more, for it to draw other documents' lines
     from, and with `langs` the two sides are not each in the script of the
-    other's language (source and target swapped: `check_scripts`), as the
-    first data or training job would find, hours later on a cluster."""
+    other's language nor, unless `local.language_check` is false, each in the
+    other language by their function words (source and target swapped:
+    `check_scripts`, `check_languages`), as the first data or training job
+    would find, hours later on a cluster."""
     from phrasenmt.data.documents import read_docs
-    from phrasenmt.data.local import check_scripts, first_lines
+    from phrasenmt.data.local import (
+        check_languages,
+        check_scripts,
+        file_profile,
+        first_lines,
+    )
 
     pairs = [("train", local["train"]), ("dev", local["dev"]),
              *((f"test.{name}", pair) for name, pair in local["test"].items())]
@@ -316,8 +323,11 @@ def _check_local_files(key: str, local: dict, random_control: str | None = None,
                 raise InputError(f"has {lines[0]} lines but {files[1]} has "
                                  f"{lines[1]}; parallel files must match", files[0])
             if langs is not None:
-                check_scripts(pair["src"], first_lines(pair["src"]),
-                              first_lines(pair["tgt"]), "src", langs)
+                src, tgt = first_lines(pair["src"]), first_lines(pair["tgt"])
+                check_scripts(pair["src"], src, tgt, "src", langs)
+                if local.get("language_check", True):
+                    check_languages(pair["src"], file_profile(pair["src"]), pair["tgt"],
+                                    file_profile(pair["tgt"]), "src", langs)
             if "docs" in pair:
                 ids = read_docs(pair["docs"], lines[0], pair["src"])
                 if random_control and len(set(ids)) < 2:

@@ -19,7 +19,12 @@ from phrasenmt import experiment
 from phrasenmt.config import load_yaml
 from phrasenmt.io import InputError
 from phrasenmt.training.spec import load_spec, resolve_spec
+from phrasenmt.workflow import base as wf
 from tests.conftest import REPO, TEST_CONFIG
+from tests.unit.test_function_words import ENGLISH as ENGLISH_PROSE
+from tests.unit.test_function_words import FRENCH as FRENCH_PROSE
+from tests.unit.test_function_words import GERMAN as GERMAN_PROSE
+from tests.unit.test_function_words import REPEATS
 
 BASE = yaml.safe_load(TEST_CONFIG.read_text(encoding="utf-8"))
 
@@ -51,29 +56,29 @@ def dataset(name: str, **settings) -> dict:
 CASES = [
     # dataset keys that would be read for no file of the dataset
     ("generator settings on a local dataset", {"datasets": {"mine": {
-        "source": "local", "src": "en", "tgt": "de", "synthetic": {"train_size": 5},
-        "local": {s: {"src": "a", "tgt": "b"} for s in ("train", "dev")}
-        | {"test": {"t": {"src": "a", "tgt": "b"}}}}}},
-     "datasets.mine.synthetic: is read for source synthetic only, and this dataset's"),
+         "source": "local", "src": "en", "tgt": "de", "synthetic": {"train_size": 5},
+         "local": {s: {"src": "a", "tgt": "b"} for s in ("train", "dev")}
+         | {"test": {"t": {"src": "a", "tgt": "b"}}}}}},
+      "datasets.mine.synthetic: is read for source synthetic only, and this dataset's"),
     ("a download name on a synthetic dataset",
-     {"datasets": {"synthetic_en_de": {"name": "iwslt14"}}},
-     "datasets.synthetic_en_de.name: is read for source download only"),
+      {"datasets": {"synthetic_en_de": {"name": "iwslt14"}}},
+      "datasets.synthetic_en_de.name: is read for source download only"),
     ("distractor gender with every antecedent 1 back", dataset(
-        "synthetic_en_de", synthetic={"antecedent_distance": {1: 1.0},
-                                      "distractor_gender": "other"}),
+         "synthetic_en_de", synthetic={"antecedent_distance": {1: 1.0},
+                                       "distractor_gender": "other"}),
      "datasets.synthetic_en_de.synthetic.distractor_gender: picks the nouns"),
     ("pronoun items' dev share without pronoun items", dataset(
-        "synthetic_de_en", synthetic={"contrastive_dev_fraction": 0.2}),
+         "synthetic_de_en", synthetic={"contrastive_dev_fraction": 0.2}),
      "datasets.synthetic_de_en.synthetic.contrastive_dev_fraction: splits the"),
     ("contrastive sets without document models", dataset(
-        "synthetic_de_en", contrastive={"cs": {"format": "voita", "json": "a.json"}}),
+         "synthetic_de_en", contrastive={"cs": {"format": "voita", "json": "a.json"}}),
      "datasets.synthetic_de_en.contrastive: the contrastive sets are scored by"),
     ("a key without a value", {"seed": None}, "seed: no value given (expected integer)"),
     ("one baseline that does not train everywhere", {"baseline": "transformer"},
-     "baseline: model 'transformer' does not train on 'synthetic_de_en', which trains "),
+      "baseline: model 'transformer' does not train on 'synthetic_de_en', which trains "),
     ("a type name for ContraPro's typed items", dataset("synthetic_en_de", contrastive={
-        "cp": {"format": "contrapro", "json": "c.json", "text_src": "s", "text_tgt": "t",
-               "context_src": "cs", "context_tgt": "ct", "extracted": 1, "name": "x"}}),
+         "cp": {"format": "contrapro", "json": "c.json", "text_src": "s", "text_tgt": "t",
+                "context_src": "cs", "context_tgt": "ct", "extracted": 1, "name": "x"}}),
      "datasets.synthetic_en_de.contrastive.cp.name: not read for format contrapro"),
     ("Lingeval97 on de-en", dataset("synthetic_de_en", lingeval=True),
      "datasets.synthetic_de_en.lingeval: Lingeval97's agreement items are en-de only"),
@@ -96,25 +101,25 @@ CASES = [
     ("window without reordering", model("npmt_noreorder", model={"window": 5}),
      "models.npmt_noreorder.model.window: is the reordering layer's window"),
     ("detach_context with a frozen sentence model",
-     model("han_dec", model={"detach_context": True}),
+      model("han_dec", model={"detach_context": True}),
      "models.han_dec.model.detach_context: matters only when the sentence model trains"),
     ("label smoothing for CoNMT", model("conmt", train={"label_smoothing": 0.1}),
      "models.conmt.train.label_smoothing: the continuous-output models' loss"),
     ("vocab_min_freq of a second step", model("han_dec", train={"vocab_min_freq": 3}),
      "models.han_dec.train.vocab_min_freq: the vocabulary is the init_from model's"),
     ("warmup_fraction under schedule steps",
-     model("transformer", train={"warmup_fraction": 0.2}),
+      model("transformer", train={"warmup_fraction": 0.2}),
      "models.transformer.train.warmup_fraction: is read by schedule: time only"),
     ("warmup_steps under schedule time", model("transformer", train={
-        "schedule": "time", "max_minutes": 5, "warmup_steps": 10}),
+         "schedule": "time", "max_minutes": 5, "warmup_steps": 10}),
      "models.transformer.train.warmup_steps: is read by schedule: steps only"),
     ("min_delta without early stopping", model("transformer", train={"min_delta": 0.1}),
      "models.transformer.train.min_delta: is read by early stopping only"),
     ("context cache without frozen HAN states",
-     model("ctx_transformer", train={"context_cache_mb": 100}),
+      model("ctx_transformer", train={"context_cache_mb": 100}),
      "models.ctx_transformer.train.context_cache_mb: keeps the frozen context states"),
     ("freeze in joint fine-tuning",
-     model("han_dec", joint_finetune={"train": {"freeze": "loaded"}}),
+      model("han_dec", joint_finetune={"train": {"freeze": "loaded"}}),
      "models.han_dec.joint_finetune.train.freeze: joint fine-tuning trains every"),
     ("context cache in joint fine-tuning, which freezes nothing",
      model("han_dec", joint_finetune={"train": {"context_cache_mb": 100}}),
@@ -184,7 +189,7 @@ CASES = [
      "models.npmt_noreorder.model.max_segment_len: must be >= 1, got 0"),
     ("greedy segment search with Eq. 3 weights", model("npmt", decode={"beam": 1}),
      ("models.npmt.decode.beam: 1 is the greedy segment search, the model's own "
-      "argmax, which reads no Eq. 3 weights (lambda1 1)")),
+       "argmax, which reads no Eq. 3 weights (lambda1 1)")),
     ("label smoothing for NPMT", model("npmt", train={"label_smoothing": 0.1}),
      "models.npmt.train.label_smoothing: NPMT maximizes a marginal likelihood"),
     ("odd RNN width", model("attn_rnn", model={"hidden_size": 33}),
@@ -198,10 +203,10 @@ CASES = [
     ("preset the arch lacks", model("npmt", preset="big"),
      "models.npmt.preset: unknown preset 'big' for arch 'npmt'"),
     ("pairs longer than the positions",
-     model("transformer", train={"max_len": 300}, model={"max_positions": 256}),
+      model("transformer", train={"max_len": 300}, model={"max_positions": 256}),
      "models.transformer.train.max_len: is 300, but model.max_positions 256"),
     ("keeps fewer than it averages", model("transformer", train={"keep_last": 1,
-                                                          "average_last": 2}),
+                                                           "average_last": 2}),
      "models.transformer.train.keep_last: keeps 1 checkpoints but average_last"),
     ("freeze without init_from", model("transformer", train={"freeze": "none"}),
      "models.transformer.train.freeze: is 'none', which only applies"),
@@ -210,60 +215,60 @@ CASES = [
     ("language code", dataset("synthetic_en_de", src="English"),
      "datasets.synthetic_en_de.src: 'English' is not a language code"),
     ("sentencepiece on the synthetic pronoun items",
-     dataset("synthetic_en_de", bpe={"backend": "sentencepiece", "merges": 10000}),
+      dataset("synthetic_en_de", bpe={"backend": "sentencepiece", "merges": 10000}),
      ("datasets.synthetic_en_de.bpe.backend: sentencepiece, but the document-level "
-      "models (ctx_transformer")),
+       "models (ctx_transformer")),
     ("withdrawn language code", {"datasets": {"my_docs": {
-        "source": "local", "src": "en", "tgt": "iw", "local": {
-            "train": {"src": "t.en", "tgt": "t.iw"}, "dev": {"src": "d.en", "tgt": "d.iw"},
-            "test": {"test": {"src": "s.en", "tgt": "s.iw"}}}}}},
-     "datasets.my_docs.tgt: 'iw' is the withdrawn code for Hebrew; write 'he'"),
+         "source": "local", "src": "en", "tgt": "iw", "local": {
+             "train": {"src": "t.en", "tgt": "t.iw"}, "dev": {"src": "d.en", "tgt": "d.iw"},
+             "test": {"test": {"src": "s.en", "tgt": "s.iw"}}}}}},
+      "datasets.my_docs.tgt: 'iw' is the withdrawn code for Hebrew; write 'he'"),
     ("withdrawn source code", dataset("synthetic_en_de", src="in"),
      "datasets.synthetic_en_de.src: 'in' is the withdrawn code for Indonesian; write 'id'"),
     ("source is target", dataset("synthetic_en_de", tgt="en"),
      "datasets.synthetic_en_de.tgt: 'en' is also the source language"),
     ("no stopword list", dataset("synthetic_de_en", tgt="qq"),  # the continuous models' dataset
-     ("datasets.synthetic_de_en.tgt: stopwordsiso has no stopword list for 'qq', which "
-     "the phrase filters of the continuous-output models need")),
+      ("datasets.synthetic_de_en.tgt: stopwordsiso has no stopword list for 'qq', which "
+      "the phrase filters of the continuous-output models need")),
     ("generator direction", dataset("synthetic_en_de", tgt="fr"),
      "datasets.synthetic_en_de.src: the synthetic generator writes en-de or de-en"),
     ("document lengths", dataset("synthetic_en_de", synthetic={
-        "min_doc_sentences": 5, "max_doc_sentences": 2}),
+         "min_doc_sentences": 5, "max_doc_sentences": 2}),
      "datasets.synthetic_en_de.synthetic.max_doc_sentences: 2 is less than"),
     ("long sentences dropped by cleaning", dataset("synthetic_en_de", synthetic={
-        "max_sentence_tokens": 120}),
+         "max_sentence_tokens": 120}),
      "datasets.synthetic_en_de.synthetic.max_sentence_tokens: 120 is more than clean"),
     ("unknown generator rate", dataset("synthetic_en_de", synthetic={
-        "rates": {"pronouns": 0.5}}),
+         "rates": {"pronouns": 0.5}}),
      "datasets.synthetic_en_de.synthetic.rates.pronouns: unknown rate"),
     ("download direction", {"datasets": {"m30k": {
-        "source": "download", "name": "multi30k", "src": "en", "tgt": "vi"}}},
-     "datasets.m30k.name: dataset 'multi30k' has no en-vi direction"),
+         "source": "download", "name": "multi30k", "src": "en", "tgt": "vi"}}},
+      "datasets.m30k.name: dataset 'multi30k' has no en-vi direction"),
     ("unsorted length bins", {"evaluate": {"length_bins": [25, 15, 35]}},
-     "evaluate.length_bins: must increase strictly, but 15 follows 25"),
+      "evaluate.length_bins: must increase strictly, but 15 follows 25"),
     ("repeated reordering bins", {"evaluate": {"reordering_bins": [0, 3, 3]}},
-     "evaluate.reordering_bins: must increase strictly, but 3 follows 3"),
+      "evaluate.reordering_bins: must increase strictly, but 3 follows 3"),
     ("fastText n-gram bounds", {"embeddings": {"minn": 7, "maxn": 3}},
-     "embeddings.minn: 7 is more than maxn 3"),
+      "embeddings.minn: 7 is more than maxn 3"),
     ("beam of a nearest-neighbour model", model("conmt", decode={"beam": 5}),
      ("models.conmt.decode.beam: not used by arch 'conmt', whose search decodes "
-     "greedily (nearest neighbour in the output table)")),
+      "greedily (nearest neighbour in the output table)")),
     ("lenpen of a segment search", model("npmt", decode={"lenpen": 1.0}),
      ("models.npmt.decode.lenpen: not used by arch 'npmt', whose search reads only "
-     "beam, lambda1, lambda2, lm")),
+      "beam, lambda1, lambda2, lm")),
     ("lenpen of a greedy search", model("attn_rnn", decode={"beam": 1, "lenpen": 1.0}),
      "models.attn_rnn.decode.lenpen: has no effect with beam 1 (greedy search)"),
     ("a beam for an attention RNN of no NPMT table",
-     model("rnn_en_de", arch="attn_rnn", preset="tiny", datasets=["synthetic_en_de"],
-           decode={"beam": 5}),
+      model("rnn_en_de", arch="attn_rnn", preset="tiny", datasets=["synthetic_en_de"],
+            decode={"beam": 5}),
      "models.rnn_en_de.decode.beam: this attention RNN decodes greedily"),
     ("Eq. 3 weight of a Transformer", model("transformer", decode={"lambda1": 1.0}),
      "config: models.transformer.decode.lambda1: applies to NPMT models"),
     ("no room for a word", {"decode": {"max_len_a": 0, "max_len_b": 0}},
-     ("decode.max_len_b: with max_len_a 0 the output cap a * source length + b "
-     "(</s> included) is 0 for a one-token sentence: no room for a word")),
+      ("decode.max_len_b: with max_len_a 0 the output cap a * source length + b "
+      "(</s> included) is 0 for a one-token sentence: no room for a word")),
     ("room for </s> only", {"decode": {"max_len_a": 0.5, "max_len_b": 1}},
-     "decode.max_len_b: with max_len_a 0.5 the output cap"),
+      "decode.max_len_b: with max_len_a 0.5 the output cap"),
 ]
 
 
@@ -416,7 +421,7 @@ def test_one_file_as_both_sides_is_refused(tmp_path):
 
 @pytest.mark.parametrize("name, message", [
     ("dev", ("datasets.mine.local.test.dev: a test set cannot be named dev: its files "
-             "would be the dev split's; rename it")),
+              "would be the dev split's; rename it")),
     ("train", "datasets.mine.local.test.train: a test set cannot be named train"),
     ("news/2020", "datasets.mine.local.test: 'news/2020' does not match"),
     ("my test", "datasets.mine.local.test: 'my test' does not match"),
@@ -448,6 +453,49 @@ def test_a_local_split_with_source_and_target_swapped_is_refused_at_start(tmp_pa
                               "swapped?")
     config["datasets"]["mine"]["tgt"] = "de"  # one script: not compared
     experiment.check_datasets(config)
+
+
+def _prose(lang: str) -> bytes:
+    lines = {"en": ENGLISH_PROSE, "de": GERMAN_PROSE, "fr": FRENCH_PROSE}[lang]
+    return "".join(line + "\n" for line in lines * REPEATS).encode()
+
+
+def test_a_local_split_swapped_in_one_script_is_refused_at_start(tmp_path):
+    """en-de: the training source holds the German and the target the
+    English; `local.language_check: false` lets it through."""
+    files = {"train.src": _prose("de"), "train.tgt": _prose("en"),
+             "dev.src": _prose("en"), "dev.tgt": _prose("de"),
+             "test.src": _prose("en"), "test.tgt": _prose("de")}
+    config = local_dataset(tmp_path, **files)
+    with pytest.raises(InputError) as err:
+        experiment.check_datasets(config)
+    assert str(err.value) == (
+        f"datasets.mine.local.train: {tmp_path}/train.src: looks like de, not en "
+        "(51 % of its words are de function words, 2 % en ones), and "
+        f"{tmp_path}/train.tgt like en, not de (55 % en, 2 % de): source and target "
+        "swapped?")
+    config["datasets"]["mine"]["local"]["language_check"] = False
+    experiment.check_datasets(config)
+
+
+def test_a_local_file_in_another_language_is_warned_of_at_start(tmp_path):
+    """A French dev.de: one start-up line naming the split, the file and the
+    two languages; none with `local.language_check: false`, and none for a
+    language without a list."""
+    files = {"train.src": _prose("en"), "train.tgt": _prose("de"),
+             "dev.src": _prose("en"), "dev.tgt": _prose("fr"),
+             "test.src": _prose("en"), "test.tgt": _prose("de")}
+    config = local_dataset(tmp_path, **files)
+    experiment.check_datasets(config)  # valid: a warning, not an error
+    assert wf.local_language_warnings(config) == [
+        (f"warning: config datasets.mine.local.dev ({tmp_path}/dev.tgt): looks like "
+         "fr, not de, the target language (48 % of its words are fr function words, "
+         "2 % de ones): the wrong file, or a wrong language code?")]
+    config["datasets"]["mine"]["tgt"] = "sk"  # no list: not judged
+    assert wf.local_language_warnings(config) == []
+    config["datasets"]["mine"]["tgt"] = "de"
+    config["datasets"]["mine"]["local"]["language_check"] = False
+    assert wf.local_language_warnings(config) == []
 
 
 def test_local_files_not_there_yet_are_left_to_the_data_job(tmp_path):
@@ -483,8 +531,8 @@ def test_a_target_without_a_stopword_list_builds_no_phrase_table(tmp_path):
     experiment.check_datasets(config)
     assert wf.phrase_table_warnings(config) == [
         ("warning: config datasets.mine.tgt: stopwordsiso has no stopword list for 'km', "
-         "so neither the phrase table with its fastText embeddings (which only the "
-         "continuous-output models read) nor the lexical-cohesion table is built")]
+          "so neither the phrase table with its fastText embeddings (which only the "
+          "continuous-output models read) nor the lexical-cohesion table is built")]
     targets = final_targets(config)
     assert "results/mine/report/results.md" in targets
     assert not any("/phrases/" in t or "/embeddings/" in t for t in targets)

@@ -11,6 +11,10 @@ import pytest
 
 from phrasenmt.data import clean, datasets, prepare, stats
 from phrasenmt.io import InputError, read_lines
+from tests.unit.test_function_words import ENGLISH as ENGLISH_PROSE
+from tests.unit.test_function_words import FRENCH as FRENCH_PROSE
+from tests.unit.test_function_words import GERMAN as GERMAN_PROSE
+from tests.unit.test_function_words import REPEATS
 
 MIRROR = Path("/work/shared/data/multi30k")
 
@@ -554,6 +558,99 @@ def test_whole_local_dataset_refuses_a_swapped_dev_split(tmp_path):
     _side(tmp_path / "in.dev.yy", HEBREW)
     assert prepare.main(args) == 0
     assert read_lines(tmp_path / "out/dev.he") == HEBREW
+
+
+# --- the language of each side by its function words ---------------------------
+
+PROSE = {"en": ENGLISH_PROSE * REPEATS, "de": GERMAN_PROSE * REPEATS,
+         "fr": FRENCH_PROSE * REPEATS}
+
+
+@pytest.mark.parametrize("side, text, pair, message", [
+    ("src", "de", "en", ("looks like de, not en (51 % of its words are de function "
+     "words, 2 % en ones), and {pair} like en, not de (55 % en, 2 % de): source "
+     "and target swapped?")),
+    ("tgt", "en", "de", ("looks like en, not de (55 % of its words are en function "
+     "words, 2 % de ones), and {pair} like de, not en (51 % de, 2 % en): source "
+     "and target swapped?")),
+])
+def test_a_split_with_source_and_target_swapped_in_one_script_is_refused(
+        tmp_path, side, text, pair, message):
+    """en-de in one script: `train.en` holds the German and `train.de` the
+    English; neither side's file is written."""
+    with pytest.raises(InputError) as err:
+        _prepare_side(tmp_path, PROSE[text], PROSE[pair], side, ("en", "de"))
+    assert str(err.value) == (f"{tmp_path / 'dev.a'}: "
+                              + message.format(pair=tmp_path / "dev.b"))
+    assert not (tmp_path / "o/dev.a").exists()
+    # --no-language-check: copied as it is
+    src, other = tmp_path / "dev.a", tmp_path / "dev.b"
+    assert prepare.main(["local", "--in", str(src), "--out", str(tmp_path / "o/dev.a"),
+                         "--pair", str(other), "--side", side, "--langs", "en", "de",
+                         "--no-language-check"]) == 0
+    assert read_lines(tmp_path / "o/dev.a") == PROSE[text]
+
+
+def test_a_side_in_another_listed_language_is_warned_of_and_copied(tmp_path, capsys):
+    """A dev.de that is French: one warning naming the file, the declared and
+    the found language with their shares; the file is copied as it is."""
+    assert _prepare_side(tmp_path, PROSE["fr"], PROSE["en"], "tgt", ("en", "de")) == 0
+    err = capsys.readouterr().err
+    assert (f"warning: {tmp_path / 'dev.a'}: looks like fr, not de, the target "
+            "language (48 % of its words are fr function words, 2 % de ones): the "
+            "wrong file, or a wrong language code?") in err
+    assert read_lines(tmp_path / "o/dev.a") == PROSE["fr"]
+    src = tmp_path / "dev.a"
+    assert prepare.main(["local", "--in", str(src), "--out", str(tmp_path / "o/dev.b"),
+                         "--pair", str(tmp_path / "dev.b"), "--side", "tgt",
+                         "--langs", "en", "de", "--no-language-check"]) == 0
+    assert "looks like" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, pair, side, langs", [
+    ("de", "en", "tgt", ("en", "de")),  # each in its own language
+    ("en", "de", "src", ("en", "de")),
+    ("de", "en", "tgt", ("en", "sk")),  # a language without a list: not judged
+    ("en", "de", "src", ("xx", "de")),
+])
+def test_sides_in_their_own_languages_or_languages_not_listed_are_copied_silently(
+        tmp_path, capsys, text, pair, side, langs):
+    assert _prepare_side(tmp_path, PROSE[text], PROSE[pair], side, langs) == 0
+    assert "looks like" not in capsys.readouterr().err
+
+
+def test_a_short_file_is_not_judged(tmp_path, capsys):
+    """Two dozen lines (under MIN_WORDS words) are copied without a word."""
+    assert _prepare_side(tmp_path, GERMAN_PROSE * 4, ENGLISH_PROSE * 4, "src",
+                         ("en", "de")) == 0
+    assert "looks like" not in capsys.readouterr().err
+
+
+def test_no_language_check_goes_with_pair(tmp_path):
+    src = _side(tmp_path / "dev.en", ENGLISH)
+    with pytest.raises(InputError, match="^--no-language-check goes with --pair"):
+        prepare.main(["local", "--in", str(src), "--out", str(tmp_path / "o/dev.en"),
+                      "--no-language-check"])
+
+
+def test_whole_local_dataset_refuses_a_swapped_split_in_one_script(tmp_path, capsys):
+    args = _local_args(tmp_path, tmp_path / "in.test.yy")
+    for split, src, tgt in (("train", "de", "en"), ("dev", "en", "de"),
+                            ("test", "en", "fr")):
+        _side(tmp_path / f"in.{split}.xx", PROSE[src])
+        _side(tmp_path / f"in.{split}.yy", PROSE[tgt])
+    args[args.index("--src") + 1], args[args.index("--tgt") + 1] = "en", "de"
+    with pytest.raises(InputError, match=rf"^{tmp_path / 'in.train.xx'}: looks like "
+                       rf"de, not en .*, and {tmp_path / 'in.train.yy'} like en"):
+        prepare.main(args)
+    assert not (tmp_path / "out").exists()
+    assert prepare.main([*args, "--no-language-check"]) == 0
+    assert "looks like" not in capsys.readouterr().err
+    _side(tmp_path / "in.train.xx", PROSE["en"])  # put right: the French test
+    _side(tmp_path / "in.train.yy", PROSE["de"])  # side is warned of
+    assert prepare.main(args) == 0
+    assert (f"{tmp_path / 'in.test.yy'}: looks like fr, not de, the target "
+            "language") in capsys.readouterr().err
 
 
 def test_hebrew_in_visual_order_is_warned_of_and_copied(tmp_path, capsys):

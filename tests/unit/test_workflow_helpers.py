@@ -797,6 +797,10 @@ def test_a_local_side_is_prepared_with_the_other_file_of_its_split():
     options = wfc.local_script_options(config, "mine", "en",
                                        type("Input", (), {"pair": files["pair"]}))
     assert options == "--pair c/t1.he --side src --langs en he"
+    config["datasets"]["mine"]["local"]["language_check"] = False  # the data job's too
+    options = wfc.local_script_options(config, "mine", "en",
+                                       type("Input", (), {"pair": files["pair"]}))
+    assert options == "--pair c/t1.he --side src --langs en he --no-language-check"
 
 
 def test_a_model_with_no_gpu_runs_every_job_on_the_cpu(config):

@@ -20,6 +20,7 @@ in `phrasenmt.data.prepare` and calls `prepare_local` here.
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import re
 import unicodedata
@@ -40,6 +41,7 @@ from phrasenmt.io import (
     write_lines,
 )
 from phrasenmt.log import get_logger
+from phrasenmt.text.function_words import Profile, profile, swapped
 from phrasenmt.text.scripts import (
     LANGUAGE_SCRIPTS,
     SAMPLE_LINES,
@@ -118,11 +120,77 @@ def check_scripts(path: Path, lines: list[str], pair: list[str], side: str,
         "swapped?", path)
 
 
+def _shares(prof: Profile, looks: str, lang: str, words: str = "") -> str:
+    """"38 % de, 2 % en": the shares of a sample's words in two lists
+    (`words`: what they are a share of, after the first)."""
+    first = f"{percent(prof.rate(looks))} {words}{looks}"
+    return (f"{first} function words, {percent(prof.rate(lang))} {lang} ones" if words
+            else f"{first}, {percent(prof.rate(lang))} {lang}")
+
+
+def check_languages(path: Path, mine: Profile, pair: Path, theirs: Profile,
+                    side: str, langs: tuple[str, str]) -> None:
+    """Raise, naming `path` and the split's other file `pair` (their function
+    words: `mine`, `theirs`), when the source's are clearly the target
+    language's and the target's the source language's
+    (`phrasenmt.text.function_words`): source and target swapped in one
+    script (en-de), where `check_scripts` sees nothing. Said only where both
+    languages have a list."""
+    src, tgt = (mine, theirs) if side == "src" else (theirs, mine)
+    if not swapped(src, tgt, langs):
+        return
+    lang, other = (langs if side == "src" else langs[::-1])
+    raise InputError(
+        f"looks like {other}, not {lang} ({_shares(mine, other, lang, 'of its words are ')}), "
+        f"and {pair} like {lang}, not {other} ({_shares(theirs, lang, other)}): "
+        "source and target swapped?", path)
+
+
+def _language_message(path: object, prof: Profile, side: str, lang: str) -> str | None:
+    """What is wrong with a `side` ("src" or "tgt") file declared in `lang`
+    whose function words (`prof`) are clearly another listed language's, or
+    None (also where `lang` has no list or the file is too short to judge)."""
+    looks = prof.looks_like(lang)
+    if looks is None:
+        return None
+    return (f"{path}: looks like {looks}, not {lang}, the {ROLES[side]} language "
+            f"({_shares(prof, looks, lang, 'of its words are ')}): the wrong file, "
+            "or a wrong language code?")
+
+
+def language_warning(path: object, prof: Profile, side: str, lang: str) -> str | None:
+    """The one warning line of `_language_message`, or None."""
+    message = _language_message(path, prof, side, lang)
+    return None if message is None else f"warning: {message}"
+
+
+def warn_language(path: Path, prof: Profile, side: str, lang: str) -> None:
+    """A warning (the run goes on) for a file in another language than declared."""
+    message = _language_message(path, prof, side, lang)
+    if message is not None:
+        _log.warning(message)
+
+
 def warn_visual_order(path: Path, lines: list[str], lang: str) -> None:
     """A warning (the run goes on) for Hebrew lines stored in visual order."""
     message = visual_order_warning(path, lines, lang)
     if message is not None:
         _log.warning(message)
+
+
+def file_profile(path: Path) -> Profile:
+    """The function words of a file's first lines (`first_lines`), counted
+    once per process while the file is unchanged (start-up asks twice)."""
+    try:
+        stat = Path(path).stat()
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror}", path) from None
+    return _file_profile(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _file_profile(path: str, mtime_ns: int, size: int) -> Profile:
+    return profile(first_lines(Path(path)))
 
 
 def first_lines(path: Path, n: int = SAMPLE_LINES) -> list[str]:
@@ -137,9 +205,11 @@ def first_lines(path: Path, n: int = SAMPLE_LINES) -> list[str]:
 
 def read_local(splits: dict[str, LocalSplit],
                log: Callable[[str], None] = print,
-               langs: tuple[str, str] | None = None) -> dict[str, Lines]:
+               langs: tuple[str, str] | None = None,
+               language_check: bool = True) -> dict[str, Lines]:
     """Read and check every split (UTF-8, line counts, document ids, with
-    `langs` the script of each side: `check_scripts`) first."""
+    `langs` the script of each side: `check_scripts`, and with
+    `language_check` its language too: `check_languages`) first."""
     data = {}
     for name, (a, b, docs) in splits.items():
         evaluated = name != "train"  # every line of it is translated and scored
@@ -150,19 +220,27 @@ def read_local(splits: dict[str, LocalSplit],
                              "files must match", a)
         if langs is not None:
             check_scripts(a, src, tgt, "src", langs)
-            for path, lines, lang in ((a, src, langs[0]), (b, tgt, langs[1])):
+            profiles = {"src": profile(src), "tgt": profile(tgt)}
+            if language_check:
+                check_languages(a, profiles["src"], b, profiles["tgt"], "src", langs)
+            for path, lines, side in ((a, src, "src"), (b, tgt, "tgt")):
+                lang = langs[SIDES.index(side)]
                 warn_visual_order(path, lines, lang)
+                if language_check:
+                    warn_language(path, profiles[side], side, lang)
         ids = read_docs(docs, len(src), a) if docs else line_docs(name, len(src))
         data[name] = (src, tgt, ids)
     return data
 
 
 def prepare_local(splits: dict[str, LocalSplit], outdir: Path, src: str, tgt: str,
-                  log: Callable[[str], None] = print) -> dict[str, int]:
+                  log: Callable[[str], None] = print,
+                  language_check: bool = True) -> dict[str, int]:
     """Write {split}.{src}/.{tgt}/.docs of the user's files; nothing on bad input."""
     counts = {}
     with output_set():  # every split's files, or none
-        for name, (a, b, ids) in read_local(splits, log, (src, tgt)).items():
+        for name, (a, b, ids) in read_local(splits, log, (src, tgt),
+                                            language_check).items():
             counts[name] = write_pair(outdir / f"{name}.{src}",
                                       outdir / f"{name}.{tgt}", (a, b))
             write_lines(outdir / f"{name}.docs", ids)
@@ -190,17 +268,24 @@ def local_splits(args: argparse.Namespace) -> dict[str, LocalSplit]:
 
 
 def copy_checked(src: Path, out: Path, allow_empty: bool = True,
-                 pair: tuple[Path, str, tuple[str, str]] | None = None) -> int:
+                 pair: tuple[Path, str, tuple[str, str]] | None = None,
+                 language_check: bool = True) -> int:
     """Copy one user file after checking it exists and is valid UTF-8, in NFC
     (`text_lines`: what changed goes to the log); without `allow_empty`, a
     line with nothing to translate raises naming `src`. `pair`: the split's
     other file, the side `src` is ("src" or "tgt") and the pair's languages,
-    for `check_scripts`."""
+    for `check_scripts` and, with `language_check`, `check_languages`."""
     lines = text_lines(src, _log.info, allow_empty)
     if pair is not None:
         other, side, langs = pair
-        check_scripts(src, lines, first_lines(other), side, langs)
+        other_lines = first_lines(other)
+        check_scripts(src, lines, other_lines, side, langs)
+        mine = profile(lines)
+        if language_check:
+            check_languages(src, mine, other, profile(other_lines), side, langs)
         warn_visual_order(src, lines, langs[SIDES.index(side)])
+        if language_check:
+            warn_language(src, mine, side, langs[SIDES.index(side)])
     with atomic_open(out) as fh:
         fh.writelines(line + "\n" for line in lines)
     return len(lines)
@@ -232,6 +317,11 @@ def build_parser() -> argparse.ArgumentParser:
     loc.add_argument("--side", choices=SIDES, help="the side IN is (with --pair)")
     loc.add_argument("--langs", nargs=2, metavar=("SRC", "TGT"),
                      help="the languages of the pair (with --pair)")
+    loc.add_argument("--no-language-check", dest="language_check",
+                     action="store_false",
+                     help="(with --pair) neither refuse IN when the two files' "
+                     "function words say source and target are swapped, nor warn "
+                     "when IN's say it is in another language than its own")
     one = sub.add_parser("docs", help="ids of a split without documents")
     one.add_argument("--text", required=True, type=Path, help="the split's text")
     one.add_argument("--split", required=True, help="split name (id prefix)")
@@ -243,6 +333,9 @@ def script_pair(args: argparse.Namespace) -> tuple[Path, str, tuple[str, str]] |
     """(--pair, --side, --langs) for `check_scripts`, or None without them."""
     given = [args.pair, args.side, args.langs]
     if all(value is None for value in given):
+        if not args.language_check:
+            raise InputError("--no-language-check goes with --pair, --side and "
+                             "--langs, whose check it turns off")
         return None
     if None in given:
         raise InputError("--pair, --side and --langs go together: give all three "
@@ -260,6 +353,6 @@ def main(argv: list[str]) -> int:
         n = copy_docs(getattr(args, "in"), args.docs_for, args.out)
     else:
         n = copy_checked(getattr(args, "in"), args.out, not args.evaluation,
-                         script_pair(args))
+                         script_pair(args), args.language_check)
     _log.info(f"{args.out}: {n} lines")
     return 0

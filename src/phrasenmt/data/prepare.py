@@ -273,6 +273,10 @@ def build_parser() -> argparse.ArgumentParser:
                               else ""))
     p.add_argument("--test", action="append", metavar="NAME=SRC,TGT[,DOCS]",
                    help="(local) a test set, with an optional docs file; repeatable")
+    p.add_argument("--no-language-check", action="store_const", const=True,
+                   help="(local) neither refuse a split whose two files' function "
+                   "words say source and target are swapped, nor warn of a file "
+                   "whose words say it is in another language than its own")
     p.add_argument("--split", help="write only this split of --lang to --out")
     p.add_argument("--lang", help=f"(with --split) the language, or {DOCS!r} for "
                                   "the document ids")
@@ -291,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.dataset == "local":
         _check_langs(args)
         local.prepare_local(local.local_splits(args), args.outdir, args.src,
-                            args.tgt, _log.info)
+                            args.tgt, _log.info, not args.no_language_check)
         return 0
     get_dataset(args.dataset)
     if args.download_dir is None:
@@ -314,7 +318,7 @@ def check_mode_options(args: argparse.Namespace) -> None:
     the (local) files with a registered dataset, --download-dir and --split
     with local files, --lang/--out without --split, --outdir/--src/--tgt with it."""
     local_files = [f"--{split}-{side}" for split in ("train", "dev")
-                   for side in ("src", "tgt", DOCS)] + ["--test"]
+                   for side in ("src", "tgt", DOCS)] + ["--test", "--no-language-check"]
     if args.dataset == "local":
         unused, mode = ["--download-dir", "--split", "--lang", "--out"], "local"
     elif args.split is not None:

@@ -65,6 +65,31 @@ def unsegmented_language_warnings(config: dict) -> list[str]:
     return lines
 
 
+def local_language_warnings(config: dict) -> list[str]:
+    """One warning per file of a built local dataset whose function words say
+    it is in another language than its side's (`local.language_check`)."""
+    from phrasenmt.data.local import file_profile, language_warning
+
+    lines = []
+    for name in datasets(config):
+        ds = config["datasets"][name]
+        if ds["source"] != "local" or not ds["local"].get("language_check", True):
+            continue
+        loc = ds["local"]
+        splits = [("train", loc["train"]), ("dev", loc["dev"]),
+                  *((f"test.{test}", pair) for test, pair in loc["test"].items())]
+        for split, pair in splits:
+            for side in ("src", "tgt"):
+                path = Path(pair[side])
+                if not path.is_file():
+                    continue  # the data job names what is missing
+                line = language_warning(f"config datasets.{name}.local.{split} ({path})",
+                                        file_profile(path), side, ds[side])
+                if line:
+                    lines.append(line)
+    return lines
+
+
 def has_stopword_list(config: dict, dataset: str) -> bool:
     """Whether stopwordsiso has a list of the dataset's target language, which
     Park & Tsvetkov's phrase filters (and so the phrase table and its fastText

@@ -224,10 +224,13 @@ def local_side_files(config: dict, dataset: str, split: str, lang: str) -> dict[
 
 def local_script_options(config: dict, dataset: str, lang: str, input) -> str:
     """`--pair`, `--side`, `--langs` of `prepare local`: a split whose two
-    files are each in the script of the other's language stops preparation."""
+    files are each in the script (or by their function words, the language)
+    of the other's language stops preparation; `--no-language-check` where
+    `local.language_check` is false."""
     src, tgt = wf.langs(config, dataset)
+    off = not config["datasets"][dataset]["local"].get("language_check", True)
     return (f"--pair {input.pair} --side {local_side(config, dataset, lang)} "
-            f"--langs {src} {tgt}")
+            f"--langs {src} {tgt}" + (" --no-language-check" if off else ""))
 
 
 def local_docs_command(split: str, input, output) -> str:
