@@ -20,6 +20,7 @@ from phrasenmt.training.checkpoint import load_file, save_file
 from tests import forkrun
 from tests.conftest import LOCAL_ENV, REPO
 from tests.unit.test_checkpoint import data, run
+from tests.unit.test_function_words import ENGLISH, GERMAN, REPEATS
 
 FILES = {
     "s3": b"a b\nc d\ne f\n",
@@ -58,6 +59,9 @@ FILES = {
     "dev.en": "הפגישה עם Sarah ביום שני בבוקר; אין נייר במדפסת, הוסף נייר ונסה שוב.\n"
               .encode() * 20,  # swapped: Hebrew in the English file
     "dev.he": b"The meeting with Sarah is on Monday; add paper and try again.\n" * 20,
+    # swapped in one script: German in the English file, English in the German
+    "swap.en": "".join(line + "\n" for line in GERMAN * REPEATS).encode(),
+    "swap.de": "".join(line + "\n" for line in ENGLISH * REPEATS).encode(),
     "e.de": b"",
     "cut.bpe": b"a b\nc d@@\ne f\n",
     "good.scores": b"-1.0\n-2.0\n-3.0\n",
@@ -254,6 +258,12 @@ CASES = [
         "--evaluation", "--pair", "dev.he", "--side", "src", "--langs", "en", "he"],
      ("error: dev.en: 91 % of its letters are Hebrew, the script of the target "
       "language he, and 9 % Latin: source and target swapped?")),
+    ("source and target swapped in one script (prepare local)", [
+        "phrasenmt.data.prepare", "local", "--in", "swap.en", "--out", "OUT",
+        "--pair", "swap.de", "--side", "src", "--langs", "en", "de"],
+     ("error: swap.en: looks like de, not en (51 % of its words are de function "
+      "words, 2 % en ones), and swap.de like en, not de (55 % en, 2 % de): source "
+      "and target swapped?")),
     ("not a SentencePiece model", ["phrasenmt.bpe", "apply", "--sentencepiece", "s3",
                                    "--in", "s3", "--out", "OUT"],
      "error: s3: not a SentencePiece model file"),

@@ -48,6 +48,24 @@ FRENCH = [
     ("Il y a beaucoup de gens dans la ville qui travaillent à la maison au moins "
      "deux jours par semaine."),
 ]
+DANISH = [
+    "Mødet med det nye hold er mandag morgen, og vi vil tale om planen for året.",
+    ("Hvis du har spørgsmål om rapporten, kan du sende dem til mig inden udgangen "
+     "af ugen."),
+    "Hun sagde, at de ikke var sikre på, om toget ville komme til tiden.",
+    "Det er en af de bedste bøger, som jeg har læst i lang tid.",
+    "Vi kunne ikke åbne filen, fordi den var for stor til den gamle computer.",
+    "Der er mange mennesker i byen, som arbejder hjemme mindst to dage om ugen.",
+]
+SWEDISH = [
+    "Mötet med det nya laget är på måndag morgon, och vi ska tala om planen för året.",
+    ("Om du har frågor om rapporten, kan du skicka dem till mig före slutet av "
+     "veckan."),
+    "Hon sa att de inte var säkra på om tåget skulle komma i tid.",
+    "Det är en av de bästa böckerna som jag har läst på länge.",
+    "Vi kunde inte öppna filen eftersom den var för stor för den gamla datorn.",
+    "Det finns många människor i staden som arbetar hemifrån minst två dagar i veckan.",
+]
 REPEATS = 10  # 60 lines, about 900 words
 MIRROR = Path("/work/shared/data/multi30k/data/task1/raw")
 
@@ -69,6 +87,22 @@ def test_text_in_another_listed_language_looks_like_it(lines, declared, actual):
     prof = fw.profile(lines * REPEATS)
     assert prof.looks_like(declared) == actual
     assert prof.rate(actual) > fw.MIN_RATE > prof.rate(declared)
+
+
+def test_close_languages_are_told_apart_by_the_words_they_do_not_share():
+    """Danish and Swedish share half their function words; the words only
+    one list has decide (MIN_RATIO), both ways."""
+    danish, swedish = fw.profile(DANISH * 12), fw.profile(SWEDISH * 12)
+    assert danish.looks_like("da") is None and swedish.looks_like("sv") is None
+    assert danish.looks_like("sv") == "da" and swedish.looks_like("da") == "sv"
+    assert danish.rate("sv") > fw.MIN_RATE  # the shared words alone would pass
+
+
+def test_a_file_of_two_languages_is_not_said_to_be_one_of_them():
+    """Two thirds English, one third German, declared de: not clearly English."""
+    mixed = fw.profile((ENGLISH * 2 + GERMAN) * 5)
+    assert mixed.rate("en") > 2 * mixed.rate("de")
+    assert mixed.looks_like("de") is None and mixed.looks_like("en") is None
 
 
 def test_a_sample_too_short_is_not_judged():
