@@ -24,7 +24,7 @@ and, for the Multi30k and gettext pairs, how many samples are refused as
 swapped as they are (none) and with their two sides exchanged (`swaps`).
 
     PYTHONPATH=src python experiments/language_check_margins.py \\
-        --multi30k /work/shared/data/multi30k/data/task1/raw \\
+        --multi30k MIRROR/data/task1/raw \\
         --results results --gettext --man --lines 2000 100
 """
 
