@@ -104,7 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     for path in sorted(files, key=lambda f: os.path.basename(f)[:-3] not in held_out):
         name = os.path.basename(path)[:-3]
         split = "dev" if name in args.dev else "test" if name in args.test else "train"
-        fresh = [p for p in catalog_pairs(path) if p not in seen]
+        try:
+            found = catalog_pairs(path)
+        except UnicodeDecodeError as err:  # the stdlib reads the header as UTF-8
+            print(f"gettext_corpus: {path}: left out, its header is not UTF-8 "
+                  f"({err.reason} at byte {err.start})", file=sys.stderr)
+            continue
+        fresh = [p for p in found if p not in seen]
         seen.update(fresh)
         if not fresh:
             continue

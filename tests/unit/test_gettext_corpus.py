@@ -10,11 +10,12 @@ from pathlib import Path
 SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "gettext_corpus.py"
 
 
-def write_mo(path: Path, messages: dict[str, str]) -> None:
+def write_mo(path: Path, messages: dict[str, str],
+             header: bytes = b"Content-Type: text/plain; charset=UTF-8\n") -> None:
     """A compiled catalog (GNU .mo, little-endian) holding `messages`."""
-    items = sorted({"": "Content-Type: text/plain; charset=UTF-8\n", **messages}.items())
+    items = sorted({"": header, **messages}.items())
     ids = [k.encode() for k, _ in items]
-    strs = [v.encode() for _, v in items]
+    strs = [v if isinstance(v, bytes) else v.encode() for _, v in items]
     header = 7 * 4
     table = header + 2 * 8 * len(items)
     blob, offsets = b"", []
@@ -78,3 +79,21 @@ def test_another_language_reads_its_locale_folder(tmp_path, monkeypatch):
     monkeypatch.setattr(gettext_corpus.glob, "glob", lambda pattern: seen.append(pattern) or [])
     assert gettext_corpus.main(["--out", str(tmp_path / "out"), "--lang", "ru"]) == 2
     assert seen == ["/usr/share/locale/ru/LC_MESSAGES/*.mo"]
+
+
+def test_a_catalog_whose_header_is_not_utf8_is_left_out_with_a_line(tmp_path):
+    """Old catalogs declare charset=iso-8859-1 and write their header in it
+    (a translator's name with an umlaut), which Python's parser reads as UTF-8."""
+    cat = tmp_path / "de" / "LC_MESSAGES"
+    cat.mkdir(parents=True)
+    write_mo(cat / "net-tools.mo", {"x": "y"},
+             header=b"Last-Translator: Ralf B\xe4chle\n"
+                    b"Content-Type: text/plain; charset=iso-8859-1\n")
+    write_mo(cat / "grep.mo", {"no match": "keine Treffer"})
+    run = subprocess.run([sys.executable, str(SCRIPT), "--out", "out", "--lang", "de",
+                          "--dirs", str(cat)], cwd=tmp_path, capture_output=True,
+                         text=True, check=True)
+    assert run.stderr.strip() == (f"gettext_corpus: {cat / 'net-tools.mo'}: left out, "
+                                  "its header is not UTF-8 (invalid continuation byte "
+                                  "at byte 23)")
+    assert (tmp_path / "out/train.de").read_text().splitlines() == ["keine Treffer"]
