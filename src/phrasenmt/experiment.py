@@ -301,6 +301,7 @@ def _check_local_files(key: str, local: dict, random_control: str | None = None,
         file_profile,
         first_lines,
     )
+    from phrasenmt.text.function_words import known
 
     pairs = [("train", local["train"]), ("dev", local["dev"]),
              *((f"test.{name}", pair) for name, pair in local["test"].items())]
@@ -325,7 +326,7 @@ def _check_local_files(key: str, local: dict, random_control: str | None = None,
             if langs is not None:
                 src, tgt = first_lines(pair["src"]), first_lines(pair["tgt"])
                 check_scripts(pair["src"], src, tgt, "src", langs)
-                if local.get("language_check", True):
+                if local.get("language_check", True) and all(map(known, langs)):
                     check_languages(pair["src"], file_profile(pair["src"]), pair["tgt"],
                                     file_profile(pair["tgt"]), "src", langs)
             if "docs" in pair:

@@ -280,11 +280,11 @@ def copy_checked(src: Path, out: Path, allow_empty: bool = True,
         other, side, langs = pair
         other_lines = first_lines(other)
         check_scripts(src, lines, other_lines, side, langs)
-        mine = profile(lines)
-        if language_check:
+        mine = profile(lines) if language_check else None
+        if mine is not None:
             check_languages(src, mine, other, profile(other_lines), side, langs)
         warn_visual_order(src, lines, langs[SIDES.index(side)])
-        if language_check:
+        if mine is not None:
             warn_language(src, mine, side, langs[SIDES.index(side)])
     with atomic_open(out) as fh:
         fh.writelines(line + "\n" for line in lines)

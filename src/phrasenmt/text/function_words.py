@@ -126,10 +126,10 @@ for _i, _lang in enumerate(_LANGS):
 # every listed language (the Multi30k mirror, the gettext catalogs of the
 # listed languages, the synthetic corpora) stays far from them:
 #   PYTHONPATH=src python experiments/language_check_margins.py ...
-# (docs/datasets.md gives its figures).
+# (docs/results/2026-12-06-language-check.md).
 MIN_WORDS = 500  # words of a sample below which nothing is judged
 MIN_RATE = 0.12  # share of the words that another language's list must hold
-MIN_RATIO = 5.0  # its words that the declared list lacks, to those the declared has only
+MIN_RATIO = 5.0  # words only its list has, to words only the declared language's has
 MIN_DISTINCT = 8  # different words of its list the sample must hold (not a name list)
 # a word: a run of letters, not one of a printf conversion (%s, %1$lu), an
 # entity (&amp;), an HTML tag or an identifier (key_id, utf8)

@@ -69,6 +69,7 @@ def local_language_warnings(config: dict) -> list[str]:
     """One warning per file of a built local dataset whose function words say
     it is in another language than its side's (`local.language_check`)."""
     from phrasenmt.data.local import file_profile, language_warning
+    from phrasenmt.text.function_words import known
 
     lines = []
     for name in datasets(config):
@@ -81,8 +82,8 @@ def local_language_warnings(config: dict) -> list[str]:
         for split, pair in splits:
             for side in ("src", "tgt"):
                 path = Path(pair[side])
-                if not path.is_file():
-                    continue  # the data job names what is missing
+                if known(ds[side]) is None or not path.is_file():
+                    continue  # no list; or the data job names what is missing
                 line = language_warning(f"config datasets.{name}.local.{split} ({path})",
                                         file_profile(path), side, ds[side])
                 if line:
