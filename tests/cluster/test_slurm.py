@@ -195,3 +195,99 @@ def test_results_equal_a_local_run(runs):
     assert weights[0].keys() == weights[1].keys()
     for name, tensor in weights[0].items():
         assert torch.equal(tensor, weights[1][name]), name
+
+
+# The page's several-node script (docs/cluster.md), on one node: 2 CPU ranks
+# over gloo. What differs from the page is replaced here, each part checked.
+ON_ONE_NODE = {
+    "--nodes=2 --ntasks-per-node=1 --gpus-per-node=4 --cpus-per-task=16":
+        "--nodes=1 --ntasks-per-node=1 --cpus-per-task=2",
+    "--nproc-per-node 4": "--nproc-per-node 2",
+    "--spec config.json --train-src ... --train-tgt ...":
+        "--spec {spec} --train-src {data}/train.src --train-tgt {data}/train.tgt",
+    "--dev-src ... --dev-tgt ... --seed 1 --outdir /shared/runs/base":
+        "--dev-src {data}/dev.src --dev-tgt {data}/dev.tgt --seed 1 --outdir {run} "
+        "--device cpu --threads 1 --no-progress",
+}
+# No dropout and one batch per rank per update: the ranks' sum is one
+# process's, so the resumed run can equal the uninterrupted one exactly.
+NODES_SPEC = {"arch": "transformer", "preset": "tiny",
+              "model": {"d_model": 16, "d_ff": 32, "n_heads": 2, "dropout": 0.0,
+                        "attention_dropout": 0.0},
+              "train": {"max_steps": 4000, "max_tokens": 60, "update_tokens": 120,
+                        "save_interval": 1000, "valid_interval": 1000,
+                        "log_interval": 100, "lr": 1e-3, "warmup_steps": 4}}
+
+
+def _nodes_script(folder: Path) -> str:
+    """The page's script with the replacements of ON_ONE_NODE."""
+    page = (REPO / "docs" / "cluster.md").read_text(encoding="utf-8")
+    script = page.split("### Several nodes", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    for old, new in ON_ONE_NODE.items():
+        assert old in script, old
+        script = script.replace(old, new.format(spec=folder / "spec.json",
+                                                data=folder, run=folder / "run"))
+    return script
+
+
+def _job_state(job: str) -> tuple[str, int]:
+    """(state, restarts) of a job from scontrol."""
+    out = subprocess.run(["scontrol", "-o", "show", "job", job], capture_output=True,
+                         text=True, check=True).stdout
+    fields = dict(f.split("=", 1) for f in out.split() if "=" in f)
+    return fields["JobState"], int(fields["Restarts"])
+
+
+def _wait_for(what: str, check, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.5)
+
+
+def test_the_several_node_script_resumes_after_a_requeue(cluster, tmp_path):
+    """SIGTERM to the script (as `--signal=B:TERM@300` sends it): the ranks
+    save, the script requeues the job, and the requeued job finishes with the
+    last checkpoint of a run that was never stopped."""
+    from tests.unit.test_distributed import even_data
+
+    even_data(tmp_path)
+    (tmp_path / "spec.json").write_text(json.dumps(NODES_SPEC))
+    (tmp_path / "job.sh").write_text(_nodes_script(tmp_path))
+    env = {**os.environ, "PHRASENMT_DIST_BACKEND": "gloo",
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    log = tmp_path / "slurm.out"
+    job = subprocess.run(["sbatch", "--parsable", f"--output={log}", str(tmp_path / "job.sh")],
+                         env=env, capture_output=True, text=True, check=True).stdout.strip()
+    metrics = tmp_path / "run" / "metrics.tsv"
+    _wait_for("two metrics rows", lambda: metrics.is_file()
+              and len(metrics.read_text().splitlines()) > 2, 240)
+    subprocess.run(["scancel", "--batch", "--signal=TERM", job], check=True)
+    _wait_for("the requeue", lambda: _job_state(job) == ("PENDING", 1), 120)
+    # A requeued job waits about two minutes before it may start again.
+    subprocess.run(["scontrol", "update", f"jobid={job}", "begintime=now"], check=True)
+    _wait_for("the requeued job to end", lambda: _job_state(job)[0] not in (
+        "PENDING", "RUNNING", "COMPLETING", "REQUEUED"), 300)
+    out = log.read_text()
+    assert _job_state(job) == ("COMPLETED", 1), out[-3000:]
+    stops = re.findall(r"training stopped by SIGTERM at step (\d+);", out)
+    assert len(stops) == 2 and stops[0] == stops[1], out[-3000:]  # both ranks, one step
+    assert f"checkpoint_{stops[0]}.pt (step {stops[0]})" in out  # resumed from it
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["steps"] == 4000
+    whole = tmp_path / "whole"
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone",
+           "--nproc-per-node", "2", "-m", "phrasenmt.train", "--spec",
+           str(tmp_path / "spec.json"), "--seed", "1", "--outdir", str(whole),
+           "--device", "cpu", "--threads", "1", "--no-progress",
+           *(f"--{split}-{side}={tmp_path}/{split}.{side}"
+             for split in ("train", "dev") for side in ("src", "tgt"))]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _losses(tmp_path / "run" / "metrics.tsv") == _losses(whole / "metrics.tsv")
+    saved = [torch.load(d / "checkpoints" / "checkpoint_4000.pt", map_location="cpu",
+                        weights_only=False) for d in (tmp_path / "run", whole)]
+    for name, tensor in saved[0]["model"].items():
+        assert torch.equal(tensor, saved[1]["model"][name]), name
+    assert sorted(p.name for p in (tmp_path / "run" / "checkpoints").glob("*.pt")) == [
+        "checkpoint_3000.pt", "checkpoint_4000.pt"]  # the signal's checkpoint is gone
