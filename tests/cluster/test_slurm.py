@@ -246,8 +246,8 @@ def _wait_for(what: str, check, timeout: float) -> None:
 
 
 def test_the_several_node_script_resumes_after_a_requeue(cluster, tmp_path):
-    """SIGTERM to the script (as `--signal=B:TERM@300` sends it): the ranks
-    save, the script requeues the job, and the requeued job finishes with the
+    """SIGUSR1 to the script (as `--signal=B:USR1@300` sends it): the ranks
+    get SIGTERM and save, the script requeues the job, and the requeued job finishes with the
     last checkpoint of a run that was never stopped."""
     from tests.unit.test_distributed import even_data
 
@@ -262,10 +262,10 @@ def test_the_several_node_script_resumes_after_a_requeue(cluster, tmp_path):
     metrics = tmp_path / "run" / "metrics.tsv"
     _wait_for("two metrics rows", lambda: metrics.is_file()
               and len(metrics.read_text().splitlines()) > 2, 240)
-    subprocess.run(["scancel", "--batch", "--signal=TERM", job], check=True)
+    subprocess.run(["scancel", "--batch", "--signal=USR1", job], check=True)
     _wait_for("the requeue", lambda: _job_state(job) == ("PENDING", 1), 120)
     # A requeued job waits about two minutes before it may start again.
-    subprocess.run(["scontrol", "update", f"jobid={job}", "begintime=now"], check=True)
+    subprocess.run(["scontrol", "update", f"jobid={job}", "StartTime=now"], check=True)
     _wait_for("the requeued job to end", lambda: _job_state(job)[0] not in (
         "PENDING", "RUNNING", "COMPLETING", "REQUEUED"), 300)
     out = log.read_text()
