@@ -5,7 +5,9 @@ slurmdbd (MariaDB) with one gres GPU backed by a device file; the test runs the
 tiny configuration through `snakemake --profile profiles/slurm`, checks with
 `sacct` that every rule ran as a SLURM job and that training and decoding asked
 for a GPU, and that the results equal a local run of the same configuration
-(CPU training is deterministic given the seed). teardown_slurm.sh then stops
+(CPU training is deterministic given the seed). It also runs the cluster
+page's several-node script on one node (2 CPU ranks over gloo) through a
+signal and a requeue. teardown_slurm.sh then stops
 only the daemons that this test's setup started (their PIDs are in a state
 folder of this test; daemons that were already running are left alone).
 
