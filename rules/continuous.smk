@@ -95,7 +95,7 @@ rule train_continuous:
     conda:
         "../envs/torch.yaml"
     shell:
-        "{params.launcher} -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
+        "exec {params.launcher} -m phrasenmt.train --spec {params.spec:q} --train-src {input.src} "
         "--train-tgt {input.tgt} --dev-src {input.dev_src} --dev-tgt {input.dev_tgt} "
         "--outdir {params.outdir} --seed {wildcards.seed} --threads {threads} "
         "--precision {params.precision} --device {params.device} "

@@ -46,7 +46,7 @@ rule train_document:
     conda:
         "../envs/torch.yaml"
     shell:
-        "{params.launcher} -m phrasenmt.train --spec {params.spec:q} "
+        "exec {params.launcher} -m phrasenmt.train --spec {params.spec:q} "
         "--train-src {input.src} --train-tgt {input.tgt} --dev-src {input.dev_src} "
         "--dev-tgt {input.dev_tgt} --docs {input.docs},{input.dev_docs} "
         "--init-from {input.init} --outdir {params.outdir} --seed {wildcards.seed} "

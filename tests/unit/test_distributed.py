@@ -157,7 +157,9 @@ def test_a_backend_that_cannot_work_is_one_line(monkeypatch, asked, cuda, gpus, 
 def test_every_training_rule_starts_one_process_per_gpu():
     """A rule that trains (`phrasenmt.train`) starts through the launcher
     (`torchrun` for `gpus` > 1), as its `gpu` resource asks: with `python` a
-    4-GPU job would train on one."""
+    4-GPU job would train on one. The shell `exec`s it, so that a signal to
+    every process of the job (SLURM) cannot end the shell before the training
+    has saved (tests/workflow/test_interrupt.py)."""
     from tests.conftest import REPO
 
     rules = {}
@@ -168,7 +170,7 @@ def test_every_training_rule_starts_one_process_per_gpu():
     assert len(rules) >= 4, sorted(rules)
     for name, block in rules.items():
         assert "launcher=W.runs.launcher" in block, name
-        assert '"{params.launcher} -m phrasenmt.train ' in block, name
+        assert '"exec {params.launcher} -m phrasenmt.train ' in block, name
 
 
 @pytest.mark.slow

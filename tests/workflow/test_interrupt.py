@@ -63,3 +63,62 @@ def test_killed_snakemake_restarts_to_the_same_results(tiny_run: Path, tmp_path:
             for d in (killed, whole))
     for name, tensor in a.items():
         assert torch.equal(tensor, b[name]), name
+
+
+def _tree(pid: int) -> list[int]:
+    """`pid` and every process below it (Linux /proc)."""
+    out = [pid]
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            kids = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for kid in map(int, kids):
+            out += _tree(kid)
+    return out
+
+
+def _trains(pid: int) -> bool:
+    """Whether process `pid` is alive and runs `phrasenmt.train`."""
+    try:
+        return b"phrasenmt.train" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def test_a_signal_to_every_process_of_a_job_is_the_training_s_exit_75(tmp_path: Path):
+    """SLURM with proctrack/linuxproc signals every process of a job at once:
+    the job's Snakemake, the rule's shell and the training. The shell must not
+    end before the training has saved (the rules `exec` the training), so that
+    Snakemake waits for it and reports its status 75, and no training is left
+    running after its job."""
+    from tests.cluster.test_slurm import TINY
+
+    config = {**TINY, "models": {"transformer": {
+        **TINY["models"]["transformer"], "gpus": 0,
+        "train": {"max_steps": 20000, "valid_interval": 10000, "save_interval": 10000,
+                  "log_interval": 20}}}}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    rel = "results/tiny/models/transformer/seed1"
+    model = tmp_path / rel
+    cmd = [sys.executable, "-m", "snakemake",
+           *run_args(tmp_path, "--cores", "1", f"{rel}/summary.json")]
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                            env={**LOCAL_ENV, "PHRASENMT_WARM": "0"})
+    deadline = time.time() + 300
+    while not ((model / "metrics.tsv").is_file()
+               and len((model / "metrics.tsv").read_text().splitlines()) > 2):
+        assert time.time() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    processes = _tree(proc.pid)
+    assert any(_trains(pid) for pid in processes), processes
+    for pid in processes:
+        os.kill(pid, signal.SIGTERM)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode != 0
+    assert "returned non-zero exit status 75" in out, out[-3000:]
+    log = (tmp_path / "results/logs/train/tiny.transformer.seed1.log").read_text()
+    assert "stopped: training stopped by SIGTERM at step " in log, log[-2000:]
+    left = [pid for pid in processes if _trains(pid)]
+    assert not left, left
