@@ -34,9 +34,11 @@ def train_commands(run_dir: Path) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for log in sorted((run_dir / ".snakemake" / "log").glob("*.snakemake.log")):
         for line in log.read_text().splitlines():
-            if not line.startswith("Shell command: python -m phrasenmt.train "):
+            # the rules `exec` the training (older runs' logs have no `exec`)
+            command = line.removeprefix("Shell command: ").removeprefix("exec ")
+            if command == line or not command.startswith("python -m phrasenmt.train "):
                 continue
-            args = shlex.split(line.removeprefix("Shell command: ").split(" > ")[0])
+            args = shlex.split(command.split(" > ")[0])
             arch = json.loads(args[args.index("--spec") + 1])["arch"]
             out.setdefault(arch, args)
     return out

@@ -30,8 +30,9 @@ def fake_run(tmp_path: Path) -> Path:
            "--dev-src", str(paths.dev_src), "--dev-tgt", str(paths.dev_tgt),
            "--outdir", "results/x/models/transformer/seed1", "--seed", "1",
            "--threads", "1", "--precision", "auto", "--no-progress"]
-    line = "Shell command: " + shlex.join(cmd) + " > results/logs/x.log 2>&1"
-    other = line.replace("seed1", "seed2")  # its control or another seed
+    # as the rules print it (`exec`), and as runs before that printed it
+    line = "Shell command: exec " + shlex.join(cmd) + " > results/logs/x.log 2>&1"
+    other = line.replace("seed1", "seed2").replace("exec ", "")  # a control or seed
     log = tmp_path / "run" / ".snakemake" / "log" / "2026-12-04T000000.snakemake.log"
     log.parent.mkdir(parents=True)
     log.write_text(f"rule train:\n{line}\nrule train:\n{other}\n")
