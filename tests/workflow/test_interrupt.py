@@ -103,20 +103,28 @@ def test_a_signal_to_every_process_of_a_job_is_the_training_s_exit_75(tmp_path: 
     model = tmp_path / rel
     cmd = [sys.executable, "-m", "snakemake",
            *run_args(tmp_path, "--cores", "1", f"{rel}/summary.json")]
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True,
-                            env={**LOCAL_ENV, "PHRASENMT_WARM": "0"})
-    deadline = time.time() + 300
-    while not ((model / "metrics.tsv").is_file()
-               and len((model / "metrics.tsv").read_text().splitlines()) > 2):
-        assert time.time() < deadline and proc.poll() is None
-        time.sleep(0.05)
-    processes = _tree(proc.pid)
-    assert any(_trains(pid) for pid in processes), processes
-    for pid in processes:
-        os.kill(pid, signal.SIGTERM)
-    out, _ = proc.communicate(timeout=120)
+    log_path = tmp_path / "snakemake.out"  # a file: a full pipe would stop Snakemake
+    with log_path.open("w") as sink:
+        proc = subprocess.Popen(cmd, cwd=REPO, stdout=sink, stderr=subprocess.STDOUT,
+                                start_new_session=True,
+                                env={**LOCAL_ENV, "PHRASENMT_WARM": "0"})
+    try:
+        deadline = time.time() + 300
+        while not ((model / "metrics.tsv").is_file()
+                   and len((model / "metrics.tsv").read_text().splitlines()) > 2):
+            assert time.time() < deadline and proc.poll() is None
+            time.sleep(0.05)
+        processes = _tree(proc.pid)
+        assert any(_trains(pid) for pid in processes), processes
+        for pid in processes:
+            os.kill(pid, signal.SIGTERM)
+        proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:  # a failed check above: leave nothing running
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     assert proc.returncode != 0
+    out = log_path.read_text()
     assert "returned non-zero exit status 75" in out, out[-3000:]
     log = (tmp_path / "results/logs/train/tiny.transformer.seed1.log").read_text()
     assert "stopped: training stopped by SIGTERM at step " in log, log[-2000:]
