@@ -266,7 +266,10 @@ def test_the_several_node_script_resumes_after_a_requeue(cluster, tmp_path):
               and len(metrics.read_text().splitlines()) > 2, 240)
     subprocess.run(["scancel", "--batch", "--signal=USR1", job], check=True)
     _wait_for("the requeue", lambda: _job_state(job) == ("PENDING", 1), 120)
-    # A requeued job waits about two minutes before it may start again.
+    # A requeued job waits about two minutes before it may start again; it
+    # may start at once too, but not within the second of the requeue (slurmd
+    # refuses it: "Job credential revoked", and the job fails).
+    time.sleep(5)
     subprocess.run(["scontrol", "update", f"jobid={job}", "StartTime=now"], check=True)
     _wait_for("the requeued job to end", lambda: _job_state(job)[0] not in (
         "PENDING", "RUNNING", "COMPLETING", "REQUEUED"), 300)
