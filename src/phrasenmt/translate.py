@@ -224,7 +224,8 @@ def _common_args(p: argparse.ArgumentParser) -> None:
                    help="sentences per batch")
     p.add_argument("--threads", type=thread_count, default=None,
                    help="CPU threads for torch")
-    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="auto: CUDA when present, else CPU")
     prec.add_precision_argument(p)
     p.add_argument("--side", action="append", default=[], metavar="NAME=FILE",
                    help="a side input the model reads, line-aligned with the "

@@ -299,7 +299,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="(--checkpoint) sentences per batch")
     p.add_argument("--threads", type=thread_count, default=None,
                    help="(--checkpoint) CPU threads for torch")
-    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="auto: CUDA when present, else CPU")
     prec.add_precision_argument(p)
     p.add_argument("--type", default="pronoun_gender",
                    help="item type of --items (default: %(default)s)")
