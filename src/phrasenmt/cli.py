@@ -350,6 +350,26 @@ def output_file(text: str) -> Path:
     return path
 
 
+def add_table_outputs(parser: argparse.ArgumentParser, timing: bool = False) -> None:
+    """The required --out-md, --out-tex and --out-csv options of a report table;
+    `timing`: its wall-clock cells go to a CSV of their own (`--out-timing-csv`,
+    `phrasenmt.report.wall_clock`), not to --out-csv."""
+    csv = "the table's values as CSV, unformatted"
+    if timing:
+        csv += (", without its wall-clock cells (those are in --out-timing-csv), so "
+                "that it is the same on every rerun")
+    for ext, what in (("md", "the table in Markdown"),
+                      ("tex", "the table as a LaTeX tabular"), ("csv", csv)):
+        parser.add_argument(f"--out-{ext}", type=output_file, required=True, help=what)
+
+
+def add_figure_outputs(parser: argparse.ArgumentParser) -> None:
+    """The required --out-png and --out-svg options of a report figure."""
+    for ext in ("png", "svg"):
+        parser.add_argument(f"--out-{ext}", type=output_file, required=True,
+                            help=f"the figure as {ext.upper()}")
+
+
 def output_dir(text: str) -> Path:
     """argparse type: a folder to write into (created if missing; not a file)."""
     path = Path(text)

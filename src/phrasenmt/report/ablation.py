@@ -18,7 +18,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, alpha_level, named_path, output_file
+from phrasenmt.cli import (
+    ArgumentParser,
+    add_table_outputs,
+    alpha_level,
+    named_path,
+)
 from phrasenmt.io import (
     InputError,
     output_set,
@@ -191,10 +196,11 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--order", type=tables.parse_order, required=True,
                    help="comma-separated model order of the rows")
     a.add_argument("--testset", required=True, help="test set name (title)")
-    a.add_argument("--alpha", type=alpha_level, default=0.01)
-    a.add_argument("--out-md", type=output_file, required=True)
-    a.add_argument("--out-tex", type=output_file, required=True)
-    a.add_argument("--out-csv", type=output_file, required=True)
+    a.add_argument("--alpha", type=alpha_level, default=0.01,
+                   help="significance level of the dagger: a row better than the "
+                   "baseline with p < alpha in the all-seed test (default: "
+                   "%(default)s, as evaluate.alpha)")
+    add_table_outputs(a, timing=True)
     add_timing_option(a)
     return a
 

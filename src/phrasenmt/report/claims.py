@@ -70,11 +70,11 @@ import pandas as pd
 from phrasenmt.claims import CLAIMS, RUN_KINDS, in_family, load_claims
 from phrasenmt.cli import (
     ArgumentParser,
+    add_table_outputs,
     alpha_level,
     control_pair,
     nonnegative_float,
     nonnegative_int,
-    output_file,
     positive_int,
     rate,
 )
@@ -470,10 +470,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a model did not learn if one output line is this much more "
                         "frequent than the reference's most frequent line "
                         "(default: %(default)s)")
-    for name, what in (("md", "Markdown"), ("tex", "LaTeX"),
-                       ("csv", "CSV (without the claims on training speed)")):
-        p.add_argument(f"--out-{name}", type=output_file, required=True,
-                       help=f"{what} output")
+    add_table_outputs(p, timing=True)
     add_timing_option(p)
     return p
 

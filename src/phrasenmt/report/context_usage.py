@@ -42,9 +42,10 @@ import pandas as pd
 
 from phrasenmt.cli import (
     ArgumentParser,
+    add_figure_outputs,
+    add_table_outputs,
     control_pair,
     named_path,
-    output_file,
     positive_int,
 )
 from phrasenmt.data.documents import drawn_again_often
@@ -371,14 +372,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--control", type=control_pair, nargs="*", metavar="CONTROL=MODEL",
                    help="random-context controls and the model each controls")
     t.add_argument("--order", type=parse_order, required=True, help="row order")
-    for name in ("md", "tex", "csv"):
-        t.add_argument(f"--out-{name}", type=output_file, required=True)
+    add_table_outputs(t)
     t.set_defaults(run=table)
     f = sub.add_parser("figure", help="the context-usage figure")
     f.add_argument("--csv", type=Path, required=True, help="the table's CSV")
     f.add_argument("--order", type=parse_order, required=True, help="model order")
-    f.add_argument("--out-png", type=output_file, required=True)
-    f.add_argument("--out-svg", type=output_file, required=True)
+    add_figure_outputs(f)
     f.set_defaults(run=figure)
     return p
 

@@ -29,7 +29,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, named_file, named_path, output_file
+from phrasenmt.cli import (
+    ArgumentParser,
+    add_table_outputs,
+    named_file,
+    named_path,
+)
 from phrasenmt.io import (
     InputError,
     atomic_open,
@@ -206,8 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="tidy TSVs from phrasenmt.evaluate")
         t.add_argument("--order", type=parse_order, required=True,
                        help="comma-separated model order of the rows")
-        for ext in ("md", "tex", "csv"):
-            t.add_argument(f"--out-{ext}", type=output_file, required=True)
+        add_table_outputs(t, timing=name == "efficiency")
         if name == "efficiency":
             add_timing_option(t)
     return p

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, alpha_level, output_file
+from phrasenmt.cli import ArgumentParser, add_table_outputs, alpha_level
 from phrasenmt.io import InputError, atomic_open, output_set, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report import tables
@@ -247,12 +247,20 @@ def build_parser() -> argparse.ArgumentParser:
         elif name == "contrastive":
             t.add_argument("--tsv", type=_named, nargs="+", required=True,
                            metavar="SET=TSV", help="evaluate TSV of each test set")
-        elif name in ("pronouns", "cohesion"):
-            t.add_argument("--tsv", type=Path, nargs="+", required=True)
+        elif name == "pronouns":
+            t.add_argument("--tsv", type=Path, nargs="+", required=True,
+                           help="tidy TSVs of phrasenmt.evaluate.pronouns score "
+                                "(their `all` rows are read)")
+        elif name == "cohesion":
+            t.add_argument("--tsv", type=Path, nargs="+", required=True,
+                           help="TSVs of phrasenmt.evaluate.cohesion, at least one "
+                                "with the reference's row (its --reference)")
         elif name == "sweep":
             t.add_argument("--parameter", required=True, help="e.g. K, N_c, gating")
             t.add_argument("--point", type=_point, nargs="+", required=True,
-                           metavar="VALUE=MODEL")
+                           metavar="VALUE=MODEL",
+                           help="each value of the parameter and the model trained "
+                                "with it, one row each in this order")
             t.add_argument("--pronouns", type=Path, nargs="*",
                            help="pronoun accuracy TSVs of the sweep's models (none "
                                 "where the target language has no pronoun list)")
@@ -261,8 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="comma-separated model order of the rows")
         t.add_argument("--note", action="append", default=[],
                        help="a line under the Markdown table (repeatable)")
-        for ext in ("md", "tex", "csv"):
-            t.add_argument(f"--out-{ext}", type=output_file, required=True)
+        add_table_outputs(t)
     return p
 
 

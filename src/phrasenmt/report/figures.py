@@ -16,7 +16,7 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from phrasenmt.cli import ArgumentParser, output_file
+from phrasenmt.cli import ArgumentParser, add_figure_outputs
 from phrasenmt.io import InputError, atomic_path, output_set, read_tsv, run_cli
 from phrasenmt.report.style import (
     PNG_METADATA,
@@ -149,8 +149,7 @@ def _add_outputs(p: argparse.ArgumentParser) -> None:
     """Options shared by every figure subcommand."""
     p.add_argument("--order", type=parse_order, required=True,
                    help="comma-separated model order (fixes legend and style)")
-    p.add_argument("--out-png", type=output_file, required=True, help="output PNG")
-    p.add_argument("--out-svg", type=output_file, required=True, help="output SVG")
+    add_figure_outputs(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -167,7 +166,10 @@ def build_parser() -> argparse.ArgumentParser:
     agree = sub.add_parser("agreement", help="agreement accuracy by distance")
     agree.add_argument("--tsv", type=Path, required=True,
                        help="tidy TSV from phrasenmt.evaluate.lingeval")
-    agree.add_argument("--category", default="subj_verb_agreement")
+    agree.add_argument("--category", default="subj_verb_agreement",
+                       help="error category drawn by distance (default: "
+                       "%(default)s); a test set with no distances for it gets "
+                       "accuracy by category instead, saying so")
     _add_outputs(agree)
     agree.set_defaults(draw=agreement_figure)
     return p

@@ -20,7 +20,7 @@ import matplotlib as mpl
 import numpy as np
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, output_file, positive_int
+from phrasenmt.cli import ArgumentParser, add_figure_outputs, positive_int
 from phrasenmt.io import InputError, output_set, parse_json, read_lines, run_cli
 from phrasenmt.report.figures import new_axes, save_figure
 from phrasenmt.report.npmt import read_text_tsv
@@ -106,8 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--line", type=positive_int, required=True,
                    help="1-based test line the gates are of")
     p.add_argument("--model", required=True, help="model name (title)")
-    p.add_argument("--out-png", type=output_file, required=True, help="output PNG")
-    p.add_argument("--out-svg", type=output_file, required=True, help="output SVG")
+    add_figure_outputs(p)
     return p
 
 

@@ -25,7 +25,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from phrasenmt.cli import ArgumentParser, output_file
+from phrasenmt.cli import ArgumentParser, add_figure_outputs
 from phrasenmt.io import InputError, output_set, read_tsv, run_cli
 from phrasenmt.report.figures import save_figure
 from phrasenmt.report.learning_curves import COLUMNS
@@ -125,8 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--order", type=parse_order, required=True,
                    help="comma-separated model order (fixes legend and style)")
     p.add_argument("--dataset", required=True, help="dataset name for the title")
-    p.add_argument("--out-png", type=output_file, required=True, help="output PNG")
-    p.add_argument("--out-svg", type=output_file, required=True, help="output SVG")
+    add_figure_outputs(p)
     return p
 
 

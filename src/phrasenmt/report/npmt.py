@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, alpha_level, output_file
+from phrasenmt.cli import ArgumentParser, add_table_outputs, alpha_level
 from phrasenmt.io import InputError, atomic_open, output_set, read_tsv, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report import tables
@@ -280,13 +280,6 @@ def run_sweep(args: argparse.Namespace) -> None:
                   simple_latex(shown, notes), df, args)
 
 
-def add_outputs(p: argparse.ArgumentParser) -> None:
-    """The --out-md/--out-tex/--out-csv options."""
-    for ext in ("md", "tex", "csv"):
-        p.add_argument(f"--out-{ext}", type=output_file, required=True,
-                       help=f"{ext} output")
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface of the NPMT and sweep tables."""
     p = ArgumentParser(prog="python -m phrasenmt.report.npmt",
@@ -305,8 +298,11 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--note", action="append", default=[], help="a line under it")
     t.add_argument("--order", type=parse_order, required=True, help="row order")
     t.add_argument("--testset", required=True, help="test set name (title)")
-    t.add_argument("--alpha", type=alpha_level, default=0.01)
-    add_outputs(t)
+    t.add_argument("--alpha", type=alpha_level, default=0.01,
+                   help="significance level of the dagger: a row better than the "
+                   "baseline's same decoding with p < alpha in the all-seed test "
+                   "(default: %(default)s, as evaluate.alpha)")
+    add_table_outputs(t)
     t.set_defaults(build=run_table)
     s = sub.add_parser("sweep", help="value -> BLEU greedy / beam of a sweep")
     s.add_argument("--name", required=True, help="sweep name (title)")
@@ -315,7 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--eval", type=decoding_path, nargs="+", required=True,
                    metavar="VALUE:DECODING=FILE",
                    help="BLEU JSON of each point, once per seed")
-    add_outputs(s)
+    add_table_outputs(s)
     s.set_defaults(build=run_sweep)
     return p
 

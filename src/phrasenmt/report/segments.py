@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser
+from phrasenmt.cli import ArgumentParser, add_table_outputs
 from phrasenmt.evaluate.reordering import COLUMNS as REORDERING_COLUMNS
 from phrasenmt.evaluate.segments import (
     CATEGORIES,
@@ -35,7 +35,6 @@ from phrasenmt.io import InputError, output_set, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report.continuous import by_order, read_tsv
 from phrasenmt.report.npmt import (
-    add_outputs,
     latex_text,
     read_text_tsv,
     simple_latex,
@@ -276,7 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 "segments stats): a model of --order without "
                                 "mapping rows is shown as emitting no segment "
                                 "when it emitted none")
-        add_outputs(t)
+        add_table_outputs(t)
         t.set_defaults(build=build)
     return p
 

@@ -17,7 +17,12 @@ from typing import Any
 
 import pandas as pd
 
-from phrasenmt.cli import ArgumentParser, alpha_level, named_path, output_file
+from phrasenmt.cli import (
+    ArgumentParser,
+    add_table_outputs,
+    alpha_level,
+    named_path,
+)
 from phrasenmt.io import InputError, atomic_open, output_set, run_cli
 from phrasenmt.report import seeds as sd
 from phrasenmt.report.json_fields import get_key, load_json, load_summary, stop_note
@@ -233,10 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--time-key", default=DEFAULT_TIME_KEY,
                    help="summary.json key with the training time in seconds "
                         "(default: %(default)s)")
-    m.add_argument("--out-md", type=output_file, required=True, help="Markdown output")
-    m.add_argument("--out-tex", type=output_file, required=True, help="LaTeX output")
-    m.add_argument("--out-csv", type=output_file, required=True,
-                   help="CSV output (without the training time)")
+    add_table_outputs(m, timing=True)
     add_timing_option(m)
     m.set_defaults(build=run_main)
     return p
