@@ -129,15 +129,20 @@ def build_parser() -> argparse.ArgumentParser:
                     help="merge operations")
     lp.add_argument("--min-frequency", type=positive_int, default=2,
                     help="stop when the best pair is rarer than this")
-    lp.add_argument("--codes", required=True, type=output_file)
+    lp.add_argument("--codes", required=True, type=output_file,
+                    help="output: the joint BPE codes (subword-nmt's format)")
     lp.add_argument("--vocab-src", type=output_file,
                     help="BPE vocabulary of the source")
     lp.add_argument("--vocab-tgt", type=output_file,
                     help="BPE vocabulary of the target")
     vp = sub.add_parser("vocab", help="BPE vocabulary of one file under codes")
-    vp.add_argument("--codes", required=True, type=Path)
-    vp.add_argument("--in", required=True, type=Path, metavar="IN")
-    vp.add_argument("--out", required=True, type=output_file)
+    vp.add_argument("--codes", required=True, type=Path,
+                    help="subword-nmt codes (learn's --codes)")
+    vp.add_argument("--in", required=True, type=Path, metavar="IN",
+                    help="tokenized text to count subwords in")
+    vp.add_argument("--out", required=True, type=output_file,
+                    help="output: the vocabulary, 'subword count' per line, most "
+                    "frequent first")
     ap = sub.add_parser("apply", help="segment a tokenized file")
     how = ap.add_mutually_exclusive_group(required=True)
     how.add_argument("--codes", type=Path, help="subword-nmt codes")
@@ -146,8 +151,11 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--vocab", type=Path, help="vocabulary of this side (optional)")
     ap.add_argument("--threshold", type=field_type(Bpe, "vocab_threshold"), default=None,
                     help="subwords rarer than this in --vocab are split further")
-    ap.add_argument("--in", required=True, type=Path, metavar="IN")
-    ap.add_argument("--out", required=True, type=output_file)
+    ap.add_argument("--in", required=True, type=Path, metavar="IN",
+                    help="tokenized text to segment")
+    ap.add_argument("--out", required=True, type=output_file,
+                    help="output: the segmented text ('@@ ' between the subwords "
+                    "of a word), line for line")
     ap.needs("--threshold", "--vocab")
     ap.needs("--vocab", "--codes")
     _spm_parser(sub)
@@ -159,9 +167,14 @@ def _spm_parser(sub) -> None:
     sp = sub.add_parser("spm-learn", help="train a SentencePiece model")
     sp.add_argument("--in", dest="inputs", required=True, type=Path, nargs="+",
                     metavar="IN", help="training text: one side, or both (joint)")
-    sp.add_argument("--model", required=True, type=output_file)
-    sp.add_argument("--model-type", choices=spm.MODEL_TYPES, default="bpe")
-    sp.add_argument("--vocab-size", required=True, type=positive_int)
+    sp.add_argument("--model", required=True, type=output_file,
+                    help="output: the SentencePiece model (apply's --sentencepiece)")
+    sp.add_argument("--model-type", choices=spm.MODEL_TYPES, default="bpe",
+                    help="the model type (config bpe.model_type; default: "
+                    "%(default)s)")
+    sp.add_argument("--vocab-size", required=True, type=positive_int,
+                    help="pieces in the model, at most what the text can give "
+                    "(config bpe.vocab_size)")
     sp.add_argument("--seed", type=positive_int, default=1,
                     help="SentencePiece's random generator seed")
     sp.add_argument("--character-coverage", type=float_range(0.9, 1.0),

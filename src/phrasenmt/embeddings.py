@@ -166,19 +166,35 @@ def build_parser() -> argparse.ArgumentParser:
     con.add_argument("--text", required=True, help="tokenized target text")
     con.add_argument("--extra-mono", help="more target-language text to append")
     con.add_argument("--phrases", help="phrase list TSV (none: copy the text)")
-    con.add_argument("--out", type=output_file, required=True)
+    con.add_argument("--out", type=output_file, required=True,
+                     help="output: the text with each listed phrase joined by _, "
+                     "--extra-mono appended")
     tr = sub.add_parser("train", help="fastText word and phrase tables")
     tr.add_argument("--text", required=True, help="(phrase-concatenated) text")
     tr.add_argument("--phrases", help="phrase list TSV (none: no phrases.vec)")
-    tr.add_argument("--out-dir", type=output_dir, required=True)
-    for name, kind, default in (  # the config's embeddings keys: their fields' bounds
-            ("dim", field_type(Embeddings, "dim"), 100),
-            ("epoch", field_type(Embeddings, "epoch"), 5),
-            ("min-count", field_type(Embeddings, "min_count"), 1),
-            ("minn", field_type(Embeddings, "minn"), 3),
-            ("maxn", field_type(Embeddings, "maxn"), 6), ("threads", positive_int, 1),
-            ("seed", nonnegative_int, 1), ("bucket", positive_int, 200_000)):
-        tr.add_argument(f"--{name}", type=kind, default=default)
+    tr.add_argument("--out-dir", type=output_dir, required=True,
+                    help="output folder: model.bin, words.vec (and phrases.vec)")
+    options = [  # the config's embeddings keys: their fields' bounds
+        ("dim", field_type(Embeddings, "dim"), 100,
+         "vector dimension (config embeddings.dim)"),
+        ("epoch", field_type(Embeddings, "epoch"), 5,
+         "training epochs (config embeddings.epoch)"),
+        ("min-count", field_type(Embeddings, "min_count"), 1,
+         ("a word seen fewer times is left out of the vocabulary and of "
+          "words.vec (config embeddings.min_count)")),
+        ("minn", field_type(Embeddings, "minn"), 3,
+         "shortest character n-gram (config embeddings.minn)"),
+        ("maxn", field_type(Embeddings, "maxn"), 6,
+         "longest character n-gram, 0: none (config embeddings.maxn)"),
+        ("threads", positive_int, 1,
+         ("fastText's threads; with more than one its lock-free updates race "
+          "and the tables change from run to run")),
+        ("seed", nonnegative_int, 1, "fastText's seed (the run's seed)"),
+        ("bucket", positive_int, 200_000,
+         "hash buckets of the character n-grams (fastText's own default: 2M)")]
+    for name, kind, default, what in options:
+        tr.add_argument(f"--{name}", type=kind, default=default,
+                        help=f"{what} (default: %(default)s)")
     return parser
 
 

@@ -69,7 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
     """Command-line options."""
     p = ArgumentParser(prog="python -m phrasenmt.parse", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("method", choices=("stanza", "gold"))
+    p.add_argument("method", choices=("stanza", "gold"),
+                   help="stanza: parse --text with stanza's constituency parser; "
+                   "gold: check the --gold trees against --text and write them in "
+                   "stanza's format")
     p.add_argument("--text", type=Path, required=True,
                    help="tokenized source text, one sentence per line")
     p.add_argument("--gold", type=Path, help="given trees, one per line (gold)")

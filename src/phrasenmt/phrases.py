@@ -40,11 +40,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tgt-lang", required=True, help="ISO 639-1 code, stopwords")
     p.add_argument("--min-count", type=field_type(Phrases, "min_count"), default=2,
                    help="filter 1: occurrences in the target text (default 2)")
-    p.add_argument("--max-length", type=field_type(Phrases, "max_length"), default=6)
+    p.add_argument("--max-length", type=field_type(Phrases, "max_length"), default=6,
+                   help="longest target phrase kept, in words; longer candidates "
+                   "are counted as too_long (config phrases.max_length; default 6)")
     p.add_argument("--fertility-from", choices=("phrases", "alignment"),
-                   default="phrases")
-    for name in ("phrases", "filters", "fertility", "fertility2"):
-        p.add_argument(f"--out-{name}", type=output_file, required=True)
+                   default="phrases",
+                   help="fertility label of a source word aligned to several "
+                   "target words, capped at 3: phrases: its phrase's length if the "
+                   "phrase survived the filters, else 1; alignment: its number of "
+                   "aligned words (default: %(default)s)")
+    for name, what in (
+            ("phrases", "TSV of the kept phrases (phrase, frequency, pmi)"),
+            ("filters", ("TSV of what each extraction step and filter removed, "
+             "alone and in order")),
+            ("fertility", ("fertility label 0-3 of every source token, a line per "
+             "sentence")),
+            ("fertility2", ("the same labels in two classes: 0 word (0, 1), 1 phrase "
+             "(2, 3)"))):
+        p.add_argument(f"--out-{name}", type=output_file, required=True,
+                       help=f"output: {what}")
     return p
 
 

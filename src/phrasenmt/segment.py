@@ -53,7 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(prog="python -m phrasenmt.segment",
                        description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--method", choices=("ngram", "parse"), required=True)
+    p.add_argument("--method", choices=("ngram", "parse"), required=True,
+                   help="ngram: fixed n-gram phrases over words; parse: Algorithm "
+                   "1 over --trees (a phrase model's model.segmentation says which "
+                   "of the two it reads)")
     p.add_argument("--bpe", type=Path, required=True, help="BPE'd source text")
     p.add_argument("--trees", type=Path, help="one PTB tree per line (parse)")
     p.add_argument("--max-phrase", type=positive_int, default=None,

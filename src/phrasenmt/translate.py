@@ -246,8 +246,12 @@ def translate_parser() -> argparse.ArgumentParser:
     p.add_argument("--lenpen", type=field_type(Decode, "lenpen"), default=None,
                    help=f"GNMT length penalty alpha of beam search (0 = off; "
                    f"default {LENPEN})")
-    p.add_argument("--max-len-a", type=field_type(Decode, "max_len_a"), default=1.5)
-    p.add_argument("--max-len-b", type=nonnegative_float, default=10)
+    p.add_argument("--max-len-a", type=field_type(Decode, "max_len_a"), default=1.5,
+                   help="a of the output length cap a * source length + b, in "
+                   "tokens (config decode.max_len_a; default %(default)s)")
+    p.add_argument("--max-len-b", type=nonnegative_float, default=10,
+                   help="b of the output length cap a * source length + b (config "
+                   "decode.max_len_b; default %(default)s)")
     p.add_argument("--min-len", type=nonnegative_int, default=0,
                    help="at least this many tokens before </s> (fairseq's "
                         "--min-len; the length cap still ends a hypothesis)")

@@ -22,7 +22,7 @@ import argparse
 import os
 import shutil
 
-from phrasenmt.align.backends import add_aligner_options, align
+from phrasenmt.align.backends import THREADS_HELP, add_aligner_options, align
 from phrasenmt.align.pharaoh import (
     format_links,
     parse_line,
@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="output: target->source links")
     run.add_argument("--seed", type=nonnegative_int, default=1,
                      help="random seed (eflomal: seeds its sampler; fast_align: unused, it is deterministic)")
-    run.add_argument("--threads", type=thread_count, default=1)
+    run.add_argument("--threads", type=thread_count, default=1, help=THREADS_HELP)
     run.add_argument("--heldout", nargs=3, action="append", default=[],
                      metavar=("NAME", "SRC", "TGT"),
                      help="a held-out split aligned in the same run (repeatable)")
@@ -67,10 +67,15 @@ def build_parser() -> argparse.ArgumentParser:
                      "language's word segmenter (clean --raw): no warning that "
                      "its text looks unsegmented (repeatable)")
     sym = sub.add_parser("symmetrize", help="combine forward and reverse links")
-    sym.add_argument("--fwd", required=True)
-    sym.add_argument("--rev", required=True)
-    sym.add_argument("--method", choices=METHODS, default="grow-diag-final-and")
-    sym.add_argument("--out", type=output_file, required=True)
+    sym.add_argument("--fwd", required=True,
+                     help="source->target links (Pharaoh i-j; run's --fwd)")
+    sym.add_argument("--rev", required=True,
+                     help="target->source links, indexed source-target (run's --rev)")
+    sym.add_argument("--method", choices=METHODS, default="grow-diag-final-and",
+                     help="symmetrization heuristic (config align.symmetrize; "
+                     "default: %(default)s)")
+    sym.add_argument("--out", type=output_file, required=True,
+                     help="output: the symmetrized links, Pharaoh i-j per line")
     sym.add_argument("--src", help="source text, to range-check links (optional)")
     sym.add_argument("--tgt", help="target text, to range-check links (optional)")
     return parser

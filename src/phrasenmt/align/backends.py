@@ -306,10 +306,21 @@ BACKENDS = {"eflomal": align_eflomal, "fast_align": align_fast_align,
             "fast_align-bin": align_fast_align_binary}
 
 
+# what --threads of a command that aligns does: the run is always seeded (its
+# --seed has a default), and `_seeded` runs a seeded eflomal on one thread
+THREADS_HELP = ("unused: every run is seeded (--seed), a seeded eflomal runs on one "
+                "thread so that its links are reproducible, and the fast_align "
+                "backends take no thread count")
+
+
 def add_aligner_options(parser: argparse.ArgumentParser, default: str) -> None:
     """`--backend` (default `default`), `--samplers` and `--rel-iterations`, for
     every CLI that aligns."""
-    parser.add_argument("--backend", choices=sorted(BACKENDS), default=default)
+    parser.add_argument("--backend", choices=sorted(BACKENDS), default=default,
+                        help="word aligner (config align.backend; default: "
+                        "%(default)s): eflomal, fast_align (systran-align's EM, "
+                        "fast_align's model), or fast_align-bin (a fast_align "
+                        "executable on PATH)")
     parser.add_argument("--samplers", type=field_type(Align, "eflomal_samplers"),
                         help="eflomal's independent samplers (default: eflomal's 3)")
     parser.add_argument("--rel-iterations",

@@ -634,10 +634,14 @@ def build_parser() -> argparse.ArgumentParser:
     """Command-line interface of the cleaning step."""
     p = ArgumentParser(prog="python -m phrasenmt.data.clean",
                        description=__doc__)
-    for side in ("src", "tgt"):
-        p.add_argument(f"--{side}-in", required=True, type=Path)
-        p.add_argument(f"--{side}-out", required=True, type=output_file)
-        p.add_argument(f"--{side}-lang", required=True)
+    for side, name in (("src", "source"), ("tgt", "target")):
+        p.add_argument(f"--{side}-in", required=True, type=Path,
+                       help=f"{name} text, one sentence per line")
+        p.add_argument(f"--{side}-out", required=True, type=output_file,
+                       help=f"output: the cleaned {name} text")
+        p.add_argument(f"--{side}-lang", required=True,
+                       help=f"{name} language code: Moses' rules, the word "
+                       "segmenter of --raw, and the length units of --filter")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--tokenize", dest="tokenize", action="store_true",
                       default=True, help="input is raw text: Moses-tokenize (default)")
@@ -646,7 +650,9 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--raw", action="store_true",
                       help="keep raw text for SentencePiece: words are space-"
                       "separated (Chinese: jieba's words), no Moses")
-    p.add_argument("--lowercase", action="store_true")
+    p.add_argument("--lowercase", action="store_true",
+                   help="lowercase both sides after tokenization, and the "
+                   "--ref-out reference (config datasets.NAME.lowercase)")
     p.add_argument("--filter", action="store_true",
                    help="training data: drop empty, too long, badly ratioed pairs")
     p.add_argument("--max-len", type=field_type(Clean, "max_len"), default=None,

@@ -344,7 +344,9 @@ def evaluate(args: argparse.Namespace) -> None:
 def _add_prepare(sub: argparse._SubParsersAction) -> None:
     """Options of the prepare command."""
     p = sub.add_parser("prepare", help="a test set -> items and lines to score")
-    p.add_argument("--format", required=True, choices=FORMATS)
+    p.add_argument("--format", required=True, choices=FORMATS,
+                   help="the test set's format, which decides the input options "
+                   "it reads")
     p.add_argument("--context", type=nonnegative_int,
                    help="keep at most K previous sentences (lingeval: required)")
     p.add_argument("--json", type=Path, help="items/entries/groups JSON "
@@ -384,11 +386,19 @@ def _add_prepare(sub: argparse._SubParsersAction) -> None:
                    help="seed of the dev/test sides (the run's seed)")
     p.needs("--split-seed", "--dev-fraction")
     p.add_argument("--tokenize", action="store_true", help="Moses-tokenize all text")
-    p.add_argument("--lowercase", action="store_true")
-    p.add_argument("--src-lang", default="en")
-    p.add_argument("--tgt-lang", default="de")
-    for opt in ("--out-items", "--out-src", "--out-tgt", "--out-context"):
-        p.add_argument(opt, type=output_file, required=True)
+    p.add_argument("--lowercase", action="store_true",
+                   help="lowercase all text (after --tokenize)")
+    p.add_argument("--src-lang", default="en",
+                   help="source language of --tokenize (default: %(default)s)")
+    p.add_argument("--tgt-lang", default="de",
+                   help="target language of --tokenize (default: %(default)s)")
+    for opt, what in (("--out-items", ("items.json: the items, each with the "
+                       "numbers of its scored lines")),
+                      ("--out-src", "pairs.src: the source of each scored line"),
+                      ("--out-tgt", "pairs.tgt: the target of each scored line"),
+                      ("--out-context", ("pairs.ctx.jsonl: each scored line's "
+                       "source and target context, oldest first"))):
+        p.add_argument(opt, type=output_file, required=True, help=f"output: {what}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -399,14 +409,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     _add_prepare(sub)
     b = sub.add_parser("bpe", help="BPE every sentence of a context file")
-    b.add_argument("--codes", type=Path, required=True)
+    b.add_argument("--codes", type=Path, required=True,
+                   help="the dataset's subword-nmt codes")
     b.add_argument("--vocab-src", type=Path, help="source vocabulary (optional)")
     b.add_argument("--vocab-tgt", type=Path, help="target vocabulary (optional)")
     b.add_argument("--threshold", type=nonnegative_int, default=None,
                    help="subwords rarer than this in the vocabularies are split "
                    "further")
-    b.add_argument("--in", type=Path, required=True, metavar="IN")
-    b.add_argument("--out", type=output_file, required=True)
+    b.add_argument("--in", type=Path, required=True, metavar="IN",
+                   help="context file (prepare's --out-context)")
+    b.add_argument("--out", type=output_file, required=True,
+                   help="output: the same file with every sentence segmented")
     b.needs("--threshold", "--vocab-src", "--vocab-tgt")
     ev = sub.add_parser("evaluate", help="scores -> accuracy TSV")
     ev.add_argument("--items", type=Path, required=True, help="items.json of prepare")

@@ -169,17 +169,26 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     prep = sub.add_parser("prepare", help="items -> source/target lines to score")
     prep.add_argument("--json", type=Path, required=True, help="Lingeval97 items")
-    prep.add_argument("--out-src", type=output_file, required=True)
-    prep.add_argument("--out-tgt", type=output_file, required=True)
+    prep.add_argument("--out-src", type=output_file, required=True,
+                      help="output: the source of each scored pair (an item's "
+                      "source once per variant)")
+    prep.add_argument("--out-tgt", type=output_file, required=True,
+                      help="output: the target of each scored pair (each item's "
+                      "reference, then its contrastive variants)")
     prep.add_argument("--out-trees", type=output_file, help="gold source tree per line")
     text = prep.add_mutually_exclusive_group()
     text.add_argument("--tokenize", action="store_true", help="Moses-tokenize")
     text.add_argument("--raw", action="store_true",
                       help="keep raw text, as `phrasenmt.data.clean --raw` does for "
                       "SentencePiece (bpe.backend sentencepiece)")
-    prep.add_argument("--lowercase", action="store_true")
-    prep.add_argument("--src-lang", default="en")
-    prep.add_argument("--tgt-lang", default="de")
+    prep.add_argument("--lowercase", action="store_true",
+                      help="lowercase both sides (after --tokenize or --raw)")
+    prep.add_argument("--src-lang", default="en",
+                      help="source language of --tokenize or --raw (default: "
+                      "%(default)s)")
+    prep.add_argument("--tgt-lang", default="de",
+                      help="target language of --tokenize or --raw (default: "
+                      "%(default)s)")
     ev = sub.add_parser("evaluate", help="scores -> accuracy TSV")
     ev.add_argument("--json", type=Path, required=True, help="Lingeval97 items")
     ev.add_argument("--scores", type=named_file, nargs="+", required=True,

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from phrasenmt.align.backends import add_aligner_options
+from phrasenmt.align.backends import THREADS_HELP, add_aligner_options
 from phrasenmt.align.backends import align as align_corpus
 from phrasenmt.align.pharaoh import Link, format_links, parse_line
 from phrasenmt.align.symmetrize import METHODS, symmetrize
@@ -233,8 +233,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_aligner_options(a, "fast_align")
     a.add_argument("--symmetrize", choices=METHODS, default="grow-diag-final-and",
                    help="symmetrization heuristic (config align.symmetrize)")
-    a.add_argument("--seed", type=nonnegative_int, default=1)
-    a.add_argument("--threads", type=thread_count, default=1)
+    a.add_argument("--seed", type=nonnegative_int, default=1,
+                   help="random seed (eflomal: seeds its sampler; fast_align: "
+                   "unused, it is deterministic)")
+    a.add_argument("--threads", type=thread_count, default=1, help=THREADS_HELP)
     a.add_argument("--out", type=output_file, required=True, help="Pharaoh links")
     s = sub.add_parser("score", help="pronoun/noun accuracy of one model")
     s.add_argument("--model", required=True, help="name in the TSV")
