@@ -106,6 +106,29 @@ def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.Argument
     return subs
 
 
+def command_parsers() -> list[tuple[str, argparse.ArgumentParser]]:
+    """(command line, its parser) for every stage, subcommand and subcommand a
+    stage dispatches itself."""
+    found = []
+    for stage, target in STAGES.items():
+        command, main = command_prog(stage), importlib.import_module(target).main
+        parsers = _help(command, main, [])[1]
+        found += [(command, parser) for parser in parsers[:1]]
+        found += [(f"{command} {name}", sub) for name, sub in
+                  (_subcommands(parsers[0]) if parsers else {}).items()]
+        found += [(f"{command} {name}", parser) for name in DISPATCHED.get(stage, [])
+                  for parser in _help(command, main, [name])[1][:1]]
+    return found
+
+
+def options_without_help(parser: argparse.ArgumentParser) -> list[str]:
+    """The options (and positional arguments) of `parser` that have no help text."""
+    return [max(action.option_strings, key=len, default=action.dest)
+            for action in parser._actions
+            if not isinstance(action, argparse._HelpAction | argparse._SubParsersAction)
+            and not action.help]
+
+
 def command_helps() -> list[tuple[str, str, str]]:
     """(command line, `python -m` form, its --help) for every stage and subcommand."""
     helps = []

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from phrasenmt import docs_cli
+from phrasenmt.cli import ArgumentParser
 from tests.conftest import REPO
 
 RULE_COMMAND = re.compile(r"python -m (phrasenmt[a-z_.]*)")
@@ -75,6 +76,29 @@ def test_subcommands_have_their_own_section(page, command):
     assert command in sections(page)
     shown = command.replace("python -m phrasenmt.", "phrasenmt ")
     assert f"### `{shown}`" in page
+
+
+def test_every_option_of_every_command_says_what_it_does():
+    parsers = docs_cli.command_parsers()
+    commands = [command for command, _ in parsers]
+    assert "phrasenmt bpe spm-learn" in commands  # a subcommand
+    assert "phrasenmt translate score" in commands  # one translate dispatches
+    assert "phrasenmt report discourse sweep" in commands
+    undocumented = [f"{command} {option}" for command, parser in parsers
+                    for option in docs_cli.options_without_help(parser)]
+    assert not undocumented, "options without help: " + ", ".join(undocumented)
+
+
+def test_an_option_without_help_is_found():
+    parser = ArgumentParser(prog="x")
+    parser.add_argument("name")
+    parser.add_argument("--out", help="output file")
+    parser.add_argument("-n", "--count")
+    parser.add_argument("--empty", help="")
+    sub = parser.add_subparsers(dest="command").add_parser("run", help="run it")
+    sub.add_argument("--seed")
+    assert docs_cli.options_without_help(parser) == ["name", "--count", "--empty"]
+    assert docs_cli.options_without_help(sub) == ["--seed"]
 
 
 def test_a_new_command_is_found(tmp_path: Path):
