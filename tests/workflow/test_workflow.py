@@ -59,7 +59,9 @@ PAPER_RUNS = {  # config -> (dataset, trained models, decoded-only models with a
                              "pconmt_fert2", "pconmt_fert4"], {}),
     "doclevel_iwslt17_en_de": ("iwslt17_en_de", ["transformer", "ctx_transformer",
                                "han_enc", "han_dec", "han_enc_dec",
-                               "han_enc_dec_joint"], {}),
+                               "han_enc_dec_joint", "ctx_transformer_random",
+                               "han_enc_random", "han_dec_random",
+                               "han_enc_dec_random"], {}),
 }
 
 
@@ -86,6 +88,20 @@ def test_dry_run_paper_config(configfile: Path):
         gpus = entry.get("gpus", 1)
         if gpus > 1:  # the cluster job of a multi-GPU model asks for all of them
             assert f"gpu={gpus}," in out, model
+
+
+@pytest.mark.parametrize("configfile", PAPER_CONFIGS, ids=lambda p: p.stem)
+def test_paper_config_trains_every_claims_control(configfile: Path):
+    """A paper-scale run that trains a document-level claim's system trains its
+    random-context control too: without it the claim is "not tested"."""
+    from phrasenmt.claims import load_claims
+
+    out = plan(configfile).text
+    dataset = PAPER_RUNS[configfile.stem][0]
+    trained = f"results/{dataset}/models/{{}}/seed1/summary.json"
+    for claim in load_claims():
+        if "control" in claim and trained.format(claim["system"]) in out:
+            assert trained.format(claim["control"]) in out, (claim["id"], claim["control"])
 
 
 @pytest.mark.parametrize("override, message", [
