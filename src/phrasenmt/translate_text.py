@@ -431,6 +431,10 @@ def translate_text(args: argparse.Namespace) -> list[str]:
         raise InputError(f"the model reads side inputs {sorted(reads)}, but the "
                          f"config's {run.model} {sorted(side)}: give the "
                          "--configfile the run was made with", options.checkpoint)
+    if getattr(loaded[0], "context_sides", ()) and args.docs is None:
+        # this command has no --context (phrasenmt.translate's explicit contexts)
+        raise InputError("the model reads document context: give --docs FILE, "
+                         "one document id per input line", "--docs")
     check_lengths(lines, translate.max_input_tokens(loaded[0]), label)
     hyps, _ = translate.decode_lines(options, loaded, lines, side)
     translate.warn_unknown_input(lines, loaded[1], label)  # once the input is valid

@@ -237,7 +237,7 @@ def test_a_closed_stdin_or_stdout_is_one_line(results: Path, monkeypatch, capsys
     ("no checkpoint", ("error: {run_empty}: no averaged.pt in the run folder: train "
      "and average it first (snakemake --cores 1 ")),
     ("document model without --docs", ("error: --docs: the model reads document "
-     "context: give --docs (or --context)")),
+     "context: give --docs FILE, one document id per input line")),
     ("docs of another length", ("error: {tmp}/short.docs: has 1 lines but "
      "{tmp}/new.en has 3; a docs file needs one document id per text line")),
     ("run of another config", ("error: --configfile: model 'transformer_big' of "
