@@ -238,6 +238,8 @@ def test_a_closed_stdin_or_stdout_is_one_line(results: Path, monkeypatch, capsys
      "and average it first (snakemake --cores 1 ")),
     ("document model without --docs", ("error: --docs: the model reads document "
      "context: give --docs FILE, one document id per input line")),
+    ("sentence-level model with --docs", ("error: --docs: the model reads no "
+     "document context; drop the option")),
     ("docs of another length", ("error: {tmp}/short.docs: has 1 lines but "
      "{tmp}/new.en has 3; a docs file needs one document id per text line")),
     ("run of another config", ("error: --configfile: model 'transformer_big' of "
@@ -260,6 +262,7 @@ def test_bad_input_is_one_line(results: Path, tmp_path: Path, capsys, case: str,
     (tmp_path / "invisible.en").write_text("w1 w2\n\u200b \u2060\u00ad\nw3\n")
     (tmp_path / "long.en").write_text("w1\n" + "w2 " * 2000 + ".\n")
     (tmp_path / "short.docs").write_text("d1\n")
+    (tmp_path / "new.docs").write_text("d1\nd1\nd2\n")
     (models / "empty" / "seed1").mkdir(parents=True, exist_ok=True)
     (models / "transformer_big" / "seed1").mkdir(parents=True, exist_ok=True)
     names = {"run_missing": models / "transformer" / "seed9",
@@ -272,6 +275,9 @@ def test_bad_input_is_one_line(results: Path, tmp_path: Path, capsys, case: str,
         "no checkpoint": (results / "models" / "transformer" / "seed2", [], "new.en"),
         "document model without --docs": (models / "ctx_transformer" / "seed1", [],
                                           "new.en"),
+        "sentence-level model with --docs": (models / "transformer" / "seed1",
+                                             ["--docs", str(tmp_path / "new.docs")],
+                                             "new.en"),
         "docs of another length": (models / "ctx_transformer" / "seed1",
                                    ["--docs", str(tmp_path / "short.docs")], "new.en"),
         "run of another config": (names["run_other"], [], "new.en"),
