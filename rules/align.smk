@@ -16,7 +16,7 @@ rule align:
         aligner=W.base.aligner_args,
         seed=config["seed"],
         splits=W.corpus.align_split_args,
-    threads: HALF_CORES
+    threads: 1  # a seeded aligner runs on one thread (phrasenmt.align.backends)
     log:
         "results/logs/align/{dataset}.log",
     benchmark:

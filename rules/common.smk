@@ -39,9 +39,6 @@ if config.get(wf.LM_MISSING):  # the NPMT table says so too
     print(f"NPMT+LM rows left out: {config[wf.LM_MISSING]}", file=sys.stderr)
 
 RESULTS = "results"
-# Multi-threaded helpers (aligner, fastText) take half the cores, so that they run
-# next to single-threaded training jobs instead of waiting for every core.
-HALF_CORES = max(1, int(workflow.cores or 2) // 2)
 
 
 wildcard_constraints:

@@ -17,7 +17,7 @@ rule pronoun_align_reference:
         "results/{dataset}/discourse/align/{testset}.ref",
     params:
         args=W.discourse.align_args,
-    threads: HALF_CORES
+    threads: 1  # a seeded aligner runs on one thread (phrasenmt.align.backends)
     log:
         "results/logs/pronoun_align_reference/{dataset}.{testset}.log",
     conda:
@@ -38,7 +38,7 @@ rule pronoun_align:
         "results/{dataset}/discourse/align/{testset}/{model}/seed{seed}.align",
     params:
         args=W.discourse.align_args,
-    threads: HALF_CORES
+    threads: 1  # a seeded aligner runs on one thread (phrasenmt.align.backends)
     log:
         "results/logs/pronoun_align/{dataset}.{testset}.{model}.seed{seed}.log",
     conda:

@@ -825,3 +825,18 @@ def test_every_rule_that_asks_for_a_gpu_passes_the_model_s_device():
     for name, block in rules.items():
         assert "device=W.runs.device," in block, name
         assert "--device {params.device}" in block, name
+
+
+def test_every_aligner_job_asks_for_the_one_thread_it_uses():
+    """Every aligner run of the workflow is seeded, and a seeded aligner runs on
+    one thread (`align.backends`): a job that reserved more cores left them idle
+    beside it."""
+    rules = {}
+    for path in sorted((REPO / "rules").glob("*.smk")):
+        for block in re.split(r"\n(?=rule )", path.read_text(encoding="utf-8")):
+            if re.search(r"phrasenmt\.(align run|evaluate\.pronouns align)", block):
+                rules[block.split(":")[0]] = block
+    assert len(rules) == 3, sorted(rules)
+    for name, block in rules.items():
+        assert re.search(r"^\s+threads: 1\b", block, re.MULTILINE), name
+        assert "--seed" in block or "params.args" in block, name
