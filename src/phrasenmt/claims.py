@@ -8,11 +8,13 @@ here; this module needs neither pandas nor torch.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from phrasenmt.config_entries import LANG
 from phrasenmt.io import InputError, read_text, safe_yaml_loader
 
 CLAIMS = Path(__file__).with_name("claims.yaml")
@@ -31,6 +33,15 @@ RUN_KINDS = {"bleu": ("hyp",), "bleu_subset": ("hyp",),
              "contrastive": ("contrastive", "hyp"), "train_speed": ("summary",),
              "cxmi": ("cxmi",)}
 DECODINGS = ("main", "beam")  # a claim's `decoding`: each model's own, or beam search
+OPTIONAL = ("control", "margin", "decoding", "direction", "subset", "category",
+            "paper_system", "paper_baseline", "paper_delta", "paper_ratio",
+            "ratio_fraction", "note")
+TEXTS = ("id", "paper", "where", "statement", "system", "baseline", "control",
+         "category", "note")  # keys whose value is a non-empty string
+PAPER_NUMBERS = ("paper_system", "paper_baseline", "paper_delta", "paper_ratio")
+# metric -> the one `by` its subset filters on, and the bounds it takes
+SUBSETS = {"bleu_subset": ("source_length", ("above", "at_most")),
+           "agreement": ("distance", ("above",))}
 
 
 def hyp_kind(claim: dict) -> str:
@@ -50,22 +61,38 @@ def _check_claim(entry: Any, n: int, path: Path) -> dict:
     where = f"claim {n + 1}"
     if not isinstance(entry, dict):
         raise InputError(f"{where}: expected a mapping", path)
+    if isinstance(entry.get("id"), str):
+        where = f"{where} ({entry['id']})"
+    unknown = [k for k in entry if k not in REQUIRED + OPTIONAL]
+    if unknown:
+        raise InputError(f"{where}: unknown key {unknown[0]!r} (known: "
+                         f"{', '.join(REQUIRED + OPTIONAL)})", path)
     missing = [k for k in REQUIRED if k not in entry]
     if missing:
         raise InputError(f"{where}: missing key(s) {', '.join(missing)}", path)
+    _check_values(entry, where, path)
+    where = f"claim {n + 1}"
     if entry["metric"] not in RUN_KINDS:
         raise InputError(f"{where} ({entry['id']}): unknown metric "
                          f"{entry['metric']!r} (known: {', '.join(RUN_KINDS)})", path)
     if entry["expect"] not in EXPECT:
         raise InputError(f"{where} ({entry['id']}): expect must be one of "
                          f"{', '.join(EXPECT)}", path)
-    if entry["metric"] == "bleu_subset" and not (
-            set(entry.get("subset") or {}) & {"above", "at_most"}):
-        raise InputError(f"{where} ({entry['id']}): bleu_subset needs subset "
-                         "above or at_most", path)
+    _check_subset(entry, f"{where} ({entry['id']})", path)
     if entry["metric"] in ("agreement", "contrastive") and "category" not in entry:
         raise InputError(f"{where} ({entry['id']}): {entry['metric']} needs "
                          "category", path)
+    if entry["metric"] not in ("agreement", "contrastive") and "category" in entry:
+        raise InputError(f"{where} ({entry['id']}): category is for agreement and "
+                         f"contrastive claims, not {entry['metric']}", path)
+    speed = entry["metric"] == "train_speed"
+    unread = [k for k in PAPER_NUMBERS if (k == "paper_ratio") != speed
+              and entry.get(k) is not None]
+    if unread:
+        raise InputError(f"{where} ({entry['id']}): {unread[0]} is not read for a "
+                         f"{entry['metric']} claim (train_speed: paper_ratio; "
+                         "others: paper_system and paper_baseline, or paper_delta)",
+                         path)
     if entry.get("decoding", "main") not in DECODINGS:
         raise InputError(f"{where} ({entry['id']}): decoding must be one of "
                          f"{', '.join(DECODINGS)}", path)
@@ -80,6 +107,61 @@ def _check_claim(entry: Any, n: int, path: Path) -> dict:
         raise InputError(f"{where} ({entry['id']}): a control compares a quality "
                          "gain (expect: higher, not train_speed)", path)
     return entry
+
+
+def _check_values(entry: dict, where: str, path: Path) -> None:
+    """The type of each value a claim reads as text, a number or a direction."""
+    for key in TEXTS:
+        value = entry.get(key, "-")
+        if not isinstance(value, str) or not value.strip():
+            raise InputError(f"{where}: {key} must be a non-empty string, got "
+                             f"{value!r}", path)
+    for key in PAPER_NUMBERS:
+        value = entry.get(key)
+        if value is not None and not (isinstance(value, int | float)
+                                      and not isinstance(value, bool)
+                                      and math.isfinite(value)):
+            raise InputError(f"{where}: {key} must be a number (or null where the "
+                             f"paper gives none), got {value!r}", path)
+    if (entry.get("paper_system") is None) != (entry.get("paper_baseline") is None):
+        raise InputError(f"{where}: paper_system and paper_baseline go together "
+                         "(give both, or paper_delta alone)", path)
+    direction = entry.get("direction")
+    if direction is not None and not (
+            isinstance(direction, str) and len(direction.split("-")) == 2
+            and all(LANG.fullmatch(code) for code in direction.split("-"))):
+        raise InputError(f"{where}: direction must be a pair of language codes "
+                         f"such as de-en (or null for any), got {direction!r}", path)
+
+
+def _check_subset(entry: dict, where: str, path: Path) -> None:
+    """`subset`: only on the metrics that filter, with their `by` and a
+    non-negative whole-number bound."""
+    metric, subset = entry["metric"], entry.get("subset")
+    if metric not in SUBSETS:
+        if "subset" in entry:
+            raise InputError(f"{where}: subset is for the metrics "
+                             f"{', '.join(SUBSETS)}, not {metric}", path)
+        return
+    by, bounds = SUBSETS[metric]
+    if subset is None and metric == "agreement":
+        return
+    form = " | ".join(f"{b}: N" for b in bounds)
+    if not isinstance(subset, dict):
+        raise InputError(f"{where}: {metric} needs subset {{by: {by}, {form}}}, got "
+                         f"{subset!r}", path)
+    if subset.get("by") != by:
+        raise InputError(f"{where}: subset.by must be {by} for {metric}, got "
+                         f"{subset.get('by')!r}", path)
+    extra = [k for k in subset if k not in ("by", *bounds)]
+    given = [k for k in subset if k in bounds]
+    if extra or len(given) != 1:
+        raise InputError(f"{where}: subset needs by and one of {', '.join(bounds)} "
+                         f"({{by: {by}, {form}}}), got {subset!r}", path)
+    value = subset[given[0]]
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise InputError(f"{where}: subset.{given[0]} must be a whole number of "
+                         f"tokens (0 or more), got {value!r}", path)
 
 
 def _check_source(entry: dict, where: str, path: Path) -> None:

@@ -31,6 +31,7 @@ from phrasenmt.config import (
 )
 from phrasenmt.io import InputError, count_lines
 from phrasenmt.workflow import base as wf
+from phrasenmt.workflow import claims as wfc
 from phrasenmt.workflow import continuous, phrase_repr, runs
 from phrasenmt.workflow import discourse as wfdis
 from phrasenmt.workflow import documents as wfd
@@ -70,6 +71,7 @@ def start(config: dict, files: Iterable[str | os.PathLike] = (),
     wfdis.check_controls(config)  # after derivation: a control's joint step too
     runs.check_seeds(config)  # after derivation: derived entries copy seeds
     check_models(config)  # the derived models too
+    wfc.registry()  # claims.yaml, read here so that a broken entry stops the start
 
 
 def check_config_files(paths: Iterable[str | os.PathLike],

@@ -213,3 +213,63 @@ def test_packaged_claims_cover_every_paper():
     papers = {c["paper"].split()[0] for c in entries}
     assert {"Xu", "Huang", "Park", "Miculicich", "Zhang"} <= papers
     assert len({c["id"] for c in entries}) == len(entries)
+
+
+GOOD_CLAIM = {"id": "mine", "paper": "Me 2026", "where": "Table 9",
+              "statement": "pr_mean beats the Transformer", "metric": "bleu",
+              "system": "pr_mean", "baseline": "transformer", "expect": "higher",
+              "source": "derived", "quote": "q", "direction": None,
+              "paper_system": 30.0, "paper_baseline": 29.0, "note": "n"}
+# a researcher's mistakes writing a claim -> the words of the one line naming
+# the entry and the key (each was accepted, then silently ignored or a traceback
+# in the claims table's job)
+CLAIM_MISTAKES = [
+    ({"metric": "blue"}, "claim 1 (mine): unknown metric 'blue'"),
+    ({"expcet": "higher", "expect": None}, "claim 1 (mine): unknown key 'expcet'"),
+    ({"contol": "x"}, "claim 1 (mine): unknown key 'contol'"),
+    ({"statement": None}, "claim 1 (mine): missing key(s) statement"),
+    ({"expect": "highr"}, "claim 1 (mine): expect must be one of higher"),
+    ({"metric": "bleu_subset", "subset": {"by": "target_length", "above": 5}},
+     "claim 1 (mine): subset.by must be source_length for bleu_subset"),
+    ({"metric": "bleu_subset", "subset": {"by": "source_length", "above": "45"}},
+     "claim 1 (mine): subset.above must be a whole number of tokens"),
+    ({"metric": "bleu_subset", "subset": {"by": "source_length", "above": 5,
+                                          "at_most": 9}},
+     "claim 1 (mine): subset needs by and one of above, at_most"),
+    ({"metric": "bleu_subset", "subset": "long"},
+     "claim 1 (mine): bleu_subset needs subset {by: source_length"),
+    ({"metric": "agreement", "category": "c", "subset": {"by": "length", "above": 3}},
+     "claim 1 (mine): subset.by must be distance for agreement"),
+    ({"subset": {"by": "source_length", "above": 5}},
+     "claim 1 (mine): subset is for the metrics bleu_subset, agreement, not bleu"),
+    ({"category": "pronoun_gender"}, "claim 1 (mine): category is for agreement"),
+    ({"paper_delta": "+1.3 BLEU"}, "claim 1 (mine): paper_delta must be a number"),
+    ({"paper_system": "30"}, "claim 1 (mine): paper_system must be a number"),
+    ({"paper_baseline": None}, "claim 1 (mine): paper_system and paper_baseline go"),
+    ({"paper_ratio": 2.0}, "claim 1 (mine): paper_ratio is not read for a bleu claim"),
+    ({"direction": "english"}, "claim 1 (mine): direction must be a pair of language"),
+    ({"system": ["a", "b"]}, "claim 1 (mine): system must be a non-empty string"),
+    ({"id": 5}, "claim 1: id must be a non-empty string, got 5"),
+]
+
+
+def claims_file(tmp_path: Path, *entries: dict) -> Path:
+    path = tmp_path / "claims.yaml"
+    path.write_text(json.dumps({"claims": list(entries)}))
+    return path
+
+
+@pytest.mark.parametrize(("change", "words"), CLAIM_MISTAKES)
+def test_a_mistake_in_a_claim_is_one_line_naming_entry_and_key(tmp_path, change, words):
+    entry = {k: v for k, v in {**GOOD_CLAIM, **change}.items()
+             if v is not None or k == "direction"}
+    load_claims(claims_file(tmp_path, GOOD_CLAIM | {"id": "other"}))  # the base is good
+    with pytest.raises(InputError) as err:
+        load_claims(claims_file(tmp_path, entry))
+    assert str(err.value).startswith(f"{tmp_path / 'claims.yaml'}: {words}")
+    assert "\n" not in str(err.value)
+
+
+def test_a_claim_id_given_twice_is_refused(tmp_path):
+    with pytest.raises(InputError, match="claim id.s. given twice: mine$"):
+        load_claims(claims_file(tmp_path, GOOD_CLAIM, GOOD_CLAIM))

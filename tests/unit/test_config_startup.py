@@ -188,3 +188,23 @@ def test_json_indented_with_tabs_is_a_config(tmp_path):
     path = tmp_path / "cfg.json"
     path.write_text('{\n\t"seed": 3\n}\n', encoding="utf-8")
     assert read_config_file(path) == {"seed": 3}
+
+
+def test_a_broken_claims_file_stops_the_start_in_one_line(tmp_path, monkeypatch):
+    """claims.yaml is read at start-up: an entry with a text paper_delta stopped
+    the claims table's job (a traceback), and a misspelt metric stopped the DAG
+    with Snakemake's InputFunctionException and its frames."""
+    from phrasenmt.claims import load_claims
+    from phrasenmt.workflow import claims as wfc
+
+    bad = tmp_path / "claims.yaml"
+    bad.write_text("claims:\n  - {id: mine, paper: P, where: T, statement: s, "
+                   "metric: blue, system: pr_mean, baseline: transformer, "
+                   "expect: higher, source: derived, quote: q}\n")
+    monkeypatch.setattr(wfc, "load_claims", lambda: load_claims(bad))
+    wfc._registry.cache_clear()
+    try:
+        assert refused({}) == f"{bad}: claim 1 (mine): unknown metric 'blue' (known: " \
+            "bleu, bleu_subset, agreement, pronouns, contrastive, train_speed, cxmi)"
+    finally:
+        wfc._registry.cache_clear()
