@@ -346,3 +346,56 @@ def test_the_three_seed_target_trains_the_default_run_s_corpus_and_models():
         theirs = {k: v for k, v in default["models"][model].items() if k != "datasets"}
         assert ours == theirs, model
     assert config["seed"] == default["seed"] and config["seeds"] == [1, 2, 3]
+
+
+class Named(dict):
+    """A job's named input as Snakemake gives it: keys, and each name an attribute."""
+
+    __getattr__ = dict.__getitem__
+
+
+def test_a_contrastive_set_of_ones_own_reaches_cxmi_and_the_table(tmp_path):
+    """A Bawden, ContraPro or Voita set's item types are its own (Bawden: the set
+    name, no distance): the CXMI job and the context-usage table asked for
+    pronoun_gender items and failed on it; they take every item of such a set."""
+    from phrasenmt.report.context_usage import accuracy_cells
+    from phrasenmt.workflow import documents_report as wfdr
+
+    example = REPO / "configs" / "examples" / "own_documents.yaml"
+    own = yaml.safe_load(example.read_text())
+    own["datasets"]["my_docs"]["contrastive"] = {"mine": {
+        "format": "bawden", "current_src": "c.src", "current_tgt": "c.tgt",
+        "prev_src": "p.src", "prev_tgt": "p.tgt"}}
+    config = validate_config(shipped_with(own))
+    inputs = wfdis.cxmi_inputs(config, "my_docs")
+    assert "--type all" in wfdr.cxmi_args(config, "my_docs", Named(inputs))
+    assert "--category all" in wfdr.context_usage_args(config, "my_docs")
+    default = load_config()  # the synthetic set: its pronoun_gender items
+    inputs = wfdis.cxmi_inputs(default, "synthetic_en_de")
+    assert "--type" not in wfdr.cxmi_args(default, "synthetic_en_de", Named(inputs))
+    assert "--category" not in wfdr.context_usage_args(default, "synthetic_en_de")
+    header = {"lines": 4, "max_bin": None, "items": [
+        {"type": "mine", "lines": [0, 1], "distance": None},
+        {"type": "mine", "lines": [2, 3], "distance": None}]}
+    scores = tmp_path / "s.scores"
+    scores.write_text("-1\n-2\n-2\n-1\n")
+    assert accuracy_cells(header, scores, "all") == {"all": (1, 2)}
+    assert accuracy_cells(header, scores, "pronoun_gender") == {}
+
+
+def test_cxmi_of_every_item_type(tmp_path):
+    from phrasenmt.evaluate.cxmi import item_set
+
+    tgt = tmp_path / "pairs.tgt"
+    tgt.write_text("a b\nc d\ne f\ng h\n")
+    (tmp_path / "items.json").write_text(json.dumps({"lines": 4, "items": [
+        {"type": "es:sie", "lines": [0, 1], "distance": 1},
+        {"type": "es:er", "lines": [2, 3], "distance": 0}]}))
+    runs = []
+    for name, value in (("own", "-1"), ("none", "-2"), ("random", "-2")):
+        (tmp_path / name).write_text(f"{value}\n" * 4)
+        runs.append(tmp_path / name)
+    result = item_set(tmp_path / "items.json", tgt, *runs, "all", 50, 1)
+    assert result["type"] == "all" and result["cxmi"] > 0
+    with pytest.raises(InputError, match="no test items of type 'pronoun_gender'"):
+        item_set(tmp_path / "items.json", tgt, *runs, "pronoun_gender", 50, 1)

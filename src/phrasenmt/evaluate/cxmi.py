@@ -127,14 +127,17 @@ def test_set(tgt: Path, own: Path, none: Path, rand: Path, samples: int, seed: i
     return both(read_lines(tgt), (own, none, rand), None, samples, seed)
 
 
+ALL_TYPES = "all"  # --type: the test items of every type
+
+
 def item_set(items: Path, tgt: Path, own: Path, none: Path, rand: Path, kind: str,
              samples: int, seed: int) -> dict[str, Any]:
     """CXMI over the reference lines of the contrastive test items of type
-    `kind` (dev items choose budgets and are reported nowhere)."""
+    `kind` (`all`: every type; dev items choose budgets and are reported nowhere)."""
     targets = read_lines(tgt)
     data = load_header(items, (tgt, len(targets)))
     lines = sorted({item["lines"][0] for item in data["items"]
-                    if item["type"] == kind and item_split(item) == "test"})
+                    if kind in (ALL_TYPES, item["type"]) and item_split(item) == "test"})
     if not lines:
         raise InputError(f"no test items of type {kind!r}", items)
     return {"type": kind, **both(targets, (own, none, rand), np.array(lines),
@@ -303,7 +306,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="auto: CUDA when present, else CPU")
     prec.add_precision_argument(p)
     p.add_argument("--type", default="pronoun_gender",
-                   help="item type of --items (default: %(default)s)")
+                   help=f"item type of --items, or {ALL_TYPES} for every test item "
+                   "(default: %(default)s)")
     p.add_argument("--top-words", type=positive_int, default=20,
                    help="(--checkpoint) words listed by mean P-CXMI on the test "
                    "set (default: %(default)s)")

@@ -69,20 +69,26 @@ def bucket(label: str) -> str:
     return str(value) if value < 3 else ">=3"
 
 
+ALL_CATEGORIES = "all"  # --category: the items of every type
+
+
 def accuracy_cells(header: dict, path: Path, category: str
                    ) -> dict[str, tuple[int, int]]:
     """One run's (correct, items) of the category per distance bucket and over
-    all of them ('all': the items that have a distance)."""
+    all of them ('all': the items that have a distance). Category `all` (a set
+    of the user's, whose types are its own) takes every item, and one without a
+    distance (Bawden's) counts in 'all' only."""
     cells: dict[str, tuple[int, int]] = {}
+    every = category == ALL_CATEGORIES
     for row in outcomes(header, read_log_probabilities(path, header["lines"])):
-        if row["category"] != category or row["bin"] is None:
+        if not every and (row["category"] != category or row["bin"] is None):
             continue
         try:
-            key = bucket(row["bin"])
+            keys = ["all"] if row["bin"] is None else [bucket(row["bin"]), "all"]
         except ValueError:
             raise InputError(f"distance bin {row['bin']!r} is not a distance",
                              path) from None
-        for k in (key, "all"):
+        for k in keys:
             c, n = cells.get(k, (0, 0))
             cells[k] = (c + int(row["correct"]), n + 1)
     return cells
@@ -361,7 +367,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--top-words", type=positive_int, default=10,
                    help="words listed per model under the table (default: "
                    "%(default)s)")
-    t.add_argument("--category", default="pronoun_gender", help="item type")
+    t.add_argument("--category", default="pronoun_gender",
+                   help=f"item type, or {ALL_CATEGORIES} for every item (a set of "
+                   "your own: ContraPro, Bawden, Voita)")
     t.add_argument("--eval", type=Path, nargs="+", required=True,
                    help="all-seed evaluation JSONs of the rows (BLEU)")
     t.add_argument("--cxmi", type=named_path, nargs="*", metavar="MODEL=JSON",

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import shlex
 
+from phrasenmt.config_entries import SYNTHETIC_SET
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import corpus, discourse, documents, runs
+
+ALL_TYPES = "all"  # cxmi --type, context_usage --category: every item
 
 # -- contrastive sets (rules/documents.smk) -------------------------------------
 
@@ -127,12 +130,22 @@ def sweep_args(config: dict, sweep: str) -> str:
     return f"--parameter {parameter} {discourse.sweep_point_args(config, sweep)}"
 
 
-def cxmi_args(input) -> str:
-    """--test-files, and --item-files where the dataset has a contrastive set."""
+def own_items(config: dict, dataset: str) -> bool:
+    """Whether the dataset's first contrastive set is the synthetic corpus's own
+    (pronoun_gender items by distance), not a set of the user's."""
+    return next(iter(discourse.contrastive_sets(config, dataset))) == SYNTHETIC_SET
+
+
+def cxmi_args(config: dict, dataset: str, input) -> str:
+    """--test-files, and --item-files where the dataset has a contrastive set:
+    the synthetic set's pronoun_gender items, or every test item of a set of the
+    user's (ContraPro, Bawden, Voita: their types are the set's own)."""
     args = ["--test-files", input.test_src, input.test_tgt, input.test_docs]
     if "pairs_items" in corpus.names(input):
         args += ["--item-files", input.pairs_items, input.pairs_src, input.pairs_tgt,
                  input.pairs_context]
+        if not own_items(config, dataset):
+            args += ["--type", ALL_TYPES]
     return shlex.join(args)
 
 
@@ -169,6 +182,8 @@ def context_usage_args(config: dict, dataset: str) -> str:
     items = (["--items", files["items"], "--scores",
               *(f"{m}={p}" for m, p in files["scores"])]
              if files["items"] is not None else [])
+    if items and not own_items(config, dataset):
+        items += ["--category", ALL_TYPES]
     marks = ["--summary", *(f"{m}={p}" for m, p in summaries(config, dataset, rows))]
     return shlex.join([*items, "--cxmi", *(f"{m}={p}" for m, p in files["cxmi"])]
                       + (["--control", *controls] if controls else []) + marks)
