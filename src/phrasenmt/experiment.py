@@ -52,6 +52,7 @@ def start(config: dict, files: Iterable[str | os.PathLike] = (),
     """
     parsed = check_config_files(files, config)  # each file read once
     order_entries_as_written(config, parsed)
+    keep_distance_mixes_whole(config, parsed, given or {})
     restore_given_numbers(config, given or {})
     written = _dataset_keys_written(config)  # before the schema fills its defaults
     validate_config(config, None)
@@ -189,6 +190,36 @@ def order_entries_as_written(config: dict, files: list[tuple[Path, dict]]) -> No
             ranked = [k for k in names if k in entries]
             ranked += [k for k in entries if k not in ranked]
             config[section] = {k: entries[k] for k in ranked}
+
+
+def _written_at(parsed: Any, *keys: str) -> Any:
+    """The value a config file (or `--config`) writes at a key path, else None."""
+    for key in keys:
+        if not isinstance(parsed, Mapping):
+            return None
+        parsed = parsed.get(key)
+    return parsed
+
+
+def keep_distance_mixes_whole(config: dict, files: list[tuple[Path, dict]],
+                              given: Mapping) -> None:
+    """A dataset's `synthetic.antecedent_distance` is one distribution, taken
+    whole from the source that wins (`--config`, else the last --configfile
+    that writes it, else config.yaml). Snakemake merges mappings key by key, so
+    a file's `{1: 1.0}` over config.yaml's `{1: 0.85, 2: 0.075, 3: 0.075}`
+    became `{1: 1.0, 2: 0.075, 3: 0.075}` and was refused as summing to 1.15."""
+    ranked = sorted(files, key=lambda f: f[0].resolve() != SHIPPED_CONFIG)
+    sources = [parsed for _, parsed in ranked] + [given]
+    for name, ds in (config.get("datasets") or {}).items():
+        syn = ds.get("synthetic") if isinstance(ds, dict) else None
+        if not isinstance(syn, dict):
+            continue
+        for parsed in reversed(sources):
+            mix = _written_at(parsed, "datasets", name, "synthetic",
+                              "antecedent_distance")
+            if isinstance(mix, Mapping):
+                syn["antecedent_distance"] = dict(mix)
+                break
 
 
 def check_aligner_keys(config: dict, files: list[tuple[Path, dict]],

@@ -99,6 +99,42 @@ def test_a_config_file_number_snakemake_reads_as_text_is_a_number(tmp_path: Path
     assert repr(config["evaluate"]["significance_trials"]) == "1000"
 
 
+# --- a mix of antecedent distances is one value -----------------------------------
+
+
+def shipped_with(path: Path, text: str, given: dict | None = None) -> dict:
+    """config.yaml with the config file `path` (holding `text`) and `given`
+    (--config) merged over it key by key, as Snakemake merges them."""
+    path.write_text(text, encoding="utf-8")
+    config = json.loads(json.dumps(yaml.safe_load(
+        experiment.SHIPPED_CONFIG.read_text(encoding="utf-8"))))
+    update_config(config, yaml.safe_load(text))
+    update_config(config, given or {})
+    return config
+
+
+def test_a_mix_of_distances_in_a_config_file_replaces_config_yamls_mix(tmp_path):
+    """config.yaml's synthetic_en_de mixes antecedents 1, 2 and 3 sentences
+    back; a file's own mix was merged into it key by key, so `{1: 1.0}` read
+    as `{1: 1.0, 2: 0.075, 3: 0.075}` and was refused as summing to 1.15."""
+    shipped = yaml.safe_load(experiment.SHIPPED_CONFIG.read_text(encoding="utf-8"))
+    assert set(shipped["datasets"]["synthetic_en_de"]["synthetic"][
+        "antecedent_distance"]) == {1, 2, 3}
+    path = tmp_path / "near.yaml"
+    config = shipped_with(path, "datasets:\n  synthetic_en_de:\n    synthetic:\n"
+                          "      antecedent_distance: {1: 0.5, 2: 0.5}\n")
+    experiment.start(config, [path, experiment.SHIPPED_CONFIG])
+    assert config["datasets"]["synthetic_en_de"]["synthetic"][
+        "antecedent_distance"] == {1: 0.5, 2: 0.5}
+    # --config wins over every file, and is taken whole too
+    given = parse_config([("datasets={synthetic_en_de: {synthetic: "
+                           "{antecedent_distance: {1: 0.25, 3: 0.75}}}}")])
+    config = shipped_with(path, path.read_text(encoding="utf-8"), given)
+    experiment.start(config, [path, experiment.SHIPPED_CONFIG], given)
+    mix = config["datasets"]["synthetic_en_de"]["synthetic"]["antecedent_distance"]
+    assert {int(d): float(share) for d, share in mix.items()} == {1: 0.25, 3: 0.75}
+
+
 # --- random-context controls ---------------------------------------------------
 
 
