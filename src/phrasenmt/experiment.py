@@ -29,7 +29,7 @@ from phrasenmt.config import (
     restore_numbers,
     validate_config,
 )
-from phrasenmt.io import InputError, count_lines
+from phrasenmt.io import InputError, check_text, count_lines, decode_line
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import claims as wfc
 from phrasenmt.workflow import continuous, phrase_repr, runs
@@ -349,6 +349,8 @@ def _check_local_files(key: str, local: dict, random_control: str | None = None,
                                  "each language its own", pair["src"])
             if not all(Path(f).is_file() for f in files):
                 continue  # the data job names what is missing
+            for file in files:  # before counting lines: UTF-16's are not b"\n"
+                _check_first_line(file)
             lines = [count_lines(f) for f in files[:2]]
             for file, n in zip(files, lines):
                 if n == 0:
@@ -371,6 +373,20 @@ def _check_local_files(key: str, local: dict, random_control: str | None = None,
                         "context: give this split two documents or more", pair["docs"])
         except InputError as err:
             raise InputError(f"{key}.local.{split}: {err}") from None
+
+
+def _check_first_line(path: str | os.PathLike) -> None:
+    """A file's first line decodes as UTF-8 text (`io.decode_line`,
+    `io.check_text`): a file saved as UTF-16 is named so, where counting its
+    lines would report a line count that differs from the other side's."""
+    limit = 1 << 16
+    with open(path, "rb") as fh:
+        raw = fh.readline(limit)
+    if len(raw) == limit and not raw.endswith(b"\n"):  # a prefix of a long line:
+        while raw and raw[-1] & 0xC0 == 0x80:  # without the character cut in two
+            raw = raw[:-1]
+        raw = raw[:-1] if raw and raw[-1] >= 0xC0 else raw
+    check_text(decode_line(raw, path, 1), path, 1)
 
 
 def _check_word_segmenter(key: str, ds: dict) -> None:

@@ -389,6 +389,14 @@ def local_dataset(tmp: Path, **files: bytes) -> dict:
     ({"train.src": b"", "train.tgt": b""},
      "datasets.mine.local.train: {train_src}: the file is empty: no sentences"),
     ({"test.tgt": b""}, "datasets.mine.local.test.t1: {test_tgt}: the file is empty"),
+    # one side saved as UTF-16 (a BOM, two bytes a character): its line count
+    # differed from the other side's, and that was the message
+    ({"dev.src": "a b\nc d\ne f\n".encode("utf-16")},
+     "datasets.mine.local.dev: {dev_src}:1: UTF-16 text; convert it to UTF-8"),
+    ({"dev.docs": "d1\nd1\nd1\n".encode("utf-16")},
+     "datasets.mine.local.dev: {dev_docs}:1: UTF-16 text; convert it to UTF-8"),
+    ({"train.tgt": "a b\nc d\ne f\n".encode("utf-16-le")},
+     "datasets.mine.local.train: {train_tgt}:1: NUL byte at column 2"),
 ])
 def test_local_files_are_checked_across_files_at_start(tmp_path, files, message):
     config = local_dataset(tmp_path, **files)
@@ -397,6 +405,16 @@ def test_local_files_are_checked_across_files_at_start(tmp_path, files, message)
     with pytest.raises(InputError) as err:
         experiment.check_datasets(config)
     assert str(err.value).startswith(message.format(**names)), str(err.value)
+
+
+def test_a_first_line_longer_than_the_encoding_check_reads_is_fine(tmp_path):
+    """The start-up reads 64 KiB of a first line for its encoding: a line of
+    two-byte letters longer than that is not cut inside a letter."""
+    line = "ä" * 40_000 + "\n"
+    config = local_dataset(tmp_path, **{f"dev.{side}": (line * 3).encode()
+                                        for side in ("src", "tgt")})
+    config["datasets"]["mine"]["local"]["language_check"] = False
+    experiment.check_datasets(config)
 
 
 def test_a_local_path_that_is_a_folder_is_refused(tmp_path):
