@@ -338,6 +338,7 @@ def _check_local_files(key: str, local: dict, random_control: str | None = None,
 
     pairs = [("train", local["train"]), ("dev", local["dev"]),
              *((f"test.{name}", pair) for name, pair in local["test"].items())]
+    _check_held_out(key, pairs)
     for split, pair in pairs:
         files = [pair[k] for k in ("src", "tgt", "docs") if k in pair]
         try:
@@ -373,6 +374,27 @@ def _check_local_files(key: str, local: dict, random_control: str | None = None,
                         "context: give this split two documents or more", pair["docs"])
         except InputError as err:
             raise InputError(f"{key}.local.{split}: {err}") from None
+
+
+def _check_held_out(key: str, pairs: list[tuple[str, dict]]) -> None:
+    """No text file of the train split is a dev or test file, and no dev file a
+    test file: every line of that split would be a line the model was trained
+    (or its checkpoints chosen) on, which the `data_stats` job reported only
+    after the whole run."""
+    seen: dict[Path, tuple[str, str]] = {}
+    for split, pair in pairs:
+        for side in ("src", "tgt"):
+            path = Path(pair[side]).resolve()
+            first = seen.get(path)
+            if first and first[0] != split and not (
+                    first[0].startswith("test.") and split.startswith("test.")):
+                use = ("the model was trained on" if first[0] == "train"
+                       else "the checkpoints were chosen on")
+                raise InputError(f"{key}.local.{split}.{side}: {pair[side]} is also "
+                                 f"the {first[0]} split's {first[1]} file: every line "
+                                 f"of this split would be one {use}; hold out "
+                                 "other lines for it")
+            seen.setdefault(path, (split, side))
 
 
 def _check_first_line(path: str | os.PathLike) -> None:

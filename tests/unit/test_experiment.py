@@ -57,8 +57,8 @@ CASES = [
     # dataset keys that would be read for no file of the dataset
     ("generator settings on a local dataset", {"datasets": {"mine": {
          "source": "local", "src": "en", "tgt": "de", "synthetic": {"train_size": 5},
-         "local": {s: {"src": "a", "tgt": "b"} for s in ("train", "dev")}
-         | {"test": {"t": {"src": "a", "tgt": "b"}}}}}},
+         "local": {s: {"src": f"{s}.en", "tgt": f"{s}.de"} for s in ("train", "dev")}
+         | {"test": {"t": {"src": "t.en", "tgt": "t.de"}}}}}},
       "datasets.mine.synthetic: is read for source synthetic only, and this dataset's"),
     ("a download name on a synthetic dataset",
       {"datasets": {"synthetic_en_de": {"name": "iwslt14"}}},
@@ -414,6 +414,34 @@ def test_a_first_line_longer_than_the_encoding_check_reads_is_fine(tmp_path):
     config = local_dataset(tmp_path, **{f"dev.{side}": (line * 3).encode()
                                         for side in ("src", "tgt")})
     config["datasets"]["mine"]["local"]["language_check"] = False
+    experiment.check_datasets(config)
+
+
+@pytest.mark.parametrize("split, side, also, message", [
+    ("test.t1", "src", "train.src", ("is also the train split's src file: every line "
+     "of this split would be one the model was trained on; hold out other lines for it")),
+    ("dev", "tgt", "train.tgt", "is also the train split's tgt file"),
+    ("test.t1", "tgt", "dev.tgt", ("is also the dev split's tgt file: every line of "
+     "this split would be one the checkpoints were chosen on")),
+])
+def test_a_training_or_dev_file_given_for_a_later_split_is_refused(
+        tmp_path, split, side, also, message):
+    """The same file for training and testing: the data_stats job warned of it
+    after the whole run; the start-up names it."""
+    config = local_dataset(tmp_path)
+    local = config["datasets"]["mine"]["local"]
+    pair = local["test"]["t1"] if split == "test.t1" else local[split]
+    pair[side] = str(tmp_path / also)
+    with pytest.raises(InputError) as err:
+        experiment.check_datasets(config)
+    assert str(err.value).startswith(
+        f"datasets.mine.local.{split}.{side}: {tmp_path}/{also} {message}"), err.value
+
+
+def test_two_test_sets_may_share_a_file(tmp_path):
+    config = local_dataset(tmp_path)
+    local = config["datasets"]["mine"]["local"]
+    local["test"]["t2"] = dict(local["test"]["t1"])
     experiment.check_datasets(config)
 
 
