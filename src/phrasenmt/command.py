@@ -148,6 +148,11 @@ def main(argv: list[str] | None = None) -> int:
 def _not_a_stage(argv: list[str]) -> int:
     """A group's help (`phrasenmt evaluate --help`), or a usage error."""
     first, rest = argv[0], argv[1:2]
+    if first.startswith("-"):  # `phrasenmt --quiet train ...`
+        stage, _ = find_stage(argv[1:])
+        name = stage.replace(".", " ") if stage else "COMMAND"
+        return _error(f"{first} before the command: a command's options follow its "
+                      f"name (phrasenmt {name} {first} ...)")
     under = [name.split(".", 1)[1].replace(".", " ") for name in STAGES
              if name.startswith(f"{first}.")]
     if not under:

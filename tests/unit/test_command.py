@@ -81,6 +81,12 @@ def test_a_stage_help_names_the_command():
     (["evaluate"], ("phrasenmt: error: evaluate needs a command; evaluate takes "
                     "one of: aer, bleu,")),
     (["evaluate", "blue"], "phrasenmt: error: unknown command 'evaluate blue';"),
+    # a stage's option written before the stage was 'unknown command '--quiet''
+    (["--quiet", "evaluate", "bleu", "--hyp", "h"], (
+        "phrasenmt: error: --quiet before the command: a command's options follow "
+        "its name (phrasenmt evaluate bleu --quiet ...) (see --help)")),
+    (["--verbose"], ("phrasenmt: error: --verbose before the command: a command's "
+                     "options follow its name (phrasenmt COMMAND --verbose ...)")),
 ])
 def test_a_missing_or_unknown_command_is_a_usage_error(capsys, argv, message):
     assert command.main(argv) == 2
