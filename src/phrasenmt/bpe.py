@@ -102,7 +102,25 @@ def apply(args: argparse.Namespace) -> None:
     # every file BPE is applied to is a real split or item set; an empty one
     # means an earlier step lost the data, so it stops here, not in training
     text = read_nonempty_lines(getattr(args, "in"), "text to segment")
+    if args.sentencepiece is not None:
+        warn_unknown_pieces(model, text, getattr(args, "in"), args.sentencepiece)
     write_lines(args.out, [segment(line) for line in text])
+
+
+MAX_UNKNOWN_CHARACTERS = 0.1  # past this share, the model was learned on other text
+
+
+def warn_unknown_pieces(model, text: list[str], path: Path, model_path: Path) -> None:
+    """Warn when more than MAX_UNKNOWN_CHARACTERS of the text's characters are
+    ones the SentencePiece model never saw: a model of another language,
+    script or corpus, which leaves words of them whole as its unknown piece."""
+    unknown, total = spm.unknown_share(model, text)
+    if total and unknown / total > MAX_UNKNOWN_CHARACTERS:
+        _log.warning(f"{path}: {100 * unknown / total:.1f}% of its characters "
+                     f"({unknown} of {total}; more than "
+                     f"{100 * MAX_UNKNOWN_CHARACTERS:g}%) are ones {model_path} never "
+                     "saw: the model was learned on another language, script or "
+                     "corpus, and it leaves them whole as its unknown piece")
 
 
 def spm_learn(args: argparse.Namespace) -> None:

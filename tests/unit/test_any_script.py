@@ -232,6 +232,25 @@ def test_a_file_that_is_not_a_model_is_refused(tmp_path):
         spm.load(tmp_path / "codes")
 
 
+def test_a_model_of_another_script_is_warned_of(tmp_path, capsys):
+    """A SentencePiece model learned on Chinese applied to English text knows
+    none of its letters: each word came out whole, with no word said."""
+    model = tmp_path / "zh.model"
+    model.write_bytes(spm.train(["我们 去 学校 。", "他们 在 家 。"] * 20, "bpe", 20, 1))
+    (tmp_path / "en").write_text("we go to school .\n", encoding="utf-8")
+    (tmp_path / "zh").write_text("我们 在 学校 。\n", encoding="utf-8")
+    for text in ("en", "zh"):
+        bpe.main(["apply", "--sentencepiece", str(model), "--in",
+                  str(tmp_path / text), "--out", str(tmp_path / f"{text}.out")])
+    assert read_lines(tmp_path / "en.out") == ["we go to school ."]
+    warnings = [line for line in capsys.readouterr().err.splitlines()
+                if line.startswith("warning:")]
+    assert warnings == [(
+        f"warning: {tmp_path}/en: 100.0% of its characters (13 of 13; more than 10%) "
+        f"are ones {model} never saw: the model was learned on another language, "
+        "script or corpus, and it leaves them whole as its unknown piece")]
+
+
 def test_the_dev_install_has_every_segmenter():
     assert words.segmenter_missing("en") is None
     for lang in ("ja", "th", "lo", "km", "my"):  # the dev install has their segmenters

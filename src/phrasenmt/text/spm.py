@@ -111,6 +111,21 @@ def check_whole(data: bytes, path: str | os.PathLike) -> None:
                          "was cut short?); learn it again", path)
 
 
+def unknown_share(sp: sentencepiece.SentencePieceProcessor,
+                  lines: list[str]) -> tuple[int, int]:
+    """(characters the model never saw, all characters but spaces) of these
+    lines: such characters make the model's unknown piece, written as their
+    text (a word of them stays whole)."""
+    unknown = total = 0
+    for ids, pieces in zip(sp.encode(lines), sp.encode(lines, out_type=str),
+                           strict=True):
+        for i, piece in zip(ids, pieces, strict=True):
+            chars = len(piece.removeprefix(WORD_START))
+            total += chars
+            unknown += chars if i == sp.unk_id() else 0
+    return unknown, total
+
+
 def to_subwords(pieces: list[str]) -> list[str]:
     """SentencePiece pieces in subword-nmt's form: '▁he llo ▁world' ->
     'he@@ llo world' (a lone '▁' joins the piece after it)."""
