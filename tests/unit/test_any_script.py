@@ -251,6 +251,26 @@ def test_a_model_of_another_script_is_warned_of(tmp_path, capsys):
         "script or corpus, and it leaves them whole as its unknown piece")]
 
 
+def test_the_unknown_character_count_reads_a_sample_of_a_long_file(tmp_path, capsys,
+                                                                  monkeypatch):
+    model = tmp_path / "zh.model"
+    model.write_bytes(spm.train(["我们 去 学校 。", "他们 在 家 。"] * 20, "bpe", 20, 1))
+    monkeypatch.setattr(bpe, "UNKNOWN_SAMPLE_LINES", 2)
+    (tmp_path / "mixed").write_text("我们 在 学校 。\n他们 去 家 。\nwe go\nto school\n",
+                                    encoding="utf-8")
+    (tmp_path / "foreign").write_text("we go\nto school\n我们 在 学校 。\n",
+                                      encoding="utf-8")
+    for text in ("mixed", "foreign"):
+        bpe.main(["apply", "--sentencepiece", str(model), "--in",
+                  str(tmp_path / text), "--out", str(tmp_path / f"{text}.out")])
+    assert len(read_lines(tmp_path / "mixed.out")) == 4  # every line segmented
+    warnings = [line for line in capsys.readouterr().err.splitlines()
+                if line.startswith("warning:")]
+    assert len(warnings) == 1 and warnings[0].startswith(
+        f"warning: {tmp_path}/foreign: 100.0% of its characters in its first 2 lines "
+        "(12 of 12;")
+
+
 def test_the_dev_install_has_every_segmenter():
     assert words.segmenter_missing("en") is None
     for lang in ("ja", "th", "lo", "km", "my"):  # the dev install has their segmenters
