@@ -195,3 +195,46 @@ def test_translate_cli_min_len(tmp_path, checkpoint, monkeypatch):
     model.generate = lambda *a: []  # a model with its own search (e.g. CoNMT)
     with pytest.raises(InputError, match="own search, which has no minimum"):
         tr.translate_lines(model, src_vocab, tgt_vocab, ["a b"], min_len=2)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
+def test_device_cuda_without_cuda_is_one_line_saying_why(tmp_path, checkpoint):
+    (tmp_path / "in.txt").write_text("a b c\n")
+    out = tmp_path / "out.txt"
+    with pytest.raises(InputError) as err:
+        translate_main(["--checkpoint", str(checkpoint), "--input",
+                        str(tmp_path / "in.txt"), "--output", str(out),
+                        "--device", "cuda"])
+    message = str(err.value)
+    assert message.startswith("--device cuda: ") and "\n" not in message
+    assert "--device cpu (in the workflow: the model's gpus: 0)" in message
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(("version", "cuda", "visible", "words"), [
+    ("2.13.0+cpu", None, None, ("this PyTorch (2.13.0+cpu) is built without CUDA: "
+     "install a CUDA build of torch on the GPU machine, or run it on the CPU with "
+     "--device cpu (in the workflow: the model's gpus: 0)")),
+    ("2.4.1+cu121", "12.1", "", ("no CUDA device is visible to this process "
+     "(PyTorch 2.4.1+cu121 for CUDA 12.1; CUDA_VISIBLE_DEVICES ''): run it in a job "
+     "that was given a GPU, or run it on the CPU with --device cpu (in the workflow: "
+     "the model's gpus: 0)")),
+    ("2.4.1+cu121", "12.1", None, "CUDA_VISIBLE_DEVICES unset"),
+])
+def test_no_cuda_says_whether_the_build_or_the_job_lacks_it(monkeypatch, version, cuda,
+                                                           visible, words):
+    """A CPU build of torch on a GPU node and a job given no GPU need different
+    fixes; both were 'no CUDA device is available'."""
+    from phrasenmt.training import trainer
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.version, "cuda", cuda)
+    monkeypatch.setattr(torch, "__version__", version)
+    if visible is None:
+        monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    else:
+        monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
+    with pytest.raises(InputError) as err:
+        trainer.resolve_device("cuda")
+    assert words in str(err.value)
+    assert trainer.resolve_device("auto") == torch.device("cpu")

@@ -92,8 +92,22 @@ def resolve_device(name: str) -> torch.device:
     if name == "auto":
         name = "cuda" if torch.cuda.is_available() else "cpu"
     if name == "cuda" and not torch.cuda.is_available():
-        raise InputError("no CUDA device is available", "--device cuda")
+        raise InputError(no_cuda_reason(), "--device cuda")
     return torch.device(name)
+
+
+def no_cuda_reason() -> str:
+    """Why `--device cuda` has no device: a PyTorch built without CUDA, or no
+    GPU visible to this process; and what to do instead."""
+    cpu = "or run it on the CPU with --device cpu (in the workflow: the model's gpus: 0)"
+    if torch.version.cuda is None:
+        return (f"this PyTorch ({torch.__version__}) is built without CUDA: install "
+                f"a CUDA build of torch on the GPU machine, {cpu}")
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    shown = "unset" if visible is None else repr(visible)
+    return (f"no CUDA device is visible to this process (PyTorch {torch.__version__} "
+            f"for CUDA {torch.version.cuda}; CUDA_VISIBLE_DEVICES {shown}): run it "
+            f"in a job that was given a GPU, {cpu}")
 
 
 def rng_state() -> dict[str, Any]:
