@@ -10,6 +10,7 @@ and `--verbose` after its name.
 from __future__ import annotations
 
 import ast
+import difflib
 import importlib
 import sys
 import textwrap
@@ -156,12 +157,24 @@ def _not_a_stage(argv: list[str]) -> int:
     under = [name.split(".", 1)[1].replace(".", " ") for name in STAGES
              if name.startswith(f"{first}.")]
     if not under:
-        return _error(f"unknown command {first!r}")
+        tops = sorted({name.split(".", 1)[0] for name in STAGES})
+        return _error(f"unknown command {first!r}{_did_you_mean(first, tops)}")
     if rest in (["-h"], ["--help"]):
         print(render_help((first,)))
         return 0
-    what = f"unknown command '{first} {rest[0]}'" if rest else f"{first} needs a command"
-    return _error(f"{what}; {first} takes one of: {', '.join(under)}")
+    if not rest:
+        return _error(f"{first} needs a command; {first} takes one of: {', '.join(under)}")
+    return _error(f"unknown command '{first} {rest[0]}'"
+                  f"{_did_you_mean(rest[0], [u.split()[0] for u in under], first)}; "
+                  f"{first} takes one of: {', '.join(under)}")
+
+
+def _did_you_mean(word: str, names: list[str], group: str = "") -> str:
+    """', did you mean 'train' or 'translate'?' for the known names closest to
+    a misspelt one (at most three), or nothing when none is close."""
+    close = difflib.get_close_matches(word, names, n=3, cutoff=0.6)
+    named = [f"'{' '.join(filter(None, (group, name)))}'" for name in close]
+    return f", did you mean {' or '.join(named)}?" if named else ""
 
 
 def run() -> None:

@@ -77,10 +77,15 @@ def test_a_stage_help_names_the_command():
 
 @pytest.mark.parametrize("argv, message", [
     ([], "phrasenmt: error: give a command (see --help)"),
-    (["tran"], "phrasenmt: error: unknown command 'tran' (see --help)"),
+    (["tran"], ("phrasenmt: error: unknown command 'tran', did you mean "
+                "'train' or 'translate'? (see --help)")),
+    (["xyzzy"], "phrasenmt: error: unknown command 'xyzzy' (see --help)"),
+    (["evaluate", "bleuu"], ("phrasenmt: error: unknown command 'evaluate bleuu', "
+                             "did you mean 'evaluate bleu'?; evaluate takes one of:")),
     (["evaluate"], ("phrasenmt: error: evaluate needs a command; evaluate takes "
                     "one of: aer, bleu,")),
-    (["evaluate", "blue"], "phrasenmt: error: unknown command 'evaluate blue';"),
+    (["evaluate", "blue"], ("phrasenmt: error: unknown command 'evaluate blue', did "
+                            "you mean 'evaluate bleu'?; evaluate takes one of:")),
     # a stage's option written before the stage was 'unknown command '--quiet''
     (["--quiet", "evaluate", "bleu", "--hyp", "h"], (
         "phrasenmt: error: --quiet before the command: a command's options follow "
