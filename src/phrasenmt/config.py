@@ -106,7 +106,20 @@ def _message(error: jsonschema.ValidationError) -> str:
         return f"{where}: {error.instance!r} is not one of {choices}"
     if error.instance is None and error.validator == "type":  # `seed:` or --config seed=
         return f"{where}: no value given (expected {error.validator_value})"
-    return f"{where}: {error.message}"
+    return f"{where}: {error.message}{_entry_key_hint(error)}"
+
+
+def _entry_key_hint(error: jsonschema.ValidationError) -> str:
+    """Where a mapping of named entries (models, datasets, a dataset's
+    contrastive sets) was given an entry's own key (`contrastive: {dev_fraction:
+    0.5}`), say that the key goes inside a named entry."""
+    parts = [str(p) for p in error.absolute_path]
+    if (error.validator != "type" or error.validator_value != "object"
+            or len(parts) < 2 or parts[-1] not in error.schema.get("properties", {})):
+        return ""
+    parent, key = ".".join(parts[:-1]), parts[-1]
+    return (f"; {parts[-2]} maps a name to each entry, and {key} is a key of an "
+            f"entry: {parent}: {{NAME: {{{key}: ...}}}}")
 
 
 @functools.lru_cache(maxsize=8)

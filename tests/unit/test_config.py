@@ -48,6 +48,15 @@ def test_defaults_are_not_shared_between_entries(config):
     (lambda c: c.update(families={"xu": ["transformer", "pr_sum"]}),
      "families.xu: 'pr_sum' is not one of the models"),
     (lambda c: c.update(families={"xu": []}), "families.xu:"),
+    # an entry's own key written straight into the mapping of named entries
+    (lambda c: c.update(models={"arch": "transformer"}),
+     ("models.arch: 'transformer' is not of type 'object'; models maps a name to "
+     "each entry, and arch is a key of an entry: models: {NAME: {arch: ...}}")),
+    (lambda c: c["datasets"]["synthetic_en_de"].update(
+        contrastive={"dev_fraction": 0.5}),
+     ("datasets.synthetic_en_de.contrastive.dev_fraction: 0.5 is not of type "
+     "'object'; contrastive maps a name to each entry, and dev_fraction is a key of "
+     "an entry: datasets.synthetic_en_de.contrastive: {NAME: {dev_fraction: ...}}")),
 ])
 def test_errors_name_the_key(config, mutate, expected):
     bad = copy.deepcopy(config)
@@ -57,6 +66,13 @@ def test_errors_name_the_key(config, mutate, expected):
     assert str(err.value).startswith("config.yaml: ")
     assert expected in str(err.value)
     assert "\n" not in str(err.value)
+
+
+def test_a_section_that_is_no_mapping_gets_no_entry_hint(config):
+    config["decode"] = 3
+    with pytest.raises(InputError) as err:
+        validate_config(config, "config.yaml")
+    assert str(err.value) == "config.yaml: decode: 3 is not of type 'object'"
 
 
 def test_download_dataset_needs_a_name(config):
