@@ -39,10 +39,10 @@ import sys
 from collections import defaultdict
 from collections.abc import Iterator
 
-from phrasenmt.text import function_words as fw
+# the experiment beside this one: run as a script, its folder is on the path
+from gettext_corpus import catalog_pairs
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gettext_corpus import catalog_pairs  # the experiment beside this one
+from phrasenmt.text import function_words as fw
 
 
 def chunks(lines: list[str], size: int) -> Iterator[list[str]]:

@@ -17,3 +17,16 @@ def test_the_benchmarks_package_keeps_to_its_line_budget():
                         sorted(lines.items(), key=lambda kv: -kv[1])[:3])
     assert total <= BUDGET, (f"benchmarks/*.py hold {total} lines, over the budget "
                              f"of {BUDGET} (largest: {largest})")
+
+
+def test_no_script_edits_the_import_path():
+    """Benchmarks import each other as a package and experiments find the one
+    beside them as scripts do: no file edits sys.path, which hid a missing
+    install step behind a path of this checkout."""
+    repo = BENCHMARKS.parent
+    edits = [f"{path.relative_to(repo)}:{n}"
+             for folder in ("benchmarks", "experiments", "tools")
+             for path in sorted((repo / folder).rglob("*.py"))
+             for n, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+             if "sys.path." in line and not line.lstrip().startswith("#")]
+    assert not edits, f"sys.path edited at {', '.join(edits)}"

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import torch
+import yaml
 
 from phrasenmt import bpe
 from phrasenmt import segment as segment_cli
@@ -193,8 +194,10 @@ def test_decoding_options_are_the_workflows(results: Path, tmp_path: Path):
     override.write_text("decode: {beam: 3, max_len_b: 7}\n"
                         "models: {transformer: {precision: bf16}}\n")
     run = results / "models" / "transformer" / "seed1"
-    for files, want in (([], ("4", "0.6", "10", "auto")),
-                        ([str(override)], ("3", "0.6", "7", "bf16"))):
+    decode = yaml.safe_load((REPO / "config.yaml").read_text())["decode"]
+    shipped = (str(decode["beam"]), str(decode["lenpen"]), f"{decode['max_len_b']:g}")
+    for files, want in (([], (*shipped, "auto")),
+                        ([str(override)], ("3", shipped[1], "7", "bf16"))):
         extra = ["--configfile", *files] if files else []
         args = build_parser().parse_args(["--run", str(run), *extra])
         opts = decode_options(Run(args.run, args.configfile), args, "x")

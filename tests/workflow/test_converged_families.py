@@ -6,10 +6,14 @@ import json
 import re
 import shlex
 import subprocess
+from pathlib import Path
 
 import yaml
+from snakemake.utils import update_config
 
 from phrasenmt.config import validate_config
+from phrasenmt.sweeps import sweep_points as points_of
+from phrasenmt.sweeps import sweeps
 from tests.conftest import REPO
 from tests.workflow.plans import plan
 
@@ -20,9 +24,21 @@ FAMILY_TARGETS = {"phrase": "converged_en_de", "phrase-pooling": "converged_en_d
                   "npmt": "converged_de_en", "document": "converged_en_de"}
 
 
-# the models of the document family's K sweeps and their K
-SWEEP_POINTS = {"ctx_transformer_context_size1": 1, "ctx_transformer_context_size2": 2,
-                "han_dec_context_size1": 1, "han_dec_context_size2": 2}
+def sweep_points(*overlays: Path) -> dict[str, tuple[str, object]]:
+    """The models the family's enabled sweeps derive (the document family's K
+    sweeps), each with its swept key and value: taken from the configs (the
+    family's, then `overlays`), so that tuning a K or a sweep's values turns no
+    test red."""
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    for path in (CONFIG, *overlays):
+        update_config(config, yaml.safe_load(path.read_text()))
+    return {model: (config["sweeps"][name]["key"], value)
+            for name in sweeps(config)
+            for value, model in points_of(config, name)
+            if model != config["sweeps"][name]["model"]}
+
+
+SWEEP_POINTS = sweep_points()
 
 
 def train_runs(text: str) -> dict[tuple[str, str, int], dict]:
@@ -101,7 +117,9 @@ def test_each_family_target_builds_only_its_models():
         assert trained == set(families[family]) - {"npmt_lm"} | points, family
         for (_, model, _), spec in runs.items():
             if model in points:  # the K sweep, on the family's step 2
-                assert spec["model"]["context_size"] == SWEEP_POINTS[model]
+                key, value = SWEEP_POINTS[model]
+                assert key.startswith("model.")
+                assert spec["model"][key.removeprefix("model.")] == value
         assert "--family-only" in result.stdout
 
 
@@ -133,9 +151,11 @@ def test_document_any_target_trains_the_family_s_step_2_on_the_new_corpus():
     family = yaml.safe_load(overlay.read_text())["families"]["document"]
     result = plan((CONFIG, overlay)).needed_for(*words[words.index("--") + 1:])
     runs = train_runs(result.stdout)
-    k2 = "ctx_transformer_context_size2"
+    points = sweep_points(overlay)  # ctx_transformer's K sweep, the first seed
+    assert points and {k for k, _ in points.values()} == {"model.context_size"}
     assert set(runs) == {("converged_en_de_any", m, s) for m in family
-                         for s in (1, 2, 3)} | {("converged_en_de_any", k2, 1)}
+                         for s in (1, 2, 3)} | {("converged_en_de_any", m, 1)
+                                                for m in points}
     whole = train_runs(plan(CONFIG).stdout)
     for (_, model, seed), spec in runs.items():  # the same but the length
         family = whole["converged_en_de", model, seed]
