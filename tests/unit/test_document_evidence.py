@@ -252,10 +252,48 @@ def test_a_budget_is_chosen_on_dev_items_alone():
     changed[200][4:6] = [-0.1, -9.0]
     changed[100][0:2] = [-9.0, -0.1]
     assert contrastive.choose_on_dev(header, changed) == 200
+    # 100 wins both dev items and no test item, 200 one dev item and both test
+    # items: dev alone picks 100, dev and test together (3 of 4) would pick 200
+    split = {100: [-1, -2, -2, -1, -1, -2, -2, -1], 200: [-2, -1, -1, -2, -1, -2, -1, -2]}
+    assert [contrastive.split_accuracy(header, split[k], s) for k in (100, 200)
+            for s in ("dev", "test")] == [(2, 2), (0, 2), (1, 2), (2, 2)]
+    assert contrastive.choose_on_dev(header, split) == 100
+    assert contrastive.choose_on_dev(header, split, "pronoun_gender") == 100
     test_only = {"items": [{**it, "split": "test"} for it in header["items"]],
                  "lines": 8}
     with pytest.raises(InputError, match="no dev side"):
         contrastive.choose_on_dev(test_only, runs)
+
+
+def test_the_sweep_summary_reports_dev_and_test_and_chooses_on_dev(tmp_path, capsys):
+    """experiments/context_sweep_summary.py: each checkpoint's dev/test pronoun
+    accuracy, the dev losses, and the checkpoint of the best dev accuracy even
+    where another has the better test (and dev and test) accuracy."""
+    from experiments import context_sweep_summary
+
+    data, out = tmp_path / "data", tmp_path / "out"
+    job = out / "hanenc_k3"
+    (job / "run").mkdir(parents=True)
+    data.mkdir()
+    (data / "items.json").write_text(json.dumps({**_header(), "max_bin": 3}))
+
+    def scores(name: Path, values: list[int]) -> None:
+        name.write_text("".join(f"{v:.1f}\n" for v in values))
+
+    scores(out / "base_scores.txt", [-1, -2, -1, -2, -2, -1, -2, -1])  # dev 1, test 1
+    scores(job / "scores_100.txt", [-1, -2, -2, -1, -1, -2, -2, -1])  # dev 2, test 0
+    scores(job / "scores_200.txt", [-2, -1, -1, -2, -1, -2, -1, -2])  # dev 1, test 2
+    (job / "time.txt").write_text("han_enc K=3 lr 1e-3\n")
+    (job / "run" / "metrics.tsv").write_text(
+        "step\tloss\tnll\tlr\ttokens_per_s\tdev_loss\ttrain_seconds\n"
+        "50\t4.0\t3.9\t1e-3\t900\t\t5.0\n"
+        "100\t3.5\t3.4\t1e-3\t900\t3.25\t10.0\n"
+        "200\t3.0\t2.9\t1e-3\t900\t3.125\t20.0\n")
+    context_sweep_summary.main(data, out)
+    assert capsys.readouterr().out.splitlines() == [
+        "step 1: dev 50.0 % of 2, test 50.0 % of 2 pronoun items; test d1:50.0(2)",
+        ("han_enc K=3 lr 1e-3 100:100.0/0.0 200:50.0/100.0 dev:100=3.2500,200=3.1250"
+         " chosen on dev: 100 (dev 100.0, test 0.0; d1:0.0(2))")]
 
 
 def test_tables_read_test_items_only(tmp_path):
