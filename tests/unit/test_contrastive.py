@@ -290,6 +290,44 @@ def test_contrapro_antecedent_without_context_and_bad_counts(tmp_path):
         _prepare(tmp_path, args)
 
 
+def test_contrapro_dev_fraction_splits_by_document_id(tmp_path):
+    """--dev-fraction puts every `document id` on one side: its entries are all
+    dev or all test (an entry without one is a document of its own)."""
+    entries, src, tgt, ctx_en, ctx_de = [], [], [], [], []
+    for d in range(8):
+        for s in range(4):
+            entry = {"document id": f"doc{d}.de", "segment id": s,
+                     "src pronoun": "it", "ref pronoun": "sie",
+                     "ante distance": 1 + (d + s) % 2, "errors": [
+                         {"contrastive": f"Er ist {d} {s} .", "replacement": "er"}]}
+            if d == 7:
+                del entry["document id"]
+            entries.append(entry)
+            for target in (f"Sie ist {d} {s} .", f"Er ist {d} {s} ."):
+                src.append(f"It is {d} {s} .")
+                tgt.append(target)
+                ctx_en.append(f"The lamp {d} {s} .")
+                ctx_de.append(f"Die Lampe {d} {s} .")
+    for name, lines in (("text.en", src), ("text.de", tgt), ("context.en", ctx_en),
+                        ("context.de", ctx_de)):
+        _write(tmp_path / f"contrapro.{name}", lines)
+    (tmp_path / "contrapro.json").write_text(json.dumps(entries))
+    args = ["--format", "contrapro", "--json", str(tmp_path / "contrapro.json"),
+            "--extracted", "1", "--dev-fraction", "0.5", "--split-seed", "3"]
+    for opt, name in (("--text-src", "text.en"), ("--text-tgt", "text.de"),
+                      ("--context-src", "context.en"), ("--context-tgt", "context.de")):
+        args += [opt, str(tmp_path / f"contrapro.{name}")]
+    items = _prepare(tmp_path, args)["items"]
+    assert [it.get("doc") for it in items[:28:4]] == [f"doc{d}.de" for d in range(7)]
+    sides = defaultdict(set)
+    for it in items[:28]:
+        sides[it["doc"]].add(it["split"])
+    assert all(len(s) == 1 for s in sides.values()), sides
+    assert Counter(s for (s,) in sides.values()) == {"dev": 3, "test": 4}
+    # the entries without a document id: each item on its own side
+    assert {it["split"] for it in items[28:]} == {"dev", "test"}
+
+
 # --- Bawden et al. 2018 ----------------------------------------------------------
 
 def _bawden(tmp: Path) -> list[str]:
