@@ -11,6 +11,10 @@ import yaml
 from tests.conftest import REPO, snakemake
 
 EXAMPLES = sorted((REPO / "configs" / "examples").glob("*.yaml"))
+# The slowest update measured of an example's models: a `small` Transformer
+# update of 4,096 tokens on one thread of a 2-core CPU without AVX-512
+# (docs/results/2026-11-29-own-documents.md: 220 updates in 25 minutes).
+SLOWEST_UPDATE_S = 6.8
 
 
 def _write_local_files(config: dict, folder: Path) -> list[str]:
@@ -53,6 +57,34 @@ def test_example_dry_runs_on_its_own_files(example: Path, tmp_path: Path):
         assert f"results/{dataset}/report/results.md" in out
         assert f"results/{dataset}/report/claims.md" in out
     assert "synthetic_en_de" not in out and "synthetic_de_en" not in out
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_example_models_end_their_warm_up_on_a_2_core_cpu(example: Path):
+    """The examples are budgeted in minutes for a 2-core CPU: at the slowest
+    measured pace each model's learning rate reaches its peak within its
+    max_minutes (the `small` preset's 2,000-update warm-up takes 3.8 hours
+    there), and a model trained from scratch warms up for at least
+    2 / (1 - adam_beta2) updates, the warm-up Ma and Yarats (2021) find enough
+    for Adam (100 at beta2 0.98)."""
+    from phrasenmt.training.spec import resolve_spec
+
+    config = yaml.safe_load(example.read_text(encoding="utf-8"))
+    for name, entry in config["models"].items():
+        raw = {k: entry[k] for k in ("arch", "preset", "model", "train") if k in entry}
+        t = resolve_spec(raw, None, f"models.{name}.").train
+        budget_s = 60 * t.max_minutes
+        assert budget_s > 0, f"{name}: no max_minutes"
+        if t.schedule == "time":
+            warmup_s = t.warmup_fraction * budget_s
+        else:
+            warmup_s = t.warmup_steps * SLOWEST_UPDATE_S
+        assert warmup_s < budget_s, (
+            f"{name}: warm-up takes {warmup_s:.0f} s of its {budget_s:.0f}")
+        if not entry.get("init_from"):
+            updates = warmup_s / SLOWEST_UPDATE_S
+            assert updates >= 2 / (1 - t.adam_beta2), (
+                f"{name}: a warm-up of {updates:.0f} updates")
 
 
 def test_own_documents_plan_context_usage_without_a_contrastive_set(tmp_path):
