@@ -74,3 +74,40 @@ def test_the_dated_pages_are_one_collapsed_nav_section(mkdocs):
     assert not elsewhere, f"dated pages outside the archive: {elsewhere}"
     # A nested section stays collapsed unless the theme expands every section.
     assert "navigation.expand" not in mkdocs["theme"].get("features", [])
+
+
+# The claims table gives a comparison in which a model has one seed no verdict
+# ("one seed: indicative, no verdict", docs/evaluation.md) since 2026-11-29.
+# The dated pages before it that print verdicts, by how many seeds they rest on.
+ONE_SEED_RULE = "2026-11-29"
+ONE_SEED_VERDICTS = ("2026-11-26-default-run-context.md", "2026-11-26-default-run-k2.md",
+                     "2026-11-26-default-run-mirrored.md",
+                     "2026-11-26-multi30k-families.md", "2026-11-27-default-run.md",
+                     "2026-11-27-multi30k-npmt.md")
+THREE_SEED_VERDICTS = ("2026-11-26-converged-continuous.md",
+                       "2026-11-27-converged-de-en.md", "2026-11-27-converged-document.md",
+                       "2026-11-27-converged-long.md", "2026-11-27-converged-npmt.md")
+VERDICT_CELL = re.compile(r"^\|.*\| *(?:not )?reproduced *(?:\||\(|:)", re.MULTILINE)
+
+
+def _opening(page: Path) -> str:
+    """A page's text before its first section heading: its table and notes."""
+    return page.read_text(encoding="utf-8").split("\n## ", 1)[0]
+
+
+def test_every_page_with_verdicts_before_the_one_seed_rule_is_sorted():
+    printed = {p.name for p in DATED
+               if p.name[:10] < ONE_SEED_RULE and VERDICT_CELL.search(p.read_text(encoding="utf-8"))}
+    assert printed == set(ONE_SEED_VERDICTS) | set(THREE_SEED_VERDICTS)
+
+
+@pytest.mark.parametrize("name", ONE_SEED_VERDICTS)
+def test_a_page_of_one_seed_verdicts_says_so_at_its_top(name):
+    opening = _opening(RESULTS / name)
+    assert "came from one seed" in opening, f"{name}: no note that its verdicts came from one seed"
+    assert '"one seed: indicative, no verdict"' in opening, name
+    assert "(../evaluation.md#the-claims-table)" in opening, name
+
+
+def test_the_significance_page_points_to_the_size_check_that_replaced_its_own():
+    assert "(2026-11-29-seed-inference.md)" in _opening(RESULTS / "2026-11-23-significance.md")
