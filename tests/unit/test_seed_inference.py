@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from phrasenmt.evaluate.multiseed import compare_items
 from phrasenmt.evaluate.seed_inference import (
@@ -19,6 +21,7 @@ from phrasenmt.evaluate.seed_inference import (
     simulate_size,
     t_inference,
     t_interval,
+    t_ppf,
     tost_p,
 )
 from phrasenmt.report.claim_checks import mirror_clusters
@@ -101,6 +104,68 @@ def test_holm_levels_and_the_interval_at_them():
     assert (low, high) == pytest.approx((2 - 1.959964, 2 + 1.959964))
     assert t_interval(2.0, 1.0, 4, 0.99) == pytest.approx((2 - 4.604095,
                                                            2 + 4.604095))
+
+
+def test_holm_levels_stop_where_the_step_down_stops():
+    # 0.004 * 3 = 0.012: Holm stops at the first step, and no row is rejected.
+    # At their own steps the second row's interval would be at 99.5 %, which
+    # excludes 0 for p = 0.0045 beside "inconclusive after Holm"; every row
+    # takes the stopping step's level, 1 - 0.01 / 3, instead
+    pvalues = [0.004, 0.0045, 0.5]
+    assert holm(pvalues) == pytest.approx([0.012, 0.012, 0.5])
+    assert holm_levels(pvalues, 0.01) == pytest.approx([1 - 0.01 / 3] * 3)
+    low, high = t_interval(normal_delta(0.0045), 1.0, None, holm_levels(
+        pvalues, 0.01)[1])
+    assert low < 0 < high
+    # a stop at the second step: the first row keeps its own level
+    assert holm_levels([0.001, 0.04, 0.03, None], 0.05) == [
+        pytest.approx(1 - 0.05 / 3), pytest.approx(1 - 0.05 / 2),
+        pytest.approx(1 - 0.05 / 2), None]
+
+
+def normal_delta(p: float) -> float:
+    """The difference (se 1) whose two-sided normal p is p."""
+    from scipy.special import ndtri
+
+    return float(-ndtri(p / 2))
+
+
+# a family of tests: per row its comparisons (one, or two for a row with a
+# random-context control whose p is the larger), each a p-value (drawn from a
+# few values, so that ties occur), a sign, a standard error and a t df
+comparison = st.tuples(st.integers(0, 5), st.booleans(),
+                       st.floats(0.1, 10.0), st.sampled_from([2.0, 4.5, 30.0,
+                                                              math.inf]))
+family = st.tuples(
+    st.lists(st.floats(1e-6, 1.0), min_size=1, max_size=6, unique=True),
+    st.lists(st.one_of(st.none(), st.lists(comparison, min_size=1, max_size=2)),
+             min_size=1, max_size=12),
+    st.sampled_from([0.01, 0.05, 0.1]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(family)
+def test_holm_intervals_exclude_0_exactly_when_holm_rejects(drawn):
+    values, rows, alpha = drawn
+    tests = []  # per row: None or [(delta, se, df, p)]
+    for row in rows:
+        if row is None:
+            tests.append(None)
+            continue
+        tests.append([])
+        for k, positive, se, df in row:
+            p = values[k % len(values)]
+            t = t_ppf(1 - p / 2, df)  # the p and the interval: one statistic
+            tests[-1].append(((t if positive else -t) * se, se, df, p))
+    pvalues = [None if c is None else max(x[3] for x in c) for c in tests]
+    adjusted, levels = holm(pvalues), holm_levels(pvalues, alpha)
+    for c, p_holm, level in zip(tests, adjusted, levels, strict=True):
+        if c is None:
+            assert p_holm is None and level is None
+            continue
+        excluded = [not (low <= 0 <= high) for low, high in
+                    (t_interval(d, se, df, level) for d, se, df, _ in c)]
+        assert all(excluded) == (p_holm < alpha)
 
 
 def test_holm_on_a_known_vector():

@@ -24,7 +24,8 @@ the training runs (another seed gives another model) and the test items
 * A ratio of training speeds: Welch's t on the log of each seed's speed
   (the ratio of geometric means and its interval); with one seed on a side
   there is no seed-level variance and no interval.
-* Holm's step-down adjustment of a family of p-values.
+* Holm's step-down adjustment of a family of p-values, and the level of each
+  test's interval that agrees with it (`holm_levels`).
 
 `simulate_size` draws null comparisons with a chosen seed spread and counts
 how often a test rejects (experiments/seed_inference_size.py prints the table).
@@ -211,15 +212,22 @@ def ratio_p(r: Ratio, threshold: float) -> float | None:
 
 def holm_levels(pvalues: Sequence[float | None], alpha: float
                 ) -> list[float | None]:
-    """The confidence level of each test's interval at its step of Holm's
-    procedure: 1 - alpha / (m - rank) for the rank-th smallest of m p-values
-    (None where there is no test): the level at which that step compares its
-    p-value, so that a two-sided interval at it excludes 0 when the step
-    rejects (Holm's step-down also stops at the first step that does not)."""
+    """The confidence level of each test's interval under Holm's procedure
+    (None where there is no test): 1 - alpha / (m - rank) for the rank-th
+    smallest of m p-values up to the step where the step-down stops (the first
+    whose p does not reject), and that step's level for it and every later
+    one. A two-sided interval at it then excludes the null value exactly when
+    Holm rejects (adjusted p below alpha): a row past the stopping step has a
+    p at least the stopping one's, so its interval holds the null value too,
+    where the level of its own step could exclude it."""
     tested = sorted((p, i) for i, p in enumerate(pvalues) if p is not None)
     out: list[float | None] = [None] * len(pvalues)
-    for rank, (_, i) in enumerate(tested):
-        out[i] = 1 - alpha / (len(tested) - rank)
+    stopped: float | None = None  # the stopping step's level, once reached
+    for rank, (p, i) in enumerate(tested):
+        factor = len(tested) - rank
+        if stopped is None and min(1.0, factor * p) >= alpha:  # as `holm` decides
+            stopped = 1 - alpha / factor
+        out[i] = 1 - alpha / factor if stopped is None else stopped
     return out
 
 
