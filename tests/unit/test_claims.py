@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
+from phrasenmt.evaluate.seed_inference import t_ppf, t_sf, tost_p
 from phrasenmt.io import InputError
 from phrasenmt.report import claims
 from phrasenmt.report.claims import load_claims
@@ -141,25 +145,72 @@ def test_verdicts_and_not_tested_reasons(setup, capsys):
     assert good["p"] < 0.05 and good["ci_low"] > 0 and good["paper_delta"] == "+1.50"
     # the ratio of geometric means over seeds
     assert rows.loc["speed", "ratio"] == pytest.approx(902 / 302, rel=1e-5)
-    assert set(rows["ci_level"].dropna()) == {0.99}  # alpha 0.01: 99% intervals
+    # alpha 0.01: 99% intervals, but 98% for a claim judged by TOST, the one
+    # inside +-margin exactly when TOST's p is below alpha
+    assert set(rows.drop("no-gain")["ci_level"].dropna()) == {0.99}
+    no_gain = rows.loc["no-gain"]
+    assert no_gain["ci_level"] == pytest.approx(0.98)
+    half = t_ppf(0.99, no_gain["df"]) * no_gain["se"]
+    assert (no_gain["ci_low"], no_gain["ci_high"]) == pytest.approx(
+        (no_gain["delta"] - half, no_gain["delta"] + half), abs=1e-4)  # %.6g
+    assert -10 < no_gain["ci_low"] < no_gain["ci_high"] < 10
     assert "synthetic data" in good["data"]
     md = (tmp / "c.md").read_text(encoding="utf-8")
     one_seed = md.split("| one-seed |")[1].split("\n")[0]
     assert "one seed: indicative, no verdict" in one_seed
     assert "(indicative)" in one_seed  # its p is shown, not used
     assert "one seed" not in md.split("| good |")[1].split("\n")[0]
-    # each tested row's interval at its Holm step: wider than the 99 % one
-    # (rows holds the speed rows too: one family)
-    tested = rows[rows.p_verdict.notna()]
-    assert sorted(tested.holm_ci_level) == pytest.approx(
-        [1 - 0.01 / k for k in range(1, len(tested) + 1)])
+    no_gain_md = md.split("| no-gain |")[1].split("\n")[0]
+    assert "(98%, TOST)" in no_gain_md and "(TOST ±10)" in no_gain_md
+    # each tested row's interval at its level of Holm's procedure: wider than
+    # the 99 % one, and agreeing with its verdict after Holm (rows holds the
+    # speed rows too: one family)
+    tested = rows[rows.p_verdict.notna()].sort_values("p_verdict")
+    assert list(tested.holm_ci_level) == pytest.approx(
+        expected_holm_levels(list(tested.p_verdict), list(tested.index), 0.01))
+    assert_holm_intervals_agree(tested, 0.01, NULLS)
     assert good["holm_ci_low"] < good["ci_low"] < good["ci_high"] < good["holm_ci_high"]
     assert speed.loc["speed", "holm_ci_low"] < speed.loc["speed", "ci_low"]
     assert rows.loc["one-seed", "holm_ci_level"] != rows.loc["one-seed", "holm_ci_level"]
-    assert "(99.8%) |" in md.split("| good |")[1].split("\n")[0]
+    good_level = tested.loc["good", "holm_ci_level"]
+    assert f"({100 * good_level:.3g}%) |" in md.split("| good |")[1].split("\n")[0]
+    assert "%, TOST) |" in no_gain_md
     assert "Δ [99% CI]" in md and "paper_text: “q”" in md
     assert "All rows are on synthetic data" in md and r"\toprule" in (
         tmp / "c.tex").read_text(encoding="utf-8")
+
+
+# the value each speed row's p tests (and its Holm interval must exclude):
+# the paper's factor where the claim missed it, else the threshold it must clear
+NULLS = {"speed": 28.0, "speed-half": 2.0, "faster": 1.0}
+
+
+def expected_holm_levels(pvalues: list[float], names: list[str], alpha: float
+                         ) -> list[float]:
+    """Holm levels of p-values in increasing order: 1 - alpha / (m - k) at
+    step k until the first p that does not reject, that step's level after;
+    a row judged by TOST shows its interval at 1 - 2 (1 - level)."""
+    m, out, stop = len(pvalues), [], None
+    for k, p in enumerate(pvalues):
+        if stop is None and p * (m - k) >= alpha:
+            stop = alpha / (m - k)
+        out.append(alpha / (m - k) if stop is None else stop)
+    return [1 - (2 * a if n.startswith("no-gain") else a)
+            for a, n in zip(out, names, strict=True)]
+
+
+def assert_holm_intervals_agree(tested: pd.DataFrame, alpha: float,
+                                nulls: dict[str, float]) -> None:
+    """Each row's Holm interval excludes its null value (0, or a speed row's
+    factor; a TOST row's lies inside +-margin) exactly when Holm rejects."""
+    for name, row in tested.iterrows():
+        low, high = row["holm_ci_low"], row["holm_ci_high"]
+        if row["margin"] == row["margin"] and row["tost_p"] == row["p_verdict"]:
+            agrees = -row["margin"] < low and high < row["margin"]
+        else:
+            null = nulls.get(name, 0.0)
+            agrees = not low <= null <= high
+        assert agrees == (row["p_holm"] < alpha), name
 
 
 def test_family_only_lists_the_claims_of_the_given_models(setup, capsys):
@@ -273,3 +324,65 @@ def test_a_mistake_in_a_claim_is_one_line_naming_entry_and_key(tmp_path, change,
 def test_a_claim_id_given_twice_is_refused(tmp_path):
     with pytest.raises(InputError, match="claim id.s. given twice: mine$"):
         load_claims(claims_file(tmp_path, GOOD_CLAIM, GOOD_CLAIM))
+
+
+# a comparison of a row: its kind, the estimate over its standard error (a
+# few values, so that p-values tie), se, t df, TOST margin over se
+comparison = st.tuples(st.sampled_from(["difference", "tost", "ratio"]),
+                       st.sampled_from([-2.9, 0.3, 2.6, 2.9, 3.2]),
+                       st.floats(0.05, 5.0), st.sampled_from([12.5, math.inf]),
+                       st.sampled_from([1.5, 4.2]))
+# p = 0.004, 0.0045 and 0.5 (normal) at alpha 0.01: Holm stops at the first
+FIRST_STOPS = [(("difference", 2.8782, 1.0, math.inf, 1.0), None),
+               (("difference", 2.8408, 1.0, math.inf, 1.0), None),
+               (("difference", 0.6745, 1.0, math.inf, 1.0), None)]
+
+
+def comparison_result(kind: str, z: float, se: float, df: float, margin: float
+                      ) -> dict:
+    """A check() result of one comparison with its verdict's p."""
+    if kind == "ratio":  # p of ratio = 1 on the log scale
+        return {"ratio": math.exp(z * se), "se_log": se, "df": df, "tost": False,
+                "verdict": "reproduced",
+                "verdict_p": min(1.0, 2 * t_sf(abs(z), df))}
+    if kind == "tost":
+        return {"delta": z * se, "se": se, "df": df, "tost": True,
+                "margin": margin * se, "verdict": "reproduced",
+                "verdict_p": tost_p(z * se, se, df, margin * se)}
+    return {"delta": z * se, "se": se, "df": df, "tost": False,
+            "verdict": "reproduced", "verdict_p": min(1.0, 2 * t_sf(abs(z), df))}
+
+
+def agrees(r: dict, bounds: tuple[float, float]) -> bool:
+    """Whether an interval shows its comparison's test rejecting."""
+    low, high = bounds
+    if r["tost"]:
+        return -r["margin"] < low and high < r["margin"]
+    return not low <= (1.0 if "ratio" in r else 0.0) <= high
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(comparison, st.one_of(st.none(), comparison)),
+                min_size=1, max_size=10), st.sampled_from([0.01, 0.05]))
+@example(FIRST_STOPS, 0.01)
+def test_every_holm_interval_agrees_with_its_verdict_after_holm(drawn, alpha):
+    # rows of the claims table, some with a random-context control (their p:
+    # the larger of the two comparisons'): the interval(s) shown in Δ [Holm CI]
+    # agree with the test (exclude 0 or 1; TOST: inside +-margin) exactly when
+    # the verdict survives Holm's correction
+    rows = []
+    for main, control in drawn:
+        r = comparison_result(*main)
+        c = None if control is None else comparison_result(*control)
+        p = r["verdict_p"] if c is None else max(r["verdict_p"], c["verdict_p"])
+        rows.append({"result": r, "control_result": c, "verdict": "reproduced",
+                     "verdict_p": p, "control": None if c is None else "ctrl"})
+    for row in claims.with_holm(rows, alpha):
+        shown = [(row["result"], row["holm_ci"])]
+        if row["control_result"] is not None:
+            assert row["control_holm_ci"] is not None
+            assert "; vs ctrl: [" in row["Δ [Holm CI]"]
+            shown.append((row["control_result"], row["control_holm_ci"]))
+        survives = row["verdict (Holm)"] == "reproduced"
+        assert survives == (row["p_holm"] < alpha)
+        assert all(agrees(r, bounds) for r, bounds in shown) == survives

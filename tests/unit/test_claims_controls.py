@@ -88,6 +88,14 @@ def test_a_gain_needs_to_beat_the_random_context_control_too(tmp_path, capsys):
     assert rows.loc["pronouns", "delta"] > 30 and rows.loc["pronouns", "control_delta"] > 30
     md = (tmp_path / "c.md").read_text(encoding="utf-8")
     assert "vs random-context control" in md and "doc_random: +" in md
+    # its p for Holm is the larger of the two: Δ [Holm CI] shows the interval
+    # against the control too, at the same level, both excluding 0 as it survives
+    context = rows.loc["context"]
+    assert context["p_verdict"] == max(context["p"], context["control_p"])
+    assert context["verdict_holm"] == "reproduced"
+    assert 0 < context["holm_ci_low"] < context["ci_low"]
+    assert 0 < context["control_holm_ci_low"] < context["control_ci_low"]
+    assert "; vs doc_random: [+" in md.split("| context |")[1].split("\n")[0]
 
 
 def test_without_the_control_configured_no_verdict(tmp_path, capsys):

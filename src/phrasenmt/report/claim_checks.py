@@ -4,9 +4,10 @@ Every metric reads the runs' files with the module that wrote them and
 compares all seeds of the system with all seeds of the baseline through
 `phrasenmt.evaluate.multiseed` (seeds and test items both enter p and the
 interval, at level 1 - alpha; phrasenmt.evaluate.seed_inference). A claim of
-no gain is judged by TOST within its `margin`; training speed by the interval
-of the ratio over seeds (see `speed_result`). With one seed on either side a
-comparison is "one seed: indicative, no verdict".
+no gain is judged by TOST within its `margin`, and its interval is the
+(1 - 2 alpha) one that matches TOST (`tost_interval`); training speed by the
+interval of the ratio over seeds (see `speed_result`). With one seed on
+either side a comparison is "one seed: indicative, no verdict".
 A claim that cannot be tested raises `NotTested` with the reason; so does a
 quality claim whose baseline or system did not learn to translate
 (`check_learned`, phrasenmt.report.baseline_guard).
@@ -25,7 +26,12 @@ from phrasenmt.claims import hyp_kind
 from phrasenmt.evaluate import contrastive, lingeval, multiseed, pronouns
 from phrasenmt.evaluate.bleu import bleu_tokenizer
 from phrasenmt.evaluate.scores import read_log_probabilities
-from phrasenmt.evaluate.seed_inference import ratio_interval, ratio_p, tost_p
+from phrasenmt.evaluate.seed_inference import (
+    ratio_interval,
+    ratio_p,
+    t_interval,
+    tost_p,
+)
 from phrasenmt.io import InputError, read_lines
 from phrasenmt.report.baseline_guard import Guard, measure_files
 from phrasenmt.report.json_fields import load_json
@@ -389,6 +395,25 @@ def with_tost(claim: dict, result: dict[str, Any]) -> dict[str, Any]:
     return {**result, "margin": claim["margin"], "tost_p": p}
 
 
+def judged_by_tost(claim: dict, outcome: str) -> bool:
+    """Whether a verdict rests on TOST: a claim of no gain that a significant
+    gain did not refute (and that has a verdict)."""
+    return (claim["expect"] == "not_higher" and claim["metric"] != "train_speed"
+            and outcome not in ("not reproduced", ONE_SEED))
+
+
+def tost_interval(result: dict[str, Any], alpha: float) -> dict[str, Any]:
+    """The interval that matches TOST at level alpha: the two-sided
+    (1 - 2 alpha) one, inside +-margin exactly when TOST's p is below alpha
+    (the (1 - alpha) one is wider, and can cross the margin of a reproduced
+    claim). Unchanged without a standard error."""
+    if result.get("se") is None:
+        return result
+    level = max(1 - 2 * alpha, 0.0)
+    low, high = t_interval(result["delta"], result["se"], result.get("df"), level)
+    return {**result, "ci_low": low, "ci_high": high, "ci_level": level}
+
+
 def _not_learned(model: str, ev: Evidence, ref: Path, kind: str = "hyp") -> list[str]:
     """'seed N: why' for each seed of a model whose test outputs show no learning."""
     try:
@@ -432,5 +457,7 @@ def check(claim: dict, ev: Evidence, alpha: float) -> dict[str, Any]:
     check_learned(claim, ev)
     result = with_tost(claim, CHECKS[claim["metric"]](claim, ev))
     outcome = verdict(claim, result, alpha)
-    return {**result, "verdict": outcome,
-            "verdict_p": verdict_p(claim, result, outcome)}
+    tost = judged_by_tost(claim, outcome)
+    return {**(tost_interval(result, alpha) if tost else result),
+            "verdict": outcome, "verdict_p": verdict_p(claim, result, outcome),
+            "tost": tost}

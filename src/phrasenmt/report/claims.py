@@ -25,7 +25,10 @@ The family of claims of one table is corrected with Holm's method: each row
 shows the p-value its verdict rests on, its Holm-adjusted value, and the
 verdict with the adjusted value ("inconclusive after Holm" where a verdict
 does not survive the correction), and the system-vs-baseline interval at the
-level of its row's Holm step (``Δ [Holm CI]``).
+level of its row's Holm step, or of the step where the step-down stopped
+(``Δ [Holm CI]``), so that it excludes 0 exactly when the verdict survives.
+A claim of no gain shows the (1 - 2 alpha) interval, the one that matches
+TOST at alpha: inside +-margin exactly when TOST's p is below alpha.
 A quality claim (BLEU, agreement, pronouns, contrastive) or a CXMI claim is
 "not tested: the baseline did not learn" (or "...: <system> did not learn") when a seed of either model
 translates no better than its own outputs paired with random test sentences,
@@ -33,8 +36,9 @@ or repeats one output line (phrasenmt.report.baseline_guard).
 A document-level claim names its random-context control (`control:`, the
 same model trained and evaluated with other documents' sentences as context):
 it is also tested against that control, and is reproduced only when both
-comparisons are (its p for Holm: the larger of the two). A claim that beats
-the baseline but not significantly its control is "inconclusive: no
+comparisons are (its p for Holm: the larger of the two; its Holm cell also
+shows the interval against the control, and a reproduced verdict survives
+exactly when both exclude 0). A claim that beats the baseline but not significantly its control is "inconclusive: no
 significant gain over its random-context control" (the gain may come from
 extra parameters or updates, not from the context; Li et al. 2020), "not
 reproduced: ..." if the control does significantly better; one whose control
@@ -123,7 +127,9 @@ def _mean_sd(mean: float, sd: float | None) -> str:
 
 def ours(claim: dict, r: dict) -> tuple[str, str, str]:
     """(ours, Δ with CI, p) cells of a tested claim; p is the one its verdict
-    rests on (TOST for a claim of no gain, the ratio's for speed)."""
+    rests on (TOST for a claim of no gain, the ratio's for speed), and the
+    interval the one that matches it (for TOST the (1 - 2 alpha) one, its
+    level shown)."""
     cell = (f"{_mean_sd(r['mean'], r['sd'])} vs "
             f"{_mean_sd(r['baseline_mean'], r['baseline_sd'])}")
     p = r.get("verdict_p")
@@ -136,6 +142,8 @@ def ours(claim: dict, r: dict) -> tuple[str, str, str]:
         return cell, interval, p_text
     interval = (f"{r['delta']:+.2f} [{r['ci_low']:+.2f}, {r['ci_high']:+.2f}]"
                 if r["ci_low"] is not None else f"{r['delta']:+.2f}")
+    if r.get("tost") and r["ci_low"] is not None:  # not the column's level
+        interval += f" ({100 * r['ci_level']:.3g}%, TOST)"
     if claim["expect"] == "not_higher" and p is not None:
         p_text += f" (TOST ±{claim['margin']:g})"
     return cell, interval, p_text
@@ -207,8 +215,11 @@ def holm_verdict(verdict: str, p_holm: float | None, alpha: float) -> str:
 
 def holm_interval(r: dict | None, level: float | None
                   ) -> tuple[float, float] | None:
-    """The system-vs-baseline interval at a row's Holm level: of Δ, or of the
-    ratio for a speed claim (None: no test, or no seed-level variance)."""
+    """A comparison's interval at a row's Holm level, of Δ or of the ratio for
+    a speed claim, that agrees with its verdict after Holm: two-sided at the
+    level (it excludes the null value exactly when Holm rejects), for a TOST
+    verdict at 1 - 2 (1 - level) (inside ±margin exactly when Holm rejects).
+    None: no test, or no seed-level variance."""
     if r is None or level is None:
         return None
     if r.get("ratio") is not None:
@@ -218,7 +229,16 @@ def holm_interval(r: dict | None, level: float | None
         return math.exp(low), math.exp(high)
     if r.get("se") is None:
         return None
+    if r.get("tost"):
+        level = max(1 - 2 * (1 - level), 0.0)
     return t_interval(r["delta"], r["se"], r["df"], level)
+
+
+def holm_level_shown(r: dict | None, level: float | None) -> float | None:
+    """The level of `holm_interval` (TOST: 1 - 2 (1 - level))."""
+    if r is None or level is None or not r.get("tost"):
+        return level
+    return max(1 - 2 * (1 - level), 0.0)
 
 
 def holm_interval_cell(r: dict | None, bounds: tuple[float, float] | None,
@@ -229,21 +249,41 @@ def holm_interval_cell(r: dict | None, bounds: tuple[float, float] | None,
     low, high = bounds
     text = (f"[×{low:.2f}, ×{high:.2f}]" if r.get("ratio") is not None
             else f"[{low:+.2f}, {high:+.2f}]")
-    return f"{text} ({100 * level:.3g}%)"
+    return f"{text} ({100 * level:.3g}%{', TOST' if r.get('tost') else ''})"
+
+
+def control_decides(row: dict) -> bool:
+    """Whether a row's verdict p rests on its control comparison too (the
+    system beat the baseline, and the control has a verdict)."""
+    r, c = row.get("result"), row.get("control_result")
+    return (r is not None and c is not None and r["verdict"] == "reproduced"
+            and row["verdict_p"] is not None)
 
 
 def with_holm(rows: list[dict], alpha: float) -> list[dict]:
     """Rows with Holm-adjusted p-values over the table's verdicts, the verdicts
-    those give, and each row's interval at its step's level of Holm's
-    procedure."""
+    those give, and each row's interval at its level of Holm's procedure (the
+    level of its step, or of the step where the step-down stopped): the
+    interval excludes 0 (a TOST one: lies inside ±margin) exactly when the
+    verdict survives. A row whose p is the larger of its two comparisons' also
+    shows the interval against its control at that level: both exclude 0
+    exactly when it survives."""
     pvalues = [row["verdict_p"] for row in rows]
     out = []
     for row, p, level in zip(rows, holm(pvalues), holm_levels(pvalues, alpha),
                              strict=True):
-        bounds = holm_interval(row["result"], level)
-        out.append({**row, "p_holm": p, "holm_level": level, "holm_ci": bounds,
+        r = row["result"]
+        bounds, shown = holm_interval(r, level), holm_level_shown(r, level)
+        cell = holm_interval_cell(r, bounds, shown)
+        c = row["control_result"] if control_decides(row) else None
+        control = holm_interval(c, level)
+        if control is not None:
+            cell += (f"; vs {row['control']}: "
+                     f"{holm_interval_cell(c, control, holm_level_shown(c, level))}")
+        out.append({**row, "p_holm": p, "holm_level": shown, "holm_ci": bounds,
+                    "control_holm_ci": control,
                     "p (Holm)": "–" if p is None else f"{p:.3g}",
-                    "Δ [Holm CI]": holm_interval_cell(row["result"], bounds, level),
+                    "Δ [Holm CI]": cell,
                     "verdict (Holm)": holm_verdict(row["verdict"], p, alpha)})
     return out
 
@@ -317,6 +357,10 @@ def csv_frame(rows: list[dict]) -> pd.DataFrame:
                       "holm_ci_low": (row["holm_ci"] or (None, None))[0],
                       "holm_ci_high": (row["holm_ci"] or (None, None))[1],
                       "holm_ci_level": row["holm_level"],
+                      "control_holm_ci_low": (row["control_holm_ci"]
+                                              or (None, None))[0],
+                      "control_holm_ci_high": (row["control_holm_ci"]
+                                               or (None, None))[1],
                       "verdict_holm": row["verdict (Holm)"],
                       "source": row["source_kind"], "quote": row["quote"],
                       "note": row["note"]})
@@ -331,14 +375,20 @@ def legend(ev: Evidence, alpha: float, trials: int) -> list[str]:
             "variance over training seeds plus a paired bootstrap over test items "
             f"({trials} samples; mirrored contrastive items resampled as pairs), "
             "with Student's t (Welch df) (docs/evaluation.md#significance). "
-            "A claim of no gain: TOST within ±margin, p the larger one-sided p. "
+            "A claim of no gain: TOST within ±margin, p the larger one-sided p, "
+            f"and its interval at {100 * max(1 - 2 * alpha, 0):g}% (1 - 2 alpha), "
+            "the one inside ±margin exactly when TOST's p is below alpha. "
             "Speed: the ratio of geometric means of target tokens/s over seeds and "
             "its interval (Welch's t on log speeds); reproduced when the interval "
             "reaches the paper's factor and excludes 1, or clears the claim's "
             "stated fraction of the factor. p: the p-value the verdict rests on; "
             "p (Holm), verdict (Holm): Holm's correction over this table's "
             "verdicts; Δ [Holm CI]: the system-vs-baseline interval at the level "
-            "of its row's step of Holm's procedure (1 - alpha / (m - rank + 1)). "
+            "of its row's step of Holm's procedure (1 - alpha / (m - rank + 1)), "
+            "or of the step where the step-down stopped for the rows after it, "
+            "so that it excludes 0 (TOST: lies inside ±margin, at 1 - 2 alpha / "
+            "(m - rank + 1)) exactly when the verdict survives; a row with a "
+            "random-context control also shows its interval against the control. "
             "A model with one seed: \"one seed: indicative, no "
             "verdict\" (its figures are shown). ours = system vs baseline, mean ± "
             f"sd over seeds. BLEU: sacreBLEU {ev.bleu_tokenize}, detokenized (the "
