@@ -103,10 +103,10 @@ def setup(tmp_path: Path) -> tuple[list[str], Path]:
     return argv, tmp_path
 
 
-def run(argv: list[str], tmp: Path, capsys) -> tuple[int, str]:
+def run(argv: list[str], tmp: Path, capsys, text: str = CLAIMS) -> tuple[int, str]:
     """Run the CLI in-process with the test claims: (exit status, stderr)."""
     claims_file = tmp / "claims.yaml"
-    claims_file.write_text(CLAIMS, encoding="utf-8")
+    claims_file.write_text(text, encoding="utf-8")
     outs = ["--out-md", str(tmp / "c.md"), "--out-tex", str(tmp / "c.tex"),
             "--out-csv", str(tmp / "c.csv"), "--out-timing-csv", str(tmp / "t.csv")]
     with pytest.raises(SystemExit) as done:
@@ -211,6 +211,84 @@ def assert_holm_intervals_agree(tested: pd.DataFrame, alpha: float,
             null = nulls.get(name, 0.0)
             agrees = not low <= null <= high
         assert agrees == (row["p_holm"] < alpha), name
+
+
+NO_GAIN = """claims:
+  - {id: within-10, paper: P, where: S3, statement: same is no better, metric: bleu,
+     system: same, baseline: base, expect: not_higher, source: paper_text, quote: q,
+     margin: 10}
+  - {id: within-half, paper: P, where: S3, statement: same is no better,
+     metric: bleu, system: same, baseline: base, expect: not_higher,
+     source: paper_text, quote: q, margin: 0.5}
+"""
+
+
+def test_a_claim_of_no_gain_the_data_cannot_bound_is_inconclusive(setup, capsys):
+    # same and base translate alike, 80 sentences: the difference is not
+    # significant, and its interval is far wider than +-0.5 BLEU. "Not
+    # significant" is no evidence of no gain: the claim is inconclusive, and
+    # reproduced only within a margin the data can bound (+-10 BLEU)
+    argv, tmp = setup
+    assert run(argv, tmp, capsys, NO_GAIN) == (0, "")
+    rows = pd.read_csv(tmp / "c.csv").set_index("claim")
+    half = rows.loc["within-half"]
+    assert half["p"] > 0.01 and half["tost_p"] > 0.01
+    assert half["ci_low"] < -0.5 and 0.5 < half["ci_high"]  # the 98 % interval
+    assert half["verdict"] == "inconclusive" == half["verdict_holm"]
+    assert half["p_verdict"] == half["tost_p"]
+    assert rows.loc["within-10", "verdict"] == "reproduced"
+
+
+def speed_runs(tmp: Path, speeds: dict[str, list[float]]) -> list[str]:
+    """Options of the claims table for training summaries of these speeds."""
+    argv = ["--dataset", "toy", "--direction", "en-de", "--synthetic",
+            "--models", *speeds, "--trials", "200"]
+    for model, values in speeds.items():
+        for seed, value in enumerate(values, 1):
+            summary = tmp / f"{model}{seed}.json"
+            summary.write_text(json.dumps({"tokens_per_second": value}))
+            argv += ["--run", model, str(seed), f"summary={summary}"]
+    return argv
+
+
+SPEED = """claims:
+  - {id: straddles, paper: P, where: T, statement: fast trains 6 times faster,
+     metric: train_speed, system: fast, baseline: slow, expect: higher,
+     source: paper_text, quote: q, paper_ratio: 6, ratio_fraction: 0.5}
+  - {id: clears, paper: P, where: T, statement: fast trains 6 times faster,
+     metric: train_speed, system: fast, baseline: slow, expect: higher,
+     source: paper_text, quote: q, paper_ratio: 6, ratio_fraction: 0.25}
+  - {id: below, paper: P, where: T, statement: fast trains 12 times faster,
+     metric: train_speed, system: fast, baseline: slow, expect: higher,
+     source: paper_text, quote: q, paper_ratio: 12, ratio_fraction: 0.5}
+  - {id: reaches-but-holds-1, paper: P, where: T, statement: twice as fast,
+     metric: train_speed, system: wobbly, baseline: slow, expect: higher,
+     source: paper_text, quote: q, paper_ratio: 2}
+  - {id: faster-holds-1, paper: P, where: T, statement: wobbly trains faster,
+     metric: train_speed, system: wobbly, baseline: slow, expect: higher,
+     source: derived, quote: q}
+"""
+
+
+def test_a_speed_ratio_whose_interval_straddles_the_factor_is_inconclusive(
+        tmp_path, capsys):
+    # fast / slow: x2.98 with a 99 % interval of about [x2.2, x4.0] over three
+    # seeds each. Half of "6 times faster" (x3) is inside it: neither
+    # reproduced nor not reproduced. The same interval clears a quarter of it
+    # (x1.5) and stays below half of "12 times faster" (x6). wobbly's interval
+    # reaches x2 but holds 1: not shown to be faster at all
+    speeds = {"fast": [300.0, 280.0, 330.0], "slow": [100.0, 110.0, 95.0],
+              "wobbly": [300.0, 200.0, 450.0]}
+    assert run(speed_runs(tmp_path, speeds), tmp_path, capsys, SPEED) == (0, "")
+    rows = pd.read_csv(tmp_path / "t.csv").set_index("claim")
+    straddles = rows.loc["straddles"]
+    assert straddles["ci_low"] < 3 < straddles["ci_high"]
+    assert rows["verdict"].to_dict() == {
+        "straddles": "inconclusive", "clears": "reproduced", "below": "not reproduced",
+        "reaches-but-holds-1": "inconclusive", "faster-holds-1": "inconclusive"}
+    wobbly = rows.loc["reaches-but-holds-1"]
+    assert wobbly["ci_low"] < 1 and 2 < wobbly["ci_high"]
+    assert straddles["verdict_holm"] == "inconclusive"
 
 
 def test_family_only_lists_the_claims_of_the_given_models(setup, capsys):
