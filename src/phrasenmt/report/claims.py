@@ -8,7 +8,8 @@ claim_checks, phrasenmt.evaluate.multiseed); every other claim is listed as
 "not tested" with the reason. Seeds are the unit of inference: p-values and
 intervals account for training noise (another seed, another model) as well
 as for the test items, and intervals are at the verdicts' level (99 % for
-alpha = 0.01). Verdicts, at significance level alpha:
+alpha = 0.01; 98 % for a claim of no gain judged by TOST, see below).
+Verdicts, at significance level alpha:
 
 * reproduced: significant (p < alpha) in the claimed direction; a claim of no
   gain (`expect: not_higher`) only when TOST shows the difference within
