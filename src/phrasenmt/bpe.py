@@ -136,7 +136,7 @@ def spm_learn(args: argparse.Namespace) -> None:
         warn_if_unsegmented(path, text, "word alignment and phrase extraction")
         lines += text
     model = spm.train(lines, args.model_type, args.vocab_size, args.seed,
-                      args.character_coverage)
+                      args.character_coverage, args.config_key)
     with atomic_open(args.model, "wb") as fh:
         fh.write(model)
 
@@ -200,6 +200,10 @@ def _spm_parser(sub) -> None:
                     "(config bpe.vocab_size)")
     sp.add_argument("--seed", type=positive_int, default=1,
                     help="SentencePiece's random generator seed")
+    sp.add_argument("--config-key", default="bpe.vocab_size",
+                    help="the config key a vocabulary size the text cannot fit "
+                    "names (the workflow: datasets.NAME.bpe.vocab_size; default: "
+                    "%(default)s)")
     sp.add_argument("--character-coverage", type=float_range(0.9, 1.0),
                     default=spm.FULL_COVERAGE,
                     help="share of characters the model covers (1.0; 0.9995 for "

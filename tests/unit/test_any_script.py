@@ -5,6 +5,7 @@ on the small zh-en fixture in tests/data/zh_en (make_fixture.py writes it)."""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -218,6 +219,22 @@ def test_vocab_size_too_large_is_one_line_naming_the_key(tmp_path):
     message = str(err.value)
     assert "\n" not in message and "bpe.vocab_size" in message
     assert "at most" in message
+
+
+def test_the_workflow_s_vocab_size_refusal_names_the_dataset_s_key(tmp_path):
+    """The spm-learn job of a dataset names its key, not a bare bpe.vocab_size
+    that a config of several datasets holds several times."""
+    from phrasenmt.workflow import corpus
+
+    config = {"seed": 1, "datasets": {"my_zh_en": {
+        "src": "zh", "tgt": "en", "bpe": {"model_type": "bpe", "vocab_size": 5000}}}}
+    args = shlex.split(corpus.spm_learn_args(config, "my_zh_en", "en"))
+    (tmp_path / "train.en").write_text("a b c\na b d\n" * 20, encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        bpe.main(["spm-learn", "--in", str(tmp_path / "train.en"), "--model",
+                  str(tmp_path / "m.model"), *args])
+    assert "(config datasets.my_zh_en.bpe.vocab_size; lower it" in str(err.value)
+    assert not (tmp_path / "m.model").exists()
 
 
 def test_vocab_size_too_small_is_one_line_naming_the_key():

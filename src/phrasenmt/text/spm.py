@@ -38,8 +38,9 @@ FULL_COVERAGE, CJK_COVERAGE = 1.0, 0.9995
 
 
 def train(lines: Iterable[str], model_type: str, vocab_size: int, seed: int,
-          coverage: float = FULL_COVERAGE) -> bytes:
-    """Train a model on lines (words separated by spaces); its serialized bytes."""
+          coverage: float = FULL_COVERAGE, key: str = "bpe.vocab_size") -> bytes:
+    """Train a model on lines (words separated by spaces); its serialized bytes.
+    `key`: the config key of the size, which a size the text cannot fit names."""
     if model_type not in MODEL_TYPES:
         raise InputError(f"unknown SentencePiece model type {model_type!r} "
                          f"(known: {', '.join(MODEL_TYPES)})", "--model-type")
@@ -53,21 +54,22 @@ def train(lines: Iterable[str], model_type: str, vocab_size: int, seed: int,
             input_sentence_size=0, shuffle_input_sentence=False,
             max_sentence_length=1 << 20, minloglevel=2)
     except RuntimeError as err:
-        raise InputError(vocab_size_message(str(err), vocab_size),
+        raise InputError(vocab_size_message(str(err), vocab_size, key),
                          "--vocab-size") from None
     return out.getvalue()
 
 
-def vocab_size_message(error: str, vocab_size: int) -> str:
-    """SentencePiece's error about a vocabulary size, as one line."""
+def vocab_size_message(error: str, vocab_size: int, key: str = "bpe.vocab_size") -> str:
+    """SentencePiece's error about a vocabulary size, as one line naming the
+    config key."""
     high, low = _TOO_HIGH.search(error), _TOO_LOW.search(error)
     if high:
         return (f"{vocab_size} pieces is more than this text can give: "
                 f"SentencePiece finds at most {high.group(2)} (config "
-                "bpe.vocab_size; lower it or give more text)")
+                f"{key}; lower it or give more text)")
     if low:
         return (f"{vocab_size} pieces cannot hold the {low.group(2)} characters and "
-                f"markers of this text (config bpe.vocab_size; raise it to at least "
+                f"markers of this text (config {key}; raise it to at least "
                 f"{low.group(2)})")
     return f"SentencePiece could not train a model: {error.splitlines()[-1]}"
 

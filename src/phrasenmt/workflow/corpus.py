@@ -136,7 +136,8 @@ def spm_learn_args(config: dict, dataset: str, lang: str) -> str:
     coverage = (spm.CJK_COVERAGE if LARGE_CHARACTER_SET_LANGUAGES.intersection(langs)
                 else spm.FULL_COVERAGE)
     return (f"--model-type {bpe['model_type']} --vocab-size {bpe['vocab_size']} "
-            f"--seed {config['seed']} --character-coverage {coverage}")
+            f"--seed {config['seed']} --character-coverage {coverage} "
+            f"--config-key datasets.{dataset}.bpe.vocab_size")
 
 
 def raw_words(config: dict, dataset: str) -> bool:
