@@ -419,7 +419,8 @@ def test_workflow_runs_sentencepiece_where_configured():
     model = SimpleNamespace(model="m.model", keys=lambda: ["model"])
     assert corpus.subword_apply_args(config, name, model) == "--sentencepiece m.model"
     assert corpus.spm_learn_args(config, name, "joint") == (
-        "--model-type bpe --vocab-size 500 --seed 1 --character-coverage 1.0")
+        f"--config-key datasets.{name}.bpe.vocab_size --model-type bpe --vocab-size "
+        "500 --seed 1 --character-coverage 1.0")
     config["datasets"][name]["tokenize"] = True
     assert base.clean_args(config, name, "test") == "--raw"
     assert corpus.detokenize_args(config, name).endswith("--sentencepiece")

@@ -135,9 +135,9 @@ def spm_learn_args(config: dict, dataset: str, lang: str) -> str:
     langs = wf.langs(config, dataset) if lang == "joint" else (lang,)
     coverage = (spm.CJK_COVERAGE if LARGE_CHARACTER_SET_LANGUAGES.intersection(langs)
                 else spm.FULL_COVERAGE)
-    return (f"--model-type {bpe['model_type']} --vocab-size {bpe['vocab_size']} "
-            f"--seed {config['seed']} --character-coverage {coverage} "
-            f"--config-key datasets.{dataset}.bpe.vocab_size")
+    return (f"--config-key datasets.{dataset}.bpe.vocab_size "
+            f"--model-type {bpe['model_type']} --vocab-size {bpe['vocab_size']} "
+            f"--seed {config['seed']} --character-coverage {coverage}")
 
 
 def raw_words(config: dict, dataset: str) -> bool:
