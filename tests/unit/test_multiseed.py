@@ -189,6 +189,10 @@ def test_cli_system_against_itself_runs_no_trials(tmp_path, capsys):
     data = json.loads(out.read_text())
     assert data["p"] == 1.0 and data["delta"] == 0.0 and data["trials"] == 0
     assert data["scores"] == data["baseline_scores"] and data["sd"] is None
+    assert "|tok:13a|" in data["signature"] and data["signature"].startswith("nrefs:1|")
+    assert run_cli([*argv, "--lang", "zh"], capsys)[0] == 0
+    data = json.loads(out.read_text())
+    assert data["tokenize"] == "zh" and "|tok:zh|" in data["signature"]
 
 
 def test_cli_refuses_one_file_for_two_seeds(tmp_path, capsys):

@@ -90,6 +90,15 @@ def _bleu_metric(tokenize: str) -> BLEU:
 
 
 @lru_cache(maxsize=1 << 17)
+def bleu_signature(tokenize: str) -> str:
+    """sacreBLEU's signature of the BLEU these comparisons compute (one
+    reference, `tokenize`, exponential smoothing), as phrasenmt.evaluate.bleu
+    writes it beside a single run's score."""
+    metric = _bleu_metric(tokenize)
+    metric.corpus_score(["."], [["."]])  # the signature needs the reference count
+    return metric.get_signature().format()
+
+
 def _hypothesis(line: str, tokenize: str) -> str:
     """A hypothesis line as sacreBLEU scores it (tokenized)."""
     return _bleu_metric(tokenize)._preprocess_segment(line)
@@ -236,7 +245,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
                               alpha=args.alpha)
     return {"system": args.system, "baseline": args.baseline_name,
             "testset": args.testset, "metric": "bleu", "tokenize": tokenize,
-            "seeds": args.seeds,
+            "signature": bleu_signature(tokenize), "seeds": args.seeds,
             **result}
 
 
