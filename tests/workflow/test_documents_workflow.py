@@ -18,6 +18,7 @@ from tests.conftest import REPO, snakemake
 pytestmark = pytest.mark.slow
 
 SENTENCE = ["transformer", "transformer_prenorm"]  # the transformer is step 1
+PHRASE = "pr_max_attn_ta_parse"  # the dataset's other sentence-level model (one seed)
 DOCS = ["ctx_transformer", "han_enc", "han_dec", "han_enc_dec", "han_enc_dec_joint"]
 ROWS = ["transformer", *DOCS]  # the discourse tables: step 1 and the document models
 
@@ -34,9 +35,10 @@ def weights(path: Path) -> dict[str, torch.Tensor]:
 def test_step1_is_the_transformer_run_and_step2_keeps_it(tiny_run: Path):
     logs = tiny_run / "results/logs"
     # the dataset's only sentence-level trainings are its own (three seeds each)
+    # and the phrase model's
     trained = sorted(p.name for p in (logs / "train").glob("tiny_en_de.*"))
-    assert trained == sorted(
-        f"tiny_en_de.{m}.seed{s}.log" for m in SENTENCE for s in (1, 2, 3))
+    assert trained == sorted([*(f"tiny_en_de.{m}.seed{s}.log" for m in SENTENCE
+                                for s in (1, 2, 3)), f"tiny_en_de.{PHRASE}.seed1.log"])
     assert sorted(p.name for p in (logs / "train_document").iterdir()) == sorted(
         f"tiny_en_de.{m}.seed1.log" for m in [*DOCS, "ctx_transformer_context_size1"])
     models = tiny_run / "results/tiny_en_de/models"
@@ -64,7 +66,7 @@ def test_document_models_translate_with_the_test_documents(tiny_run: Path):
         hyps = tiny_run / f"results/tiny_en_de/translations/{model}/seed1/test.txt"
         assert len(hyps.read_text().splitlines()) == len(src)
     main = [r["model"] for r in rows(tiny_run / "results/tiny_en_de/report/results.csv")]
-    assert main == [*SENTENCE, *DOCS, "ctx_transformer_context_size1"]
+    assert main == [*SENTENCE, PHRASE, *DOCS, "ctx_transformer_context_size1"]
 
 
 def test_discourse_tables(tiny_run: Path):
