@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.conftest import REPO, snakemake
+from tests.workflow.conftest import TINY_CONFIG
 from tests.workflow.plans import plan
 
 CONFIGS = sorted((REPO / "configs").glob("*.yaml"))
@@ -37,6 +39,17 @@ def test_dry_run_default_config():
     for rule in ("synthetic", "learn_bpe", "train", "translate", "bleu",
                  "results_table", "length_figure"):
         assert rule in rules
+
+
+def test_the_tiny_run_runs_every_rule_of_the_default_config():
+    """The tests' shared real run (tests/workflow/tiny_run.yaml) plans a job of
+    every rule the default experiment plans (a cleaning rule is named after its
+    dataset)."""
+    def kinds(rules: set[str]) -> set[str]:
+        return {re.sub(r"^(clean_train|clean_eval)_.+$", r"\1", r) for r in rules}
+
+    missing = kinds(plan().rules) - kinds(plan(TINY_CONFIG).rules)
+    assert not missing, f"{TINY_CONFIG.name} runs no job of {sorted(missing)}"
 
 
 @pytest.mark.parametrize("configfile", CONFIGS, ids=lambda p: p.stem)
