@@ -651,3 +651,40 @@ def test_a_whole_model_loads(tmp_path):
     path = tmp_path / "whole.model"
     path.write_bytes(spm.train(["alpha beta gamma", "delta epsilon"] * 20, "bpe", 30, 1))
     assert spm.load(path).GetPieceSize() == 30
+
+
+def test_unigram_pieces_are_no_clauses_and_join_back_to_the_words(segmented, tmp_path):
+    """The unigram model type on the same fixture: pieces per line near the
+    target's, and every line's pieces join back to its words."""
+    model = tmp_path / "unigram.model"
+    bpe.main(["spm-learn", "--in", str(segmented / "train.zh"),
+              str(segmented / "train.en"), "--model", str(model), "--model-type",
+              "unigram", "--vocab-size", "120", "--seed", "7",
+              "--character-coverage", "0.9995"])
+    for lang in ("zh", "en"):
+        bpe.main(["apply", "--sentencepiece", str(model), "--in",
+                  str(segmented / f"train.{lang}"), "--out",
+                  str(tmp_path / f"train.uni.{lang}")])
+        pieces = read_lines(tmp_path / f"train.uni.{lang}")
+        assert [bpe.remove_bpe(p) for p in pieces] == read_lines(
+            segmented / f"train.{lang}")
+    src, tgt = (_mean_tokens(tmp_path / f"train.uni.{lang}") for lang in ("zh", "en"))
+    assert tgt / 2 <= src <= 2 * tgt, (src, tgt)
+
+
+def test_the_cleaning_table_shows_each_rule_s_count_and_share(tmp_path):
+    """report.cleaning on the fixture's own report: one row per rule, the
+    counts and shares of data.clean's TSV, the title naming the dataset."""
+    from phrasenmt.report import cleaning
+
+    rows = _clean(tmp_path, "--raw")
+    out = tmp_path / "cleaning.md"
+    assert cleaning.main(["--stats", str(tmp_path / "train.clean.tsv"),
+                          "--dataset", "zh_en", "--out", str(out)]) == 0
+    table = read_lines(out)
+    assert table[0].startswith("Cleaning of the training pairs of zh_en")
+    body = [line.split(" | ") for line in table[4:]]
+    assert len(body) == len(rows) - 1  # the TSV's header is no row
+    for (rule, pairs, pct, what), cells in zip(rows[1:], body, strict=True):
+        assert cells[0] == f"| {rule}" and cells[1] == f"{int(pairs):,}"
+        assert cells[2] == f"{float(pct):.2f}" and cells[3] == f"{what} |"
