@@ -87,6 +87,36 @@ def test_example_models_end_their_warm_up_on_a_2_core_cpu(example: Path):
                 f"{name}: a warm-up of {updates:.0f} updates")
 
 
+FASTEST_UPDATE_S = 2.4  # the same preset on one thread of a CPU with AVX-512
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_example_models_average_the_end_of_their_run(example: Path):
+    """At the slowest and the fastest measured pace, the checkpoints a model
+    averages (the last average_last of those saved every save_interval
+    updates, and the one saved when max_minutes stops it) come after its
+    warm-up and from the last third of its updates: the small preset's
+    interval of 500 averaged update 500 with 1,500 on a fast CPU."""
+    from phrasenmt.training.spec import resolve_spec
+
+    config = yaml.safe_load(example.read_text(encoding="utf-8"))
+    for name, entry in config["models"].items():
+        raw = {k: entry[k] for k in ("arch", "preset", "model", "train") if k in entry}
+        t = resolve_spec(raw, None, f"models.{name}.").train
+        for pace in (FASTEST_UPDATE_S, SLOWEST_UPDATE_S):
+            budget = 60 * t.max_minutes
+            total = int(min(t.max_steps, budget / pace))
+            saved = list(range(t.save_interval, total + 1, t.save_interval))
+            saved += [total] if total % t.save_interval else []
+            averaged = saved[-t.average_last:]
+            warmup = (t.warmup_fraction * budget / pace if t.schedule == "time"
+                      else t.warmup_steps)
+            assert len(saved) >= t.average_last, (name, pace, saved)
+            assert min(averaged) >= max(warmup, 2 * total / 3), (
+                f"{name} at {pace} s per update: averages {averaged} of {total} "
+                f"updates, warm-up {warmup:.0f}")
+
+
 def test_own_documents_plan_context_usage_without_a_contrastive_set(tmp_path):
     """A local corpus with docs files and no contrastive set: every document
     model and its control gets its CXMI job and the context-usage table and
