@@ -157,6 +157,12 @@ def seed_inference(sys_stats: np.ndarray, base_stats: np.ndarray, scorer: Scorer
     return t_inference(delta, math.sqrt(variance), df, alpha)
 
 
+def tost_level(alpha: float) -> float:
+    """The level of the two-sided interval that matches TOST at alpha,
+    1 - 2 alpha: it lies inside +-margin exactly when TOST's p is below alpha."""
+    return max(1 - 2 * alpha, 0.0)
+
+
 def tost_p(delta: float, se: float, df: float, margin: float) -> float:
     """TOST p-value of |true delta| < margin (the larger one-sided p)."""
     if margin <= 0:

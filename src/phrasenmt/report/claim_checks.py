@@ -30,6 +30,7 @@ from phrasenmt.evaluate.seed_inference import (
     ratio_interval,
     ratio_p,
     t_interval,
+    tost_level,
     tost_p,
 )
 from phrasenmt.io import InputError, read_lines
@@ -409,7 +410,7 @@ def tost_interval(result: dict[str, Any], alpha: float) -> dict[str, Any]:
     claim). Unchanged without a standard error."""
     if result.get("se") is None:
         return result
-    level = max(1 - 2 * alpha, 0.0)
+    level = tost_level(alpha)
     low, high = t_interval(result["delta"], result["se"], result.get("df"), level)
     return {**result, "ci_low": low, "ci_high": high, "ci_level": level}
 

@@ -83,7 +83,7 @@ from phrasenmt.cli import (
     positive_int,
     rate,
 )
-from phrasenmt.evaluate.seed_inference import holm, holm_levels, t_interval
+from phrasenmt.evaluate.seed_inference import holm, holm_levels, t_interval, tost_level
 from phrasenmt.io import output_set, run_cli
 from phrasenmt.report.baseline_guard import Guard
 from phrasenmt.report.claim_checks import (
@@ -230,16 +230,14 @@ def holm_interval(r: dict | None, level: float | None
         return math.exp(low), math.exp(high)
     if r.get("se") is None:
         return None
-    if r.get("tost"):
-        level = max(1 - 2 * (1 - level), 0.0)
-    return t_interval(r["delta"], r["se"], r["df"], level)
+    return t_interval(r["delta"], r["se"], r["df"], holm_level_shown(r, level))
 
 
 def holm_level_shown(r: dict | None, level: float | None) -> float | None:
     """The level of `holm_interval` (TOST: 1 - 2 (1 - level))."""
     if r is None or level is None or not r.get("tost"):
         return level
-    return max(1 - 2 * (1 - level), 0.0)
+    return tost_level(1 - level)
 
 
 def holm_interval_cell(r: dict | None, bounds: tuple[float, float] | None,
@@ -377,7 +375,7 @@ def legend(ev: Evidence, alpha: float, trials: int) -> list[str]:
             f"({trials} samples; mirrored contrastive items resampled as pairs), "
             "with Student's t (Welch df) (docs/evaluation.md#significance). "
             "A claim of no gain: TOST within ±margin, p the larger one-sided p, "
-            f"and its interval at {100 * max(1 - 2 * alpha, 0):g}% (1 - 2 alpha), "
+            f"and its interval at {100 * tost_level(alpha):g}% (1 - 2 alpha), "
             "the one inside ±margin exactly when TOST's p is below alpha. "
             "Speed: the ratio of geometric means of target tokens/s over seeds and "
             "its interval (Welch's t on log speeds); reproduced when the interval "

@@ -119,12 +119,12 @@ def unknown_share(sp: sentencepiece.SentencePieceProcessor,
     lines: such characters make the model's unknown piece, written as their
     text (a word of them stays whole)."""
     unknown = total = 0
-    for ids, pieces in zip(sp.encode(lines), sp.encode(lines, out_type=str),
-                           strict=True):
-        for i, piece in zip(ids, pieces, strict=True):
+    unk = sp.unk_id()
+    for pieces in sp.encode(lines, out_type=str):  # an unknown piece: its text
+        for piece in pieces:
             chars = len(piece.removeprefix(WORD_START))
             total += chars
-            unknown += chars if i == sp.unk_id() else 0
+            unknown += chars if sp.piece_to_id(piece) == unk else 0
     return unknown, total
 
 
