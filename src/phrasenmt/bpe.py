@@ -107,25 +107,24 @@ def apply(args: argparse.Namespace) -> None:
     write_lines(args.out, [segment(line) for line in text])
 
 
-MAX_UNKNOWN_CHARACTERS = 0.1  # past this share, the model was learned on other text
 UNKNOWN_SAMPLE_LINES = 10_000  # the lines counted: encoding a WMT-size file twice
 # more to count them would cost minutes, and a foreign model shows at once
 
 
 def warn_unknown_pieces(model, text: list[str], path: Path, model_path: Path) -> None:
-    """Warn when more than MAX_UNKNOWN_CHARACTERS of the characters of the
+    """Warn when more than spm.MAX_UNKNOWN_CHARACTERS of the characters of the
     text's first UNKNOWN_SAMPLE_LINES lines are ones the SentencePiece model
     never saw: a model of another language, script or corpus, which leaves
     words of them whole as its unknown piece."""
     sample = text[:UNKNOWN_SAMPLE_LINES]
-    unknown, total = spm.unknown_share(model, sample)
-    if total and unknown / total > MAX_UNKNOWN_CHARACTERS:
+    found = spm.unknown_characters(model, sample)
+    if found.too_many():
         lines = f" in its first {len(sample)} lines" if len(sample) < len(text) else ""
-        _log.warning(f"{path}: {100 * unknown / total:.1f}% of its characters{lines} "
-                     f"({unknown} of {total}; more than "
-                     f"{100 * MAX_UNKNOWN_CHARACTERS:g}%) are ones {model_path} never "
-                     "saw: the model was learned on another language, script or "
-                     "corpus, and it leaves them whole as its unknown piece")
+        _log.warning(f"{path}: {found.percent()} of its characters{lines} "
+                     f"({found.unknown} of {found.total}; more than "
+                     f"{100 * spm.MAX_UNKNOWN_CHARACTERS:g}%) are ones {model_path} "
+                     "never saw: the model was learned on another language, script "
+                     "or corpus, and it leaves them whole as its unknown piece")
 
 
 def spm_learn(args: argparse.Namespace) -> None:

@@ -16,7 +16,9 @@ from __future__ import annotations
 import io
 import os
 import re
+from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import sentencepiece
@@ -35,6 +37,13 @@ _TOO_LOW = re.compile(r"Vocabulary size is smaller than required_chars\. (\d+) v
 # Characters a model covers: all of them for alphabets, SentencePiece's advice
 # for scripts with thousands of characters (the rarest ones become unknown)
 FULL_COVERAGE, CJK_COVERAGE = 1.0, 0.9995
+# `train` leaves SentencePiece's trainer defaults for these: a piece holds at
+# most 16 characters, and <unk>, <s>, </s> (no <pad>) are the pieces of no text
+_DEFAULTS = sentencepiece_model_pb2.TrainerSpec()
+MAX_PIECE_LENGTH = _DEFAULTS.max_sentencepiece_length
+META_PIECES = sum(i >= 0 for i in (_DEFAULTS.unk_id, _DEFAULTS.bos_id,
+                                   _DEFAULTS.eos_id, _DEFAULTS.pad_id))
+MAX_UNKNOWN_CHARACTERS = 0.1  # past this share, the model was learned on other text
 
 
 def train(lines: Iterable[str], model_type: str, vocab_size: int, seed: int,
@@ -113,19 +122,84 @@ def check_whole(data: bytes, path: str | os.PathLike) -> None:
                          "was cut short?); learn it again", path)
 
 
-def unknown_share(sp: sentencepiece.SentencePieceProcessor,
-                  lines: list[str]) -> tuple[int, int]:
-    """(characters the model never saw, all characters but spaces) of these
-    lines: such characters make the model's unknown piece, written as their
-    text (a word of them stays whole)."""
+def piece_bound(lines: Iterable[str], enough: int) -> int:
+    """At most how many pieces a model that `train` learns on these lines can
+    hold, counted until the count reaches `enough` (so a large text is read
+    only that far): the meta pieces and every distinct substring of at most
+    MAX_PIECE_LENGTH characters of a word with its '▁' before it.
+
+    SentencePiece, as `train` runs it, splits a line at its spaces only, with
+    the identity normalisation (the characters are the text's own: an NFKC
+    fold here could merge two pieces SentencePiece keeps apart), and makes
+    every piece of one word (a '▁' only at its start: split_by_whitespace),
+    no longer than MAX_PIECE_LENGTH; splitting by script and number, the
+    character coverage and the frequencies only rule out more. No byte
+    fallback, user-defined or control symbol adds a piece that is not text.
+    """
+    pieces: set[str] = set()
+    seen: set[str] = set()
+    count = META_PIECES
+    for line in lines:
+        for word in line.split(" "):
+            if not word or word in seen:
+                continue
+            seen.add(word)
+            word = WORD_START + word
+            for start in range(len(word)):
+                for end in range(start + 1, min(len(word), start + MAX_PIECE_LENGTH) + 1):
+                    pieces.add(word[start:end])
+            count = META_PIECES + len(pieces)
+            if count >= enough:
+                return count
+    return count
+
+
+def trainer_settings(path: str | os.PathLike) -> tuple[str, int]:
+    """A model file's (model type, vocabulary size): 'bpe', 'unigram', 'word'
+    or 'char', and its number of pieces, as its trainer spec says."""
+    proto = sentencepiece_model_pb2.ModelProto()
+    proto.ParseFromString(Path(path).read_bytes())
+    spec = proto.trainer_spec
+    return (sentencepiece_model_pb2.TrainerSpec.ModelType.Name(spec.model_type).lower(),
+            spec.vocab_size)
+
+
+@dataclass
+class Unknown:
+    """The characters of some lines that a model never saw."""
+
+    unknown: int  # characters in unknown pieces
+    total: int  # all characters but spaces
+    chars: Counter  # each unknown character: how often
+
+    def too_many(self) -> bool:
+        """More than MAX_UNKNOWN_CHARACTERS of them: a model of other text."""
+        return bool(self.total) and self.unknown / self.total > MAX_UNKNOWN_CHARACTERS
+
+    def percent(self) -> str:
+        return f"{100 * self.unknown / self.total:.1f}%" if self.total else "0%"
+
+    def examples(self, n: int = 5) -> str:
+        """The `n` most frequent unknown characters, as "'x', 'y', ..."."""
+        return ", ".join(repr(c) for c, _ in self.chars.most_common(n))
+
+
+def unknown_characters(sp: sentencepiece.SentencePieceProcessor,
+                       lines: list[str]) -> Unknown:
+    """The characters of these lines the model never saw: such characters
+    make the model's unknown piece, written as their text (a word of them
+    stays whole)."""
     unknown = total = 0
+    chars: Counter = Counter()
     unk = sp.unk_id()
     for pieces in sp.encode(lines, out_type=str):  # an unknown piece: its text
         for piece in pieces:
-            chars = len(piece.removeprefix(WORD_START))
-            total += chars
-            unknown += chars if sp.piece_to_id(piece) == unk else 0
-    return unknown, total
+            text = piece.removeprefix(WORD_START)
+            total += len(text)
+            if sp.piece_to_id(piece) == unk:
+                unknown += len(text)
+                chars.update(text)
+    return Unknown(unknown, total, chars)
 
 
 def to_subwords(pieces: list[str]) -> list[str]:
