@@ -52,12 +52,7 @@ from phrasenmt.cli import (
 )
 from phrasenmt.config import read_config_file
 from phrasenmt.config_model import Decode
-from phrasenmt.data.clean import (
-    Options,
-    detokenize,
-    drop_idle_zero_width_spaces,
-    process_side,
-)
+from phrasenmt.data.clean import Options, detokenize, model_text
 from phrasenmt.data.local import nfc_lines
 from phrasenmt.io import (
     InputError,
@@ -267,8 +262,7 @@ class Run:
                        raw=self.raw, lowercase=ds["lowercase"])
         if ds["source"] == "local":  # copied in NFC when the workflow prepared it
             lines = nfc_lines(lines)[0]
-        return process_side([drop_idle_zero_width_spaces(line) for line in lines],
-                            self.src, opts)
+        return list(model_text(lines, self.src, opts))
 
     @property
     def raw(self) -> bool:

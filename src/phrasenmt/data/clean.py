@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import argparse
 import functools
+import itertools
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing import Pool
 from pathlib import Path
@@ -413,6 +415,17 @@ def process_side(lines: list[str], lang: str, opts: Options) -> list[str]:
     else:
         out = [" ".join(line.split()) for line in lines]
     return [line.lower() for line in out] if opts.lowercase else out
+
+
+def model_text(lines: Iterable[str], lang: str, opts: Options,
+               chunk: int = 256) -> Iterator[str]:
+    """Lines as cleaning writes them before its filters drop any (the idle
+    zero-width spaces dropped, then `process_side`), a chunk at a time: for a
+    reader that stops early."""
+    lines = iter(lines)
+    while batch := list(itertools.islice(lines, chunk)):
+        yield from process_side([drop_idle_zero_width_spaces(line) for line in batch],
+                                lang, opts)
 
 
 # a zero-width space beside white space or at either end of a line: it marks

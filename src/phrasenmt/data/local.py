@@ -25,7 +25,7 @@ import itertools
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from phrasenmt.cli import ArgumentParser, output_file
@@ -34,6 +34,8 @@ from phrasenmt.data.documents import read_docs
 from phrasenmt.io import (
     InputError,
     atomic_open,
+    check_text,
+    decode_line,
     describe_removed,
     output_set,
     read_lines,
@@ -68,11 +70,27 @@ def parse_test(spec: str) -> tuple[str, LocalSplit]:
     return m.group(1), (Path(m.group(2)), Path(m.group(3)), docs)
 
 
+def nfc(line: str) -> str:
+    """A line in Unicode normalisation form C."""
+    return line if line.isascii() else unicodedata.normalize("NFC", line)
+
+
 def nfc_lines(lines: list[str]) -> tuple[list[str], int]:
     """The lines in Unicode normalisation form C, and how many that changed."""
-    out = [line if line.isascii() else unicodedata.normalize("NFC", line)
-           for line in lines]
+    out = [nfc(line) for line in lines]
     return out, sum(a is not b and a != b for a, b in zip(lines, out, strict=True))
+
+
+def kept_lines(path: Path) -> Iterator[str]:
+    """One user file's lines as `text_lines` keeps them (checked UTF-8, the
+    bidirectional controls removed, on one line, in NFC), one at a time: for
+    the start-up's checks, which read only as far as they need."""
+    try:
+        with open(path, "rb") as fh:
+            for n, raw in enumerate(fh, start=1):
+                yield nfc(one_line(check_text(decode_line(raw, path, n), path, n)))
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror}", path) from None
 
 
 def text_lines(path: Path, log: Callable[[str], None],
