@@ -1,7 +1,8 @@
 # Subwords, by datasets.<name>.bpe.backend. subword-nmt: joint BPE merges learned
 # on both training sides, one vocabulary per language for apply-bpe's threshold.
 # sentencepiece: one BPE or unigram model on both sides (joint) or one per
-# language. Either way every split is segmented into `@@ `-marked subwords.
+# language, or the user's own model (bpe.model: joint, checked and copied).
+# Either way every split is segmented into `@@ `-marked subwords.
 
 
 rule learn_bpe:
@@ -40,6 +41,8 @@ rule learn_sentencepiece_joint:
         unpack(W.corpus.train_pair),
     output:
         "results/{dataset}/bpe/spm.joint.model",
+    wildcard_constraints:
+        dataset=W.regex(W.corpus.learned_spm_datasets),
     params:
         args=W.corpus.spm_learn_args.given(lang="joint"),
     log:
@@ -49,6 +52,23 @@ rule learn_sentencepiece_joint:
     shell:
         "python -m phrasenmt.bpe spm-learn --in {input.src} {input.tgt} "
         "--model {output} {params.args} > {log} 2>&1"
+
+
+# The user's model (bpe.model) is an input like a data file: a new file makes
+# the model, and everything segmented with it, again.
+rule given_sentencepiece:
+    input:
+        W.corpus.given_spm_model,
+    output:
+        "results/{dataset}/bpe/spm.joint.model",
+    wildcard_constraints:
+        dataset=W.regex(W.corpus.given_spm_datasets),
+    log:
+        "results/logs/given_sentencepiece/{dataset}.log",
+    conda:
+        "../envs/phrasenmt.yaml"
+    shell:
+        "python -m phrasenmt.bpe spm-copy --in {input} --model {output} > {log} 2>&1"
 
 
 rule learn_sentencepiece:

@@ -1,8 +1,9 @@
 """Subwords: joint BPE with subword-nmt, or SentencePiece BPE/unigram models.
 
 subword-nmt learns codes and vocabularies and applies them (the library also
-removes them: `remove_bpe`); SentencePiece models (`spm-learn`, `apply
---sentencepiece`) write the same `@@ ` form (phrasenmt.text.spm)."""
+removes them: `remove_bpe`); SentencePiece models (`spm-learn`, or a model of
+the user's checked by `spm-copy`; `apply --sentencepiece`) write the same `@@ `
+form (phrasenmt.text.spm)."""
 
 from __future__ import annotations
 
@@ -140,6 +141,13 @@ def spm_learn(args: argparse.Namespace) -> None:
         fh.write(model)
 
 
+def spm_copy(args: argparse.Namespace) -> None:
+    """Check a SentencePiece model of the user's (it loads, whole) and copy it."""
+    spm.load(args.input)
+    with atomic_open(args.model, "wb") as fh:
+        fh.write(Path(args.input).read_bytes())
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Command-line interface: `learn`, `vocab` and `apply` subcommands."""
     p = ArgumentParser(prog="python -m phrasenmt.bpe", description=__doc__)
@@ -181,6 +189,12 @@ def build_parser() -> argparse.ArgumentParser:
     ap.needs("--threshold", "--vocab")
     ap.needs("--vocab", "--codes")
     _spm_parser(sub)
+    cp = sub.add_parser("spm-copy", help="check a SentencePiece model and copy it")
+    cp.add_argument("--in", dest="input", required=True, type=Path, metavar="IN",
+                    help="a trained SentencePiece model (config bpe.model)")
+    cp.add_argument("--model", required=True, type=output_file,
+                    help="output: the same model, once it loads whole (apply's "
+                    "--sentencepiece)")
     return p
 
 
@@ -212,8 +226,8 @@ def _spm_parser(sub) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Learn or apply BPE."""
     args = build_parser().parse_args(argv)
-    {"learn": learn, "vocab": vocab, "apply": apply,
-     "spm-learn": spm_learn}[args.command](args)
+    {"learn": learn, "vocab": vocab, "apply": apply, "spm-learn": spm_learn,
+     "spm-copy": spm_copy}[args.command](args)
     _log.info(f"bpe {args.command}: done")
     return 0
 

@@ -226,17 +226,26 @@ class Bpe(Strict):
     model_type: Literal["bpe", "unigram"] = Field(
         "bpe", description="sentencepiece: the model type")
     vocab_size: int = Field(8000, ge=8, description="sentencepiece: pieces per model "
-                            "(at most what the training text can give)")
+                            "(at most what the training text can give; with "
+                            "bpe.model, the file's)")
     joint: bool = Field(True, description="sentencepiece: one model learned on both "
                         "languages (false: one model per language)")
+    model: str | None = optional(
+        description="sentencepiece: the file of a SentencePiece model of yours, "
+        "which segments both languages instead of one learned on the training "
+        "text (vocab_size and model_type, if given, must be the file's)")
 
     @model_validator(mode="after")
     def _keys_of_its_backend(self) -> Bpe:
-        unread = {"subword-nmt": ("model_type", "vocab_size", "joint"),
+        unread = {"subword-nmt": ("model_type", "vocab_size", "joint", "model"),
                   "sentencepiece": ("merges", "vocab_threshold")}[self.backend]
         for key in unread:  # the defaults are filled in before: a changed value
             if getattr(self, key) != type(self).model_fields[key].default:
                 raise RuleError(key, f"not read with backend {self.backend}")
+        if self.model is not None and not self.joint:
+            raise RuleError("joint", "false, but bpe.model gives one model, which "
+                            "segments both languages; remove joint, or bpe.model to "
+                            "learn one model per language")
         return self
 
 

@@ -157,6 +157,8 @@ STAGES = [
           "--model {o}/bpe/spm.joint.model --seed 1",
           ints={"--vocab-size": 1, "--seed": 1},
           floats={"--character-coverage": 0.9}),
+    Stage("spm copy", "phrasenmt.bpe",
+          "spm-copy --in {r}/bpe/spm.joint.model --model {o}/bpe/spm.copy.model"),
     Stage("spm apply", "phrasenmt.bpe",
           "apply --sentencepiece {r}/bpe/spm.joint.model --in {r}/data/test.de "
           "--out {o}/bpe/test.spm.de"),

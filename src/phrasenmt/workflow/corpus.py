@@ -115,6 +115,25 @@ def subword_model(config: dict, dataset: str, lang: str) -> dict[str, str]:
     return {"model": f"{bpe}/spm.{'joint' if joint else lang}.model"}
 
 
+def given_spm_model(config: dict, dataset: str) -> str:
+    """The user's SentencePiece model of a dataset (config datasets.<name>.bpe.model)."""
+    return config["datasets"][dataset]["bpe"]["model"]
+
+
+def given_spm_datasets(config: dict) -> list[str]:
+    """The datasets segmented by a SentencePiece model of the user's."""
+    return [name for name in config["datasets"]
+            if uses_sentencepiece(config, name)
+            and config["datasets"][name]["bpe"].get("model") is not None]
+
+
+def learned_spm_datasets(config: dict) -> list[str]:
+    """The SentencePiece datasets whose model is learned on their training text."""
+    given = given_spm_datasets(config)
+    return [name for name in config["datasets"]
+            if uses_sentencepiece(config, name) and name not in given]
+
+
 def subword_apply_args(config: dict, dataset: str, input) -> str:
     """`phrasenmt.bpe apply`'s model options for the job's `subword_model` inputs."""
     if "model" in names(input):
