@@ -32,7 +32,7 @@ from phrasenmt.config import (
 from phrasenmt.io import InputError, check_text, count_lines, decode_line
 from phrasenmt.workflow import base as wf
 from phrasenmt.workflow import claims as wfc
-from phrasenmt.workflow import continuous, phrase_repr, runs
+from phrasenmt.workflow import continuous, phrase_repr, runs, subwords
 from phrasenmt.workflow import discourse as wfdis
 from phrasenmt.workflow import documents as wfd
 from phrasenmt.workflow import npmt as wfn
@@ -242,13 +242,13 @@ def check_aligner_keys(config: dict, files: list[tuple[Path, dict]],
 
 def _dataset_keys_written(config: dict) -> dict[str, dict]:
     """Each dataset's keys as the config files wrote them (with the keys of its
-    `synthetic:` section), before the schema's defaults are filled in."""
+    `synthetic:` and `bpe:` sections), before the schema's defaults are filled in."""
     written = {}
     for name, ds in (config.get("datasets") or {}).items():
         if isinstance(ds, dict):
-            syn = ds.get("synthetic")
-            written[name] = {"keys": set(ds),
-                             "synthetic": set(syn) if isinstance(syn, dict) else set()}
+            written[name] = {"keys": set(ds)} | {
+                section: set(ds[section]) if isinstance(ds.get(section), dict) else set()
+                for section in ("synthetic", "bpe")}
     return written
 
 
@@ -256,7 +256,8 @@ def check_dataset_keys_read(config: dict, written: dict[str, dict]) -> None:
     """A dataset key the config writes must be read for that dataset: the
     generator's settings on a dataset it does not generate, the synthetic
     pronoun items' settings where there are none, contrastive sets with no
-    document-level model to score, Lingeval97 on another pair are refused."""
+    document-level model to score, Lingeval97 on another pair are refused, and
+    a SentencePiece size or type beside a model of the user's must be its own."""
     for name, ds in config["datasets"].items():
         key, keys = f"datasets.{name}", written.get(name, {"keys": set(), "synthetic": set()})
         if ds["source"] != "synthetic" and "synthetic" in keys["keys"]:
@@ -281,6 +282,7 @@ def check_dataset_keys_read(config: dict, written: dict[str, dict]) -> None:
         if "lingeval" in keys["keys"] and (ds["src"], ds["tgt"]) != ("en", "de"):
             raise InputError(f"{key}.lingeval: Lingeval97's agreement items are "
                              f"en-de only, and this dataset is {ds['src']}-{ds['tgt']}")
+    subwords.check_given_model_keys(config, written)
 
 
 def check_datasets(config: dict) -> None:
@@ -314,6 +316,8 @@ def check_datasets(config: dict) -> None:
                 check_direction(ds["name"], ds["src"], ds["tgt"])
             except InputError as err:
                 raise InputError(f"{key}.name: {err.message}") from None
+        if ds.get("bpe", {}).get("backend") == "sentencepiece":
+            subwords.check_sentencepiece(config, name)  # after the files' own checks
 
 
 def _check_local_files(key: str, local: dict, random_control: str | None = None,
