@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
-from tests.conftest import REPO, snakemake
+from tests.conftest import snakemake
 from tests.unit.test_function_words import ENGLISH, FRENCH, GERMAN, REPEATS
+from tests.workflow.local_corpus import local_en_de
 
 TEXT = {"en": ENGLISH * REPEATS, "de": GERMAN * REPEATS, "fr": FRENCH * REPEATS}
 
@@ -17,23 +16,9 @@ TEXT = {"en": ENGLISH * REPEATS, "de": GERMAN * REPEATS, "fr": FRENCH * REPEATS}
 def _corpus(workdir: Path, contents: dict[str, str], check: bool = True) -> list[str]:
     """Files {split}.{en,de} holding the language `contents` names (default
     their own), an en-de config reading them, and the Snakemake options."""
-    for split in ("train", "dev", "test"):
-        for lang in ("en", "de"):
-            text = TEXT[contents.get(f"{split}.{lang}", lang)]
-            (workdir / f"{split}.{lang}").write_text("".join(t + "\n" for t in text))
-    local = {s: {"src": f"{s}.en", "tgt": f"{s}.de"} for s in ("train", "dev")}
-    local["test"] = {"test": {"src": "test.en", "tgt": "test.de"}}
-    if not check:
-        local["language_check"] = False
-    config = {"run_datasets": ["mine"],
-              "datasets": {"mine": {"source": "local", "src": "en", "tgt": "de",
-                                    "local": local}},
-              "models": {"transformer": {"arch": "transformer", "preset": "tiny",
-                                         "datasets": ["mine"]}},
-              "baseline": {"mine": "transformer"}}
-    (workdir / "mine.yaml").write_text(yaml.safe_dump(config))
-    return ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-            "--configfile", str(workdir / "mine.yaml")]
+    texts = {f"{split}.{lang}": TEXT[contents.get(f"{split}.{lang}", lang)]
+             for split in ("train", "dev", "test") for lang in ("en", "de")}
+    return local_en_de(workdir, texts, **({} if check else {"local": {"language_check": False}}))
 
 
 def test_start_up_refuses_a_swapped_split_unless_the_check_is_off(tmp_path: Path):

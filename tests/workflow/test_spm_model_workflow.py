@@ -9,12 +9,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import yaml
-
 from phrasenmt.io import read_lines
 from phrasenmt.text import spm
-from tests.conftest import REPO, snakemake
+from tests.conftest import snakemake
 from tests.unit.test_function_words import ENGLISH, GERMAN, REPEATS
+from tests.workflow.local_corpus import local_en_de
 
 TEXT = {"en": ENGLISH * REPEATS, "de": GERMAN * REPEATS}
 TARGETS = [f"results/mine/bpe/{split}.bpe.{lang}" for split in ("train", "dev")
@@ -24,21 +23,9 @@ TARGETS = [f"results/mine/bpe/{split}.bpe.{lang}" for split in ("train", "dev")
 def _corpus(workdir: Path, **bpe) -> list[str]:
     """The en-de files of every split, a config of one local SentencePiece
     dataset reading them, and the Snakemake options."""
-    for split in ("train", "dev", "test"):
-        for lang in ("en", "de"):
-            (workdir / f"{split}.{lang}").write_text("".join(t + "\n" for t in TEXT[lang]))
-    local = {s: {"src": f"{s}.en", "tgt": f"{s}.de"} for s in ("train", "dev")}
-    local["test"] = {"test": {"src": "test.en", "tgt": "test.de"}}
-    config = {"run_datasets": ["mine"],
-              "datasets": {"mine": {"source": "local", "src": "en", "tgt": "de",
-                                    "bpe": {"backend": "sentencepiece", **bpe},
-                                    "local": local}},
-              "models": {"transformer": {"arch": "transformer", "preset": "tiny",
-                                         "datasets": ["mine"]}},
-              "baseline": {"mine": "transformer"}}
-    (workdir / "mine.yaml").write_text(yaml.safe_dump(config))
-    return ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-            "--configfile", str(workdir / "mine.yaml")]
+    texts = {f"{split}.{lang}": TEXT[lang] for split in ("train", "dev", "test")
+             for lang in ("en", "de")}
+    return local_en_de(workdir, texts, bpe={"backend": "sentencepiece", **bpe})
 
 
 def test_the_dry_run_refuses_a_vocab_size_the_training_text_cannot_give(tmp_path):
