@@ -12,6 +12,7 @@ checked against what the rules and stages accept.
 
 from __future__ import annotations
 
+import filecmp
 import functools
 import json
 import os
@@ -384,21 +385,54 @@ def _check_held_out(key: str, pairs: list[tuple[str, dict]]) -> None:
     """No text file of the train split is a dev or test file, and no dev file a
     test file: every line of that split would be a line the model was trained
     (or its checkpoints chosen) on, which the `data_stats` job reported only
-    after the whole run."""
-    seen: dict[Path, tuple[str, str]] = {}
+    after the whole run. The same file is the same path, a link to it (hard
+    or symbolic), or a copy of it (the same bytes)."""
+    seen: dict[object, tuple[str, str]] = {}
+    sizes: dict[int, list[tuple[str, str, str]]] = {}  # bytes -> (split, side, file)
     for split, pair in pairs:
         for side in ("src", "tgt"):
-            path = Path(pair[side]).resolve()
-            first = seen.get(path)
-            if first and first[0] != split and not (
-                    first[0].startswith("test.") and split.startswith("test.")):
+            ident = _file_identity(pair[side])
+            first = seen.get(ident)
+            how = "is also"
+            if first is None and isinstance(ident, tuple):
+                first = _same_bytes(pair[side], sizes.setdefault(ident[2], []), split)
+                how = "has the same bytes as"
+            if first and _held_out_clash(first[0], split):
                 use = ("the model was trained on" if first[0] == "train"
                        else "the checkpoints were chosen on")
-                raise InputError(f"{key}.local.{split}.{side}: {pair[side]} is also "
+                raise InputError(f"{key}.local.{split}.{side}: {pair[side]} {how} "
                                  f"the {first[0]} split's {first[1]} file: every line "
                                  f"of this split would be one {use}; hold out "
                                  "other lines for it")
-            seen.setdefault(path, (split, side))
+            seen.setdefault(ident, (split, side))
+            if isinstance(ident, tuple):
+                sizes[ident[2]].append((split, side, pair[side]))
+
+
+def _held_out_clash(first: str, split: str) -> bool:
+    """Whether a file of split `first` may not also serve `split` (two test
+    sets may share files)."""
+    return first != split and not (first.startswith("test.") and split.startswith("test."))
+
+
+def _file_identity(file: str) -> object:
+    """An existing file's (device, inode, size), the same for every path and
+    link to it; else its resolved path."""
+    try:
+        st = os.stat(file)
+    except OSError:
+        return Path(file).resolve()
+    return (st.st_dev, st.st_ino, st.st_size)
+
+
+def _same_bytes(file: str, same_size: list[tuple[str, str, str]],
+                split: str) -> tuple[str, str] | None:
+    """The (split, side) of an earlier file of another split with `file`'s
+    bytes, among those of its size: a copy of it."""
+    for other_split, other_side, other in same_size:
+        if _held_out_clash(other_split, split) and filecmp.cmp(file, other, shallow=False):
+            return other_split, other_side
+    return None
 
 
 def _check_first_line(path: str | os.PathLike) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -358,6 +360,12 @@ def test_train_spec_runs_the_same_checks(tmp_path: Path):
         resolve_spec(*load_spec(inline))
 
 
+# Each split's own lines: the start-up refuses a held-out file with a training
+# file's bytes
+SPLIT_TEXT = {"train": b"a b\nc d\ne f\n", "dev": b"g h\ni j\nk l\n",
+              "test": b"m n\no p\nq r\n"}
+
+
 def local_dataset(tmp: Path, **files: bytes) -> dict:
     """A config whose only dataset is a local one with these files (`train.src`
     and so on: every split's src and tgt exist with 3 lines unless given)."""
@@ -366,7 +374,7 @@ def local_dataset(tmp: Path, **files: bytes) -> dict:
         for side in ("src", "tgt", "docs"):
             name = f"{split}.{side}"
             if side != "docs" or name in files:
-                (tmp / name).write_bytes(files.get(name, b"a b\nc d\ne f\n"))
+                (tmp / name).write_bytes(files.get(name, SPLIT_TEXT[split]))
                 paths.setdefault(split, {})[side] = str(tmp / name)
     config = merged({})
     config["datasets"] = {"mine": {"source": "local", "src": "en", "tgt": "de",
@@ -438,6 +446,41 @@ def test_a_training_or_dev_file_given_for_a_later_split_is_refused(
         f"datasets.mine.local.{split}.{side}: {tmp_path}/{also} {message}"), err.value
 
 
+@pytest.mark.parametrize("make", ["hard link", "symbolic link", "copy"])
+def test_a_held_out_file_that_is_a_training_file_under_another_name_is_refused(
+        tmp_path, make):
+    """A test file that is the training file by another path: a link to it, or
+    a copy of its bytes (`cp train.de test.de` as a placeholder)."""
+    config = local_dataset(tmp_path)
+    test = tmp_path / "test.tgt"
+    test.unlink()
+    {"hard link": lambda: os.link(tmp_path / "train.tgt", test),
+     "symbolic link": lambda: test.symlink_to(tmp_path / "train.tgt"),
+     "copy": lambda: shutil.copyfile(tmp_path / "train.tgt", test)}[make]()
+    with pytest.raises(InputError) as err:
+        experiment.check_datasets(config)
+    # the fixture's train.src has train.tgt's bytes too, and comes first
+    how, side = ("has the same bytes as", "src") if make == "copy" else ("is also", "tgt")
+    assert str(err.value) == (
+        f"datasets.mine.local.test.t1.tgt: {test} {how} the train split's {side} file: "
+        "every line of this split would be one the model was trained on; hold out "
+        "other lines for it")
+
+
+def test_a_held_out_file_of_the_same_size_but_other_bytes_passes(tmp_path):
+    config = local_dataset(tmp_path, **{"test.tgt": b"a b\nc d\ne g\n"})
+    experiment.check_datasets(config)
+
+
+def test_two_test_sets_may_share_a_copy(tmp_path):
+    config = local_dataset(tmp_path)
+    for side in ("src", "tgt"):
+        shutil.copyfile(tmp_path / f"test.{side}", tmp_path / f"test2.{side}")
+    config["datasets"]["mine"]["local"]["test"]["t2"] = {
+        side: str(tmp_path / f"test2.{side}") for side in ("src", "tgt")}
+    experiment.check_datasets(config)
+
+
 def test_two_test_sets_may_share_a_file(tmp_path):
     config = local_dataset(tmp_path)
     local = config["datasets"]["mine"]["local"]
@@ -484,11 +527,12 @@ def test_a_test_set_name_that_cannot_name_its_files_is_refused(tmp_path, name, m
 
 
 def test_a_local_split_with_source_and_target_swapped_is_refused_at_start(tmp_path):
-    english = b"Open the file in the editor and save it before you close it.\n" * 3
-    hebrew = "פתח את הקובץ ב-Emacs ושמור אותו.\n".encode() * 3
-    files = {"train.src": english, "train.tgt": hebrew,
-             "dev.src": hebrew, "dev.tgt": english,
-             "test.src": english, "test.tgt": hebrew}
+    english = b"Open the file in the editor and save it before you close it.\n"
+    hebrew = "פתח את הקובץ ב-Emacs ושמור אותו.\n".encode()
+    # each split its own line count: no held-out file has a training file's bytes
+    files = {"train.src": english * 3, "train.tgt": hebrew * 3,
+             "dev.src": hebrew * 4, "dev.tgt": english * 4,
+             "test.src": english * 5, "test.tgt": hebrew * 5}
     config = local_dataset(tmp_path, **files)
     config["datasets"]["mine"]["tgt"] = "he"
     with pytest.raises(InputError) as err:
@@ -501,17 +545,20 @@ def test_a_local_split_with_source_and_target_swapped_is_refused_at_start(tmp_pa
     experiment.check_datasets(config)
 
 
-def _prose(lang: str) -> bytes:
-    lines = {"en": ENGLISH_PROSE, "de": GERMAN_PROSE, "fr": FRENCH_PROSE}[lang]
-    return "".join(line + "\n" for line in lines * REPEATS).encode()
+def _prose(lang: str, split: str = "train") -> bytes:
+    """Prose in `lang`, its lines rotated by the split's place, so that no
+    held-out file has a training file's bytes."""
+    lines = {"en": ENGLISH_PROSE, "de": GERMAN_PROSE, "fr": FRENCH_PROSE}[lang] * REPEATS
+    n = ("train", "dev", "test").index(split)
+    return "".join(line + "\n" for line in lines[n:] + lines[:n]).encode()
 
 
 def test_a_local_split_swapped_in_one_script_is_refused_at_start(tmp_path):
     """en-de: the training source holds the German and the target the
     English; `local.language_check: false` lets it through."""
     files = {"train.src": _prose("de"), "train.tgt": _prose("en"),
-             "dev.src": _prose("en"), "dev.tgt": _prose("de"),
-             "test.src": _prose("en"), "test.tgt": _prose("de")}
+             "dev.src": _prose("en", "dev"), "dev.tgt": _prose("de", "dev"),
+             "test.src": _prose("en", "test"), "test.tgt": _prose("de", "test")}
     config = local_dataset(tmp_path, **files)
     with pytest.raises(InputError) as err:
         experiment.check_datasets(config)
@@ -529,8 +576,8 @@ def test_a_local_file_in_another_language_is_warned_of_at_start(tmp_path):
     two languages; none with `local.language_check: false`, and none for a
     language without a list."""
     files = {"train.src": _prose("en"), "train.tgt": _prose("de"),
-             "dev.src": _prose("en"), "dev.tgt": _prose("fr"),
-             "test.src": _prose("en"), "test.tgt": _prose("de")}
+             "dev.src": _prose("en", "dev"), "dev.tgt": _prose("fr", "dev"),
+             "test.src": _prose("en", "test"), "test.tgt": _prose("de", "test")}
     config = local_dataset(tmp_path, **files)
     experiment.check_datasets(config)  # valid: a warning, not an error
     assert wf.local_language_warnings(config) == [

@@ -82,6 +82,10 @@ def test_sentencepiece_never_holds_more_pieces_than_the_bound(name, model_type):
         assert _largest(lines, model_type, largest + 1) == largest
 
 
+# each split its own lines: a held-out copy of a training file is refused
+SPLIT_TEXT = {"train": "a b\nc d\ne f\n", "dev": "g h\ni j\nk l\n", "test": "m n\no p\nq r\n"}
+
+
 def _config(tmp: Path, files: dict[str, str | bytes] | None = None, src: str = "en",
             tgt: str = "de", **bpe_keys) -> dict:
     """A config of one local SentencePiece dataset `mine` whose files (train.src
@@ -89,7 +93,7 @@ def _config(tmp: Path, files: dict[str, str | bytes] | None = None, src: str = "
     local = {}
     for split in ("train", "dev", "test"):
         for side in ("src", "tgt"):
-            text = (files or {}).get(f"{split}.{side}", "a b\nc d\ne f\n")
+            text = (files or {}).get(f"{split}.{side}", SPLIT_TEXT[split])
             path = tmp / f"{split}.{side}"
             path.write_bytes(text if isinstance(text, bytes) else text.encode())
             local.setdefault(split, {})[side] = str(path)

@@ -9,6 +9,15 @@ import yaml
 
 from tests.conftest import REPO
 
+SPLITS = ("train", "dev", "test")
+
+
+def split_lines(lines: list[str], split: str) -> list[str]:
+    """`lines` rotated by the split's place in SPLITS: each split other bytes
+    (the start-up refuses a held-out file with a training file's bytes)."""
+    n = SPLITS.index(split)
+    return lines[n:] + lines[:n]
+
 
 def local_en_de(workdir: Path, texts: dict[str, list[str]], **dataset) -> list[str]:
     """Files {train,dev,test}.{en,de} holding `texts` (by file name), the config

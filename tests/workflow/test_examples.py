@@ -26,9 +26,10 @@ def _write_local_files(config: dict, folder: Path) -> list[str]:
         names.append(name)
         local = dataset["local"]
         pairs = [local["train"], local["dev"], *local["test"].values()]
-        for pair in pairs:  # four lines, in two documents where a split has docs
-            for side, lines in (("src", ["the fire brigade comes ."] * 4),
-                                ("tgt", ["die feuerwehr kommt ."] * 4),
+        for n, pair in enumerate(pairs):  # four lines, in two documents where a split
+            # has docs, each split its own (a held-out copy of a training file is refused)
+            for side, lines in (("src", [f"the fire brigade comes {n} ."] * 4),
+                                ("tgt", [f"die feuerwehr kommt {n} ."] * 4),
                                 ("docs", ["d1", "d1", "d2", "d2"])):
                 if side not in pair:
                     continue

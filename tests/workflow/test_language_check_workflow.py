@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.conftest import snakemake
 from tests.unit.test_function_words import ENGLISH, FRENCH, GERMAN, REPEATS
-from tests.workflow.local_corpus import local_en_de
+from tests.workflow.local_corpus import SPLITS, local_en_de, split_lines
 
 TEXT = {"en": ENGLISH * REPEATS, "de": GERMAN * REPEATS, "fr": FRENCH * REPEATS}
 
@@ -16,8 +16,8 @@ TEXT = {"en": ENGLISH * REPEATS, "de": GERMAN * REPEATS, "fr": FRENCH * REPEATS}
 def _corpus(workdir: Path, contents: dict[str, str], check: bool = True) -> list[str]:
     """Files {split}.{en,de} holding the language `contents` names (default
     their own), an en-de config reading them, and the Snakemake options."""
-    texts = {f"{split}.{lang}": TEXT[contents.get(f"{split}.{lang}", lang)]
-             for split in ("train", "dev", "test") for lang in ("en", "de")}
+    texts = {f"{split}.{lang}": split_lines(TEXT[contents.get(f"{split}.{lang}", lang)], split)
+             for split in SPLITS for lang in ("en", "de")}
     return local_en_de(workdir, texts, **({} if check else {"local": {"language_check": False}}))
 
 
@@ -49,7 +49,7 @@ def test_the_data_job_warns_of_a_french_target_file_and_obeys_the_key(tmp_path: 
     log = "results/logs/prepare_local/mine.dev.de.log"
     assert f"warning: dev.de: {line}" in (tmp_path / log).read_text()
     assert f"warning: dev.de: {line} ({log})" in out  # the run's end repeats it
-    assert (tmp_path / "results/mine/raw/dev.de").read_text().splitlines() == TEXT["fr"]
+    assert (tmp_path / "results/mine/raw/dev.de").read_text().splitlines() == split_lines(TEXT["fr"], "dev")
     args = _corpus(tmp_path, {"train.en": "de", "train.de": "en"}, check=False)
     result = snakemake(*args, "--cores", "1", "results/mine/raw/train.en")
     assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]

@@ -10,9 +10,9 @@ from tests.conftest import snakemake
 
 def test_start_up_warns_on_chinese_with_the_word_level_tokenizer(tmp_path: Path):
     split = {}
-    for name in ("train", "dev", "test"):
-        for lang, text in (("zh", "今天天气很好，我们去公园散步吧。\n"),
-                           ("en", "The weather is nice today.\n")):
+    for n, name in enumerate(("train", "dev", "test")):  # each split its own bytes
+        for lang, text in (("zh", f"今天天气很好，我们去公园散步吧。{n}\n"),
+                           ("en", f"The weather is nice today. {n}\n")):
             (tmp_path / f"{name}.{lang}").write_text(text, encoding="utf-8")
         split[name] = (f"{{src: {tmp_path}/{name}.zh, "
                        f"tgt: {tmp_path}/{name}.en}}")

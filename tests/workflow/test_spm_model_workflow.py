@@ -13,7 +13,7 @@ from phrasenmt.io import read_lines
 from phrasenmt.text import spm
 from tests.conftest import snakemake
 from tests.unit.test_function_words import ENGLISH, GERMAN, REPEATS
-from tests.workflow.local_corpus import local_en_de
+from tests.workflow.local_corpus import SPLITS, local_en_de, split_lines
 
 TEXT = {"en": ENGLISH * REPEATS, "de": GERMAN * REPEATS}
 TARGETS = [f"results/mine/bpe/{split}.bpe.{lang}" for split in ("train", "dev")
@@ -23,7 +23,7 @@ TARGETS = [f"results/mine/bpe/{split}.bpe.{lang}" for split in ("train", "dev")
 def _corpus(workdir: Path, **bpe) -> list[str]:
     """The en-de files of every split, a config of one local SentencePiece
     dataset reading them, and the Snakemake options."""
-    texts = {f"{split}.{lang}": TEXT[lang] for split in ("train", "dev", "test")
+    texts = {f"{split}.{lang}": split_lines(TEXT[lang], split) for split in SPLITS
              for lang in ("en", "de")}
     return local_en_de(workdir, texts, bpe={"backend": "sentencepiece", **bpe})
 
