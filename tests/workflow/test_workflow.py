@@ -155,9 +155,9 @@ def test_bad_experiment_fails_the_dry_run_fast(tmp_path: Path, text: str,
 def test_dry_run_fertility_labels_on_a_local_dataset(tmp_path: Path):
     """Fertility training and scoring need no gold alignments: dev/test labels come
     from the aligner (aligned after the training text), on a user's own corpus."""
-    for split in ("train", "dev", "test"):
-        (tmp_path / f"{split}.de").write_text("die feuerwehr kommt\n")
-        (tmp_path / f"{split}.en").write_text("the fire brigade comes\n")
+    for n, split in enumerate(("train", "dev", "test")):  # each split its own bytes
+        (tmp_path / f"{split}.de").write_text(f"die feuerwehr kommt {n}\n")
+        (tmp_path / f"{split}.en").write_text(f"the fire brigade comes {n}\n")
     pair = {split: {"src": f"{split}.de", "tgt": f"{split}.en"}
             for split in ("train", "dev", "test")}
     config = {
