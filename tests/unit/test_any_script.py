@@ -4,11 +4,13 @@ on the small zh-en fixture in tests/data/zh_en (make_fixture.py writes it)."""
 
 from __future__ import annotations
 
+import io
 import json
 import shlex
 from pathlib import Path
 
 import pytest
+import sentencepiece
 
 from phrasenmt import bpe
 from phrasenmt.data import clean, detokenize
@@ -200,9 +202,30 @@ def test_japanese_without_mecab_is_noted():
 
 
 def test_pieces_in_subword_nmt_form():
-    assert spm.to_subwords(["▁he", "llo", "▁", "X", "▁world"]) == [
-        "he@@", "llo", "X", "world"]
+    model = sentencepiece.SentencePieceProcessor(
+        model_proto=spm.train(["hello world", "hello there"] * 20, "bpe", 20, 1))
+    out = spm.encode(model, "hello world X")
+    assert out.replace("@@ ", "").split() == ["hello", "world", "X"]
+    assert "@@ " in out  # 20 pieces cannot hold both words whole
     assert spm.decode("he@@ llo X world") == "hello X world"
+
+
+def test_a_model_that_normalises_keeps_one_word_of_pieces_per_word():
+    """nmt_nfkc turns '¨' into a space and a combining mark, which split the
+    word in two pieces of SentencePiece's own; the subword file keeps the
+    word count of the word-level file (every later stage pairs the two)."""
+    data = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(["die feuerwehr kommt a¨b ＡＢ"] * 30), model_writer=data,
+        vocab_size=30, model_type="bpe", normalization_rule_name="nmt_nfkc",
+        minloglevel=2)
+    model = sentencepiece.SentencePieceProcessor(model_proto=data.getvalue())
+    # SentencePiece itself starts a second word inside it
+    assert sum(p.startswith("▁") for p in model.encode("a¨b", out_type=str)) == 2
+    line = "kommt a¨b ＡＢ feuerwehr"
+    out = spm.encode(model, line).replace("@@ ", "").split()
+    assert len(out) == len(line.split())
+    assert out[2] == "AB"  # the model's normalisation applies
 
 
 def test_detokenize_joins_the_segmenters_spaces(tmp_path):

@@ -202,25 +202,21 @@ def unknown_characters(sp: sentencepiece.SentencePieceProcessor,
     return Unknown(unknown, total, chars)
 
 
-def to_subwords(pieces: list[str]) -> list[str]:
-    """SentencePiece pieces in subword-nmt's form: '▁he llo ▁world' ->
-    'he@@ llo world' (a lone '▁' joins the piece after it)."""
-    words: list[list[str]] = []
-    for piece in pieces:
-        if piece.startswith(WORD_START) or not words:
-            words.append([])
-        piece = piece.removeprefix(WORD_START)
-        if piece:
-            words[-1].append(piece)
-    out = []
-    for word in words:
-        out += [p + SEPARATOR for p in word[:-1]] + word[-1:]
-    return out
-
-
 def encode(sp: sentencepiece.SentencePieceProcessor, line: str) -> str:
-    """One line of words as subword-nmt-form pieces."""
-    return " ".join(to_subwords(sp.encode(line, out_type=str)))
+    """One line of words as subword-nmt-form pieces, one word of pieces for
+    each word of the line. A model's own normalisation may put a space into a
+    word (nmt_nfkc turns '¨' into a space and a combining mark) or remove all
+    of it; either would shift every later word against the word-level files,
+    so each word is encoded alone, its pieces stay one word, and a word with
+    no pieces stays as it is."""
+    words = line.split()
+    if not words:
+        return ""
+    out = []
+    for word, pieces in zip(words, sp.encode(words, out_type=str), strict=True):
+        pieces = [p for p in (p.removeprefix(WORD_START) for p in pieces) if p] or [word]
+        out += [p + SEPARATOR for p in pieces[:-1]] + pieces[-1:]
+    return " ".join(out)
 
 
 def decode(subwords: str) -> str:
