@@ -129,9 +129,9 @@ def check_given_model_keys(config: dict, written: dict[str, dict]) -> None:
     """`vocab_size` and `model_type` written beside `bpe.model` must be the
     model file's: the file is used as it is, so another value would be a
     setting that was never tried."""
-    for name in corpus.given_spm_datasets(config):
-        from phrasenmt.text import spm
+    from phrasenmt.text import spm
 
+    for name in corpus.given_spm_datasets(config):
         bpe = config["datasets"][name]["bpe"]
         model_type, vocab_size = spm.trainer_settings(bpe["model"])
         given = written.get(name, {}).get("bpe", set())
