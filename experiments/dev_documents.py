@@ -10,7 +10,7 @@ The context-usage table's BLEU and CXMI columns, and the claims table's
 documents of the dev items. This prints, for every document model and
 control of the run, corpus BLEU (sacreBLEU, as the workflow scores it) and
 CXMI against a random context in nats per sentence (the mean of the cxmi
-job's per-sentence values, with a 95 % bootstrap interval over sentences) on
+job's per-sentence values, with its 95 % bootstrap interval over sentences) on
 all test documents, on the documents with no dev item, and on those with one:
 whether the budgets' choice on the dev items shows in the test figures.
 Nothing is trained or decoded again.
@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from phrasenmt.evaluate.bleu import detok_bleu, read_pair
+from phrasenmt.evaluate.cxmi import cxmi as cxmi_mean
 from phrasenmt.io import InputError, read_lines, run_cli
 
 CONTRASTIVE = "discourse/contrastive/synthetic/items.json"
@@ -41,13 +42,6 @@ def dev_documents(root: Path) -> set[str]:
     return {item["doc"] for item in items if item["split"] == "dev"}
 
 
-def mean_interval(values: np.ndarray, rng: np.random.Generator,
-                  samples: int = 2000) -> tuple[float, float, float]:
-    """Mean and 95 % bootstrap interval over the values."""
-    means = values[rng.integers(0, len(values), size=(samples, len(values)))].mean(axis=1)
-    return float(values.mean()), *map(float, np.percentile(means, [2.5, 97.5]))
-
-
 def rows(root: Path, seed: int) -> list[str]:
     docs = read_lines(root / "data/test.docs")
     dev = dev_documents(root)
@@ -56,14 +50,14 @@ def rows(root: Path, seed: int) -> list[str]:
               "with dev items": np.array([d in dev for d in docs])}
     out = ["| model | sentences: " + " / ".join(f"{k} ({int(v.sum())})" for k, v in groups.items())
            + " |", "|---|---|"]
-    rng = np.random.default_rng(seed)
-    models = {path.parent.name: path
+    models = {path.parent.name: json.loads(path.read_text())
               for path in sorted((root / "analysis/cxmi").glob(f"*/seed{seed}.json"))}
     for model in [BASELINE, *models]:  # the sentence-level model: BLEU only
         hyp = root / f"translations/{model}/seed{seed}/test.txt"
         hyps, refs = read_pair(hyp, root / "data/test.ref.de")
-        cxmi = (np.array(json.loads(models[model].read_text())["test"]
-                         ["sentence_cxmi_random"], float) if model in models else None)
+        job = models.get(model)
+        cxmi = (np.array(job["test"]["sentence_cxmi_random"], float)
+                if job is not None else None)
         if len(hyps) != len(docs) or (cxmi is not None and len(cxmi) != len(docs)):
             raise InputError(f"translations or CXMI values of {model} are not one per "
                              f"test sentence ({len(docs)})", hyp)
@@ -73,8 +67,9 @@ def rows(root: Path, seed: int) -> list[str]:
             bleu = detok_bleu().corpus_score([hyps[i] for i in pick],
                                              [[refs[i] for i in pick]]).score
             cell = f"BLEU {bleu:.2f}"
-            if cxmi is not None:
-                mean, low, high = mean_interval(cxmi[pick], rng)
+            if cxmi is not None:  # the cxmi job's per-sentence mean and bootstrap
+                part = cxmi_mean(cxmi[pick], np.ones(len(pick)), job["samples"], job["seed"])
+                (low, high), mean = part["ci95"], part["cxmi"]
                 cell += f", CXMI vs random {mean:+.3f} [{low:+.3f}, {high:+.3f}]"
             cells.append(cell)
         out.append(f"| {model} | " + " / ".join(cells) + " |")

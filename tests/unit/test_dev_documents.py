@@ -31,7 +31,7 @@ def _run(root: Path, ctx_hyps: list[str], cxmi: list[float]) -> None:
             "".join(h + "\n" for h in hyps))
     (root / "analysis/cxmi/ctx").mkdir(parents=True)
     (root / "analysis/cxmi/ctx/seed1.json").write_text(
-        json.dumps({"test": {"sentence_cxmi_random": cxmi}}))
+        json.dumps({"samples": 200, "seed": 1, "test": {"sentence_cxmi_random": cxmi}}))
 
 
 def test_each_group_reads_its_own_documents(tmp_path: Path):
