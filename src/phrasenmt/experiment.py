@@ -392,10 +392,11 @@ def _check_held_out(key: str, pairs: list[tuple[str, dict]]) -> None:
     for split, pair in pairs:
         for side in ("src", "tgt"):
             ident = _file_identity(pair[side])
+            same_size = sizes.setdefault(ident[2], []) if isinstance(ident, tuple) else []
             first = seen.get(ident)
             how = "is also"
-            if first is None and isinstance(ident, tuple):
-                first = _same_bytes(pair[side], sizes.setdefault(ident[2], []), split)
+            if first is None and same_size:
+                first = _same_bytes(pair[side], same_size, split)
                 how = "has the same bytes as"
             if first and _held_out_clash(first[0], split):
                 use = ("the model was trained on" if first[0] == "train"
@@ -405,8 +406,7 @@ def _check_held_out(key: str, pairs: list[tuple[str, dict]]) -> None:
                                  f"of this split would be one {use}; hold out "
                                  "other lines for it")
             seen.setdefault(ident, (split, side))
-            if isinstance(ident, tuple):
-                sizes[ident[2]].append((split, side, pair[side]))
+            same_size.append((split, side, pair[side]))
 
 
 def _held_out_clash(first: str, split: str) -> bool:
