@@ -142,10 +142,12 @@ def spm_learn(args: argparse.Namespace) -> None:
 
 
 def spm_copy(args: argparse.Namespace) -> None:
-    """Check a SentencePiece model of the user's (it loads, whole) and copy it."""
-    spm.load(args.input)
+    """Check a SentencePiece model of the user's (it loads, whole) and copy it:
+    the bytes written are the bytes checked, read once."""
+    data = spm.read_bytes(args.input)
+    spm.from_bytes(data, args.input)
     with atomic_open(args.model, "wb") as fh:
-        fh.write(Path(args.input).read_bytes())
+        fh.write(data)
 
 
 def build_parser() -> argparse.ArgumentParser:

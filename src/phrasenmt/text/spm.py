@@ -85,11 +85,21 @@ def vocab_size_message(error: str, vocab_size: int, key: str = "bpe.vocab_size")
 
 def load(path: str | os.PathLike) -> sentencepiece.SentencePieceProcessor:
     """A model from its file; a file that is not one raises InputError."""
+    return from_bytes(read_bytes(path), path)
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """The bytes of a model file; one that cannot be read raises InputError."""
     try:
-        data = Path(path).read_bytes()
+        return Path(path).read_bytes()
     except OSError as err:
         raise InputError(f"cannot read the SentencePiece model ({err.strerror})",
                          path) from None
+
+
+def from_bytes(data: bytes, path: str | os.PathLike) -> sentencepiece.SentencePieceProcessor:
+    """A model from the bytes of its file `path` (named in the errors); bytes
+    that are not a whole model raise InputError."""
     sp = sentencepiece.SentencePieceProcessor()
     try:
         sp.LoadFromSerializedProto(data)
