@@ -34,8 +34,8 @@ def test_a_verdict_lost_to_a_larger_holm_family_is_listed(tmp_path: Path):
     assert out[0].endswith("2 tested rows of 3")
     assert out[1].endswith("2 tested rows of 2, 2 shared")
     rows = [line for line in out if line.startswith("| `")]
-    assert rows == ["| `a` | reproduced; after Holm: inconclusive after Holm "
-                    "| 0.004 / 0.012 | reproduced | 0.004 / 0.008 |"]
+    assert rows == [("| `a` | reproduced; after Holm: inconclusive after Holm "
+                     "| 0.004 / 0.012 | reproduced | 0.004 / 0.008 |")]
     every = [line for line in claims_changes.report([whole, family], every=True)
              if line.startswith("| `")]
     assert [line.split(" | ")[0] for line in every] == ["| `a`", "| `b`"]
