@@ -748,6 +748,21 @@ def test_bad_seeds_are_one_line(seeds, message):
         validate_config(config)
 
 
+@pytest.mark.parametrize("path", [("run_datasets",), ("models", "transformer", "datasets"),
+                                  ("datasets", "synthetic_en_de", "testsets")])
+def test_a_list_named_twice_is_one_line(path):
+    """A dataset or split named twice in a list that picks them is refused, as
+    a seed named twice is: the second would do nothing."""
+    config = yaml.safe_load(TEST_CONFIG.read_text())
+    *parents, key = path
+    node = config
+    for name in parents:
+        node = node[name]
+    node[key] = ["synthetic_en_de", "synthetic_en_de"] if key != "testsets" else ["test", "test"]
+    with pytest.raises(InputError, match=re.escape(".".join(path)) + ".*non-unique"):
+        validate_config(config)
+
+
 def _gpu_rules() -> set[str]:
     """Rules of rules/*.smk whose resources ask for a GPU."""
     found = set()
