@@ -84,13 +84,27 @@ def check_text(text: str, path: str | os.PathLike, line: int,
     return strip_bidi_controls(text, removed)
 
 
+# The leading bytes of compressed files and archives, with the command that
+# unpacks each: corpora often come as WMT's .gz, .xz or .tgz files.
+COMPRESSED = ((b"\x1f\x8b", "gzip-compressed", "gunzip"),
+              (b"BZh", "bzip2-compressed", "bunzip2"),
+              (b"\xfd7zXZ\x00", "xz-compressed", "unxz"),
+              (b"\x28\xb5\x2f\xfd", "zstd-compressed", "unzstd"),
+              (b"PK\x03\x04", "a zip archive", "unzip"))
+
+
 def decode_line(raw: bytes, path: str | os.PathLike, line: int) -> str:
-    """UTF-8-decode one raw line; UTF-16 and other encodings raise naming it."""
+    """UTF-8-decode one raw line; UTF-16, compressed files and other encodings
+    raise naming what the file is."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as err:
         if line == 1 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
             raise InputError("UTF-16 text; convert it to UTF-8", path, 1) from None
+        for magic, what, unpack in COMPRESSED if line == 1 else ():
+            if raw.startswith(magic):
+                raise InputError(f"{what}, not text: unpack it first ({unpack}) and "
+                                 "give the text file", path) from None
         raise InputError(f"invalid UTF-8 at byte {err.start}", path, line) from None
 
 

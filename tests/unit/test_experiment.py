@@ -9,7 +9,9 @@ tests/workflow/test_workflow.py runs a few of these through `snakemake -n` itsel
 from __future__ import annotations
 
 import copy
+import gzip
 import json
+import lzma
 import os
 import shutil
 from pathlib import Path
@@ -405,6 +407,14 @@ def local_dataset(tmp: Path, **files: bytes) -> dict:
      "datasets.mine.local.dev: {dev_docs}:1: UTF-16 text; convert it to UTF-8"),
     ({"train.tgt": "a b\nc d\ne f\n".encode("utf-16-le")},
      "datasets.mine.local.train: {train_tgt}:1: NUL byte at column 2"),
+    # corpora come as WMT's .gz and .xz files; given packed, each was "invalid
+    # UTF-8 at byte 1"
+    ({"train.src": gzip.compress(b"a b\nc d\ne f\n", mtime=0)},
+     ("datasets.mine.local.train: {train_src}: gzip-compressed, not text: unpack "
+      "it first (gunzip) and give the text file")),
+    ({"test.tgt": lzma.compress(b"a b\nc d\ne f\n")},
+     ("datasets.mine.local.test.t1: {test_tgt}: xz-compressed, not text: unpack it "
+      "first (unxz)")),
 ])
 def test_local_files_are_checked_across_files_at_start(tmp_path, files, message):
     config = local_dataset(tmp_path, **files)
