@@ -68,7 +68,7 @@ rule given_sentencepiece:
     conda:
         "../envs/phrasenmt.yaml"
     shell:
-        "python -m phrasenmt.bpe spm-copy --in {input} --model {output} > {log} 2>&1"
+        "python -m phrasenmt.bpe spm-copy --in {input:q} --model {output} > {log} 2>&1"
 
 
 rule learn_sentencepiece:

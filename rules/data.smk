@@ -101,7 +101,7 @@ rule prepare_local:
     conda:
         "../envs/phrasenmt.yaml"
     shell:
-        "python -m phrasenmt.data.prepare local --in {input.text} --out {output} "
+        "python -m phrasenmt.data.prepare local --in {input.text:q} --out {output} "
         "{params.evaluation} {params.scripts} > {log} 2>&1"
 
 

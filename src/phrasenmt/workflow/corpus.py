@@ -9,6 +9,7 @@ files, cleaning) are in `base`.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from phrasenmt.workflow import base as wf
@@ -75,12 +76,14 @@ def mirror_arg(config: dict) -> UntrackedArg:
     files come from is no reason to rerun: the download checks what it copies,
     so a later run that adds, drops or moves the mirror keeps the files (and
     everything built from them) instead of fetching them again."""
-    return UntrackedArg(f"--mirror {config['mirror']}" if config.get("mirror") else "")
+    return UntrackedArg(shlex.join(["--mirror", str(config["mirror"])])
+                        if config.get("mirror") else "")
 
 
 def stanza_dir_arg(config: dict) -> str:
     """`--stanza-dir DIR` of the parser when config `stanza_dir` is set."""
-    return f"--stanza-dir {config['stanza_dir']}" if config.get("stanza_dir") else ""
+    return (shlex.join(["--stanza-dir", str(config["stanza_dir"])])
+            if config.get("stanza_dir") else "")
 
 
 def download_name(config: dict, dataset: str) -> str:
@@ -249,15 +252,17 @@ def local_script_options(config: dict, dataset: str, lang: str, input) -> str:
     `local.language_check` is false."""
     src, tgt = wf.langs(config, dataset)
     off = not config["datasets"][dataset]["local"].get("language_check", True)
-    return (f"--pair {input.pair} --side {local_side(config, dataset, lang)} "
+    return (f"--pair {shlex.quote(str(input.pair))} --side {local_side(config, dataset, lang)} "
             f"--langs {src} {tgt}" + (" --no-language-check" if off else ""))
 
 
 def local_docs_command(split: str, input, output) -> str:
     """`local --docs-for` with a docs file, else `docs` (one document per line)."""
     if "docs" in names(input):
-        return f"local --in {input.docs} --docs-for {input.text} --out {output}"
-    return f"docs --text {input.text} --split {split} --out {output}"
+        return shlex.join(["local", "--in", str(input.docs), "--docs-for", str(input.text),
+                           "--out", str(output)])
+    return shlex.join(["docs", "--text", str(input.text), "--split", split,
+                       "--out", str(output)])
 
 
 def heldout_splits(config: dict, dataset: str) -> dict[str, tuple[str, str]]:

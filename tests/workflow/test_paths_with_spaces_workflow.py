@@ -1,0 +1,50 @@
+"""Your files in folders whose names hold spaces (`My Drive/corpus`): every
+job that reads one gets the whole path. The shell commands had pasted the
+paths unquoted, so `--in My Drive/corpus/train.en` reached the data job as
+two arguments."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from phrasenmt.io import read_lines
+from phrasenmt.text import spm
+from phrasenmt.workflow import corpus
+from tests.conftest import snakemake
+from tests.unit.test_function_words import ENGLISH, GERMAN, REPEATS
+from tests.workflow.local_corpus import SPLITS, local_en_de, split_lines
+
+FOLDER = "my corpus"
+TEXT = {"en": ENGLISH * REPEATS, "de": GERMAN * REPEATS}
+
+
+def test_local_files_models_and_docs_under_a_folder_with_spaces(tmp_path: Path):
+    (tmp_path / FOLDER).mkdir()
+    texts = {f"{FOLDER}/{split}.{lang}": split_lines(TEXT[lang], split)
+             for split in SPLITS for lang in ("en", "de")}
+    n = len(TEXT["en"])
+    texts[f"{FOLDER}/dev.docs"] = [f"doc{i // 4}" for i in range(n)]
+    (tmp_path / FOLDER / "my model.model").write_bytes(
+        spm.train(TEXT["en"] + TEXT["de"], "bpe", 150, 1))
+    local = {s: {"src": f"{FOLDER}/{s}.en", "tgt": f"{FOLDER}/{s}.de"}
+             for s in ("train", "dev")}
+    local["dev"]["docs"] = f"{FOLDER}/dev.docs"
+    local["test"] = {"test": {"src": f"{FOLDER}/test.en", "tgt": f"{FOLDER}/test.de"}}
+    args = local_en_de(tmp_path, texts, local=local,
+                       bpe={"backend": "sentencepiece", "model": f"{FOLDER}/my model.model"})
+    targets = ["results/mine/bpe/train.bpe.en", "results/mine/bpe/dev.bpe.de",
+               "results/mine/raw/dev.docs"]
+    result = snakemake(*targets, "--cores", "1", *args)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    assert read_lines(tmp_path / "results/mine/raw/dev.docs")[:5] == ["doc0"] * 4 + ["doc1"]
+    assert (tmp_path / "results/mine/bpe/spm.joint.model").read_bytes() == \
+        (tmp_path / FOLDER / "my model.model").read_bytes()
+    assert len(read_lines(tmp_path / "results/mine/bpe/train.bpe.en")) == n
+
+
+def test_folder_options_keep_their_spaces():
+    assert shlex.split(str(corpus.mirror_arg({"mirror": "/data/My Drive/mirror"}))) == \
+        ["--mirror", "/data/My Drive/mirror"]
+    assert shlex.split(corpus.stanza_dir_arg({"stanza_dir": "/data/My Drive/stanza"})) == \
+        ["--stanza-dir", "/data/My Drive/stanza"]
