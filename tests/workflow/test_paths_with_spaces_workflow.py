@@ -1,5 +1,6 @@
-"""Your files in folders whose names hold spaces (`My Drive/corpus`): every
-job that reads one gets the whole path. The shell commands had pasted the
+"""Your files in folders whose names hold spaces (`My Drive/corpus`), and a
+working folder whose name holds one: every job that reads one gets the whole
+path. The shell commands had pasted the
 paths unquoted, so `--in My Drive/corpus/train.en` reached the data job as
 two arguments."""
 
@@ -20,27 +21,28 @@ TEXT = {"en": ENGLISH * REPEATS, "de": GERMAN * REPEATS}
 
 
 def test_local_files_models_and_docs_under_a_folder_with_spaces(tmp_path: Path):
-    (tmp_path / FOLDER).mkdir()
+    work = tmp_path / "my work"  # Snakemake runs in a folder with a space too
+    (work / FOLDER).mkdir(parents=True)
     texts = {f"{FOLDER}/{split}.{lang}": split_lines(TEXT[lang], split)
              for split in SPLITS for lang in ("en", "de")}
     n = len(TEXT["en"])
     texts[f"{FOLDER}/dev.docs"] = [f"doc{i // 4}" for i in range(n)]
-    (tmp_path / FOLDER / "my model.model").write_bytes(
+    (work / FOLDER / "my model.model").write_bytes(
         spm.train(TEXT["en"] + TEXT["de"], "bpe", 150, 1))
     local = {s: {"src": f"{FOLDER}/{s}.en", "tgt": f"{FOLDER}/{s}.de"}
              for s in ("train", "dev")}
     local["dev"]["docs"] = f"{FOLDER}/dev.docs"
     local["test"] = {"test": {"src": f"{FOLDER}/test.en", "tgt": f"{FOLDER}/test.de"}}
-    args = local_en_de(tmp_path, texts, local=local,
+    args = local_en_de(work, texts, local=local,
                        bpe={"backend": "sentencepiece", "model": f"{FOLDER}/my model.model"})
     targets = ["results/mine/bpe/train.bpe.en", "results/mine/bpe/dev.bpe.de",
                "results/mine/raw/dev.docs"]
     result = snakemake(*targets, "--cores", "1", *args)
     assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
-    assert read_lines(tmp_path / "results/mine/raw/dev.docs")[:5] == ["doc0"] * 4 + ["doc1"]
-    assert (tmp_path / "results/mine/bpe/spm.joint.model").read_bytes() == \
-        (tmp_path / FOLDER / "my model.model").read_bytes()
-    assert len(read_lines(tmp_path / "results/mine/bpe/train.bpe.en")) == n
+    assert read_lines(work / "results/mine/raw/dev.docs")[:5] == ["doc0"] * 4 + ["doc1"]
+    assert (work / "results/mine/bpe/spm.joint.model").read_bytes() == \
+        (work / FOLDER / "my model.model").read_bytes()
+    assert len(read_lines(work / "results/mine/bpe/train.bpe.en")) == n
 
 
 def test_folder_options_keep_their_spaces():
