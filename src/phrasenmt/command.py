@@ -26,6 +26,7 @@ STAGES: dict[str, str] = {
     "align": "phrasenmt.align.__main__",
     "average": "phrasenmt.average",
     "bpe": "phrasenmt.bpe",
+    "config_check": "phrasenmt.config_check",
     "config_schema": "phrasenmt.config_schema",
     "data.clean": "phrasenmt.data.clean",
     "data.detokenize": "phrasenmt.data.detokenize",

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from phrasenmt.io import run_cli
+from tests.conftest import REPO
 
 TINY = json.dumps({"arch": "transformer", "preset": "tiny", "model": {
     "d_model": 16, "d_ff": 32, "n_heads": 2}, "train": {
@@ -91,6 +92,9 @@ def build(root: Path) -> None:
     """Run every buildable stage once, in order, on the pipeline folder."""
     (root / "benchmark.tsv").write_text(  # as Snakemake's benchmark: writes it
         "s\th:m:s\tmax_rss\n1.5\t0:00:01\t100\n", encoding="utf-8")
+    (root / "config").mkdir(exist_ok=True)  # a config file of the user's
+    (root / "config/over.yaml").write_text(
+        "models:\n  transformer:\n    train: {lr: 0.001}\n", encoding="utf-8")
     for stage in STAGES:
         if stage.build:
             code, err = run_stage(stage, stage.argv(root, root))
@@ -431,6 +435,9 @@ STAGES = [
     Stage("docs cli", "phrasenmt.docs_cli", "--out {o}/docs/cli.md", build=False),
     Stage("config schema", "phrasenmt.config_schema", "--out {o}/schemas/config.yaml",
           build=False),
+    # the workflow's config.yaml with a file of the user's over it (build() writes it)
+    Stage("config check", "phrasenmt.config_check",
+          f"--base {REPO / 'config.yaml'} {{r}}/config/over.yaml"),
     # a run folder laid out as the workflow's, results/DATASET/models/MODEL/seedN,
     # with its dataset in config.yaml: its own tests (test_translate_text.py)
     Stage("translate text", "phrasenmt.translate_text",
