@@ -54,7 +54,7 @@ def check(files: list[Path], base: Path) -> str:
     models = len(config["models"])
     return (f"{' + '.join(map(str, [base, *files]))}: the start-up's checks pass "
             f"({len(datasets)} dataset{'s' * (len(datasets) != 1)} to run, "
-            f"{models} model{'s' * (models != 1)})")
+            f"{models} model entr{'ies' if models != 1 else 'y'})")
 
 
 def main(argv: list[str] | None = None) -> None:
