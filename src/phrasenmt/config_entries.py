@@ -55,10 +55,15 @@ def _unique(values: list) -> list:
     return values
 
 
+def distinct_list(item: Any) -> Any:
+    """`list[item]` whose elements are each given once."""
+    return Annotated[list[item], AfterValidator(_unique),
+                     Field(json_schema_extra={"uniqueItems": True})]
+
+
 def unique_list(item: Any) -> Any:
     """`list[item]` of at least one element, each given once."""
-    return Annotated[list[item], Field(min_length=1), AfterValidator(_unique),
-                     Field(json_schema_extra={"uniqueItems": True})]
+    return Annotated[distinct_list(item), Field(min_length=1)]
 
 
 Seeds = unique_list(Annotated[int, Field(ge=1)])
@@ -328,7 +333,7 @@ class Dataset(Strict):
     tokenize: bool = Field(True, description="Moses-tokenize raw text (false when the "
                            "text is already tokenized)")
     lowercase: bool = Field(False, description="lowercase after tokenization")
-    testsets: list[str] | None = optional(
+    testsets: distinct_list(str) | None = optional(
         description="evaluation splits to translate (default all of the dataset's)")
     lingeval: bool = Field(
         True, description="en-de only: score the models on subject-verb agreement "
@@ -454,7 +459,7 @@ class Model(Strict):
         "this model's training seeds over the global seeds (a checkpoint_of entry's "
         "default: its model's seeds; an init_from or checkpoint_of entry's seeds must "
         "be seeds of the model it loads: seed N loads that model's seed N)")
-    datasets: list[str] | None = _text(
+    datasets: distinct_list(str) | None = _text(
         "datasets to train on (default all; a checkpoint_of entry's default is its "
         "model's)")
 
