@@ -52,6 +52,13 @@ include: "rules/claims.smk"
 RUN_STARTED = time.time()
 
 
+onstart:
+    unavailable = wf.executor_unavailable(getattr(workflow.executor_plugin, "name", None))
+    if unavailable:  # one line, before every job fails its submission in turn
+        print(f"error: {unavailable}", file=sys.stderr)
+        sys.exit(1)
+
+
 onsuccess:
     for line in wf.log_warnings("results/logs", RUN_STARTED):
         print(line, file=sys.stderr)

@@ -10,6 +10,7 @@ import importlib.util
 import json
 import os
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -34,6 +35,24 @@ def put_interpreter_on_path() -> None:
     path = os.environ.get("PATH", "")
     if path.split(os.pathsep)[0] != here:
         os.environ["PATH"] = os.pathsep.join([here, path])
+
+
+# The command a cluster executor cannot submit a job without.
+EXECUTOR_COMMANDS = {"slurm": "sbatch"}
+
+
+def executor_unavailable(executor: str | None) -> str | None:
+    """Why a cluster executor cannot run here (its submit command is not on
+    PATH: a laptop given `--profile profiles/slurm`), else None. Without this,
+    every job fails its submission in turn, with the plugin's FileNotFoundError
+    of one of SLURM's commands, and the run ends after the retries."""
+    command = EXECUTOR_COMMANDS.get(executor or "")
+    if command is None or shutil.which(command) is not None:
+        return None
+    return (f"the {executor} executor (--executor {executor}, or a profile's "
+            f"`executor: {executor}`) submits jobs with `{command}`, which is not on "
+            f"PATH here: run it on the cluster's login node, or leave the profile out "
+            f"to run on this machine")
 
 
 def datasets(config: dict) -> list[str]:
