@@ -11,7 +11,7 @@ from pathlib import Path
 
 from phrasenmt.io import read_lines
 from phrasenmt.text import spm
-from phrasenmt.workflow import corpus
+from phrasenmt.workflow import continuous, corpus
 from tests.conftest import snakemake
 from tests.unit.test_function_words import ENGLISH, GERMAN, REPEATS
 from tests.workflow.local_corpus import SPLITS, local_en_de, split_lines
@@ -50,3 +50,5 @@ def test_folder_options_keep_their_spaces():
         ["--mirror", "/data/My Drive/mirror"]
     assert shlex.split(corpus.stanza_dir_arg({"stanza_dir": "/data/My Drive/stanza"})) == \
         ["--stanza-dir", "/data/My Drive/stanza"]
+    extra = continuous.extra_mono_arg({"embeddings": {"extra_mono": "/data/My Drive/mono.de"}})
+    assert shlex.split(extra) == ["--extra-mono", "/data/My Drive/mono.de"]

@@ -27,6 +27,7 @@ disagrees with a model's size fails at start-up naming both keys.
 from __future__ import annotations
 
 import json
+import shlex
 
 from phrasenmt.io import InputError
 from phrasenmt.workflow import base as wf
@@ -139,7 +140,7 @@ def continuous_targets(config: dict, dataset: str) -> list[str]:
 def extra_mono_arg(config: dict) -> str:
     """`--extra-mono FILE` of the embeddings' text when config sets one."""
     extra = config["embeddings"].get("extra_mono")
-    return f"--extra-mono {extra}" if extra else ""
+    return shlex.join(["--extra-mono", str(extra)]) if extra else ""
 
 
 def fertility_models(config: dict) -> list[str]:
