@@ -8,6 +8,7 @@ rule concat_phrases:
     input:
         text=W.text("train", "tgt"),
         phrases="results/{dataset}/phrases/phrases.tsv",
+        extra=W.continuous.extra_mono_input,
     output:
         temp("results/{dataset}/embeddings/train.concat"),
     params:
@@ -54,6 +55,7 @@ rule fasttext:
 rule plain_text:
     input:
         text=W.text("train", "tgt"),
+        extra=W.continuous.extra_mono_input,
     output:
         temp("results/{dataset}/embeddings/plain/train.txt"),
     params:

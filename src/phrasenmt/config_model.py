@@ -97,7 +97,9 @@ class Embeddings(Strict):
     minn: int = Field(3, ge=0, description="shortest character n-gram")
     maxn: int = Field(6, ge=0, description="longest character n-gram")
     extra_mono: str | None = Field(
-        None, description="extra target-language text for the embeddings")
+        None, description="a file of extra target-language text, one sentence per "
+        "line, appended to the embeddings' training text (an input of their jobs: a "
+        "new file makes the tables again)")
 
     @model_validator(mode="after")
     def _ngrams(self) -> Embeddings:

@@ -490,7 +490,8 @@ def _check_synthetic(key: str, ds: dict) -> None:
 
 
 def check_settings(config: dict) -> None:
-    """Global settings checked against the machine: a mirror is a folder."""
+    """Global settings checked against the machine: a mirror is a folder, the
+    embeddings' extra text a file."""
     mirror = config.get("mirror")
     if mirror and Path(mirror).exists() and not Path(mirror).is_dir():
         raise InputError(f"mirror: {mirror} is a file; give the folder laid out "
@@ -498,6 +499,11 @@ def check_settings(config: dict) -> None:
     if mirror and not Path(mirror).exists():  # the download job would say so later
         raise InputError(f"mirror: {mirror}: folder not found; give the folder laid "
                          "out like the download URLs' paths")
+    extra = config.get("embeddings", {}).get("extra_mono")
+    if extra and not Path(extra).is_file():  # Snakemake would stop on a missing input
+        what = "is a folder" if Path(extra).is_dir() else "file not found"
+        raise InputError(f"embeddings.extra_mono: {extra}: {what}; give a text file "
+                         "of the target language, one sentence per line")
 
 
 def check_models(config: dict) -> None:

@@ -620,6 +620,20 @@ def test_a_mirror_that_is_a_file_is_refused(tmp_path):
         experiment.check_settings(config)
 
 
+def test_extra_embedding_text_that_is_not_a_file_is_refused(tmp_path):
+    """embeddings.extra_mono: a missing file had passed the start and stopped
+    the embeddings' text job, or Snakemake on a missing input."""
+    config = merged({"embeddings": {"extra_mono": str(tmp_path / "mono.de")}})
+    with pytest.raises(InputError, match=f"^embeddings.extra_mono: {tmp_path}/mono.de: "
+                       "file not found; give a text file"):
+        experiment.check_settings(config)
+    config = merged({"embeddings": {"extra_mono": str(tmp_path)}})
+    with pytest.raises(InputError, match=f"^embeddings.extra_mono: {tmp_path}: is a folder"):
+        experiment.check_settings(config)
+    (tmp_path / "mono.de").write_text("ein satz .\n")
+    experiment.check_settings(merged({"embeddings": {"extra_mono": str(tmp_path / "mono.de")}}))
+
+
 def test_a_target_without_a_stopword_list_builds_no_phrase_table(tmp_path):
     """en->km: no Khmer stopword list. A dataset none of whose models reads the
     phrase table starts, says at start-up that the table is left out, and asks

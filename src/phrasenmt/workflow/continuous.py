@@ -137,10 +137,16 @@ def continuous_targets(config: dict, dataset: str) -> list[str]:
 
 # -- inputs and params of the rules (embeddings, continuous) --------------------
 
-def extra_mono_arg(config: dict) -> str:
-    """`--extra-mono FILE` of the embeddings' text when config sets one."""
+def extra_mono_input(config: dict) -> list[str]:
+    """The embeddings' extra text (config embeddings.extra_mono), an input of
+    the jobs that append it: a new file makes the tables again."""
     extra = config["embeddings"].get("extra_mono")
-    return shlex.join(["--extra-mono", str(extra)]) if extra else ""
+    return [extra] if extra else []
+
+
+def extra_mono_arg(input) -> str:
+    """`--extra-mono FILE` of the embeddings' text when config sets one."""
+    return shlex.join(["--extra-mono", str(input.extra[0])]) if input.extra else ""
 
 
 def fertility_models(config: dict) -> list[str]:
