@@ -490,8 +490,8 @@ def _check_synthetic(key: str, ds: dict) -> None:
 
 
 def check_settings(config: dict) -> None:
-    """Global settings checked against the machine: a mirror is a folder, the
-    embeddings' extra text a file."""
+    """Global settings checked against the machine: a mirror and the stanza
+    models' folder are folders, the embeddings' extra text a file."""
     mirror = config.get("mirror")
     if mirror and Path(mirror).exists() and not Path(mirror).is_dir():
         raise InputError(f"mirror: {mirror} is a file; give the folder laid out "
@@ -499,6 +499,11 @@ def check_settings(config: dict) -> None:
     if mirror and not Path(mirror).exists():  # the download job would say so later
         raise InputError(f"mirror: {mirror}: folder not found; give the folder laid "
                          "out like the download URLs' paths")
+    stanza = config.get("stanza_dir")
+    if stanza and not Path(stanza).is_dir():  # the parse jobs would say so, hours later
+        what = "is a file" if Path(stanza).exists() else "folder not found"
+        raise InputError(f"stanza_dir: {stanza}: {what}; give the stanza_resources "
+                         "folder that holds stanza's English models")
     extra = config.get("embeddings", {}).get("extra_mono")
     if extra and not Path(extra).is_file():  # Snakemake would stop on a missing input
         what = "is a folder" if Path(extra).is_dir() else "file not found"

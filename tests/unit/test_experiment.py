@@ -620,6 +620,16 @@ def test_a_mirror_that_is_a_file_is_refused(tmp_path):
         experiment.check_settings(config)
 
 
+def test_a_stanza_folder_that_is_not_there_is_refused(tmp_path):
+    config = merged({"stanza_dir": str(tmp_path / "stanza_resources")})
+    with pytest.raises(InputError, match=f"^stanza_dir: {tmp_path}/stanza_resources: "
+                       "folder not found; give the stanza_resources folder"):
+        experiment.check_settings(config)
+    (tmp_path / "stanza_resources").write_text("x\n")
+    with pytest.raises(InputError, match="stanza_resources: is a file"):
+        experiment.check_settings(config)
+
+
 def test_extra_embedding_text_that_is_not_a_file_is_refused(tmp_path):
     """embeddings.extra_mono: a missing file had passed the start and stopped
     the embeddings' text job, or Snakemake on a missing input."""
