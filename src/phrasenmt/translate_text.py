@@ -24,7 +24,8 @@ the model file's spec are the run's config.yaml's, and the dataset's text
 settings turn the first dev source lines into what the workflow wrote
 (data/dev.SRC, bpe/dev.bpe.SRC); else one line says which differs.
 
-One input line is one sentence; empty lines are refused. A document-level
+One input line is one sentence; an empty line gets an empty line (a
+document-level model refuses it: it reads each line in context). A document-level
 model needs --docs FILE: one document id per input line, the lines of a
 document consecutive (the pipeline's .docs files). A model that reads parsed
 phrases of its source reads them as the segment rule makes them: n-gram
@@ -368,24 +369,37 @@ def _relative(path: Path) -> str:
 
 
 def read_input(name: str) -> list[str]:
-    """Lines of a file or of stdin ('-'), checked as every stage reads text."""
+    """Lines of a file or of stdin ('-'), checked as every stage reads text;
+    empty lines are kept (`translate_text` gives each an empty line)."""
     if name != "-":
-        return read_lines(name, allow_empty=False)
+        return read_lines(name)
     if sys.stdin is None:
         raise InputError("closed: nothing to read (give --input FILE)", STDIN)
-    lines = []
-    for n, raw in enumerate(sys.stdin.buffer, start=1):
-        text = check_text(decode_line(raw, STDIN, n), STDIN, n)
-        if blank(text):
-            raise blank_line_error(text, STDIN, n)
-        lines.append(text)
-    return lines
+    return [check_text(decode_line(raw, STDIN, n), STDIN, n)
+            for n, raw in enumerate(sys.stdin.buffer, start=1)]
 
 
-def check_lengths(lines: list[str], limit: int | None, where: str) -> None:
+def sentences(text: list[str], docs: bool, where: str) -> list[int]:
+    """The 1-based numbers of the input lines that hold a sentence: an empty
+    line (or one of invisible format characters only) gets an empty line,
+    untranslated, so paragraphs keep their lines. A document-level model's
+    line is read in its document's context, so there an empty line is refused."""
+    numbers = []
+    for n, line in enumerate(text, start=1):
+        if not blank(line):
+            numbers.append(n)
+        elif docs:
+            raise InputError(f"{blank_line_error(line, where, n).message}; a "
+                             "document-level model reads each line in its document's "
+                             "context: remove the line and its line of --docs", where, n)
+    return numbers
+
+
+def check_lengths(lines: list[str], limit: int | None, where: str,
+                  numbers: list[int]) -> None:
     """Refuse a line longer, in the tokens the model reads (subwords or words),
-    than the model's position table."""
-    for n, line in enumerate(lines, start=1):
+    than the model's position table (`numbers`: each line's input line)."""
+    for n, line in zip(numbers, lines, strict=True):
         if limit is not None and len(line.split()) > limit:
             raise InputError(f"line has {len(line.split())} tokens as the model "
                              f"reads it, more than {limit} (its longest input)",
@@ -416,7 +430,9 @@ def translate_text(args: argparse.Namespace) -> list[str]:
     label = STDIN if args.input == "-" else args.input
     options = decode_options(run, args, label)
     run.check_text_settings()
-    lines = run.subwords(run.tokenize(read_input(args.input)))
+    text = read_input(args.input)
+    numbers = sentences(text, args.docs is not None, label)
+    lines = run.subwords(run.tokenize([text[n - 1] for n in numbers]))
     side = run.side_inputs(lines)
     loaded = translate.load(options, lambda payload: run.check_model_file(
         payload, options.checkpoint))
@@ -429,12 +445,15 @@ def translate_text(args: argparse.Namespace) -> list[str]:
         # this command has no --context (phrasenmt.translate's explicit contexts)
         raise InputError("the model reads document context: give --docs FILE, "
                          "one document id per input line", "--docs")
-    check_lengths(lines, translate.max_input_tokens(loaded[0]), label)
-    hyps, _ = translate.decode_lines(options, loaded, lines, side)
+    check_lengths(lines, translate.max_input_tokens(loaded[0]), label, numbers)
+    hyps, _ = translate.decode_lines(options, loaded, lines, side) if lines else ([], None)
     translate.warn_unknown_input(lines, loaded[1], label)  # once the input is valid
     if run.raw:  # as the detokenize rule's --sentencepiece
-        return [join_unsegmented(" ".join(h.split())) for h in hyps]
-    return detokenize(hyps, run.tgt)
+        out = [join_unsegmented(" ".join(h.split())) for h in hyps]
+    else:
+        out = detokenize(hyps, run.tgt) if hyps else []
+    translated = dict(zip(numbers, out, strict=True))
+    return [translated.get(n, "") for n in range(1, len(text) + 1)]
 
 
 def main(argv: list[str] | None = None) -> int:

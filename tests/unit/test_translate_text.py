@@ -121,6 +121,32 @@ def test_new_text_is_translated_as_the_stage_commands_do(results: Path, tmp_path
     assert len(got.splitlines()) == 3 and "@@" not in got
 
 
+def test_an_empty_line_gets_an_empty_line(results: Path, tmp_path: Path, monkeypatch,
+                                          capsys):
+    """Paragraphs apart by empty lines keep their lines: each empty line (or
+    one of invisible format characters only) gets an empty line, and every
+    other line the translation it gets without them; a line too long is named
+    by its own line number."""
+    run = results / "models" / "transformer" / "seed1"
+    (tmp_path / "new.en").write_text(NEW_TEXT)
+    lines = NEW_TEXT.splitlines()
+    (tmp_path / "gaps.en").write_text(f"\n{lines[0]}\n\n\u200b\n{lines[1]}\n{lines[2]}\n\n")
+    for name in ("new", "gaps"):
+        assert main(["--run", str(run), "--input", str(tmp_path / f"{name}.en"),
+                     "--output", str(tmp_path / f"{name}.de"), "--device", "cpu"]) == 0
+    want = (tmp_path / "new.de").read_text().splitlines()
+    got = (tmp_path / "gaps.de").read_text().splitlines()
+    assert got == ["", want[0], "", "", want[1], want[2], ""]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"\n\n")))
+    capsys.readouterr()
+    assert main(["--run", str(run), "--device", "cpu"]) == 0
+    assert capsys.readouterr().out == "\n\n"
+    (tmp_path / "long.en").write_text("\nw1\n\n" + "w2 " * 2000 + ".\n")
+    with pytest.raises(InputError, match=r"long.en:4: line has 2001 tokens"):
+        main(["--run", str(run), "--input", str(tmp_path / "long.en"),
+              "--output", str(tmp_path / "long.de"), "--device", "cpu"])
+
+
 def test_ngram_phrases_are_made_as_the_segment_rule_makes_them(results: Path,
                                                                tmp_path: Path,
                                                                monkeypatch):
@@ -248,9 +274,12 @@ def test_a_closed_stdin_or_stdout_is_one_line(results: Path, monkeypatch, capsys
     ("run of another config", ("error: --configfile: model 'transformer_big' of "
      "{run_other} is not in the config (config.yaml); give the --configfile the "
      "run was made with")),
-    ("empty line", "error: {tmp}/gap.en:2: empty line"),
-    ("invisible line", ("error: {tmp}/invisible.en:2: empty line: it holds only "
-     "invisible format characters (U+00AD, U+200B, U+2060)")),
+    ("empty line in a document", ("error: {tmp}/gap.en:2: empty line; a "
+     "document-level model reads each line in its document's context: remove the "
+     "line and its line of --docs")),
+    ("invisible line in a document", ("error: {tmp}/invisible.en:2: empty line: it "
+     "holds only invisible format characters (U+00AD, U+200B, U+2060); a "
+     "document-level model")),
     ("line too long", ("error: {tmp}/long.en:2: line has 2001 tokens as the model "
      "reads it, more than 1023 (its longest input)")),
     ("parse-based phrases", ("error: {run_parse}: model pr_max_attn_ta_parse reads "
@@ -284,8 +313,11 @@ def test_bad_input_is_one_line(results: Path, tmp_path: Path, capsys, case: str,
         "docs of another length": (models / "ctx_transformer" / "seed1",
                                    ["--docs", str(tmp_path / "short.docs")], "new.en"),
         "run of another config": (names["run_other"], [], "new.en"),
-        "empty line": (models / "transformer" / "seed1", [], "gap.en"),
-        "invisible line": (models / "transformer" / "seed1", [], "invisible.en"),
+        "empty line in a document": (models / "ctx_transformer" / "seed1",
+                                     ["--docs", str(tmp_path / "new.docs")], "gap.en"),
+        "invisible line in a document": (models / "ctx_transformer" / "seed1",
+                                         ["--docs", str(tmp_path / "new.docs")],
+                                         "invisible.en"),
         "line too long": (models / "transformer" / "seed1", [], "long.en"),
         "parse-based phrases": (names["run_parse"], [], "new.en"),
     }[case]
