@@ -32,8 +32,18 @@ KENLM_SKIP := make: no C++ compiler (g++), so KenLM's lmplz is not built and the
 KENLM_NEEDS := make kenlm: needs a C++ compiler: apt-get install g++ \
 	(or conda env create -f envs/kenlm.yaml)
 
-.PHONY: install-package torch-wheel test-cluster test-fast seeds-document quickstart converged converged-long converged-phrase converged-phrase-pooling converged-phrase-ablation converged-continuous converged-npmt converged-document converged-document-dev converged-document-any converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs docs-build
+.DEFAULT_GOAL := install
 
+# `make help`: the targets and what each does, from the `#>` line above each.
+help:
+	@echo "make TARGET, where TARGET is one of:"
+	@sed -n 's/^#> \([^:]*\): \(.*\)/\1|\2/p' $(firstword $(MAKEFILE_LIST)) | \
+		sed 's/$$(CONVERGED_FAMILIES)/$(CONVERGED_FAMILIES)/' | \
+		awk -F'|' '{ printf "  %-24s %s\n", $$1, $$2 }'
+
+.PHONY: help install-package torch-wheel test-cluster test-fast seeds-document quickstart converged converged-long converged-phrase converged-phrase-pooling converged-phrase-ablation converged-continuous converged-npmt converged-document converged-document-dev converged-document-any converged-baselines converged-context-usage install run test report lint clean-results kenlm gpu-wheels node-stage docs docs-build
+
+#> install: the virtual environment .venv with PyTorch, the package and KenLM (default goal)
 install: $(STAMP)
 
 # What `make run` needs: PyTorch, the package with KenLM's query module, and
@@ -57,6 +67,7 @@ install-package:
 
 # The torch wheel `make install` would install (name, version, file or URL, CPU
 # or CUDA build): pip's dry run (--dry-run --no-deps --report), installs nothing.
+#> torch-wheel: which PyTorch wheel make install would take (installs nothing)
 torch-wheel: $(BIN)/python
 	$(BIN)/python tools/torch_index.py wheel --torch-index "$(TORCH_INDEX)" "$(TORCH)"
 
@@ -74,6 +85,7 @@ $(DEV_STAMP): $(STAMP)
 
 # NPMT's external LM: the kenlm query module (extra `lm`: kenlm-ex's wheel) and
 # lmplz + build_binary compiled into $(BIN) from kenlm-ex's sdist (needs g++ only).
+#> kenlm: KenLM's query module, lmplz and build_binary for NPMT's LM row
 kenlm: $(STAMP)
 	@command -v g++ >/dev/null || { echo "$(KENLM_NEEDS)"; exit 1; }
 	$(BIN)/pip install --quiet -e ".[lm]"
@@ -112,12 +124,14 @@ $(BIN)/lmplz:
 LOCAL_PATH := PATH="$(CURDIR)/tools/shims:$$PATH"
 
 # The main job: the default experiment (config.yaml) end to end.
+#> run: the default experiment (config.yaml) end to end: every model, table, figure and claim
 run: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES)
 
 # The quickstart: the tiny Transformer on a smaller synthetic corpus and its
 # results table (configs/quickstart.yaml, docs/quickstart.md).
 QUICKSTART_TABLE := results/quickstart_en_de/report/results.md
+#> quickstart: the tiny Transformer on a small synthetic corpus and its results table
 quickstart: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) \
 		--configfile configs/quickstart.yaml -- $(QUICKSTART_TABLE)
@@ -144,15 +158,18 @@ CONVERGED_TABLES_npmt := results/converged_de_en/report/npmt_bleu_test.md \
 	results/converged_de_en/report/npmt_segments_test.md \
 	results/converged_de_en/report/npmt_gates.svg
 CONVERGED_TABLES_document := results/converged_en_de/report/context_usage.md
+#> converged-FAMILY: one family to its plateau with its claims table (FAMILY: $(CONVERGED_FAMILIES))
 $(addprefix converged-,$(CONVERGED_FAMILIES)): converged-%: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_CONFIG) -- \
 		results/$(CONVERGED_DATASET_$*)/report/claims_$*.md $(CONVERGED_TABLES_$*)
 
+#> converged: every model to a dev-loss plateau, three seeds, and the converged claims tables
 converged: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_CONFIG)
 
 # The document family's ctx_transformer and han_dec at the step-2 budgets their
 # dev pronoun items chose, with their controls (configs/overlays/converged_document_dev.yaml).
+#> converged-document-dev: ctx_transformer and han_dec at their dev-chosen step-2 budgets
 converged-document-dev: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_CONFIG) configs/overlays/converged_document_dev.yaml -- \
 		results/converged_en_de/report/claims_document.md $(CONVERGED_TABLES_document)
@@ -162,6 +179,7 @@ converged-document-dev: $(STAMP)
 # antecedent's gender (synthetic.distractor_gender: any;
 # configs/overlays/converged_document_any.yaml); the HAN encoder models' claims
 # also in a table of their own.
+#> converged-document-any: the document family on a corpus whose distractors ignore gender
 converged-document-any: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_CONFIG) configs/overlays/converged_document_any.yaml -- \
 		results/converged_en_de_any/report/claims_document.md results/converged_en_de_any/report/context_usage.md \
@@ -169,6 +187,7 @@ converged-document-any: $(STAMP)
 
 # The phrase family on a synthetic corpus with long sentences, where Xu et al.'s
 # Figure 3 finds +PR's largest gain (configs/converged_long.yaml).
+#> converged-long: the phrase family on a corpus with sentences over 45 tokens
 converged-long: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) --configfile configs/converged_long.yaml
 
@@ -177,12 +196,14 @@ converged-long: $(STAMP)
 CONVERGED_BASELINES = results/synthetic_en_de/eval/transformer_converged/seed1/test.json \
 	results/synthetic_de_en/eval/attn_rnn_converged/seed1/test.json \
 	results/synthetic_de_en/eval/conmt_converged/seed1/test.json
+#> converged-baselines: the three converged baselines of configs/converged_baselines.yaml
 converged-baselines: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) $(CONVERGED_BASELINES) \
 		--configfile configs/converged_baselines.yaml
 
 # The document-level models on the converged Transformer, with their random-context
 # controls, and the context-usage table of all document models (docs/context-usage.md).
+#> converged-context-usage: the document models on the converged Transformer and the context-usage table
 converged-context-usage: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) \
 		results/synthetic_en_de/report/context_usage.md --configfile configs/converged_baselines.yaml
@@ -190,6 +211,7 @@ converged-context-usage: $(STAMP)
 # The default run's document-level family and its random-context controls at
 # three training seeds, config.yaml's budgets (configs/seeds_document.yaml): the
 # context-usage table and the claims table over seeds, in results/seeds_en_de/.
+#> seeds-document: the default run's document family at three seeds, with its claims table
 seeds-document: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores $(CORES) results/seeds_en_de/report/context_usage.md \
 		results/seeds_en_de/report/claims.md --configfile configs/seeds_document.yaml
@@ -203,10 +225,12 @@ seeds-document: $(STAMP)
 # worker); what is made once per pytest run is shared (tests/shared.py).
 # The SLURM tests are skipped: they change the system (below).
 PYTEST_WORKERS ?= auto
+#> test: the test suite (the README's test command)
 test: $(DEV_STAMP)
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 # The suite without the real runs (`slow`): unit tests, lint and dry runs.
+#> test-fast: the suite without the real runs: unit tests, lint and dry runs
 test-fast: $(DEV_STAMP)
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadfile -m "not slow"
 
@@ -214,6 +238,7 @@ test-fast: $(DEV_STAMP)
 # munge and MariaDB with apt-get, write /etc/slurm/slurm.conf, start the daemons
 # of a single-node cluster and run the tiny workflow on it (docs/cluster.md).
 # Only this target runs them: it sets PHRASENMT_CLUSTER_TESTS=1.
+#> test-cluster: the SLURM tests on a local single-node cluster (changes the system)
 test-cluster: $(DEV_STAMP)
 	PHRASENMT_CLUSTER_TESTS=1 $(BIN)/pytest -q -rs -m cluster tests/cluster
 
@@ -225,28 +250,33 @@ test-cluster: $(DEV_STAMP)
 # differs from what the schema and the code generate fails it.
 # No --quiet: it hides the warnings, and --strict then counts none of them.
 # NO_MKDOCS_2_WARNING only silences the theme's end-of-life banner.
+#> docs: the documentation site, strict, with the Markdown lint
 docs: $(DEV_STAMP)
 	$(BIN)/python tools/lint_markdown.py
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The site alone, without the Markdown lint: CI runs it after `make test`,
 # whose tests/unit/test_docs_lint.py has run the same lint on the same files.
+#> docs-build: the documentation site alone
 docs-build: $(DEV_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The HTML report of the default experiment (after `make run`), or of the
 # experiment of CONFIGFILE (`make report CONFIGFILE=configs/quickstart.yaml`).
+#> report: report.html of the default run (CONFIGFILE=... for another experiment's)
 report: $(STAMP)
 	$(LOCAL_PATH) $(BIN)/snakemake --cores 1 --report report.html \
 		$(if $(CONFIGFILE),--configfile $(CONFIGFILE))
 
 # Ruff, the package's layers (.importlinter: each layer imports only from the
 # layers below it; docs/development.md) and Snakemake's own lint.
+#> lint: ruff, the package's import layers and snakemake --lint
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check src tests benchmarks experiments tools
 	$(BIN)/lint-imports --no-cache --no-logo
 	$(LOCAL_PATH) $(BIN)/snakemake --lint
 
+#> clean-results: remove results/ and .snakemake/: every run's outputs and Snakemake's records
 clean-results:
 	rm -rf results .snakemake
 
@@ -270,6 +300,7 @@ FAIRSEQ_SDISTS ?= antlr4-python3-runtime==4.9.3
 GPU_PLATFORMS := --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
 	--platform manylinux2014_x86_64
 
+#> gpu-wheels: the wheels a GPU machine without internet installs from (.whl/)
 gpu-wheels:
 	rm -rf .whl && mkdir -p .whl
 	$(PYTHON) -m pip download --quiet --no-deps --only-binary=:all: \
