@@ -24,6 +24,7 @@ from phrasenmt import experiment
 from phrasenmt.cli import ArgumentParser
 from phrasenmt.config import read_config_file
 from phrasenmt.io import InputError, run_cli
+from phrasenmt.workflow import base as wf
 
 WORKFLOW_CONFIG = "config.yaml"  # the Snakefile's `configfile:`
 
@@ -50,7 +51,7 @@ def check(files: list[Path], base: Path) -> str:
                          "folder Snakemake runs in, or give --base", base)
     config = merged([base, *files])
     experiment.start(config, [base, *files])
-    datasets = config.get("run_datasets") or list(config["datasets"])
+    datasets = wf.datasets(config)  # as rules/common.smk, after the start-up
     models = len(config["models"])
     return (f"{' + '.join(map(str, [base, *files]))}: the start-up's checks pass "
             f"({len(datasets)} dataset{'s' * (len(datasets) != 1)} to run, "
