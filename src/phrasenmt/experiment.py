@@ -73,6 +73,7 @@ def start(config: dict, files: Iterable[str | os.PathLike] = (),
     wfdis.check_controls(config)  # after derivation: a control's joint step too
     runs.check_seeds(config)  # after derivation: derived entries copy seeds
     check_models(config)  # the derived models too
+    check_files_there(config)  # the machine's files, once every key is known good
     wfc.registry()  # claims.yaml, read here so that a broken entry stops the start
 
 
@@ -321,6 +322,39 @@ def check_datasets(config: dict) -> None:
             subwords.check_sentencepiece(config, name)  # after the files' own checks
 
 
+def check_files_there(config: dict) -> None:
+    """The user's files of the datasets of the run (a dataset left out of the
+    run may name files still to come)."""
+    for name in wf.datasets(config):
+        _check_files_there(config, name)
+
+
+def _check_files_there(config: dict, name: str) -> None:
+    """Every file of the user's that a dataset reads: its local
+    splits' sides and docs files and its contrastive sets' files. Snakemake
+    would stop on the first missing one with a MissingInputException that
+    names a rule's wildcards, not the key; a relative path is read from the
+    folder Snakemake runs in, which the line names."""
+    ds = config["datasets"][name]
+    files = []
+    if ds["source"] == "local":
+        local = ds["local"]
+        splits = [("train", local["train"]), ("dev", local["dev"]),
+                  *((f"test.{test}", pair) for test, pair in local["test"].items())]
+        files += [(f"local.{split}.{side}", pair[side]) for split, pair in splits
+                  for side in ("src", "tgt", "docs") if side in pair]
+    if ds.get("contrastive") and wfd.document_models(config, name):  # their readers
+        for set_name, spec in ds.get("contrastive", {}).items():
+            files += [(f"contrastive.{set_name}.{k}", spec[k]) for k in spec
+                      if k in wfdis.set_files(spec["format"])]
+    for key, file in files:
+        if not Path(file).exists():
+            where = "" if Path(file).is_absolute() else f" in {Path.cwd()}"
+            raise InputError(f"datasets.{name}.{key}: {file}: file not found{where}"
+                             " (a relative path is read from the folder Snakemake "
+                             "runs in)")
+
+
 def _check_local_files(key: str, local: dict, random_control: str | None = None,
                        langs: tuple[str, str] | None = None) -> None:
     """The user's files that are there already, across files: each split's two
@@ -354,7 +388,7 @@ def _check_local_files(key: str, local: dict, random_control: str | None = None,
                 raise InputError("is both the source and the target file; give "
                                  "each language its own", pair["src"])
             if not all(Path(f).is_file() for f in files):
-                continue  # the data job names what is missing
+                continue  # a dataset outside the run, whose files may come later
             for file in files:  # before counting lines: UTF-16's are not b"\n"
                 _check_first_line(file)
             lines = [count_lines(f) for f in files[:2]]

@@ -84,6 +84,9 @@ CASES = [
          "cp": {"format": "contrapro", "json": "c.json", "text_src": "s", "text_tgt": "t",
                 "context_src": "cs", "context_tgt": "ct", "extracted": 1, "name": "x"}}),
      "datasets.synthetic_en_de.contrastive.cp.name: not read for format contrapro"),
+    ("a contrastive set's file not there", dataset("synthetic_en_de", contrastive={
+         "vo": {"format": "voita", "json": "nowhere/c.json"}}),
+     "datasets.synthetic_en_de.contrastive.vo.json: nowhere/c.json: file not found in "),
     ("Lingeval97 on de-en", dataset("synthetic_de_en", lingeval=True),
      "datasets.synthetic_de_en.lingeval: Lingeval97's agreement items are en-de only"),
     # keys that would build or read nothing for the entry they are given to
@@ -601,10 +604,37 @@ def test_a_local_file_in_another_language_is_warned_of_at_start(tmp_path):
     assert wf.local_language_warnings(config) == []
 
 
-def test_local_files_not_there_yet_are_left_to_the_data_job(tmp_path):
-    config = local_dataset(tmp_path, **{"dev.tgt": b"a\nb\n"})
+@pytest.mark.parametrize("gone, key", [
+    ("dev.tgt", "local.dev.tgt"), ("test.src", "local.test.t1.src"),
+    ("train.docs", "local.train.docs")])
+def test_a_local_file_that_is_not_there_is_refused_naming_its_key(tmp_path, gone, key):
+    """Snakemake said MissingInputException in rule prepare_local, with the
+    wildcards of the job, not the key that names the file."""
+    config = local_dataset(tmp_path, **{"train.docs": b"d1\nd1\nd2\n"})
+    (tmp_path / gone).unlink()
+    with pytest.raises(InputError, match=(
+            f"^datasets.mine.{key}: {tmp_path}/{gone}: file not found "
+            r"\(a relative path is read from the folder Snakemake runs in\)$")):
+        experiment.check_files_there(config)
+
+
+def test_a_relative_path_that_is_not_there_names_the_folder(tmp_path, monkeypatch):
+    config = local_dataset(tmp_path)
+    config["datasets"]["mine"]["local"]["dev"]["src"] = "my_corpus/dev.en"
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError, match=(
+            f"^datasets.mine.local.dev.src: my_corpus/dev.en: file not found in {tmp_path} ")):
+        experiment.check_files_there(config)
+
+
+def test_files_of_a_dataset_outside_the_run_may_come_later(tmp_path):
+    config = local_dataset(tmp_path)
     (tmp_path / "dev.tgt").unlink()
+    config["datasets"]["other"] = config["datasets"]["mine"]
+    config["run_datasets"] = ["synthetic_en_de"]
+    config["datasets"]["synthetic_en_de"] = merged({})["datasets"]["synthetic_en_de"]
     experiment.check_datasets(config)
+    experiment.check_files_there(config)
 
 
 def test_a_mirror_that_is_not_there_is_refused(tmp_path):

@@ -66,8 +66,12 @@ def contrastive_files(config: dict, dataset: str, name: str) -> dict[str, str]:
         raw = f"results/{dataset}/raw/test"
         return {"json": f"{raw}.lingeval.json", "src-text": f"{raw}.{src}",
                 "tgt-text": f"{raw}.{tgt}", "docs": f"{raw}.docs"}
-    keys = (*FORMAT_FILES[spec["format"]], *OPTIONAL_FILES.get(spec["format"], ()))
-    return {k.replace("_", "-"): spec[k] for k in keys if k in spec}
+    return {k.replace("_", "-"): spec[k] for k in set_files(spec["format"]) if k in spec}
+
+
+def set_files(fmt: str) -> tuple[str, ...]:
+    """The keys of a contrastive set's entry that name files, for its format."""
+    return (*FORMAT_FILES[fmt], *OPTIONAL_FILES.get(fmt, ()))
 
 
 def max_context(config: dict, dataset: str) -> int:
