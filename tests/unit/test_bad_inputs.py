@@ -201,6 +201,11 @@ CASES = [
         "phrasenmt.report.training_runs", "--summary", "t:1=neg.summary.json",
         "--out-md", "OUT", "--out-csv", "OUT.csv", "--out-timing-csv", "OUT.t.csv"],
      "error: neg.summary.json: key 'train_seconds' is -7136.0, not a non-negative"),
+    ("train.max_len that no training pair fits", [
+        *TRAIN, "--train-src", "s3", "--spec",
+        '{"arch": "transformer", "preset": "tiny", "train": {"max_len": 1}}'],
+     "error: s3: no training pairs of at most 1 tokens (train.max_len 1, in BPE pieces)"
+     ": raise it"),
     ("empty training file (--dataset local)", [
         "phrasenmt.data.prepare", "--dataset", "local", "--src", "en", "--tgt", "de",
         "--train-src", "e.en", "--train-tgt", "e.de", "--dev-src", "s3", "--dev-tgt",

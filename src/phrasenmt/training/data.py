@@ -272,8 +272,8 @@ def load_data(paths: DataPaths, max_len: int, vocabs: tuple | None = None,
         _log.info(f"note: skipped {skipped} training pairs longer than {max_len} "
                   "tokens")
     if not len(train_corpus):
-        raise InputError(f"no training pairs of at most {max_len} tokens",
-                         os.fspath(paths.train_src))
+        raise InputError(f"no training pairs of at most {max_len} tokens (train.max_len"
+                         f" {max_len}, in BPE pieces): raise it", os.fspath(paths.train_src))
     dev_corpus = encode_corpus(*dev, src_vocab, tgt_vocab, side=dev_side)
     if paths.docs is not None and context_sides:
         for corpus, text, docs, src_path in (
