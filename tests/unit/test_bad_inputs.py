@@ -204,8 +204,8 @@ CASES = [
     ("train.max_len that no training pair fits", [
         *TRAIN, "--train-src", "s3", "--spec",
         '{"arch": "transformer", "preset": "tiny", "train": {"max_len": 1}}'],
-     "error: s3: no training pairs of at most 1 tokens (train.max_len 1, in BPE pieces)"
-     ": raise it"),
+     ("error: s3: no training pairs of at most 1 tokens (train.max_len 1, in BPE "
+      "pieces): raise it")),
     ("empty training file (--dataset local)", [
         "phrasenmt.data.prepare", "--dataset", "local", "--src", "en", "--tgt", "de",
         "--train-src", "e.en", "--train-tgt", "e.de", "--dev-src", "s3", "--dev-tgt",
