@@ -39,6 +39,7 @@ NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]*$"  # dataset, model, sweep, set names
 MAX_BEAM = 1000
 MAX_LENPEN = 10.0
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
+PathText = Annotated[str, StringConstraints(min_length=1)]  # a file or folder: "" is none
 ARCHS = ("transformer", "pr_mean", "pr_max", "pr_max_attn", "pr_max_attn_ta",
          "pr_max_attn_ta_parse", "attn_rnn", "conmt", "pconmt_nofert",
          "pconmt_fert2", "pconmt_fert4", "npmt", "npmt_noreorder",
@@ -181,9 +182,9 @@ class Synthetic(Strict):
 
 
 class Pair(Strict):
-    src: str = Field(description="source-language file")
-    tgt: str = Field(description="target-language file")
-    docs: str | None = optional(
+    src: PathText = Field(description="source-language file")
+    tgt: PathText = Field(description="target-language file")
+    docs: PathText | None = optional(
         description="document id per line (optional; a document's lines contiguous); "
         "without it every line is its own document, and document-level models refuse "
         "the dataset")
@@ -235,7 +236,7 @@ class Bpe(Strict):
                             "bpe.model, the file's)")
     joint: bool = Field(True, description="sentencepiece: one model learned on both "
                         "languages (false: one model per language)")
-    model: str | None = optional(
+    model: PathText | None = optional(
         description="sentencepiece: the file of a SentencePiece model of yours, "
         "which segments both languages instead of one learned on the training "
         "text (vocab_size and model_type, if given, must be the file's)")
@@ -258,7 +259,7 @@ def _text(description: str) -> Any:
     return optional(description=description)
 
 
-OptText = str | None
+OptText = PathText | None
 SYNTHETIC_SET = "synthetic"  # the synthetic corpus's own contrastive items
 # Contrastive formats given in the config: files each needs, and optional ones.
 FORMAT_FILES = {"contrapro": ("json", "text_src", "text_tgt", "context_src",

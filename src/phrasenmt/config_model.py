@@ -21,6 +21,7 @@ from phrasenmt.config_entries import (
     Dataset,
     Model,
     Name,
+    PathText,
     Precision,
     RuleError,
     Seeds,
@@ -96,7 +97,7 @@ class Embeddings(Strict):
     min_count: int = Field(1, ge=1, description="fastText minimum word count")
     minn: int = Field(3, ge=0, description="shortest character n-gram")
     maxn: int = Field(6, ge=0, description="longest character n-gram")
-    extra_mono: str | None = Field(
+    extra_mono: PathText | None = Field(
         None, description="a file of extra target-language text, one sentence per "
         "line, appended to the embeddings' training text (an input of their jobs: a "
         "new file makes the tables again)")
@@ -191,10 +192,10 @@ class Experiment(Strict):
         "per seed), the run with seed N passes --seed N to training; tables show the "
         "mean, sd and each seed's score, significance uses all seeds; a model's own "
         "`seeds` overrides it")
-    mirror: str | None = Field(
+    mirror: PathText | None = Field(
         None, description="local folder laid out like the download URLs' paths, used "
         "instead of the network")
-    stanza_dir: str | None = Field(
+    stanza_dir: PathText | None = Field(
         None, description="stanza resources folder (real datasets' constituency parses)")
     run_datasets: distinct_list(str) | None = optional(
         description="datasets that `rule all` builds (default every entry of "

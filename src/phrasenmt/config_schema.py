@@ -28,7 +28,7 @@ ORDER = ("$schema", "$ref", "description", "type", "enum", "additionalProperties
          "default", "propertyNames", "minProperties", "minItems", "uniqueItems",
          "items", "properties", "required", "anyOf")
 TYPE_ONLY = {"type", "minimum", "maximum", "exclusiveMinimum", "items", "minItems",
-             "uniqueItems", "pattern"}
+             "uniqueItems", "pattern", "minLength"}
 
 
 def _merge_types(members: list[dict]) -> dict | None:

@@ -84,6 +84,14 @@ CASES = [
          "cp": {"format": "contrapro", "json": "c.json", "text_src": "s", "text_tgt": "t",
                 "context_src": "cs", "context_tgt": "ct", "extracted": 1, "name": "x"}}),
      "datasets.synthetic_en_de.contrastive.cp.name: not read for format contrapro"),
+    # an empty path was read as the working folder ("is a folder") or, for a
+    # mirror, as no mirror at all
+    ("an empty mirror path", {"mirror": ""}, "mirror: '' should be non-empty"),
+    ("an empty contrastive file path", dataset("synthetic_en_de", contrastive={
+         "vo": {"format": "voita", "json": ""}}),
+     "datasets.synthetic_en_de.contrastive.vo.json: '' should be non-empty"),
+    ("an empty extra text path", {"embeddings": {"extra_mono": ""}},
+     "embeddings.extra_mono: '' should be non-empty"),
     ("a contrastive set's file not there", dataset("synthetic_en_de", contrastive={
          "vo": {"format": "voita", "json": "nowhere/c.json"}}),
      "datasets.synthetic_en_de.contrastive.vo.json: nowhere/c.json: file not found in "),
@@ -625,6 +633,14 @@ def test_a_relative_path_that_is_not_there_names_the_folder(tmp_path, monkeypatc
     with pytest.raises(InputError, match=(
             f"^datasets.mine.local.dev.src: my_corpus/dev.en: file not found in {tmp_path} ")):
         experiment.check_files_there(config)
+
+
+def test_an_empty_local_path_is_refused_naming_its_key(tmp_path):
+    config = local_dataset(tmp_path)
+    config["datasets"]["mine"]["local"]["train"]["src"] = ""
+    with pytest.raises(InputError, match=(
+            "^datasets.mine.local.train.src: '' should be non-empty$")):
+        experiment.start(config)
 
 
 def test_files_of_a_dataset_outside_the_run_may_come_later(tmp_path):
