@@ -27,7 +27,6 @@ from phrasenmt.config_entries import (
     Seeds,
     Strict,
     Sweep,
-    distinct_list,
     mapping,
     optional,
     section,
@@ -197,7 +196,7 @@ class Experiment(Strict):
         "instead of the network")
     stanza_dir: PathText | None = Field(
         None, description="stanza resources folder (real datasets' constituency parses)")
-    run_datasets: distinct_list(str) | None = optional(
+    run_datasets: unique_list(str) | None = optional(
         description="datasets that `rule all` builds (default every entry of "
         "datasets); override files set it to pick theirs")
     datasets: dict[Name, Dataset] = Field(

@@ -87,6 +87,9 @@ CASES = [
     # an empty path was read as the working folder ("is a folder") or, for a
     # mirror, as no mirror at all
     ("an empty mirror path", {"mirror": ""}, "mirror: '' should be non-empty"),
+    # an empty list built every dataset, as if the key were not there
+    ("run_datasets that names none", {"run_datasets": []},
+     "run_datasets: [] should be non-empty"),
     ("an empty contrastive file path", dataset("synthetic_en_de", contrastive={
          "vo": {"format": "voita", "json": ""}}),
      "datasets.synthetic_en_de.contrastive.vo.json: '' should be non-empty"),
