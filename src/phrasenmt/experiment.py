@@ -338,13 +338,11 @@ def _check_files_there(config: dict, name: str) -> None:
     ds = config["datasets"][name]
     files = []
     if ds["source"] == "local":
-        local = ds["local"]
-        splits = [("train", local["train"]), ("dev", local["dev"]),
-                  *((f"test.{test}", pair) for test, pair in local["test"].items())]
-        files += [(f"local.{split}.{side}", pair[side]) for split, pair in splits
+        files += [(f"local.{split}.{side}", pair[side])
+                  for split, pair in wf.local_splits(ds["local"])
                   for side in ("src", "tgt", "docs") if side in pair]
     if ds.get("contrastive") and wfd.document_models(config, name):  # their readers
-        for set_name, spec in ds.get("contrastive", {}).items():
+        for set_name, spec in ds["contrastive"].items():
             files += [(f"contrastive.{set_name}.{k}", spec[k]) for k in spec
                       if k in wfdis.set_files(spec["format"])]
     for key, file in files:
@@ -375,8 +373,7 @@ def _check_local_files(key: str, local: dict, random_control: str | None = None,
     )
     from phrasenmt.text.function_words import known
 
-    pairs = [("train", local["train"]), ("dev", local["dev"]),
-             *((f"test.{name}", pair) for name, pair in local["test"].items())]
+    pairs = wf.local_splits(local)
     _check_held_out(key, pairs)
     for split, pair in pairs:
         files = [pair[k] for k in ("src", "tgt", "docs") if k in pair]
@@ -534,15 +531,24 @@ def check_settings(config: dict) -> None:
         raise InputError(f"mirror: {mirror}: folder not found; give the folder laid "
                          "out like the download URLs' paths")
     stanza = config.get("stanza_dir")
-    if stanza and not Path(stanza).is_dir():  # the parse jobs would say so, hours later
-        what = "is a file" if Path(stanza).exists() else "folder not found"
+    what = stanza and _not_a(Path(stanza), folder=True)  # the parse jobs, hours later
+    if what:
         raise InputError(f"stanza_dir: {stanza}: {what}; give the stanza_resources "
                          "folder that holds stanza's English models")
     extra = config.get("embeddings", {}).get("extra_mono")
-    if extra and not Path(extra).is_file():  # Snakemake would stop on a missing input
-        what = "is a folder" if Path(extra).is_dir() else "file not found"
+    what = extra and _not_a(Path(extra), folder=False)  # else Snakemake's missing input
+    if what:
         raise InputError(f"embeddings.extra_mono: {extra}: {what}; give a text file "
                          "of the target language, one sentence per line")
+
+
+def _not_a(path: Path, folder: bool) -> str | None:
+    """Why `path` is not the folder (or file) a key names, else None."""
+    if folder:
+        return None if path.is_dir() else (
+            "is a file" if path.exists() else "folder not found")
+    return None if path.is_file() else (
+        "is a folder" if path.is_dir() else "file not found")
 
 
 def check_models(config: dict) -> None:

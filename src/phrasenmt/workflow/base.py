@@ -55,6 +55,13 @@ def executor_unavailable(executor: str | None) -> str | None:
             f"to run on this machine")
 
 
+def local_splits(local: dict) -> list[tuple[str, dict]]:
+    """A local dataset's splits as (key under `local`, its pair of files):
+    train, dev, then each test set as `test.NAME`."""
+    return [("train", local["train"]), ("dev", local["dev"]),
+            *((f"test.{name}", pair) for name, pair in local["test"].items())]
+
+
 def datasets(config: dict) -> list[str]:
     """Datasets `rule all` builds: `run_datasets` if given, else every entry."""
     names = config.get("run_datasets") or list(config["datasets"])
@@ -95,10 +102,7 @@ def local_language_warnings(config: dict) -> list[str]:
         ds = config["datasets"][name]
         if ds["source"] != "local" or not ds["local"].get("language_check", True):
             continue
-        loc = ds["local"]
-        splits = [("train", loc["train"]), ("dev", loc["dev"]),
-                  *((f"test.{test}", pair) for test, pair in loc["test"].items())]
-        for split, pair in splits:
+        for split, pair in local_splits(ds["local"]):
             for side in ("src", "tgt"):
                 path = Path(pair[side])
                 if known(ds[side]) is None or not path.is_file():
